@@ -1,0 +1,204 @@
+package riskapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxErrorBody caps how much of a non-2xx body is read: a problem document is
+// small, and a misbehaving proxy must not make the client read without bound.
+const maxErrorBody = 64 << 10
+
+// Codes of the contract's error table (section 4). Compare them with
+// Error.Code, or use the Err… sentinels with errors.Is.
+const (
+	CodeValidationFailed             = "VALIDATION_FAILED"               // 400: malformed or invalid input
+	CodeIdempotencyKeyInvalid        = "IDEMPOTENCY_KEY_INVALID"         // 400: key not [A-Za-z0-9._-]{8,128}, or sent twice
+	CodeIdempotencyKeyRequired       = "IDEMPOTENCY_KEY_REQUIRED"        // 400: the server requires a key (never with this SDK)
+	CodeUnauthenticated              = "UNAUTHENTICATED"                 // 401: missing, bad or revoked API key
+	CodeForbidden                    = "FORBIDDEN"                       // 403: the key lacks the scope
+	CodeNotFound                     = "NOT_FOUND"                       // 404: absent, or another tenant's
+	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
+	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
+	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
+	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
+	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
+	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
+	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable; retried
+)
+
+// Sentinel errors, one per code. errors.Is(err, ErrNotFound) is true when err
+// is, or wraps, an *Error whose Code is NOT_FOUND (see Error.Is). They are
+// matched by code only: never modify them.
+var (
+	ErrValidationFailed             = &Error{Code: CodeValidationFailed}
+	ErrIdempotencyKeyInvalid        = &Error{Code: CodeIdempotencyKeyInvalid}
+	ErrIdempotencyKeyRequired       = &Error{Code: CodeIdempotencyKeyRequired}
+	ErrUnauthenticated              = &Error{Code: CodeUnauthenticated}
+	ErrForbidden                    = &Error{Code: CodeForbidden}
+	ErrNotFound                     = &Error{Code: CodeNotFound}
+	ErrIdempotencyRequestInProgress = &Error{Code: CodeIdempotencyRequestInProgress}
+	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
+	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
+	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}
+	ErrRateLimited                  = &Error{Code: CodeRateLimited}
+	ErrInternal                     = &Error{Code: CodeInternal}
+	ErrStoreUnavailable             = &Error{Code: CodeStoreUnavailable}
+)
+
+// Error is a non-2xx answer of the server, decoded from its RFC 9457
+// problem+json body. A call that fails this way returns an *Error (after any
+// retries, the one of the last attempt); test it with errors.As, or with
+// errors.Is against the Err… sentinels.
+//
+// A body that is not problem+json (e.g. a proxy's HTML 502 page) still gives
+// an *Error: Status is set, Code is empty, Title is the status text and
+// Detail the start of the body.
+type Error struct {
+	// Status is the HTTP status code, e.g. 422. It is taken from the
+	// status line, which wins over the body's "status".
+	Status int
+	// Code is the stable, machine-readable reason, e.g.
+	// "IDEMPOTENCY_KEY_REUSED" (one of the Code… constants). Branch on it,
+	// never on Title or Detail.
+	Code string
+	// Type is the problem type URI; "about:blank" or empty when the server
+	// gives none.
+	Type string
+	// Title is a short human-readable summary of the problem type.
+	Title string
+	// Detail explains this occurrence for a human.
+	Detail string
+	// RequestID identifies the request in the server's logs: the body's
+	// "requestId", else the X-Request-Id header.
+	RequestID string
+	// Errors lists the offending fields of a VALIDATION_FAILED answer.
+	Errors []FieldError
+	// IdempotencyKey is the key the failed call sent; empty for reads.
+	IdempotencyKey string
+	// RetryAfter is the wait the server asked for with Retry-After (409,
+	// 429, 503), zero when absent.
+	RetryAfter time.Duration
+	// Body is the raw response body, at most 64 KiB of it.
+	Body []byte
+}
+
+// FieldError names one invalid input field of a VALIDATION_FAILED answer.
+type FieldError struct {
+	// Field is the JSON name of the field, e.g. "title".
+	Field string `json:"field"`
+	// Detail says what is wrong with it.
+	Detail string `json:"detail"`
+}
+
+// Error returns "riskapi: <status> <code>: <detail> (request <id>)", leaving
+// out the parts the server did not give.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("riskapi: ")
+	if e.Status != 0 {
+		fmt.Fprintf(&b, "%d ", e.Status)
+	}
+	switch {
+	case e.Code != "":
+		b.WriteString(e.Code)
+	case e.Title != "":
+		b.WriteString(e.Title)
+	default:
+		b.WriteString("error")
+	}
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	for i, fe := range e.Errors {
+		if i == 0 {
+			b.WriteString(" [")
+		} else {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s: %s", fe.Field, fe.Detail)
+		if i == len(e.Errors)-1 {
+			b.WriteString("]")
+		}
+	}
+	if e.RequestID != "" {
+		fmt.Fprintf(&b, " (request %s)", e.RequestID)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is match by code: it reports whether target is an *Error
+// with the same non-empty Code. A target with an empty Code and a non-zero
+// Status matches by status instead, so errors.Is(err, &riskapi.Error{Status:
+// 404}) works too.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	if !ok || t == nil {
+		return false
+	}
+	if t.Code != "" {
+		return t.Code == e.Code
+	}
+	return t.Status != 0 && t.Status == e.Status
+}
+
+// problem is the wire form of an RFC 9457 body. Status is decoded loosely
+// because it is informative only (the status line wins).
+type problem struct {
+	Type      string          `json:"type"`
+	Title     string          `json:"title"`
+	Status    json.RawMessage `json:"status"`
+	Detail    string          `json:"detail"`
+	Code      string          `json:"code"`
+	RequestID string          `json:"requestId"`
+	Errors    []FieldError    `json:"errors"`
+}
+
+// newError builds the *Error of a non-2xx response, reading at most
+// maxErrorBody bytes of its body. It does not close the body. A failure to
+// read the body is not reported: the status alone still makes a useful error.
+func newError(resp *http.Response, key string, now time.Time) *Error {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	e := &Error{
+		Status:         resp.StatusCode,
+		Body:           body,
+		IdempotencyKey: key,
+		RetryAfter:     parseRetryAfter(resp.Header.Get("Retry-After"), now),
+	}
+	var p problem
+	if len(body) > 0 && json.Unmarshal(body, &p) == nil {
+		e.Type, e.Title, e.Detail, e.Code = p.Type, p.Title, p.Detail, p.Code
+		e.RequestID, e.Errors = p.RequestID, p.Errors
+	} else {
+		e.Title = http.StatusText(resp.StatusCode)
+		e.Detail = snippet(body)
+	}
+	if e.RequestID == "" {
+		e.RequestID = resp.Header.Get("X-Request-Id")
+	}
+	return e
+}
+
+// snippet returns the start of a non-JSON error body as one line of valid
+// UTF-8 (invalid bytes dropped), short enough for a log line.
+func snippet(body []byte) string {
+	const max = 200
+	if !utf8.Valid(body) {
+		body = []byte(strings.ToValidUTF8(string(body), ""))
+	}
+	s := strings.Join(strings.Fields(string(body)), " ")
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

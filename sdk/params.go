@@ -1,0 +1,73 @@
+package riskapi
+
+import (
+	"net/http"
+	"strings"
+)
+
+// Params holds per-request options. Every params struct embeds it, so a call
+// is tuned in place: &riskapi.RiskCreateParams{Title: "…", Params:
+// riskapi.Params{IdempotencyKey: "order-42-risk"}}.
+type Params struct {
+	// IdempotencyKey is sent as the Idempotency-Key header of a write (POST,
+	// PUT, PATCH, DELETE). Empty: the SDK mints a UUID v4 once per call. In
+	// both cases the same key goes out on every retry of the call. Give your
+	// own key when the same logical operation may be submitted again from a
+	// later call or process (e.g. after a crash) and must still run once;
+	// the server accepts [A-Za-z0-9._-]{8,128} and answers 400
+	// IDEMPOTENCY_KEY_INVALID otherwise. Ignored by reads.
+	IdempotencyKey string
+
+	// Headers are added to every attempt of the request. They cannot
+	// replace the headers the SDK manages (Authorization, Idempotency-Key,
+	// Content-Type, Content-Length, Accept): use the fields for those.
+	Headers http.Header
+}
+
+// managedHeaders are set by the SDK and win over Params.Headers, so that a
+// stray header cannot desynchronise authentication or the idempotency key.
+var managedHeaders = map[string]bool{
+	"Authorization":   true,
+	"Idempotency-Key": true,
+	"Content-Type":    true,
+	"Content-Length":  true,
+	"Accept":          true,
+}
+
+func isManagedHeader(name string) bool {
+	return managedHeaders[http.CanonicalHeaderKey(strings.TrimSpace(name))]
+}
+
+// APIResponse describes the HTTP exchange behind a result. It is set as the
+// LastResponse field of every returned resource (stripe-go style).
+type APIResponse struct {
+	// StatusCode is the HTTP status of the final attempt, e.g. 201.
+	StatusCode int
+	// Header holds the response headers of the final attempt.
+	Header http.Header
+	// RequestID is the server's X-Request-Id for the final attempt; quote it
+	// when reporting a problem.
+	RequestID string
+	// IdempotencyKey is the Idempotency-Key sent with the call (the same on
+	// every attempt); empty for reads.
+	IdempotencyKey string
+	// IdempotentReplayed reports the header Idempotent-Replayed: true, i.e.
+	// the server did not run the request again but returned the stored
+	// response of an earlier attempt with the same key, typically because
+	// that attempt's response was lost.
+	IdempotentReplayed bool
+	// Attempts is how many HTTP attempts the call made, 1 when it was not
+	// retried.
+	Attempts int
+}
+
+func newAPIResponse(resp *http.Response, key string, attempts int) *APIResponse {
+	return &APIResponse{
+		StatusCode:         resp.StatusCode,
+		Header:             resp.Header,
+		RequestID:          resp.Header.Get("X-Request-Id"),
+		IdempotencyKey:     key,
+		IdempotentReplayed: strings.EqualFold(strings.TrimSpace(resp.Header.Get("Idempotent-Replayed")), "true"),
+		Attempts:           attempts,
+	}
+}

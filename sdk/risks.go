@@ -1,0 +1,274 @@
+package riskapi
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// RisksService manages risks (/v2/risks). Reach it as Client.Risks.
+type RisksService service
+
+// RiskStatus is the lifecycle state of a risk.
+type RiskStatus string
+
+// The statuses a risk can have; a new risk is open unless told otherwise.
+const (
+	RiskStatusOpen      RiskStatus = "open"
+	RiskStatusMitigated RiskStatus = "mitigated"
+	RiskStatusClosed    RiskStatus = "closed"
+)
+
+// Risk is a risk as the server returns it.
+type Risk struct {
+	// ID is the server-assigned id, "risk_…".
+	ID string `json:"id"`
+	// Title is 1–200 characters.
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	Category    string `json:"category"`
+	// Likelihood is 1–5; nil when not set.
+	Likelihood *int `json:"likelihood"`
+	// Impact is 1–5; nil when not set.
+	Impact *int `json:"impact"`
+	// RiskScore is 1–25; when not given at creation but Likelihood and
+	// Impact are, the server sets it to their product. Nil when not set.
+	RiskScore *int       `json:"riskScore"`
+	Status    RiskStatus `json:"status"`
+	Owner     string     `json:"owner"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
+
+	// LastResponse describes the HTTP exchange that returned this risk:
+	// request id, idempotency key, whether it was a replay. For items of a
+	// list it is the exchange of their page.
+	LastResponse *APIResponse `json:"-"`
+}
+
+// RiskCreateParams are the fields of a new risk. Only Title is required;
+// empty strings and nil pointers are left out of the request, so the server
+// applies its defaults.
+type RiskCreateParams struct {
+	Params `json:"-"`
+
+	// Title is required, 1–200 characters.
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Category    string `json:"category,omitempty"`
+	// Likelihood is 1–5.
+	Likelihood *int `json:"likelihood,omitempty"`
+	// Impact is 1–5.
+	Impact *int `json:"impact,omitempty"`
+	// RiskScore is 1–25; leave nil to have Likelihood × Impact.
+	RiskScore *int `json:"riskScore,omitempty"`
+	// Status defaults to open.
+	Status RiskStatus `json:"status,omitempty"`
+	Owner  string     `json:"owner,omitempty"`
+}
+
+// RiskReplaceParams are the complete new contents of a risk for Replace
+// (PUT): fields left empty take the server's defaults, not their old values.
+type RiskReplaceParams struct {
+	Params `json:"-"`
+
+	// Title is required, 1–200 characters.
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Category    string `json:"category,omitempty"`
+	// Likelihood is 1–5.
+	Likelihood *int `json:"likelihood,omitempty"`
+	// Impact is 1–5.
+	Impact *int `json:"impact,omitempty"`
+	// RiskScore is 1–25.
+	RiskScore *int `json:"riskScore,omitempty"`
+	// Status defaults to open.
+	Status RiskStatus `json:"status,omitempty"`
+	Owner  string     `json:"owner,omitempty"`
+}
+
+// RiskUpdateParams are the changes of Update (PATCH). Only non-nil fields are
+// sent, and the server keeps every field that is not sent; set a text field
+// to Ptr("") to empty it.
+type RiskUpdateParams struct {
+	Params `json:"-"`
+
+	Title       *string     `json:"title,omitempty"`
+	Description *string     `json:"description,omitempty"`
+	Category    *string     `json:"category,omitempty"`
+	Likelihood  *int        `json:"likelihood,omitempty"`
+	Impact      *int        `json:"impact,omitempty"`
+	RiskScore   *int        `json:"riskScore,omitempty"`
+	Status      *RiskStatus `json:"status,omitempty"`
+	Owner       *string     `json:"owner,omitempty"`
+}
+
+// RiskListParams selects where a listing starts and how many risks a page
+// holds. A nil *RiskListParams lists everything with the server's page size.
+type RiskListParams struct {
+	Params
+
+	// Limit is the page size; 0 means the server's default. It changes how
+	// many requests a full listing takes, not how many risks it yields.
+	Limit int
+	// Cursor starts the listing after an earlier page: a Page.NextCursor.
+	Cursor string
+}
+
+// RiskDeleteParams are the request options of DeleteWithParams.
+type RiskDeleteParams struct {
+	Params
+}
+
+var errEmptyID = errors.New("riskapi: empty id")
+
+func riskPath(id string) string { return "/v2/risks/" + url.PathEscape(id) }
+
+// Create creates a risk (POST /v2/risks, answered 201). The call is keyed
+// (see Params.IdempotencyKey), so its retries never create a second risk.
+//
+// Errors: *Error with 400 VALIDATION_FAILED for invalid fields (Errors names
+// them), 401, 403 without the risks:write scope, 422 IDEMPOTENCY_KEY_REUSED
+// if a caller-given key was used for a different request.
+func (s *RisksService) Create(ctx context.Context, p *RiskCreateParams) (*Risk, error) {
+	if p == nil {
+		return nil, errors.New("riskapi: Risks.Create: nil params")
+	}
+	return s.write(ctx, http.MethodPost, "/v2/risks", &p.Params, p)
+}
+
+// Get fetches the risk with the given id (GET /v2/risks/{id}).
+//
+// Errors: *Error with 404 NOT_FOUND if it does not exist or belongs to
+// another tenant.
+func (s *RisksService) Get(ctx context.Context, id string) (*Risk, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	r := new(Risk)
+	info, err := s.client.doJSON(ctx, http.MethodGet, riskPath(id), nil, nil, nil, r)
+	if err != nil {
+		return nil, err
+	}
+	r.LastResponse = info
+	return r, nil
+}
+
+// Update changes the fields set in p and keeps the others (PATCH
+// /v2/risks/{id}), returning the updated risk.
+//
+// Errors: *Error with 404 NOT_FOUND, 400 VALIDATION_FAILED, 422
+// IDEMPOTENCY_KEY_REUSED.
+func (s *RisksService) Update(ctx context.Context, id string, p *RiskUpdateParams) (*Risk, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	if p == nil {
+		p = &RiskUpdateParams{}
+	}
+	return s.write(ctx, http.MethodPatch, riskPath(id), &p.Params, p)
+}
+
+// Replace overwrites the whole risk with p (PUT /v2/risks/{id}), returning
+// the new state.
+//
+// Errors: *Error with 404 NOT_FOUND, 400 VALIDATION_FAILED, 422
+// IDEMPOTENCY_KEY_REUSED.
+func (s *RisksService) Replace(ctx context.Context, id string, p *RiskReplaceParams) (*Risk, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	if p == nil {
+		return nil, errors.New("riskapi: Risks.Replace: nil params")
+	}
+	return s.write(ctx, http.MethodPut, riskPath(id), &p.Params, p)
+}
+
+// Delete deletes the risk with the given id (DELETE /v2/risks/{id}, answered
+// 204). A retry after a lost response gets the stored 204 replayed rather than
+// a 404.
+//
+// Errors: *Error with 404 NOT_FOUND. Use DeleteWithParams to choose the
+// idempotency key or to see the response details.
+func (s *RisksService) Delete(ctx context.Context, id string) error {
+	_, err := s.DeleteWithParams(ctx, id, nil)
+	return err
+}
+
+// DeleteWithParams is Delete with request options (p may be nil); it returns
+// the details of the final response, e.g. whether the 204 was a replay.
+func (s *RisksService) DeleteWithParams(ctx context.Context, id string, p *RiskDeleteParams) (*APIResponse, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	var params *Params
+	if p != nil {
+		params = &p.Params
+	}
+	return s.client.doJSON(ctx, http.MethodDelete, riskPath(id), nil, params, nil, nil)
+}
+
+// List returns the tenant's risks as a sequence, fetching pages of
+// p.Limit (GET /v2/risks?limit=&cursor=) as the loop advances:
+//
+//	for r, err := range c.Risks.List(ctx, nil) {
+//		if err != nil { return err }
+//		…
+//	}
+//
+// Each page is one call with its own retries. On error the sequence yields
+// (nil, err) once and ends. Breaking out of the loop stops further requests.
+func (s *RisksService) List(ctx context.Context, p *RiskListParams) iter.Seq2[*Risk, error] {
+	if p == nil {
+		p = &RiskListParams{}
+	}
+	return paginate(ctx, p.Cursor, func(ctx context.Context, cursor string) (*Page[Risk], error) {
+		q := *p
+		q.Cursor = cursor
+		return s.ListPage(ctx, &q)
+	})
+}
+
+// ListPage fetches a single page of risks starting at p.Cursor, for callers
+// that keep the cursor themselves (e.g. across requests of their own).
+//
+// Errors: *Error with 400 VALIDATION_FAILED for a bad limit or cursor.
+func (s *RisksService) ListPage(ctx context.Context, p *RiskListParams) (*Page[Risk], error) {
+	q := url.Values{}
+	var params *Params
+	if p != nil {
+		if p.Limit > 0 {
+			q.Set("limit", strconv.Itoa(p.Limit))
+		}
+		if p.Cursor != "" {
+			q.Set("cursor", p.Cursor)
+		}
+		params = &p.Params
+	}
+	page := new(Page[Risk])
+	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/risks", q, params, nil, page)
+	if err != nil {
+		return nil, err
+	}
+	page.LastResponse = info
+	for _, r := range page.Data {
+		if r != nil {
+			r.LastResponse = info
+		}
+	}
+	return page, nil
+}
+
+// write sends body with method to path and decodes the risk answered.
+func (s *RisksService) write(ctx context.Context, method, path string, params *Params, body any) (*Risk, error) {
+	r := new(Risk)
+	info, err := s.client.doJSON(ctx, method, path, nil, params, body, r)
+	if err != nil {
+		return nil, err
+	}
+	r.LastResponse = info
+	return r, nil
+}
