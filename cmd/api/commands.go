@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/riskapi/riskapi/internal/app"
+	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// command is a parsed command line: its flag set and configuration.
+type command struct {
+	fs   *flag.FlagSet
+	vals map[string]*string
+}
+
+func newCommand(name string, getenv func(string) string) *command {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported in one line by main
+	return &command{fs: fs, vals: config.Register(fs, getenv)}
+}
+
+// parse parses args and loads the configuration; every failure is a usage error.
+func (c *command) parse(args []string) (config.Config, error) {
+	if err := c.fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config.Config{}, usagef("%s: flags: %s", c.fs.Name(), flagNames(c.fs))
+		}
+		return config.Config{}, usagef("%s: %v", c.fs.Name(), err)
+	}
+	if c.fs.NArg() > 0 {
+		return config.Config{}, usagef("%s: unexpected argument %q", c.fs.Name(), c.fs.Arg(0))
+	}
+	cfg, err := config.Load(c.vals)
+	if err != nil {
+		return cfg, usageError{err.Error()}
+	}
+	return cfg, nil
+}
+
+func flagNames(fs *flag.FlagSet) string {
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
+	return strings.Join(names, " ")
+}
+
+func logger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}
+
+// openApp opens riskapi quietly, for the administration commands.
+func openApp(ctx context.Context, cfg config.Config, stderr io.Writer) (*app.App, error) {
+	return app.Open(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("serve", getenv)
+	demo := c.fs.Bool("demo", false, "create a demo tenant, user and API key if absent and print them")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	log := logger(stderr, slog.LevelInfo)
+	a, err := app.Open(ctx, cfg, log, app.Options{})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if *demo {
+		d, err := a.EnsureDemo(ctx)
+		if err != nil {
+			return fmt.Errorf("create demo tenant: %w", err)
+		}
+		if d != nil {
+			if err := printJSON(stdout, d); err != nil {
+				return err
+			}
+		} else {
+			log.Info("demo tenant exists already; its credentials were printed when it was created (remove the data directory to start over)")
+		}
+	}
+	return a.Serve(ctx, nil)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := newCommand("migrate", getenv).parse(args)
+	if err != nil {
+		return err
+	}
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	n, err := migrations.Apply(ctx, db)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]int{"applied": n})
+}
+
+func sweep(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := newCommand("sweep", getenv).parse(args)
+	if err != nil {
+		return err
+	}
+	a, err := openApp(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	n, err := a.Sweep(ctx)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]int{"deleted": n})
+}
+
+func tenantCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("tenant create", getenv)
+	name := c.fs.String("name", "", "tenant name (required)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(*name) == "" {
+		return usagef("tenant create: --name is required")
+	}
+	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+		t, err := a.Tenants.CreateTenant(ctx, *name)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, t)
+	})
+}
+
+func userCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("user create", getenv)
+	tenant := c.fs.String("tenant", "", "tenant ID (required)")
+	email := c.fs.String("email", "", "email (required)")
+	password := c.fs.String("password", "", "password, 8–72 bytes (required)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *tenant == "" || *email == "" || *password == "" {
+		return usagef("user create: --tenant, --email and --password are required")
+	}
+	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+		u, err := a.Tenants.CreateUser(ctx, *tenant, *email, *password)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, u)
+	})
+}
+
+func apikeyCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("apikey create", getenv)
+	tenant := c.fs.String("tenant", "", "tenant ID (required)")
+	scopes := c.fs.String("scopes", "", "comma-separated: risks:read,risks:write (required)")
+	name := c.fs.String("name", "", "a label for the key")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *tenant == "" {
+		return usagef("apikey create: --tenant is required")
+	}
+	sc, err := tenants.ParseScopes(*scopes)
+	if err != nil {
+		return usagef("apikey create: %v", err)
+	}
+	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+		k, secret, err := a.Tenants.CreateAPIKey(ctx, *tenant, *name, sc)
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, struct {
+			ID       string          `json:"id"`
+			TenantID string          `json:"tenantId"`
+			Name     string          `json:"name,omitempty"`
+			Key      string          `json:"key"`
+			Scopes   []tenants.Scope `json:"scopes"`
+		}{k.ID, k.TenantID, k.Name, secret, k.Scopes})
+	})
+}
+
+func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("apikey revoke", getenv)
+	id := c.fs.String("id", "", "API key ID (required)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("apikey revoke: --id is required")
+	}
+	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+		if err := a.Tenants.RevokeAPIKey(ctx, *id); err != nil {
+			return err
+		}
+		return printJSON(stdout, map[string]any{"id": *id, "revoked": true})
+	})
+}
+
+// withApp opens riskapi, runs f, and turns the services' input errors into usage
+// errors (exit 2).
+func withApp(ctx context.Context, cfg config.Config, stderr io.Writer, f func(*app.App) error) error {
+	a, err := openApp(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	err = f(a)
+	var in *tenants.InputError
+	switch {
+	case errors.As(err, &in):
+		return usageError{in.Error()}
+	case errors.Is(err, tenants.ErrNotFound):
+		return usagef("no such tenant or key")
+	case errors.Is(err, tenants.ErrEmailTaken):
+		return usagef("email: already registered")
+	}
+	return err
+}

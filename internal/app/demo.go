@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Demo is the demo tenant's credentials, printed once when they are created.
+type Demo struct {
+	TenantID string `json:"tenantId"`
+	Email    string `json:"email"`
+	Password string `json:"password"`
+	APIKey   string `json:"apiKey"`
+}
+
+// DemoTenantName and DemoEmail identify the demo tenant and its user.
+const (
+	DemoTenantName = "Demo"
+	DemoEmail      = "demo@riskapi.local"
+)
+
+// EnsureDemo creates the demo tenant, user and API key (risks:read, risks:write) if
+// absent and returns their credentials; it returns nil when they exist already, as
+// their secrets were shown once and are stored only as hashes.
+func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
+	if _, err := a.Tenants.FindTenantByName(ctx, DemoTenantName); err == nil {
+		return nil, nil
+	} else if !errors.Is(err, tenants.ErrNotFound) {
+		return nil, err
+	}
+	t, err := a.Tenants.CreateTenant(ctx, DemoTenantName)
+	if err != nil {
+		return nil, err
+	}
+	var raw [18]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	password := base64.RawURLEncoding.EncodeToString(raw[:])
+	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password); err != nil {
+		return nil, err
+	}
+	_, secret, err := a.Tenants.CreateAPIKey(ctx, t.ID, "demo", tenants.AllScopes)
+	if err != nil {
+		return nil, err
+	}
+	return &Demo{TenantID: t.ID, Email: DemoEmail, Password: password, APIKey: secret}, nil
+}

@@ -1,0 +1,86 @@
+// Package auth authenticates riskapi's two kinds of caller — browser sessions (JWT,
+// /v1) and API keys (/v2) — and puts the resulting Principal in the request context.
+// The tenant of every request comes from its credential here, never from input.
+package auth
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Kind says how a principal authenticated.
+type Kind string
+
+// The two kinds of credential.
+const (
+	KindSession Kind = "session"
+	KindAPIKey  Kind = "api_key"
+)
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	Kind     Kind
+	TenantID string
+	// CredentialID is the API key ID or the session user's ID: the unit that rate
+	// limits count against.
+	CredentialID string
+	// SessionID is the JWT "jti" (sessions only), what logout revokes.
+	SessionID string
+	Scopes    []tenants.Scope
+}
+
+// Has reports whether p carries scope.
+func (p *Principal) Has(scope tenants.Scope) bool { return slices.Contains(p.Scopes, scope) }
+
+type principalKey struct{}
+
+// WithPrincipal returns ctx carrying p.
+func WithPrincipal(ctx context.Context, p *Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// FromContext returns the request's principal, or nil before authentication.
+func FromContext(ctx context.Context) *Principal {
+	p, _ := ctx.Value(principalKey{}).(*Principal)
+	return p
+}
+
+// TenantID returns the tenant of c's principal; it is the idempotency scope.
+// Errors: UNAUTHENTICATED when c carries no principal.
+func TenantID(c echo.Context) (string, error) {
+	if p := FromContext(c.Request().Context()); p != nil {
+		return p.TenantID, nil
+	}
+	return "", problem.New(problem.Unauthenticated, "authentication required")
+}
+
+func setPrincipal(c echo.Context, p *Principal) {
+	c.SetRequest(c.Request().WithContext(WithPrincipal(c.Request().Context(), p)))
+}
+
+// RequireScopes refuses with 403 FORBIDDEN a request whose principal lacks the scope
+// its method needs: risks:read for GET and HEAD, risks:write for any other method.
+func RequireScopes() echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			p := FromContext(c.Request().Context())
+			if p == nil {
+				return problem.New(problem.Unauthenticated, "authentication required")
+			}
+			need := tenants.ScopeRisksWrite
+			if m := c.Request().Method; m == http.MethodGet || m == http.MethodHead {
+				need = tenants.ScopeRisksRead
+			}
+			if !p.Has(need) {
+				return problem.New(problem.Forbidden, "this credential lacks the %s scope", need)
+			}
+			return next(c)
+		}
+	}
+}

@@ -1,0 +1,106 @@
+package auth
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// CookieName is the session cookie (api-contract.md section 2).
+const CookieName = "session"
+
+// SessionAuth authenticates /v1 requests by "Authorization: Bearer <jwt>" or the
+// session cookie. A write authenticated by the cookie alone must pass Go's
+// cross-origin protection (Sec-Fetch-Site / Origin checks), or it is refused with
+// 403 FORBIDDEN: a browser cannot be tricked into sending a bearer header, but it
+// sends cookies cross-site.
+func SessionAuth(s *Sessions) echo.MiddlewareFunc {
+	csrf := http.NewCrossOriginProtection()
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			token, ok := bearer(c)
+			if !ok {
+				ck, err := c.Cookie(CookieName)
+				if err != nil || ck.Value == "" {
+					return problem.New(problem.Unauthenticated, "sign in at POST /v1/sessions and send the token as Authorization: Bearer or the session cookie")
+				}
+				if err := csrf.Check(c.Request()); err != nil {
+					return problem.New(problem.Forbidden, "cross-site request refused: send the token in the Authorization header")
+				}
+				token = ck.Value
+			}
+			p, err := s.Verify(c.Request().Context(), token)
+			if errors.Is(err, ErrInvalidSession) {
+				return problem.New(problem.Unauthenticated, "the session token is invalid, expired or logged out")
+			}
+			if err != nil {
+				return err
+			}
+			setPrincipal(c, p)
+			return next(c)
+		}
+	}
+}
+
+type loginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+type loginResponse struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// LoginHandler serves POST /v1/sessions: {"email","password"} → 201
+// {"token","expiresAt"} and an HttpOnly, SameSite=Lax cookie "session".
+// Errors: 400 VALIDATION_FAILED, 401 UNAUTHENTICATED.
+func LoginHandler(s *Sessions) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var req loginRequest
+		if err := json.UnmarshalRead(c.Request().Body, &req); err != nil {
+			return problem.New(problem.ValidationFailed, "body must be a JSON object {\"email\",\"password\"}")
+		}
+		if req.Email == "" {
+			return problem.Invalid("email", "is required")
+		}
+		if req.Password == "" {
+			return problem.Invalid("password", "is required")
+		}
+		token, exp, err := s.Login(c.Request().Context(), req.Email, req.Password)
+		if errors.Is(err, tenants.ErrInvalidCredentials) {
+			return problem.New(problem.Unauthenticated, "email or password is wrong")
+		}
+		if err != nil {
+			return err
+		}
+		c.SetCookie(&http.Cookie{
+			Name: CookieName, Value: token, Path: "/v1", Expires: exp,
+			HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: c.Scheme() == "https",
+		})
+		return c.JSON(http.StatusCreated, loginResponse{Token: token, ExpiresAt: exp})
+	}
+}
+
+// LogoutHandler serves DELETE /v1/sessions (behind SessionAuth): the token stops
+// working and the cookie is cleared; 204.
+func LogoutHandler(s *Sessions) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := FromContext(c.Request().Context())
+		if p == nil || p.SessionID == "" {
+			return problem.New(problem.Unauthenticated, "no session")
+		}
+		if err := s.Logout(c.Request().Context(), p.SessionID); err != nil {
+			return err
+		}
+		c.SetCookie(&http.Cookie{Name: CookieName, Value: "", Path: "/v1", MaxAge: -1,
+			HttpOnly: true, SameSite: http.SameSiteLaxMode})
+		return c.NoContent(http.StatusNoContent)
+	}
+}

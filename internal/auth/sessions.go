@@ -1,0 +1,157 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// SessionTTL is how long a session token lives.
+const SessionTTL = 12 * time.Hour
+
+// ErrInvalidSession means a token that is malformed, tampered with, expired or logged
+// out.
+var ErrInvalidSession = errors.New("invalid session")
+
+// Claims are a session token's JWT claims: sub (user ID), tid (tenant ID), exp, iat
+// and jti (session ID), signed HS256 (RFC 7519, RFC 7518 section 3.2).
+type Claims struct {
+	TenantID string `json:"tid"`
+	jwt.RegisteredClaims
+}
+
+// Sessions issues and verifies session tokens. A token is valid while its signature,
+// expiry and its row in the sessions table all hold, so logout can end it early.
+type Sessions struct {
+	db     *gorm.DB
+	users  *tenants.Service
+	secret []byte
+	now    func() time.Time
+}
+
+// NewSessions returns Sessions signing with secret (at least 32 bytes). now may be nil.
+func NewSessions(db *gorm.DB, users *tenants.Service, secret []byte, now func() time.Time) *Sessions {
+	if now == nil {
+		now = time.Now
+	}
+	return &Sessions{db: db, users: users, secret: secret, now: now}
+}
+
+type sessionRow struct {
+	ID        string
+	UserID    string
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+func (sessionRow) TableName() string { return "sessions" }
+
+// Login checks email and password and returns a signed token and its expiry.
+// Errors: tenants.ErrInvalidCredentials, or a store error.
+func (s *Sessions) Login(ctx context.Context, email, password string) (string, time.Time, error) {
+	u, err := s.users.Authenticate(ctx, email, password)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	now := s.now().UTC().Truncate(time.Second)
+	exp := now.Add(SessionTTL)
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", time.Time{}, err
+	}
+	jti := hex.EncodeToString(raw[:])
+	row := sessionRow{ID: jti, UserID: u.ID, TenantID: u.TenantID, CreatedAt: now, ExpiresAt: exp}
+	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+		return "", time.Time{}, fmt.Errorf("create session: %w", database.Classify(err))
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, Claims{TenantID: u.TenantID, RegisteredClaims: jwt.RegisteredClaims{
+		Subject: u.ID, ID: jti, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp),
+	}})
+	signed, err := tok.SignedString(s.secret)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return signed, exp, nil
+}
+
+// Verify returns the principal of token. Errors: ErrInvalidSession, or a store error.
+func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error) {
+	var claims Claims
+	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return s.secret, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithTimeFunc(s.now), jwt.WithExpirationRequired(), jwt.WithIssuedAt())
+	if err != nil || claims.ID == "" || claims.Subject == "" || claims.TenantID == "" {
+		return nil, ErrInvalidSession
+	}
+	var row sessionRow
+	err = database.Conn(ctx, s.db).Where("id = ?", claims.ID).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrInvalidSession
+	}
+	if err != nil {
+		return nil, fmt.Errorf("verify session: %w", database.Classify(err))
+	}
+	if row.RevokedAt != nil || row.UserID != claims.Subject || row.TenantID != claims.TenantID {
+		return nil, ErrInvalidSession
+	}
+	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
+		SessionID: row.ID, Scopes: tenants.AllScopes}, nil
+}
+
+// Logout revokes the session with id so its token stops working at once.
+func (s *Sessions) Logout(ctx context.Context, id string) error {
+	err := database.Conn(ctx, s.db).Model(&sessionRow{}).Where("id = ? AND revoked_at IS NULL", id).
+		Update("revoked_at", s.now().UTC()).Error
+	return database.Classify(err)
+}
+
+type settingRow struct {
+	Name  string `gorm:"primaryKey"`
+	Value string
+}
+
+func (settingRow) TableName() string { return "settings" }
+
+// LoadOrCreateSecret returns configured when set (at least 32 bytes). Otherwise it
+// returns the secret stored in the database, creating a random 256-bit one on first
+// use and logging a warning: every instance sharing the database then signs with the
+// same key, and sessions survive restarts.
+func LoadOrCreateSecret(ctx context.Context, db *gorm.DB, configured string, log *slog.Logger) ([]byte, error) {
+	if configured != "" {
+		if len(configured) < 32 {
+			return nil, errors.New("JWT_SECRET must be at least 32 bytes")
+		}
+		return []byte(configured), nil
+	}
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return nil, err
+	}
+	// Insert-or-keep, then read back: two instances starting together agree.
+	fresh := settingRow{Name: "jwt_secret", Value: hex.EncodeToString(raw[:])}
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&fresh)
+	if res.Error != nil {
+		return nil, fmt.Errorf("store jwt secret: %w", database.Classify(res.Error))
+	}
+	var row settingRow
+	if err := db.WithContext(ctx).Where("name = ?", "jwt_secret").Take(&row).Error; err != nil {
+		return nil, fmt.Errorf("load jwt secret: %w", database.Classify(err))
+	}
+	if res.RowsAffected > 0 {
+		log.Warn("JWT_SECRET is not set: generated a random one and stored it in the database; set JWT_SECRET in production")
+	}
+	return []byte(row.Value), nil
+}

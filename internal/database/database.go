@@ -1,0 +1,156 @@
+// Package database opens riskapi's store — embedded SQLite (pure Go, no cgo) or
+// PostgreSQL — through GORM, and carries a request's transaction in its context so
+// that every store a handler calls writes through it.
+//
+// It knows nothing of risks or idempotency; domain stores call Conn, and whoever owns
+// a unit of work (the idempotency engine) calls WithTx.
+package database
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Dialect names the SQL dialect of an open store.
+type Dialect string
+
+// The two supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// DB is an open store: the GORM handle and its dialect.
+type DB struct {
+	*gorm.DB
+	Dialect Dialect
+	// Dir is the data directory (the SQLite file's folder; "data" for PostgreSQL).
+	Dir string
+}
+
+// Options tunes Open. The zero value is valid.
+type Options struct {
+	// IdleInTxTimeout, when positive, makes PostgreSQL abort any session left idle
+	// inside a transaction this long, so a hung or partitioned process cannot hold
+	// an idempotency lock past its lease. Ignored on SQLite, where a dead process's
+	// locks vanish with it.
+	IdleInTxTimeout time.Duration
+	// MaxOpenConns bounds the pool. Optional. Default 32 on PostgreSQL, 16 on SQLite.
+	MaxOpenConns int
+	// Logger receives slow-query warnings. Optional. Default: silent.
+	Logger *slog.Logger
+}
+
+// Open connects to url: "sqlite://PATH" (relative or absolute; the folder is created)
+// or "postgres://…" / "postgresql://…". It does not migrate. Errors name the URL's
+// scheme, never its password.
+func Open(ctx context.Context, url string, opts Options) (*DB, error) {
+	gcfg := &gorm.Config{
+		// Each store call is one statement or its own explicit transaction; GORM's
+		// implicit per-Create transaction would only add round trips.
+		SkipDefaultTransaction: true,
+		Logger:                 logger.Discard,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+		TranslateError:         true,
+	}
+	switch {
+	case strings.HasPrefix(url, "sqlite://"):
+		return openSQLite(ctx, strings.TrimPrefix(url, "sqlite://"), opts, gcfg)
+	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
+		return openPostgres(ctx, url, opts, gcfg)
+	default:
+		return nil, fmt.Errorf("DATABASE_URL must start with sqlite:// or postgres://")
+	}
+}
+
+func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Config) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("DATABASE_URL sqlite:// needs a file path")
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	}
+	// WAL lets readers run beside the one writer; IMMEDIATE transactions take the write
+	// lock at BEGIN so two writers never deadlock upgrading a read lock; the busy
+	// timeout turns writer contention into waiting instead of SQLITE_BUSY.
+	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(15000)" +
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
+	gdb, err := gorm.Open(sqlite.Open(dsn), gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return nil, err
+	}
+	n := opts.MaxOpenConns
+	if n <= 0 {
+		n = 16
+	}
+	sqlDB.SetMaxOpenConns(n)
+	sqlDB.SetMaxIdleConns(n)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	return &DB{DB: gdb, Dialect: SQLite, Dir: dir}, nil
+}
+
+func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Config) (*DB, error) {
+	pcfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, errors.New("DATABASE_URL is not a valid postgres URL")
+	}
+	if opts.IdleInTxTimeout > 0 {
+		pcfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(opts.IdleInTxTimeout.Milliseconds())
+	}
+	sqlDB := stdlib.OpenDB(*pcfg)
+	n := opts.MaxOpenConns
+	if n <= 0 {
+		n = 32
+	}
+	sqlDB.SetMaxOpenConns(n)
+	sqlDB.SetMaxIdleConns(n)
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
+	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gcfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", Classify(err))
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pctx); err != nil {
+		return nil, fmt.Errorf("connect to postgres at %s: %w", pcfg.Host, Classify(err))
+	}
+	return &DB{DB: gdb, Dialect: Postgres, Dir: "data"}, nil
+}
+
+// Ping checks that the store answers; /readyz calls it.
+func (db *DB) Ping(ctx context.Context) error {
+	sqlDB, err := db.DB.DB()
+	if err != nil {
+		return err
+	}
+	return Classify(sqlDB.PingContext(ctx))
+}
+
+// Close closes the pool.
+func (db *DB) Close() error {
+	sqlDB, err := db.DB.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}

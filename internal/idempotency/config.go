@@ -1,0 +1,134 @@
+package idempotency
+
+import (
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+// Policy is how a write route treats the Idempotency-Key header.
+type Policy int
+
+const (
+	// Supported: a key is honoured when sent (and required when Config.Required).
+	Supported Policy = iota
+	// Required: a write without a key gets 400 IDEMPOTENCY_KEY_REQUIRED.
+	Required
+	// Unsupported: a key is refused with 422 IDEMPOTENCY_UNSUPPORTED_ROUTE, never
+	// silently ignored — a client relying on it must learn it has no protection.
+	Unsupported
+)
+
+// Config configures the idempotency middleware, in the shape of Echo's own.
+type Config struct {
+	// Skipper defines a function to skip the middleware. Optional. Default
+	// middleware.DefaultSkipper.
+	Skipper middleware.Skipper
+	// Store keeps records and grants reservations. Required.
+	Store Store
+	// Scope returns the request's scope (riskapi: the tenant from the credential).
+	// It runs after authentication; its error is returned as is. Required.
+	Scope func(c echo.Context) (string, error)
+	// Policy returns the route's policy. Optional. Default: Supported everywhere.
+	Policy func(c echo.Context) Policy
+	// Required makes every Supported route Required (IDEMPOTENCY_REQUIRED).
+	// Optional. Default false.
+	Required bool
+	// TTL is how long a record is honoured. Optional. Default 24h.
+	TTL time.Duration
+	// Lease bounds how long a key can stay PROCESSING. The handler runs under a
+	// deadline of HandlerTimeout, which must be shorter, so a live request is never
+	// abandoned. Optional. Default 1m.
+	Lease time.Duration
+	// HandlerTimeout bounds the handler and its commit. Optional. Default 80% of
+	// Lease.
+	HandlerTimeout time.Duration
+	// RetryAfter is sent with 409 IDEMPOTENCY_REQUEST_IN_PROGRESS and 503
+	// STORE_UNAVAILABLE. Optional. Default 1s.
+	RetryAfter time.Duration
+	// Fingerprinter computes request fingerprints. Optional. Default: JSON and raw
+	// bytes up to 1 MiB.
+	Fingerprinter *Fingerprinter
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+	// Metrics counts outcomes. Optional.
+	Metrics *Metrics
+	// Logger logs one line per keyed request with its outcome (never the body).
+	// Optional. Default slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultConfig holds the defaults ToMiddleware fills in for zero fields.
+var DefaultConfig = Config{
+	Skipper:        middleware.DefaultSkipper,
+	TTL:            24 * time.Hour,
+	Lease:          time.Minute,
+	RetryAfter:     time.Second,
+	Fingerprinter:  &Fingerprinter{},
+	Now:            time.Now,
+	Policy:         func(echo.Context) Policy { return Supported },
+	HandlerTimeout: 0, // derived from Lease
+}
+
+// Middleware returns the idempotency middleware for store and scope with defaults.
+// It panics on invalid configuration, like Echo's own constructors.
+func Middleware(store Store, scope func(echo.Context) (string, error)) echo.MiddlewareFunc {
+	c := DefaultConfig
+	c.Store, c.Scope = store, scope
+	return WithConfig(c)
+}
+
+// WithConfig returns the middleware for config; it panics on invalid configuration.
+func WithConfig(config Config) echo.MiddlewareFunc {
+	mw, err := config.ToMiddleware()
+	if err != nil {
+		panic(err)
+	}
+	return mw
+}
+
+// ToMiddleware validates config, fills defaults and returns the middleware.
+// Errors: a missing Store or Scope, or HandlerTimeout not shorter than Lease.
+func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
+	if config.Store == nil {
+		return nil, errors.New("idempotency: Store is required")
+	}
+	if config.Scope == nil {
+		return nil, errors.New("idempotency: Scope is required")
+	}
+	if config.Skipper == nil {
+		config.Skipper = DefaultConfig.Skipper
+	}
+	if config.Policy == nil {
+		config.Policy = DefaultConfig.Policy
+	}
+	if config.TTL <= 0 {
+		config.TTL = DefaultConfig.TTL
+	}
+	if config.Lease <= 0 {
+		config.Lease = DefaultConfig.Lease
+	}
+	if config.HandlerTimeout <= 0 {
+		config.HandlerTimeout = config.Lease * 4 / 5
+	}
+	if config.HandlerTimeout >= config.Lease {
+		return nil, errors.New("idempotency: HandlerTimeout must be shorter than Lease")
+	}
+	if config.RetryAfter <= 0 {
+		config.RetryAfter = DefaultConfig.RetryAfter
+	}
+	if config.Fingerprinter == nil {
+		config.Fingerprinter = DefaultConfig.Fingerprinter
+	}
+	if config.Now == nil {
+		config.Now = DefaultConfig.Now
+	}
+	if config.Logger == nil {
+		config.Logger = slog.Default()
+	}
+	e := &engine{Config: config}
+	return e.middleware, nil
+}

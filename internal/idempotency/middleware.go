@@ -1,0 +1,218 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// engine is the configured middleware.
+type engine struct {
+	Config
+}
+
+func isWrite(method string) bool {
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		// GET and HEAD ignore the header and create no record.
+		if e.Skipper(c) || !isWrite(req.Method) {
+			return next(c)
+		}
+		key, status := parseKey(req.Header)
+		policy := e.Policy(c)
+		if policy == Unsupported {
+			if status != keyAbsent {
+				return problem.New(problem.IdempotencyUnsupportedRoute,
+					"%s %s does not support Idempotency-Key; send the request without it", req.Method, c.Path())
+			}
+			return next(c)
+		}
+		switch status {
+		case keyInvalid:
+			return problem.New(problem.IdempotencyKeyInvalid,
+				"Idempotency-Key must be sent once, as 8 to 128 characters from A-Z a-z 0-9 . _ -")
+		case keyAbsent:
+			if policy == Required || e.Required {
+				return problem.New(problem.IdempotencyKeyRequired,
+					"this write needs an Idempotency-Key header (8 to 128 characters from A-Z a-z 0-9 . _ -)")
+			}
+			return next(c)
+		}
+		scope, err := e.Scope(c)
+		if err != nil {
+			return err
+		}
+		fp, err := e.Fingerprinter.Fingerprint(c)
+		if err != nil {
+			return err
+		}
+		rk := RecordKey{Scope: scope, Method: req.Method, Path: req.URL.Path, Key: key}
+		outcome, err := e.handle(c, next, rk, fp)
+		e.Metrics.outcome(outcome)
+		e.Logger.LogAttrs(req.Context(), slog.LevelInfo, "idempotent request",
+			slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
+			slog.String("outcome", string(outcome)),
+			slog.String("method", rk.Method), slog.String("path", rk.Path))
+		return err
+	}
+}
+
+// handle runs the state machine of api-contract.md section 5 for one keyed request.
+func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
+	ctx := c.Request().Context()
+	now := e.Now()
+
+	// Fast path without a lock: most retries find their record complete.
+	rec, err := e.Store.Get(ctx, rk)
+	switch {
+	case err == nil:
+		if rec.State == StateComplete && rec.Live(now) {
+			return e.answerFromRecord(c, rec, fp)
+		}
+	case errors.Is(err, ErrNotFound):
+	default:
+		return OutcomeStoreUnavailable, e.unavailable(c, "read", err)
+	}
+
+	// The handler is detached from the client: a client that hangs up mid-request
+	// neither aborts a write half-way nor loses one — its retry finds the record.
+	// Its deadline stays under the lease, so a live request is never abandoned.
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.HandlerTimeout)
+	defer cancel()
+	res, err := e.Store.Reserve(hctx, rk)
+	if errors.Is(err, ErrLocked) {
+		return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
+			Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
+	}
+	if err != nil {
+		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err)
+	}
+	prev := res.Existing()
+	if prev != nil && prev.State == StateComplete && prev.Live(now) {
+		// Completed between the fast path and the lock.
+		_ = res.Release()
+		return e.answerFromRecord(c, prev, fp)
+	}
+	outcome := OutcomeExecuted
+	if prev != nil {
+		outcome = OutcomeTakenOver
+	}
+	return e.execute(c, next, res, &Record{RecordKey: rk, Fingerprint: fp}, outcome, hctx)
+}
+
+// answerFromRecord replays a live COMPLETE record, or refuses a different request
+// under its key. Neither changes the record.
+func (e *engine) answerFromRecord(c echo.Context, rec *Record, fp string) (Outcome, error) {
+	if rec.Fingerprint != fp {
+		return OutcomeKeyReused, problem.New(problem.IdempotencyKeyReused,
+			"this Idempotency-Key was already used for a different request (method, path, query or body differ); use a new key for a new request")
+	}
+	w := c.Response()
+	if rec.ContentType != "" {
+		w.Header().Set(echo.HeaderContentType, rec.ContentType)
+	}
+	w.Header().Set(HeaderReplayed, "true")
+	w.WriteHeader(rec.StatusCode)
+	if len(rec.Body) > 0 {
+		if _, err := w.Write(rec.Body); err != nil {
+			return OutcomeReplayed, err
+		}
+	}
+	return OutcomeReplayed, nil
+}
+
+// execute runs the handler inside the reservation and settles the record.
+func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation, rec *Record, outcome Outcome, hctx context.Context) (_ Outcome, err error) {
+	origReq := c.Request()
+	resp := c.Response()
+	origWriter := resp.Writer
+	buf := newRecorder()
+	resp.Writer = buf
+	c.SetRequest(origReq.WithContext(res.Context(hctx)))
+	restore := func() {
+		resp.Writer = origWriter
+		c.SetRequest(origReq)
+	}
+
+	settled := false
+	defer func() {
+		if settled {
+			return
+		}
+		// A panic in the handler: undo its writes, mark FAILED, let Recover answer.
+		p := recover()
+		restore()
+		e.fail(hctx, res, rec)
+		e.Metrics.outcome(OutcomeFailed)
+		if p != nil {
+			panic(p)
+		}
+	}()
+	herr := next(c)
+	settled = true
+	restore()
+
+	if herr == nil && buf.status >= 200 && buf.status < 300 {
+		rec.State = StateComplete
+		rec.StatusCode = buf.status
+		rec.ContentType = buf.header.Get(echo.HeaderContentType)
+		rec.Body = buf.body.Bytes()
+		rec.CreatedAt = e.Now().UTC()
+		rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
+		if err := res.Complete(hctx, rec); err != nil {
+			// Nothing was sent: the client's retry with the same key finds either the
+			// committed record (replay) or nothing (runs again). Never both.
+			resp.Committed = false
+			return OutcomeStoreUnavailable, e.unavailable(c, "complete", err)
+		}
+		buf.flushTo(origWriter, "false")
+		return outcome, nil
+	}
+
+	e.fail(hctx, res, rec)
+	// The original error reaches the client unchanged, marked as a run request.
+	origWriter.Header().Set(HeaderReplayed, "false")
+	if buf.status != 0 {
+		buf.flushTo(origWriter, "false")
+	}
+	return OutcomeFailed, herr
+}
+
+// fail rolls the handler's writes back and marks the record FAILED. A failure to mark
+// it is only logged: FAILED and absent behave the same, so the client's error stands.
+func (e *engine) fail(ctx context.Context, res Reservation, rec *Record) {
+	if err := res.Release(); err != nil {
+		e.Logger.Warn("idempotency: rollback failed", slog.String("error", err.Error()))
+	}
+	rec.State = StateFailed
+	rec.StatusCode, rec.ContentType, rec.Body = 0, "", nil
+	rec.CreatedAt = e.Now().UTC()
+	rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
+	if err := e.Store.MarkFailed(ctx, rec, rec.CreatedAt); err != nil {
+		e.Logger.Warn("idempotency: could not mark record failed", slog.String("error", err.Error()))
+	}
+}
+
+// unavailable fails closed: without its record a keyed request must not run.
+func (e *engine) unavailable(c echo.Context, op string, err error) error {
+	e.Logger.Error("idempotency store failed", slog.String("op", op),
+		slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
+		slog.String("error", err.Error()))
+	return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: e.RetryAfter,
+		Detail: fmt.Sprintf("the idempotency store could not be reached; nothing was done, retry with the same Idempotency-Key after %s", e.RetryAfter)}
+}
+

@@ -1,0 +1,64 @@
+package idempotency
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Sweeper deletes expired records in bounded batches. Expiry does not depend on it —
+// lookups treat an expired record as absent — it only reclaims space. Sweep is safe
+// to run on every instance at once (the Store's DeleteExpired contract).
+type Sweeper struct {
+	// Store holds the records. Required.
+	Store Store
+	// BatchSize bounds each delete. Optional. Default 1000.
+	BatchSize int
+	// Pause is slept between batches so writes keep their latency while a backlog
+	// is swept. Optional. Default 0.
+	Pause time.Duration
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+	// Metrics, Logger: optional.
+	Metrics *Metrics
+	Logger  *slog.Logger
+}
+
+// Sweep deletes every record expired at the start of the call, one batch at a time,
+// and returns how many it deleted. It stops early when ctx is done, returning the
+// count so far and ctx's error.
+func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
+	batch := s.BatchSize
+	if batch <= 0 {
+		batch = 1000
+	}
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	start := time.Now()
+	cutoff := now()
+	total := 0
+	defer func() { s.Metrics.swept(total, time.Since(start)) }()
+	for {
+		n, err := s.Store.DeleteExpired(ctx, cutoff, batch)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n < batch {
+			break
+		}
+		if s.Pause > 0 {
+			select {
+			case <-ctx.Done():
+				return total, ctx.Err()
+			case <-time.After(s.Pause):
+			}
+		}
+	}
+	if s.Logger != nil {
+		s.Logger.Info("idempotency sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
+	}
+	return total, nil
+}

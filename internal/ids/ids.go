@@ -1,0 +1,39 @@
+// Package ids mints riskapi's resource identifiers: a type prefix, an underscore and
+// 32 lowercase hex digits of a UUIDv7 (RFC 9562), so IDs sort by creation time and
+// cursor pagination over them is stable.
+package ids
+
+import (
+	"encoding/hex"
+	"regexp"
+
+	"github.com/google/uuid"
+)
+
+// Prefixes of riskapi's resource IDs.
+const (
+	Tenant     = "ten"
+	User       = "usr"
+	APIKey     = "key"
+	Risk       = "risk"
+	Attachment = "att"
+	Webhook    = "whk"
+)
+
+// New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".
+func New(prefix string) string {
+	u, err := uuid.NewV7()
+	if err != nil {
+		// NewV7 fails only if the system's random source does; nothing sane remains.
+		panic("ids: " + err.Error())
+	}
+	return prefix + "_" + hex.EncodeToString(u[:])
+}
+
+var shape = regexp.MustCompile(`^[a-z]{2,8}_[0-9a-f]{32}$`)
+
+// Valid reports whether id has prefix and the shape New produces. Handlers use it to
+// answer 404 for malformed IDs without touching the store.
+func Valid(prefix, id string) bool {
+	return len(id) == len(prefix)+33 && id[:len(prefix)+1] == prefix+"_" && shape.MatchString(id)
+}

@@ -1,0 +1,90 @@
+// Package jsonbody decodes JSON request bodies strictly and explains failures as
+// VALIDATION_FAILED problems that name the offending field: unknown members,
+// duplicate names, wrong types, invalid UTF-8 and lone surrogates are all refused.
+package jsonbody
+
+import (
+	"errors"
+	"io"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// Decode reads one JSON value from r into v (a pointer to a struct with json tags).
+// Errors: *problem.Problem VALIDATION_FAILED whose field is the JSON member at fault
+// ("body" when the fault is not in one member).
+func Decode(r io.Reader, v any) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(data))) == 0 {
+		return problem.Invalid("body", "a JSON object is required")
+	}
+	err = json.Unmarshal(data, v, json.RejectUnknownMembers(true))
+	if err == nil {
+		return nil
+	}
+	return explain(err)
+}
+
+func explain(err error) *problem.Problem {
+	var sem *json.SemanticError
+	var syn *jsontext.SyntacticError
+	switch {
+	case errors.As(err, &sem):
+		field := pointerField(sem.JSONPointer)
+		switch {
+		case errors.Is(err, json.ErrUnknownName):
+			return problem.Invalid(field, "is not a known field")
+		case errors.Is(err, errNotInteger):
+			return problem.Invalid(field, "must be an integer")
+		case field == "body":
+			return problem.Invalid("body", "must be a JSON object")
+		case sem.JSONKind != 0:
+			return problem.Invalid(field, "has the wrong type ("+kindName(sem.JSONKind)+" given)")
+		default:
+			return problem.Invalid(field, "is invalid")
+		}
+	case errors.As(err, &syn):
+		field := pointerField(syn.JSONPointer)
+		switch {
+		case errors.Is(err, jsontext.ErrDuplicateName):
+			return problem.Invalid(field, "appears more than once")
+		default:
+			return problem.Invalid("body", "is not valid JSON: "+strings.TrimPrefix(syn.Err.Error(), "jsontext: "))
+		}
+	}
+	return problem.Invalid("body", "is not valid JSON")
+}
+
+// pointerField turns "/owner" into "owner" and "" into "body".
+func pointerField(p jsontext.Pointer) string {
+	s := strings.TrimPrefix(string(p), "/")
+	if s == "" {
+		return "body"
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "boolean"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	}
+	return "value"
+}

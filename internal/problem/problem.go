@@ -1,0 +1,156 @@
+// Package problem is riskapi's one error vocabulary: an error type carrying a stable
+// code, and its rendering as RFC 9457 problem details (application/problem+json).
+//
+// It knows nothing of risks, tenants or storage; any package may return a *Problem
+// and the HTTP edge renders it.
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Code is the stable, machine-readable part of a problem (the "code" member). Clients
+// branch on it; titles and details may change wording, codes never do.
+type Code string
+
+// The codes of the external contract (api-contract.md section 4), plus
+// MethodNotAllowed for a known path called with the wrong method.
+const (
+	ValidationFailed             Code = "VALIDATION_FAILED"
+	IdempotencyKeyInvalid        Code = "IDEMPOTENCY_KEY_INVALID"
+	IdempotencyKeyRequired       Code = "IDEMPOTENCY_KEY_REQUIRED"
+	Unauthenticated              Code = "UNAUTHENTICATED"
+	Forbidden                    Code = "FORBIDDEN"
+	NotFound                     Code = "NOT_FOUND"
+	MethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
+	IdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
+	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
+	IdempotencyUnsupportedRoute  Code = "IDEMPOTENCY_UNSUPPORTED_ROUTE"
+	RateLimited                  Code = "RATE_LIMITED"
+	Internal                     Code = "INTERNAL"
+	StoreUnavailable             Code = "STORE_UNAVAILABLE"
+)
+
+// statusOf is the one code→status map; a Problem's status always comes from here.
+var statusOf = map[Code]int{
+	ValidationFailed:             http.StatusBadRequest,
+	IdempotencyKeyInvalid:        http.StatusBadRequest,
+	IdempotencyKeyRequired:       http.StatusBadRequest,
+	Unauthenticated:              http.StatusUnauthorized,
+	Forbidden:                    http.StatusForbidden,
+	NotFound:                     http.StatusNotFound,
+	MethodNotAllowed:             http.StatusMethodNotAllowed,
+	IdempotencyRequestInProgress: http.StatusConflict,
+	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
+	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
+	IdempotencyUnsupportedRoute:  http.StatusUnprocessableEntity,
+	RateLimited:                  http.StatusTooManyRequests,
+	Internal:                     http.StatusInternalServerError,
+	StoreUnavailable:             http.StatusServiceUnavailable,
+}
+
+var titleOf = map[Code]string{
+	ValidationFailed:             "Validation failed",
+	IdempotencyKeyInvalid:        "Invalid idempotency key",
+	IdempotencyKeyRequired:       "Idempotency key required",
+	Unauthenticated:              "Unauthenticated",
+	Forbidden:                    "Forbidden",
+	NotFound:                     "Not found",
+	MethodNotAllowed:             "Method not allowed",
+	IdempotencyRequestInProgress: "Request in progress",
+	PayloadTooLarge:              "Payload too large",
+	IdempotencyKeyReused:         "Idempotency key reused",
+	IdempotencyUnsupportedRoute:  "Idempotency not supported",
+	RateLimited:                  "Too many requests",
+	Internal:                     "Internal server error",
+	StoreUnavailable:             "Store unavailable",
+}
+
+// Status returns the HTTP status of code, or 500 for a code this package does not know.
+func (c Code) Status() int {
+	if s, ok := statusOf[c]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// Title returns the short human title of code.
+func (c Code) Title() string {
+	if t, ok := titleOf[c]; ok {
+		return t
+	}
+	return titleOf[Internal]
+}
+
+// TypeURI returns the RFC 9457 "type" member for code:
+// https://riskapi.dev/problems/<code in lowercase, hyphenated>.
+func (c Code) TypeURI() string {
+	return "https://riskapi.dev/problems/" + strings.ReplaceAll(strings.ToLower(string(c)), "_", "-")
+}
+
+// FieldError names one offending input field of a VALIDATION_FAILED problem.
+// Field is the JSON member, query parameter or form field name as the client sent it.
+type FieldError struct {
+	Field  string `json:"field"`
+	Detail string `json:"detail"`
+}
+
+// Problem is an error that renders as RFC 9457 problem details. Status and title come
+// from Code; Detail is safe to show to the client and must never carry internals.
+type Problem struct {
+	Code   Code
+	Detail string
+	// Errors lists offending fields (VALIDATION_FAILED only); may be empty.
+	Errors []FieldError
+	// RetryAfter, when positive, is sent as the Retry-After header in whole seconds
+	// (rounded up), as 409, 429 and 503 require.
+	RetryAfter time.Duration
+}
+
+// New returns a Problem with code and a client-safe detail built by fmt.Sprintf.
+func New(code Code, format string, args ...any) *Problem {
+	return &Problem{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Invalid returns a VALIDATION_FAILED problem naming one field; its detail reads
+// "<field>: <detail>".
+func Invalid(field, detail string) *Problem {
+	return &Problem{
+		Code:   ValidationFailed,
+		Detail: field + ": " + detail,
+		Errors: []FieldError{{Field: field, Detail: detail}},
+	}
+}
+
+// Fields returns a VALIDATION_FAILED problem for several offending fields, or nil when
+// errs is empty.
+func Fields(errs []FieldError) *Problem {
+	if len(errs) == 0 {
+		return nil
+	}
+	parts := make([]string, len(errs))
+	for i, e := range errs {
+		parts[i] = e.Field + ": " + e.Detail
+	}
+	return &Problem{Code: ValidationFailed, Detail: strings.Join(parts, "; "), Errors: errs}
+}
+
+// Error implements error as "<CODE>: <detail>".
+func (p *Problem) Error() string { return string(p.Code) + ": " + p.Detail }
+
+// Status returns the HTTP status code of p.
+func (p *Problem) Status() int { return p.Code.Status() }
+
+// As returns the *Problem in err's chain, or nil.
+func As(err error) *Problem {
+	var p *Problem
+	if errors.As(err, &p) {
+		return p
+	}
+	return nil
+}

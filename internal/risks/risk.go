@@ -1,0 +1,239 @@
+// Package risks is the risk register's domain: the Risk type, its validation and
+// derivation rules, and the Store interface its storage must satisfy. It knows nothing
+// of HTTP, SQL or idempotency.
+package risks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// Status is where a risk stands.
+type Status string
+
+// The statuses a risk can have; StatusOpen is the default.
+const (
+	StatusOpen      Status = "open"
+	StatusMitigated Status = "mitigated"
+	StatusClosed    Status = "closed"
+)
+
+// Valid reports whether s is one of the three statuses.
+func (s Status) Valid() bool {
+	return s == StatusOpen || s == StatusMitigated || s == StatusClosed
+}
+
+// Risk is one entry of a tenant's risk register.
+type Risk struct {
+	ID          string
+	TenantID    string
+	Title       string // 1–200 characters
+	Description string // up to 10,000 characters
+	Category    string // up to 100 characters
+	Likelihood  *int   // 1–5, nil when not assessed
+	Impact      *int   // 1–5, nil when not assessed
+	RiskScore   *int   // 1–25; derived as Likelihood×Impact when not given
+	Status      Status
+	Owner       string  // up to 200 characters
+	ExternalID  *string // set by inbound webhooks: the sender's finding ID
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// ErrNotFound means no risk with that ID in that tenant; another tenant's risk is
+// indistinguishable from an absent one.
+var ErrNotFound = errors.New("risk not found")
+
+// Fields are the client-writable fields of a risk, as given to create or replace it.
+// nil means "not given".
+type Fields struct {
+	Title       *string
+	Description *string
+	Category    *string
+	Likelihood  *int
+	Impact      *int
+	RiskScore   *int
+	Status      *Status
+	Owner       *string
+}
+
+// Nullable is a PATCH value that may be given as null to clear the field.
+type Nullable[T any] struct {
+	Value T
+	Null  bool
+}
+
+// Update is a partial change (PATCH): nil fields are kept, others replaced; a Null
+// Nullable clears an optional number.
+type Update struct {
+	Title       *string
+	Description *string
+	Category    *string
+	Likelihood  *Nullable[int]
+	Impact      *Nullable[int]
+	RiskScore   *Nullable[int]
+	Status      *Status
+	Owner       *string
+}
+
+// New validates f and returns a risk for tenantID with id, timestamps at now, status
+// open unless given, and a derived score. Errors: *problem.Problem VALIDATION_FAILED
+// naming every offending field.
+func New(id, tenantID string, f Fields, now time.Time) (*Risk, error) {
+	r := &Risk{ID: id, TenantID: tenantID, Status: StatusOpen, CreatedAt: now, UpdatedAt: now}
+	if err := r.assign(f); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Replace overwrites every client-writable field of r with f (PUT): fields not given
+// take their defaults. Errors as New.
+func (r *Risk) Replace(f Fields, now time.Time) error {
+	next := &Risk{ID: r.ID, TenantID: r.TenantID, ExternalID: r.ExternalID, Status: StatusOpen,
+		CreatedAt: r.CreatedAt, UpdatedAt: now}
+	if err := next.assign(f); err != nil {
+		return err
+	}
+	*r = *next
+	return nil
+}
+
+// Apply changes the fields u gives (PATCH). When likelihood or impact changes and the
+// score is not given, the score is derived again if both are set. Errors as New;
+// on error r is unchanged.
+func (r *Risk) Apply(u Update, now time.Time) error {
+	next := *r
+	set := func(dst **int, n *Nullable[int]) {
+		if n == nil {
+			return
+		}
+		if n.Null {
+			*dst = nil
+		} else {
+			v := n.Value
+			*dst = &v
+		}
+	}
+	if u.Title != nil {
+		next.Title = *u.Title
+	}
+	if u.Description != nil {
+		next.Description = *u.Description
+	}
+	if u.Category != nil {
+		next.Category = *u.Category
+	}
+	if u.Owner != nil {
+		next.Owner = *u.Owner
+	}
+	if u.Status != nil {
+		next.Status = *u.Status
+	}
+	set(&next.Likelihood, u.Likelihood)
+	set(&next.Impact, u.Impact)
+	set(&next.RiskScore, u.RiskScore)
+	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) && next.Likelihood != nil && next.Impact != nil {
+		s := *next.Likelihood * *next.Impact
+		next.RiskScore = &s
+	}
+	if p := next.validate(); p != nil {
+		return p
+	}
+	next.UpdatedAt = now
+	*r = next
+	return nil
+}
+
+func (r *Risk) assign(f Fields) error {
+	if f.Title != nil {
+		r.Title = *f.Title
+	} else {
+		r.Title = ""
+	}
+	r.Description = deref(f.Description)
+	r.Category = deref(f.Category)
+	r.Owner = deref(f.Owner)
+	r.Likelihood, r.Impact, r.RiskScore = f.Likelihood, f.Impact, f.RiskScore
+	if f.Status != nil {
+		r.Status = *f.Status
+	}
+	if r.RiskScore == nil && r.Likelihood != nil && r.Impact != nil {
+		s := *r.Likelihood * *r.Impact
+		r.RiskScore = &s
+	}
+	if f.Title == nil {
+		return problem.Invalid("title", "is required")
+	}
+	if p := r.validate(); p != nil {
+		return p
+	}
+	return nil
+}
+
+func (r *Risk) validate() *problem.Problem {
+	var errs []problem.FieldError
+	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
+	if n := utf8.RuneCountInString(r.Title); n < 1 || n > 200 {
+		bad("title", "must be 1–200 characters")
+	}
+	if utf8.RuneCountInString(r.Description) > 10000 {
+		bad("description", "must be at most 10000 characters")
+	}
+	if utf8.RuneCountInString(r.Category) > 100 {
+		bad("category", "must be at most 100 characters")
+	}
+	if utf8.RuneCountInString(r.Owner) > 200 {
+		bad("owner", "must be at most 200 characters")
+	}
+	inRange := func(field string, v *int, lo, hi int) {
+		if v != nil && (*v < lo || *v > hi) {
+			bad(field, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+		}
+	}
+	inRange("likelihood", r.Likelihood, 1, 5)
+	inRange("impact", r.Impact, 1, 5)
+	inRange("riskScore", r.RiskScore, 1, 25)
+	if !r.Status.Valid() {
+		bad("status", "must be one of open, mitigated, closed")
+	}
+	return problem.Fields(errs)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// Filter selects a page of a tenant's risks, newest first.
+type Filter struct {
+	// Limit is the page size, 1–100.
+	Limit int
+	// Before, when set, returns only risks older than the risk with this ID (the
+	// cursor of the previous page).
+	Before string
+}
+
+// Store persists risks. Every method is scoped to a tenant and writes through the
+// transaction its context carries, if any (see internal/database.Conn).
+type Store interface {
+	// Create inserts r.
+	Create(ctx context.Context, r *Risk) error
+	// Get returns the tenant's risk with id, or ErrNotFound.
+	Get(ctx context.Context, tenantID, id string) (*Risk, error)
+	// GetByExternalID returns the tenant's risk with that external ID, or ErrNotFound.
+	GetByExternalID(ctx context.Context, tenantID, externalID string) (*Risk, error)
+	// List returns up to f.Limit risks newest first, and whether more follow.
+	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)
+	// Update stores every field of r, or returns ErrNotFound.
+	Update(ctx context.Context, r *Risk) error
+	// Delete removes the tenant's risk with id, or returns ErrNotFound.
+	Delete(ctx context.Context, tenantID, id string) error
+}

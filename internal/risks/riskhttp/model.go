@@ -1,0 +1,117 @@
+package riskhttp
+
+import (
+	"time"
+
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// riskResponse is a risk as the API shows it (camelCase, absent numbers as null).
+type riskResponse struct {
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	Description string    `json:"description"`
+	Category    string    `json:"category"`
+	Likelihood  *int      `json:"likelihood"`
+	Impact      *int      `json:"impact"`
+	RiskScore   *int      `json:"riskScore"`
+	Status      string    `json:"status"`
+	Owner       string    `json:"owner"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+func toResponse(r *risks.Risk) riskResponse {
+	return riskResponse{ID: r.ID, Title: r.Title, Description: r.Description, Category: r.Category,
+		Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore, Status: string(r.Status),
+		Owner: r.Owner, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+type listResponse struct {
+	Data       []riskResponse `json:"data"`
+	HasMore    bool           `json:"hasMore"`
+	NextCursor *string        `json:"nextCursor"`
+}
+
+// writeRequest is the body of POST and PUT: every field optional at the JSON level,
+// the domain decides what is required. null is "not given".
+type writeRequest struct {
+	Title       *string       `json:"title"`
+	Description *string       `json:"description"`
+	Category    *string       `json:"category"`
+	Likelihood  *jsonbody.Int `json:"likelihood"`
+	Impact      *jsonbody.Int `json:"impact"`
+	RiskScore   *jsonbody.Int `json:"riskScore"`
+	Status      *string       `json:"status"`
+	Owner       *string       `json:"owner"`
+}
+
+func (w writeRequest) fields() risks.Fields {
+	f := risks.Fields{Title: w.Title, Description: w.Description, Category: w.Category, Owner: w.Owner,
+		Likelihood: intPtr(w.Likelihood), Impact: intPtr(w.Impact), RiskScore: intPtr(w.RiskScore)}
+	if w.Status != nil {
+		s := risks.Status(*w.Status)
+		f.Status = &s
+	}
+	return f
+}
+
+// patchRequest is the body of PATCH: absent members are kept; null clears an optional
+// number and is refused for text fields.
+type patchRequest struct {
+	Title       jsonbody.Optional[string]       `json:"title"`
+	Description jsonbody.Optional[string]       `json:"description"`
+	Category    jsonbody.Optional[string]       `json:"category"`
+	Likelihood  jsonbody.Optional[jsonbody.Int] `json:"likelihood"`
+	Impact      jsonbody.Optional[jsonbody.Int] `json:"impact"`
+	RiskScore   jsonbody.Optional[jsonbody.Int] `json:"riskScore"`
+	Status      jsonbody.Optional[string]       `json:"status"`
+	Owner       jsonbody.Optional[string]       `json:"owner"`
+}
+
+// update converts p, returning the name of a text field given as null, if any.
+func (p patchRequest) update() (risks.Update, string) {
+	var u risks.Update
+	texts := []struct {
+		name string
+		in   jsonbody.Optional[string]
+		out  **string
+	}{{"title", p.Title, &u.Title}, {"description", p.Description, &u.Description},
+		{"category", p.Category, &u.Category}, {"owner", p.Owner, &u.Owner}}
+	for _, t := range texts {
+		if t.in.Set {
+			if t.in.Null {
+				return u, t.name
+			}
+			v := t.in.Value
+			*t.out = &v
+		}
+	}
+	if p.Status.Set {
+		if p.Status.Null {
+			return u, "status"
+		}
+		s := risks.Status(p.Status.Value)
+		u.Status = &s
+	}
+	u.Likelihood = nullable(p.Likelihood)
+	u.Impact = nullable(p.Impact)
+	u.RiskScore = nullable(p.RiskScore)
+	return u, ""
+}
+
+func intPtr(n *jsonbody.Int) *int {
+	if n == nil {
+		return nil
+	}
+	v := int(*n)
+	return &v
+}
+
+func nullable(o jsonbody.Optional[jsonbody.Int]) *risks.Nullable[int] {
+	if !o.Set {
+		return nil
+	}
+	return &risks.Nullable[int]{Value: int(o.Value), Null: o.Null}
+}

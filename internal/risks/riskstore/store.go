@@ -1,0 +1,135 @@
+// Package riskstore stores risks with GORM on SQLite or PostgreSQL. Its row type and
+// GORM tags stay here; the domain type knows nothing of them.
+package riskstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// Store implements risks.Store.
+type Store struct{ db *gorm.DB }
+
+var _ risks.Store = (*Store)(nil)
+
+// New returns a Store over db.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+type row struct {
+	ID          string
+	TenantID    string
+	Title       string
+	Description string
+	Category    string
+	Likelihood  *int
+	Impact      *int
+	RiskScore   *int
+	Status      string
+	Owner       string
+	ExternalID  *string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+func (row) TableName() string { return "risks" }
+
+func toRow(r *risks.Risk) *row {
+	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
+		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
+		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+}
+
+func toRisk(w *row) *risks.Risk {
+	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
+		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
+		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID,
+		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
+}
+
+// Create inserts r.
+func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
+	if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
+		return fmt.Errorf("create risk: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// Get returns the tenant's risk with id, or risks.ErrNotFound.
+func (s *Store) Get(ctx context.Context, tenantID, id string) (*risks.Risk, error) {
+	return s.take(ctx, "get risk "+id, "tenant_id = ? AND id = ?", tenantID, id)
+}
+
+// GetByExternalID returns the tenant's risk with that external ID, or
+// risks.ErrNotFound.
+func (s *Store) GetByExternalID(ctx context.Context, tenantID, externalID string) (*risks.Risk, error) {
+	return s.take(ctx, "get risk by external id", "tenant_id = ? AND external_id = ?", tenantID, externalID)
+}
+
+func (s *Store) take(ctx context.Context, what, where string, args ...any) (*risks.Risk, error) {
+	var w row
+	err := database.Conn(ctx, s.db).Where(where, args...).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, risks.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, database.Classify(err))
+	}
+	return toRisk(&w), nil
+}
+
+// List returns up to f.Limit of the tenant's risks, newest first (IDs are UUIDv7, so
+// ID order is creation order and stable), and whether more follow.
+func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
+	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
+	if f.Before != "" {
+		q = q.Where("id < ?", f.Before)
+	}
+	var rows []row
+	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("list risks: %w", database.Classify(err))
+	}
+	more := len(rows) > f.Limit
+	if more {
+		rows = rows[:f.Limit]
+	}
+	out := make([]*risks.Risk, len(rows))
+	for i := range rows {
+		out[i] = toRisk(&rows[i])
+	}
+	return out, more, nil
+}
+
+// Update stores every field of r, or returns risks.ErrNotFound.
+func (s *Store) Update(ctx context.Context, r *risks.Risk) error {
+	w := toRow(r)
+	res := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id = ?", r.TenantID, r.ID).
+		Select("title", "description", "category", "likelihood", "impact", "risk_score",
+			"status", "owner", "external_id", "updated_at").Updates(w)
+	if res.Error != nil {
+		return fmt.Errorf("update risk %s: %w", r.ID, database.Classify(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return risks.ErrNotFound
+	}
+	return nil
+}
+
+// Delete removes the tenant's risk with id, or returns risks.ErrNotFound.
+func (s *Store) Delete(ctx context.Context, tenantID, id string) error {
+	res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&row{})
+	if res.Error != nil {
+		return fmt.Errorf("delete risk %s: %w", id, database.Classify(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return risks.ErrNotFound
+	}
+	return nil
+}

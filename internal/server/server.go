@@ -1,0 +1,191 @@
+// Package server assembles riskapi's HTTP API: the Echo router, the middleware chain
+// (request id, logs and metrics, recovery, body limits, authentication, rate limits,
+// idempotency) and every route of api-contract.md section 3.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+
+	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskhttp"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Settings are the server's tunables (from riskapi's configuration).
+type Settings struct {
+	IdempotencyTTL      time.Duration // default 24h
+	IdempotencyLease    time.Duration // default 1m
+	IdempotencyRequired bool
+	// MaxJSONBytes bounds JSON request bodies. Default 1 MiB.
+	MaxJSONBytes int64
+	// MaxUploadBytes bounds upload bodies. Default 1 GiB.
+	MaxUploadBytes int64
+	// RateLimitRPS and RateLimitBurst limit each credential; RPS 0 turns it off.
+	RateLimitRPS   float64
+	RateLimitBurst int
+}
+
+// Deps are the server's collaborators.
+type Deps struct {
+	DB          *database.DB
+	Tenants     *tenants.Service
+	Sessions    *auth.Sessions
+	Risks       risks.Store
+	Idempotency idempotency.Store
+	// Metrics receives the HTTP and idempotency metrics and is served at /metrics.
+	Metrics *prometheus.Registry
+	// IdempotencyMetrics, optional: shared with the sweeper.
+	IdempotencyMetrics *idempotency.Metrics
+	Logger             *slog.Logger
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+}
+
+// unsupportedRoutes refuse an Idempotency-Key with 422: logging in has no tenant to
+// scope a record to, and a replayed login would hand out a token without its cookie.
+var unsupportedRoutes = map[string]bool{
+	"/v1/sessions":              true,
+	"/webhooks/inbound/:source": true,
+}
+
+// New returns the configured Echo instance. Errors: invalid settings.
+func New(d Deps, s Settings) (*echo.Echo, error) {
+	if s.MaxJSONBytes <= 0 {
+		s.MaxJSONBytes = 1 << 20
+	}
+	if s.MaxUploadBytes <= 0 {
+		s.MaxUploadBytes = 1 << 30
+	}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	log := d.Logger
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(log)
+
+	idem, err := idempotency.Config{
+		Store:         d.Idempotency,
+		Scope:         auth.TenantID,
+		Policy:        policy,
+		Required:      s.IdempotencyRequired,
+		TTL:           s.IdempotencyTTL,
+		Lease:         s.IdempotencyLease,
+		Fingerprinter: &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes},
+		Now:           d.Now,
+		Metrics:       d.IdempotencyMetrics,
+		Logger:        log,
+	}.ToMiddleware()
+	if err != nil {
+		return nil, err
+	}
+
+	e.Use(dropBadRequestID, middleware.RequestID(), observe(log, newHTTPMetrics(d.Metrics)))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisablePrintStack: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			log.Error("panic", slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
+				slog.String("error", err.Error()), slog.String("stack", string(stack)))
+			return problem.New(problem.Internal, "an internal error occurred; the request id identifies it in our logs")
+		},
+	}))
+	jsonLimit := bodyLimit(func(c echo.Context) int64 {
+		if uploadRoutes[c.Path()] {
+			return s.MaxUploadBytes
+		}
+		return s.MaxJSONBytes
+	})
+
+	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	e.GET("/readyz", func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+		defer cancel()
+		if err := d.DB.Ping(ctx); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	})
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{})))
+
+	limit := rateLimit(s)
+	v1 := e.Group("/v1", jsonLimit)
+	v1.POST("/sessions", auth.LoginHandler(d.Sessions), idem)
+	v1auth := v1.Group("", auth.SessionAuth(d.Sessions), limit, auth.RequireScopes(), idem)
+	v1auth.DELETE("/sessions", auth.LogoutHandler(d.Sessions))
+	riskhttp.Routes(v1auth, riskhttp.Config{Store: d.Risks, Now: d.Now})
+
+	v2 := e.Group("/v2", jsonLimit, auth.APIKeys(d.Tenants), limit, auth.RequireScopes(), idem)
+	riskhttp.Routes(v2, riskhttp.Config{Store: d.Risks, Now: d.Now})
+	return e, nil
+}
+
+func policy(c echo.Context) idempotency.Policy {
+	if unsupportedRoutes[c.Path()] {
+		return idempotency.Unsupported
+	}
+	return idempotency.Supported
+}
+
+// uploadRoutes take bodies up to MaxUploadBytes; every other route up to MaxJSONBytes.
+var uploadRoutes = map[string]bool{
+	"/v1/risks/:id/attachments": true,
+	"/v2/risks/:id/attachments": true,
+}
+
+// bodyLimit refuses bodies over limit(c) bytes with 413: at once when Content-Length says
+// so, otherwise as soon as reading passes n (http.MaxBytesReader), never buffering.
+func bodyLimit(limit func(echo.Context) int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req, n := c.Request(), limit(c)
+			if req.ContentLength > n {
+				return problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", n)
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, n)
+			return next(c)
+		}
+	}
+}
+
+// rateLimit limits each credential (API key, or session user) with a token bucket
+// of RateLimitRPS and RateLimitBurst (golang.org/x/time/rate through Echo's limiter).
+func rateLimit(s Settings) echo.MiddlewareFunc {
+	if s.RateLimitRPS <= 0 {
+		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
+	}
+	burst := s.RateLimitBurst
+	if burst <= 0 {
+		burst = int(math.Ceil(s.RateLimitRPS))
+	}
+	retryAfter := time.Duration(math.Ceil(1/s.RateLimitRPS)) * time.Second
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(s.RateLimitRPS), Burst: burst, ExpiresIn: 3 * time.Minute,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) {
+			if p := auth.FromContext(c.Request().Context()); p != nil {
+				return string(p.Kind) + ":" + p.CredentialID, nil
+			}
+			return c.RealIP(), nil
+		},
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return &problem.Problem{Code: problem.RateLimited, RetryAfter: retryAfter,
+				Detail: "this credential sent too many requests; retry after the Retry-After delay"}
+		},
+		ErrorHandler: func(c echo.Context, err error) error { return err },
+	})
+}
