@@ -23,6 +23,7 @@ const (
 	CodeUnauthenticated              = "UNAUTHENTICATED"                 // 401: missing, bad or revoked API key
 	CodeForbidden                    = "FORBIDDEN"                       // 403: the key lacks the scope
 	CodeNotFound                     = "NOT_FOUND"                       // 404: absent, or another tenant's
+	CodeMethodNotAllowed             = "METHOD_NOT_ALLOWED"              // 405: known path, wrong method
 	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
@@ -97,7 +98,8 @@ type FieldError struct {
 }
 
 // Error returns "riskapi: <status> <code>: <detail> (request <id>)", leaving
-// out the parts the server did not give.
+// out the parts the server did not give. For VALIDATION_FAILED the detail
+// already names the fields; Errors has them one by one.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("riskapi: ")
@@ -115,17 +117,6 @@ func (e *Error) Error() string {
 	if e.Detail != "" {
 		b.WriteString(": ")
 		b.WriteString(e.Detail)
-	}
-	for i, fe := range e.Errors {
-		if i == 0 {
-			b.WriteString(" [")
-		} else {
-			b.WriteString("; ")
-		}
-		fmt.Fprintf(&b, "%s: %s", fe.Field, fe.Detail)
-		if i == len(e.Errors)-1 {
-			b.WriteString("]")
-		}
 	}
 	if e.RequestID != "" {
 		fmt.Fprintf(&b, " (request %s)", e.RequestID)

@@ -56,8 +56,10 @@ type APIResponse struct {
 	// response of an earlier attempt with the same key, typically because
 	// that attempt's response was lost.
 	IdempotentReplayed bool
-	// Attempts is how many HTTP attempts the call made, 1 when it was not
-	// retried.
+	// Attempts is how many attempts the SDK made for the call, 1 when it
+	// was not retried. (For a request without a body, net/http may on its
+	// own resend once, with the same headers, when a reused keep-alive
+	// connection turns out to be closed; that is not counted.)
 	Attempts int
 }
 

@@ -105,7 +105,8 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.ParseUint(v, 10, 64); err == nil {
+	if secs, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		// On overflow secs is the maximum, which the cap below absorbs.
 		if secs > uint64(maxRetryAfter/time.Second) {
 			return maxRetryAfter
 		}

@@ -2,7 +2,9 @@ package riskapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"net/http"
 	"net/url"
@@ -91,19 +93,65 @@ type RiskReplaceParams struct {
 }
 
 // RiskUpdateParams are the changes of Update (PATCH). Only non-nil fields are
-// sent, and the server keeps every field that is not sent; set a text field
-// to Ptr("") to empty it.
+// sent, and the server keeps every field that is not sent. Set a text field
+// to Ptr("") to empty it, and a Clear… flag to remove a number (it is sent as
+// null).
 type RiskUpdateParams struct {
-	Params `json:"-"`
+	Params
 
-	Title       *string     `json:"title,omitempty"`
-	Description *string     `json:"description,omitempty"`
-	Category    *string     `json:"category,omitempty"`
-	Likelihood  *int        `json:"likelihood,omitempty"`
-	Impact      *int        `json:"impact,omitempty"`
-	RiskScore   *int        `json:"riskScore,omitempty"`
-	Status      *RiskStatus `json:"status,omitempty"`
-	Owner       *string     `json:"owner,omitempty"`
+	Title       *string
+	Description *string
+	Category    *string
+	// Likelihood is 1–5.
+	Likelihood *int
+	// Impact is 1–5.
+	Impact *int
+	// RiskScore is 1–25. When Likelihood or Impact change and RiskScore is
+	// not given, the server derives the score again.
+	RiskScore *int
+	Status    *RiskStatus
+	Owner     *string
+
+	// ClearLikelihood, ClearImpact and ClearRiskScore send the field as
+	// null, unsetting it. Setting one together with its value is an error.
+	ClearLikelihood, ClearImpact, ClearRiskScore bool
+}
+
+// MarshalJSON encodes the PATCH body: given fields only, cleared numbers as
+// null. It fails if a number is both set and cleared.
+func (p *RiskUpdateParams) MarshalJSON() ([]byte, error) {
+	num := func(name string, v *int, clear bool) (json.RawMessage, error) {
+		switch {
+		case v != nil && clear:
+			return nil, fmt.Errorf("riskapi: RiskUpdateParams: both %s and Clear%s are set", name, name)
+		case clear:
+			return json.RawMessage("null"), nil
+		case v != nil:
+			return json.RawMessage(strconv.Itoa(*v)), nil
+		}
+		return nil, nil
+	}
+	w := struct {
+		Title       *string         `json:"title,omitempty"`
+		Description *string         `json:"description,omitempty"`
+		Category    *string         `json:"category,omitempty"`
+		Likelihood  json.RawMessage `json:"likelihood,omitempty"`
+		Impact      json.RawMessage `json:"impact,omitempty"`
+		RiskScore   json.RawMessage `json:"riskScore,omitempty"`
+		Status      *RiskStatus     `json:"status,omitempty"`
+		Owner       *string         `json:"owner,omitempty"`
+	}{Title: p.Title, Description: p.Description, Category: p.Category, Status: p.Status, Owner: p.Owner}
+	var err error
+	if w.Likelihood, err = num("Likelihood", p.Likelihood, p.ClearLikelihood); err != nil {
+		return nil, err
+	}
+	if w.Impact, err = num("Impact", p.Impact, p.ClearImpact); err != nil {
+		return nil, err
+	}
+	if w.RiskScore, err = num("RiskScore", p.RiskScore, p.ClearRiskScore); err != nil {
+		return nil, err
+	}
+	return json.Marshal(w)
 }
 
 // RiskListParams selects where a listing starts and how many risks a page
