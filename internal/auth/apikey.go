@@ -10,7 +10,6 @@ import (
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-
 // APIKeys authenticates /v2 requests by "Authorization: Bearer rk_…". A missing,
 // malformed, unknown or revoked key is 401 UNAUTHENTICATED; the store failing is
 // passed on (503 at the edge).

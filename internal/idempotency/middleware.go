@@ -215,4 +215,3 @@ func (e *engine) unavailable(c echo.Context, op string, err error) error {
 	return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: e.RetryAfter,
 		Detail: fmt.Sprintf("the idempotency store could not be reached; nothing was done, retry with the same Idempotency-Key after %s", e.RetryAfter)}
 }
-

@@ -1,0 +1,128 @@
+// Package dbtest gives tests a fresh, migrated riskapi database on the store under
+// test, chosen by the TEST_DATABASE_URL environment variable:
+//
+//   - unset or "sqlite": a new SQLite file in the test's temporary directory;
+//   - postgres://…: a new PostgreSQL database per test on that server (the URL's own
+//     database is only used to create and drop them), copied from a migrated
+//     template made once per test binary.
+//
+// The same test suite therefore runs on both stores; .ci/run runs it twice.
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/migrations"
+)
+
+// EnvVar selects the store under test.
+const EnvVar = "TEST_DATABASE_URL"
+
+// Postgres reports whether the tests run against PostgreSQL.
+func Postgres() bool {
+	return strings.HasPrefix(os.Getenv(EnvVar), "postgres")
+}
+
+// URL returns a DATABASE_URL for a fresh, migrated database, removed when tb ends.
+func URL(tb testing.TB) string {
+	tb.Helper()
+	base := os.Getenv(EnvVar)
+	if !strings.HasPrefix(base, "postgres") {
+		u := "sqlite://" + filepath.Join(tb.TempDir(), "riskapi.db")
+		db, err := database.Open(context.Background(), u, database.Options{})
+		if err != nil {
+			tb.Fatalf("open sqlite: %v", err)
+		}
+		defer db.Close()
+		if _, err := migrations.Apply(context.Background(), db); err != nil {
+			tb.Fatalf("migrate: %v", err)
+		}
+		return u
+	}
+	tmpl := template(tb, base)
+	name := "riskapi_test_" + randomHex(6)
+	admin(tb, base, fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s`, name, tmpl))
+	tb.Cleanup(func() { admin(tb, base, fmt.Sprintf(`DROP DATABASE IF EXISTS %s WITH (FORCE)`, name)) })
+	return withDatabase(tb, base, name)
+}
+
+// Open returns a fresh, migrated database, closed and removed when tb ends.
+func Open(tb testing.TB) *database.DB {
+	tb.Helper()
+	db, err := database.Open(context.Background(), URL(tb), database.Options{})
+	if err != nil {
+		tb.Fatalf("open: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+var (
+	tmplOnce sync.Once
+	tmplName string
+	tmplErr  error
+)
+
+// template migrates one database per test binary and returns its name; every test
+// database is a cheap copy of it.
+func template(tb testing.TB, base string) string {
+	tb.Helper()
+	tmplOnce.Do(func() {
+		tmplName = "riskapi_tmpl_" + randomHex(6)
+		if tmplErr = adminErr(base, `CREATE DATABASE `+tmplName); tmplErr != nil {
+			return
+		}
+		var db *database.DB
+		u := withDatabase(tb, base, tmplName)
+		if db, tmplErr = database.Open(context.Background(), u, database.Options{}); tmplErr != nil {
+			return
+		}
+		_, tmplErr = migrations.Apply(context.Background(), db)
+		db.Close()
+	})
+	if tmplErr != nil {
+		tb.Fatalf("create template database: %v", tmplErr)
+	}
+	return tmplName
+}
+
+func withDatabase(tb testing.TB, base, name string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("%s: %v", EnvVar, err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func admin(tb testing.TB, base, stmt string) {
+	tb.Helper()
+	if err := adminErr(base, stmt); err != nil {
+		tb.Fatalf("%s: %v", stmt, err)
+	}
+}
+
+func adminErr(base, stmt string) error {
+	db, err := database.Open(context.Background(), base, database.Options{MaxOpenConns: 1})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.Exec(stmt).Error
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
