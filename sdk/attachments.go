@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -50,11 +52,12 @@ type AttachmentUploadParams struct {
 	// *bytes.Reader and *strings.Reader qualify. ReadAt may be called
 	// again for a retry, never concurrently by two attempts.
 	File io.ReaderAt
-	// Size is the number of bytes of File to send. When it is 0 and File
-	// has a Size() int64 method (*bytes.Reader, *strings.Reader,
-	// *io.SectionReader), that size is used. With Open, a positive Size
-	// lets the SDK send a Content-Length; otherwise the body is chunked.
-	// Must not be negative.
+	// Size is the number of bytes of File to send. When it is 0, the SDK
+	// asks File: Size() (*bytes.Reader, *strings.Reader,
+	// *io.SectionReader) or Stat() (*os.File); failing both, File is read
+	// up to EOF and sent chunked. With Open, a positive Size lets the SDK
+	// send a Content-Length; otherwise the body is chunked. Must not be
+	// negative.
 	Size int64
 	// Open, used when File is nil, returns a fresh reader of the whole file;
 	// it is called once per attempt and the reader is closed after it.
@@ -90,11 +93,9 @@ func (s *AttachmentsService) Upload(ctx context.Context, riskID string, p *Attac
 	}
 	size := p.Size
 	if p.File != nil && size == 0 {
-		if s, ok := p.File.(interface{ Size() int64 }); ok {
-			size = s.Size()
-		}
+		size = sizeOf(p.File)
 	}
-	known := p.File != nil || size > 0
+	known := size > 0 || (size == 0 && p.File != nil)
 	if !known {
 		size = -1
 	}
@@ -121,7 +122,11 @@ func (s *AttachmentsService) Upload(ctx context.Context, riskID string, p *Attac
 			var src io.Reader
 			var closer io.Closer
 			if p.File != nil {
-				src = io.NewSectionReader(p.File, 0, size)
+				n := size
+				if n < 0 {
+					n = math.MaxInt64 // size unknown: read up to EOF
+				}
+				src = io.NewSectionReader(p.File, 0, n)
 			} else {
 				rc, err := p.Open()
 				if err != nil {
@@ -147,6 +152,21 @@ func (s *AttachmentsService) Upload(ctx context.Context, riskID string, p *Attac
 	}
 	a.LastResponse = info
 	return a, nil
+}
+
+// sizeOf finds the length of a ReaderAt that knows it (*bytes.Reader,
+// *strings.Reader, *io.SectionReader have Size; *os.File has Stat), or
+// returns -1: the file is then read up to EOF and sent chunked.
+func sizeOf(r io.ReaderAt) int64 {
+	switch f := r.(type) {
+	case interface{ Size() int64 }:
+		return f.Size()
+	case interface{ Stat() (fs.FileInfo, error) }:
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			return fi.Size()
+		}
+	}
+	return -1
 }
 
 func (p *AttachmentUploadParams) validate() error {

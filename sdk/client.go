@@ -23,9 +23,11 @@ const (
 	// the server's default listen address on this machine.
 	DefaultBaseURL = "http://localhost:8080"
 	// DefaultMaxRetries is how many times a call is retried after its first
-	// attempt. With the default waits the time budget usually ends a call
-	// before this count does.
-	DefaultMaxRetries = 8
+	// attempt. It is high enough that DefaultMaxElapsed is what normally
+	// ends a call, as the contract intends (a 409 with "Retry-After: 1"
+	// keeps being retried while the first request may still finish), and
+	// low enough that a server answering without any wait is not hammered.
+	DefaultMaxRetries = 20
 	// DefaultMaxWait caps a single backoff wait, Retry-After included.
 	DefaultMaxWait = 30 * time.Second
 	// DefaultMaxElapsed is the budget of one call, retries and waits included.
@@ -99,9 +101,14 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
 	c := &Client{
-		apiKey:     apiKey,
-		baseURL:    base,
-		httpClient: &http.Client{Transport: tr},
+		apiKey:  apiKey,
+		baseURL: base,
+		httpClient: &http.Client{
+			Transport: tr,
+			// The API never redirects; following one would turn a POST
+			// into a GET. A 3xx is returned as an *Error instead.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
 		userAgent:  "riskapi-go/" + Version,
 		logger:     slog.New(slog.DiscardHandler),
 		maxRetries: DefaultMaxRetries,
@@ -156,7 +163,8 @@ func WithBaseURL(rawURL string) Option {
 // custom Transport, proxy or TLS configuration. Beware that hc.Timeout bounds
 // a whole attempt including the reading of a download's body. Must not be nil.
 // Default: a client with a clone of http.DefaultTransport whose
-// ResponseHeaderTimeout is DefaultResponseHeaderTimeout.
+// ResponseHeaderTimeout is DefaultResponseHeaderTimeout, and that does not
+// follow redirects.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -874,5 +875,83 @@ func TestBaseURLPathPrefix(t *testing.T) {
 	// The id is one path segment: its slash stays escaped on the wire.
 	if got := srv.recorded()[0].EscapedPath; got != "/prefix/v2/risks/risk%2F1%20x" {
 		t.Errorf("path = %q", got)
+	}
+}
+
+// plainReaderAt hides the Size method of its reader: the SDK cannot know the
+// length and must read to EOF.
+type plainReaderAt struct{ r *strings.Reader }
+
+func (p plainReaderAt) ReadAt(b []byte, off int64) (int, error) { return p.r.ReadAt(b, off) }
+
+func TestUploadSizeDiscovery(t *testing.T) {
+	c, srv, _ := newTestClient(t)
+	ctx := context.Background()
+	if _, err := c.Risks.Create(ctx, createParams()); err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/evidence.txt"
+	if err := os.WriteFile(path, []byte("from disk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+
+	tests := []struct {
+		name       string
+		file       io.ReaderAt
+		wantSize   int64
+		wantLength bool // a Content-Length was sent
+	}{
+		{"*os.File via Stat", f, 9, true},
+		{"unknown length read to EOF", plainReaderAt{strings.NewReader("no size known")}, 13, false},
+		{"empty *bytes.Reader", bytes.NewReader(nil), 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv.inject(status(503, "STORE_UNAVAILABLE", "1")) // and the source is read twice
+			a, err := c.Attachments.Upload(ctx, "risk_1", &riskapi.AttachmentUploadParams{File: tt.file, Filename: "f"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			reqs := srv.recorded()
+			last := reqs[len(reqs)-1]
+			if a.Size != tt.wantSize || !bytes.Equal(last.Body, reqs[len(reqs)-2].Body) {
+				t.Errorf("size %d, want %d; bodies equal: %v", a.Size, tt.wantSize, bytes.Equal(last.Body, reqs[len(reqs)-2].Body))
+			}
+			if got := last.ContentLength >= 0; got != tt.wantLength {
+				t.Errorf("Content-Length %d, want known=%v", last.ContentLength, tt.wantLength)
+			}
+		})
+	}
+}
+
+func TestInvalidHeaderFailsWithoutRetrying(t *testing.T) {
+	c, srv, _ := newTestClient(t)
+	p := createParams()
+	p.Headers = http.Header{"X-Note": {"line\r\nX-Evil: 1"}}
+	if _, err := c.Risks.Create(context.Background(), p); err == nil || !strings.Contains(err.Error(), "invalid value for header X-Note") {
+		t.Errorf("err = %v", err)
+	}
+	if n := len(srv.recorded()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
+func TestRedirectIsNotFollowed(t *testing.T) {
+	c, srv, _ := newTestClient(t)
+	srv.inject(func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		http.Redirect(w, r, "/v2/risks", http.StatusFound)
+	})
+	_, err := c.Risks.Create(context.Background(), createParams())
+	var apiErr *riskapi.Error
+	if !errors.As(err, &apiErr) || apiErr.Status != http.StatusFound {
+		t.Errorf("err = %v, want a 302 *Error", err)
+	}
+	if n := len(srv.recorded()); n != 1 || srv.riskCount() != 0 {
+		t.Errorf("%d requests, %d risks; want the redirect not followed", n, srv.riskCount())
 	}
 }

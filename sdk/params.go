@@ -1,6 +1,7 @@
 package riskapi
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 )
@@ -36,6 +37,25 @@ var managedHeaders = map[string]bool{
 
 func isManagedHeader(name string) bool {
 	return managedHeaders[http.CanonicalHeaderKey(strings.TrimSpace(name))]
+}
+
+// checkHeaders rejects header names and values that net/http would refuse
+// on every attempt: caught here, they fail the call at once instead of being
+// retried like a network error.
+func checkHeaders(h http.Header) error {
+	for name, values := range h {
+		if name == "" || strings.IndexFunc(name, func(r rune) bool {
+			return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+		}) >= 0 {
+			return fmt.Errorf("riskapi: invalid header name %q", name)
+		}
+		for _, v := range values {
+			if strings.IndexFunc(v, func(r rune) bool { return (r < ' ' && r != '\t') || r == 0x7f }) >= 0 {
+				return fmt.Errorf("riskapi: invalid value for header %s", name)
+			}
+		}
+	}
+	return nil
 }
 
 // APIResponse describes the HTTP exchange behind a result. It is set as the

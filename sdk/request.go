@@ -55,6 +55,11 @@ func isWrite(method string) bool {
 // error wrapped with the number of attempts; if ctx ends first, an error
 // wrapping ctx.Err() (and the last attempt's error, if any).
 func (c *Client) call(ctx context.Context, r *request, handle func(*http.Response, *APIResponse) error) error {
+	if r.params != nil {
+		if err := checkHeaders(r.params.Headers); err != nil {
+			return err
+		}
+	}
 	var key string
 	if isWrite(r.method) {
 		if r.params != nil {
