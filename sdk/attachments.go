@@ -25,16 +25,19 @@ type Attachment struct {
 	// ID is the server-assigned id, "att_…".
 	ID string `json:"id"`
 	// RiskID is the risk the file belongs to.
-	RiskID   string `json:"riskId"`
+	RiskID string `json:"riskId"`
+	// Filename is the name given at upload.
 	Filename string `json:"filename"`
 	// ContentType is the MIME type given at upload.
 	ContentType string `json:"contentType"`
 	// Size is the length of the file in bytes.
 	Size int64 `json:"size"`
 	// SHA256 is the hex SHA-256 of the file's bytes, to check a download.
-	SHA256      string    `json:"sha256"`
-	Description string    `json:"description"`
-	CreatedAt   time.Time `json:"createdAt"`
+	SHA256 string `json:"sha256"`
+	// Description is the text given at upload; empty when none.
+	Description string `json:"description"`
+	// CreatedAt is when the file was stored (server clock).
+	CreatedAt time.Time `json:"createdAt"`
 
 	// LastResponse describes the HTTP exchange that returned this
 	// attachment (for items of a list, the exchange of their page).

@@ -30,20 +30,26 @@ type Risk struct {
 	// ID is the server-assigned id, "risk_…".
 	ID string `json:"id"`
 	// Title is 1–200 characters.
-	Title       string `json:"title"`
+	Title string `json:"title"`
+	// Description is free text; empty when not set.
 	Description string `json:"description"`
-	Category    string `json:"category"`
+	// Category is a free-form grouping, e.g. "compliance"; empty when not set.
+	Category string `json:"category"`
 	// Likelihood is 1–5; nil when not set.
 	Likelihood *int `json:"likelihood"`
 	// Impact is 1–5; nil when not set.
 	Impact *int `json:"impact"`
 	// RiskScore is 1–25; when not given at creation but Likelihood and
 	// Impact are, the server sets it to their product. Nil when not set.
-	RiskScore *int       `json:"riskScore"`
-	Status    RiskStatus `json:"status"`
-	Owner     string     `json:"owner"`
-	CreatedAt time.Time  `json:"createdAt"`
-	UpdatedAt time.Time  `json:"updatedAt"`
+	RiskScore *int `json:"riskScore"`
+	// Status is open, mitigated or closed.
+	Status RiskStatus `json:"status"`
+	// Owner names who is responsible, e.g. an email; empty when not set.
+	Owner string `json:"owner"`
+	// CreatedAt is when the risk was created (server clock).
+	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is when the risk last changed (server clock).
+	UpdatedAt time.Time `json:"updatedAt"`
 
 	// LastResponse describes the HTTP exchange that returned this risk:
 	// request id, idempotency key, whether it was a replay. For items of a
@@ -58,9 +64,11 @@ type RiskCreateParams struct {
 	Params `json:"-"`
 
 	// Title is required, 1–200 characters.
-	Title       string `json:"title"`
+	Title string `json:"title"`
+	// Description is free text.
 	Description string `json:"description,omitempty"`
-	Category    string `json:"category,omitempty"`
+	// Category is a free-form grouping, e.g. "compliance".
+	Category string `json:"category,omitempty"`
 	// Likelihood is 1–5.
 	Likelihood *int `json:"likelihood,omitempty"`
 	// Impact is 1–5.
@@ -69,7 +77,8 @@ type RiskCreateParams struct {
 	RiskScore *int `json:"riskScore,omitempty"`
 	// Status defaults to open.
 	Status RiskStatus `json:"status,omitempty"`
-	Owner  string     `json:"owner,omitempty"`
+	// Owner names who is responsible, e.g. an email.
+	Owner string `json:"owner,omitempty"`
 }
 
 // RiskReplaceParams are the complete new contents of a risk for Replace
@@ -78,9 +87,11 @@ type RiskReplaceParams struct {
 	Params `json:"-"`
 
 	// Title is required, 1–200 characters.
-	Title       string `json:"title"`
+	Title string `json:"title"`
+	// Description is free text.
 	Description string `json:"description,omitempty"`
-	Category    string `json:"category,omitempty"`
+	// Category is a free-form grouping, e.g. "compliance".
+	Category string `json:"category,omitempty"`
 	// Likelihood is 1–5.
 	Likelihood *int `json:"likelihood,omitempty"`
 	// Impact is 1–5.
@@ -89,7 +100,8 @@ type RiskReplaceParams struct {
 	RiskScore *int `json:"riskScore,omitempty"`
 	// Status defaults to open.
 	Status RiskStatus `json:"status,omitempty"`
-	Owner  string     `json:"owner,omitempty"`
+	// Owner names who is responsible, e.g. an email.
+	Owner string `json:"owner,omitempty"`
 }
 
 // RiskUpdateParams are the changes of Update (PATCH). Only non-nil fields are
@@ -99,9 +111,12 @@ type RiskReplaceParams struct {
 type RiskUpdateParams struct {
 	Params
 
-	Title       *string
+	// Title, when set, is 1–200 characters.
+	Title *string
+	// Description, when set, replaces the text; Ptr("") empties it.
 	Description *string
-	Category    *string
+	// Category, when set, replaces the grouping; Ptr("") empties it.
+	Category *string
 	// Likelihood is 1–5.
 	Likelihood *int
 	// Impact is 1–5.
@@ -109,8 +124,10 @@ type RiskUpdateParams struct {
 	// RiskScore is 1–25. When Likelihood or Impact change and RiskScore is
 	// not given, the server derives the score again.
 	RiskScore *int
-	Status    *RiskStatus
-	Owner     *string
+	// Status, when set, moves the risk to open, mitigated or closed.
+	Status *RiskStatus
+	// Owner, when set, replaces the owner; Ptr("") empties it.
+	Owner *string
 
 	// ClearLikelihood, ClearImpact and ClearRiskScore send the field as
 	// null, unsetting it. Setting one together with its value is an error.
