@@ -34,8 +34,11 @@ type row struct {
 	Status      string
 	Owner       string
 	ExternalID  *string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// The domain sets both timestamps from its injected clock (truncated to what
+	// PostgreSQL keeps); GORM must not overwrite them with its own "now", or a risk
+	// would read back with another updatedAt than the write returned.
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+	UpdatedAt time.Time `gorm:"autoUpdateTime:false"`
 }
 
 func (row) TableName() string { return "risks" }
