@@ -6,6 +6,7 @@ package jsonbody
 import (
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -16,14 +17,25 @@ import (
 
 // Decode reads one JSON value from r into v (a pointer to a struct with json tags).
 // Errors: *problem.Problem VALIDATION_FAILED whose field is the JSON member at fault
-// ("body" when the fault is not in one member).
+// ("body" when the fault is not in one member), or PAYLOAD_TOO_LARGE when r is an
+// http.MaxBytesReader that hit its limit.
 func Decode(r io.Reader, v any) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
+		// A body cut off by http.MaxBytesReader (no or a false Content-Length) is the
+		// client's fault, not an internal error.
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
+		}
 		return err
 	}
-	if len(strings.TrimSpace(string(data))) == 0 {
+	switch strings.TrimSpace(string(data)) {
+	case "":
 		return problem.Invalid("body", "a JSON object is required")
+	case "null":
+		// Decoding null into a struct would silently succeed as "nothing given".
+		return problem.Invalid("body", "must be a JSON object")
 	}
 	err = json.Unmarshal(data, v, json.RejectUnknownMembers(true))
 	if err == nil {
@@ -55,6 +67,9 @@ func explain(err error) *problem.Problem {
 		switch {
 		case errors.Is(err, jsontext.ErrDuplicateName):
 			return problem.Invalid(field, "appears more than once")
+		case field != "body" && !errors.Is(err, io.ErrUnexpectedEOF):
+			// Invalid UTF-8, a lone surrogate, a bad escape or literal inside one member.
+			return problem.Invalid(field, "is not valid JSON: "+strings.TrimPrefix(syn.Err.Error(), "jsontext: "))
 		default:
 			return problem.Invalid("body", "is not valid JSON: "+strings.TrimPrefix(syn.Err.Error(), "jsontext: "))
 		}

@@ -1,0 +1,137 @@
+package jsonbody_test
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+type target struct {
+	Name  *string                         `json:"name"`
+	Count *jsonbody.Int                   `json:"count"`
+	Note  jsonbody.Optional[string]       `json:"note"`
+	Level jsonbody.Optional[jsonbody.Int] `json:"level"`
+	Inner *struct {
+		Deep string `json:"deep"`
+	} `json:"inner"`
+}
+
+func str(s string) *string             { return &s }
+func num(n jsonbody.Int) *jsonbody.Int { return &n }
+
+func TestDecodeAccepts(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		want target
+	}{
+		{"empty object", `{}`, target{}},
+		{"whitespace around", " \n{\"name\":\"x\"}\t", target{Name: str("x")}},
+		{"integer", `{"count":3}`, target{Count: num(3)}},
+		{"integral decimal", `{"count":3.0}`, target{Count: num(3)}},
+		{"exponent", `{"count":3e0}`, target{Count: num(3)}},
+		{"integral exponent", `{"count":0.3e1}`, target{Count: num(3)}},
+		{"negative", `{"count":-2}`, target{Count: num(-2)}},
+		{"null pointer", `{"count":null}`, target{}},
+		{"optional absent", `{"name":"a"}`, target{Name: str("a")}},
+		{"optional null", `{"note":null}`, target{Note: jsonbody.Optional[string]{Set: true, Null: true}}},
+		{"optional value", `{"note":""}`, target{Note: jsonbody.Optional[string]{Set: true}}},
+		{"optional int", `{"level":4.00}`, target{Level: jsonbody.Optional[jsonbody.Int]{Set: true, Value: 4}}},
+		{"escapes", `{"name":"\u00e9\ud83d\ude00"}`, target{Name: str("é😀")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got target
+			if err := jsonbody.Decode(strings.NewReader(tt.body), &got); err != nil {
+				t.Fatalf("Decode(%s): %v", tt.body, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDecodeRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		body  string
+		field string
+	}{
+		{"empty", ``, "body"},
+		{"blank", "  \n", "body"},
+		{"null document", `null`, "body"},
+		{"array", `[]`, "body"},
+		{"string", `"x"`, "body"},
+		{"truncated", `{"name":`, "body"},
+		{"trailing comma", `{"name":"a",}`, "body"},
+		{"two documents", `{} {}`, "body"},
+		{"unknown member", `{"nme":"a"}`, "nme"},
+		{"unknown nested member", `{"inner":{"deep":"a","x":1}}`, "inner/x"},
+		{"duplicate member", `{"name":"a","name":"b"}`, "name"},
+		{"duplicate, escaped", `{"name":"a","na\u006de":"b"}`, "name"},
+		{"wrong type", `{"name":1}`, "name"},
+		{"string for int", `{"count":"3"}`, "count"},
+		{"bool for int", `{"count":true}`, "count"},
+		{"fraction", `{"count":3.5}`, "count"},
+		{"tiny fraction", `{"count":3.0000000000000000001}`, "count"},
+		{"beyond int64", `{"count":9223372036854775808}`, "count"},
+		{"huge exponent", `{"count":1e400}`, "count"},
+		{"optional fraction", `{"level":1.5}`, "level"},
+		{"optional wrong type", `{"note":7}`, "note"},
+		{"invalid UTF-8", "{\"name\":\"\xff\"}", "name"},
+		{"lone surrogate", `{"name":"\ud800"}`, "name"},
+		{"bad escape", `{"name":"\x41"}`, "name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got target
+			err := jsonbody.Decode(strings.NewReader(tt.body), &got)
+			p := problem.As(err)
+			if p == nil || p.Code != problem.ValidationFailed {
+				t.Fatalf("Decode(%q) = %v, want VALIDATION_FAILED", tt.body, err)
+			}
+			if len(p.Errors) != 1 || p.Errors[0].Field != tt.field {
+				t.Errorf("errors = %+v, want one naming %q", p.Errors, tt.field)
+			}
+			if !strings.HasPrefix(p.Detail, tt.field+": ") {
+				t.Errorf("detail = %q, want it to start with %q", p.Detail, tt.field+": ")
+			}
+		})
+	}
+}
+
+// TestDecodeTooLarge: a body cut off by http.MaxBytesReader is 413, not a 500.
+func TestDecodeTooLarge(t *testing.T) {
+	t.Parallel()
+	body := http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(strings.NewReader(`{"name":"`+strings.Repeat("a", 100)+`"}`)), 50)
+	var got target
+	err := jsonbody.Decode(body, &got)
+	if p := problem.As(err); p == nil || p.Code != problem.PayloadTooLarge {
+		t.Fatalf("Decode = %v, want PAYLOAD_TOO_LARGE", err)
+	}
+}
+
+// TestDecodeReadError: other read failures pass through unchanged (a 500 at the edge).
+func TestDecodeReadError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("connection reset")
+	var got target
+	if err := jsonbody.Decode(io.MultiReader(strings.NewReader("{"), errReader{boom}), &got); !errors.Is(err, boom) {
+		t.Fatalf("Decode = %v, want %v", err, boom)
+	}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
