@@ -157,6 +157,7 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 		p := recover()
 		restore()
 		e.fail(hctx, res, rec)
+		origWriter.Header().Set(HeaderReplayed, "false")
 		e.Metrics.outcome(OutcomeFailed)
 		if p != nil {
 			panic(p)

@@ -1,0 +1,122 @@
+package idempotency
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestCanonicalJSONEquivalences(t *testing.T) {
+	same := []struct{ name, a, b string }{
+		{"member order", `{"a":1,"b":2}`, `{"b":2,"a":1}`},
+		{"whitespace", `{"a":[1,2]}`, " {\n\t\"a\" : [ 1 , 2 ] }\r\n"},
+		{"string escapes", `{"t":"A\u00e9/"}`, `{"t":"\u0041é\/"}`},
+		{"integer spelled as decimal", `{"n":3}`, `{"n":3.0}`},
+		{"exponent", `{"n":2}`, `{"n":2e0}`},
+		{"scaled exponent", `{"n":2.5}`, `{"n":25E-1}`},
+		{"positive exponent sign", `{"n":1e5}`, `{"n":100000}`},
+		{"negative zero", `{"n":0}`, `{"n":-0.0}`},
+		{"nested", `{"x":{"z":[{"b":1,"a":2}],"y":null}}`, `{"x":{"y":null,"z":[{"a":2,"b":1.00}]}}`},
+	}
+	for _, tc := range same {
+		t.Run(tc.name, func(t *testing.T) {
+			ca, err := CanonicalJSON(nil, []byte(tc.a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb, err := CanonicalJSON(nil, []byte(tc.b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(ca) != string(cb) {
+				t.Fatalf("canonical forms differ:\n%s\n%s", ca, cb)
+			}
+		})
+	}
+}
+
+func TestCanonicalJSONDistinctions(t *testing.T) {
+	differ := []struct{ name, a, b string }{
+		// Beyond 2^53 a double would round both to the same value; exact decimals don't.
+		{"large integers", `9007199254740993`, `9007199254740992`},
+		{"tiny difference", `0.1`, `0.10000000000000001`},
+		{"huge exponents", `1e400`, `1e401`},
+		{"NFC vs NFD", `"\u00e9"`, `"e\u0301"`},
+		{"null vs object", `null`, `{}`},
+		{"array order", `[1,2]`, `[2,1]`},
+		{"string vs number", `"1"`, `1`},
+		{"sign", `-1`, `1`},
+	}
+	for _, tc := range differ {
+		t.Run(tc.name, func(t *testing.T) {
+			ca, err := CanonicalJSON(nil, []byte(tc.a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb, err := CanonicalJSON(nil, []byte(tc.b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(ca) == string(cb) {
+				t.Fatalf("%s and %s canonicalise alike: %s", tc.a, tc.b, ca)
+			}
+		})
+	}
+}
+
+func TestCanonicalJSONForm(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"b":[true,false,null],"a":"x\ty"}`, `{"a":"x\ty","b":[true,false,null]}`},
+		{`120`, `12e1`},
+		{`-0.0500`, `-5e-2`},
+		{`"\u001f"`, `"\u001f"`},
+		// RFC 8785 3.2.3: names sort by UTF-16 code units, so U+1F600 (D83D DE00)
+		// precedes U+E000 although its code point is larger.
+		{"{\"\ue000\":1,\"\U0001F600\":2}", "{\"\U0001F600\":2e0,\"\ue000\":1e0}"},
+	}
+	for _, tc := range cases {
+		got, err := CanonicalJSON(nil, []byte(tc.in))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("CanonicalJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCanonicalJSONRejects(t *testing.T) {
+	bad := map[string]string{
+		"duplicate names": `{"a":1,"a":1}`,
+		"invalid UTF-8":   "{\"a\":\"\xff\"}",
+		"lone surrogate":  `{"a":"\ud800"}`,
+		"trailing data":   `{} {}`,
+		"truncated":       `{"a":`,
+		"bare word":       `nope`,
+	}
+	for name, in := range bad {
+		t.Run(name, func(t *testing.T) {
+			if _, err := CanonicalJSON(nil, []byte(in)); !errors.Is(err, ErrInvalidJSON) {
+				t.Fatalf("CanonicalJSON(%q) error = %v, want ErrInvalidJSON", in, err)
+			}
+		})
+	}
+}
+
+func FuzzCanonicalJSONIdempotent(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[2.50,"x"]}`, `1e-7`, `[{"\u00e9":null}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c1, err := CanonicalJSON(nil, data)
+		if err != nil {
+			return
+		}
+		c2, err := CanonicalJSON(nil, c1)
+		if err != nil {
+			t.Fatalf("canonical form %s does not parse: %v", c1, err)
+		}
+		if string(c1) != string(c2) {
+			t.Fatalf("not a fixed point: %s -> %s", c1, c2)
+		}
+	})
+}
