@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -64,8 +64,10 @@ type loginResponse struct {
 func LoginHandler(s *Sessions) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var req loginRequest
-		if err := json.UnmarshalRead(c.Request().Body, &req); err != nil {
-			return problem.New(problem.ValidationFailed, "body must be a JSON object {\"email\",\"password\"}")
+		// jsonbody, like every other JSON route: errors name the field, and a body
+		// over the limit is 413 rather than "invalid JSON".
+		if err := jsonbody.Decode(c.Request().Body, &req); err != nil {
+			return err
 		}
 		if req.Email == "" {
 			return problem.Invalid("email", "is required")

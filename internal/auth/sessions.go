@@ -104,7 +104,10 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 	if err != nil {
 		return nil, fmt.Errorf("verify session: %w", database.Classify(err))
 	}
-	if row.RevokedAt != nil || row.UserID != claims.Subject || row.TenantID != claims.TenantID {
+	// The row is authoritative: its expiry holds even for a token whose exp claim
+	// says otherwise.
+	if row.RevokedAt != nil || row.UserID != claims.Subject || row.TenantID != claims.TenantID ||
+		!s.now().Before(row.ExpiresAt) {
 		return nil, ErrInvalidSession
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
