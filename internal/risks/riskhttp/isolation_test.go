@@ -11,6 +11,14 @@ import (
 	"github.com/riskapi/riskapi/internal/apitest"
 )
 
+// do sends r and reports failures on t (env.Do reports on the test that made env).
+func do(t *testing.T, env *apitest.Env, r apitest.Request) *apitest.Response {
+	t.Helper()
+	res := env.Do(r)
+	res.T = t
+	return res
+}
+
 // login signs tenant's user in at /v1/sessions and returns the session token.
 func login(env *apitest.Env, tenant *apitest.Tenant) string {
 	env.T.Helper()
@@ -62,7 +70,7 @@ func TestTenantIsolation(t *testing.T) {
 			if tt.method == http.MethodPatch || tt.method == http.MethodPut {
 				req.JSON = body
 			}
-			env.Do(req).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+			do(t, env, req).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 		})
 	}
 
