@@ -1,0 +1,219 @@
+package upload
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// readBufferSize sits between the request body and the multipart parser, whose own
+// buffer is only 4 KiB: with it the body is read from the connection in large reads
+// instead of one system call per 4 KiB.
+const readBufferSize = 256 << 10
+
+// maxContentTypeBytes bounds a file part's Content-Type (it is stored with the file).
+const maxContentTypeBytes = 255
+
+// spool is one request's spooling state: the memoised outcome and every temporary
+// file it created, so the end of the request can remove them.
+type spool struct {
+	cfg   *Config
+	done  bool
+	form  *Form
+	err   error
+	files []*File
+}
+
+// read parses req's body into a Form once; later calls return the same outcome.
+func (s *spool) read(req *http.Request) (*Form, error) {
+	if !s.done {
+		s.form, s.err = s.parse(req)
+		s.done = true
+	}
+	return s.form, s.err
+}
+
+// cleanup removes the temporary files that were not moved into place.
+func (s *spool) cleanup() {
+	for _, f := range s.files {
+		if f.placed {
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.cfg.Logger.Warn("upload: could not remove a temporary file", "path", f.path, "error", err.Error())
+		}
+	}
+	s.files = nil
+}
+
+func (s *spool) parse(req *http.Request) (*Form, error) {
+	mt, params, err := mime.ParseMediaType(req.Header.Get(echo.HeaderContentType))
+	if err != nil || mt != echo.MIMEMultipartForm || params["boundary"] == "" {
+		return nil, problem.Invalid("body", "must be multipart/form-data with a boundary")
+	}
+	mr := multipart.NewReader(bufio.NewReaderSize(req.Body, readBufferSize), params["boundary"])
+	form := &Form{}
+	count := map[string]int{}
+	for {
+		p, err := mr.NextPart()
+		// Only a bare io.EOF is the closing boundary; a body that ends before it comes
+		// wrapped ("multipart: NextPart: EOF") and is malformed.
+		if err == io.EOF { //nolint:errorlint // see above
+			return form, nil
+		}
+		if err != nil {
+			return nil, bodyError(err)
+		}
+		if len(form.Parts) == s.cfg.MaxParts {
+			return nil, problem.Invalid("body", fmt.Sprintf("has more than %d parts", s.cfg.MaxParts))
+		}
+		part, err := s.readPart(p, count)
+		p.Close()
+		if err != nil {
+			return nil, err
+		}
+		form.Parts = append(form.Parts, part)
+	}
+}
+
+// readPart checks p against the rules and reads it: a field into memory, a file into
+// a temporary file.
+func (s *spool) readPart(p *multipart.Part, count map[string]int) (Part, error) {
+	disp, dparams, err := mime.ParseMediaType(p.Header.Get("Content-Disposition"))
+	name := dparams["name"]
+	if err != nil || disp != "form-data" || name == "" {
+		return Part{}, problem.Invalid("body", "every part needs a Content-Disposition: form-data header with a name")
+	}
+	filename, isFile := dparams["filename"]
+	shown := fieldName(name)
+	if s.cfg.Rules != nil {
+		rule, ok := s.cfg.Rules[name]
+		switch {
+		case !ok:
+			return Part{}, problem.Invalid(shown, "is not a known form field")
+		case rule.File && !isFile:
+			return Part{}, problem.Invalid(shown, "must be a file part (with a filename)")
+		case !rule.File && isFile:
+			return Part{}, problem.Invalid(shown, "must be a plain form field, not a file")
+		case count[name] >= max(rule.Max, 1):
+			return Part{}, problem.Invalid(shown, fmt.Sprintf("may be sent at most %d time(s)", max(rule.Max, 1)))
+		}
+	}
+	count[name]++
+	if !isFile {
+		v, err := io.ReadAll(io.LimitReader(p, s.cfg.MaxFieldBytes+1))
+		if err != nil {
+			return Part{}, bodyError(err)
+		}
+		if int64(len(v)) > s.cfg.MaxFieldBytes {
+			return Part{}, problem.Invalid(shown, fmt.Sprintf("is longer than %d bytes", s.cfg.MaxFieldBytes))
+		}
+		return Part{Name: name, Value: string(v)}, nil
+	}
+	ct, err := contentType(p.Header.Get(echo.HeaderContentType))
+	if err != nil {
+		return Part{}, problem.Invalid(shown, err.Error())
+	}
+	f := &File{Field: name, Filename: filename, ContentType: ct}
+	if err := s.spoolFile(f, p); err != nil {
+		return Part{}, err
+	}
+	return Part{Name: name, File: f}, nil
+}
+
+// spoolFile writes p's bytes to a new temporary file while hashing them.
+func (s *spool) spoolFile(f *File, p io.Reader) error {
+	if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
+		return fmt.Errorf("create spool folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(s.cfg.Dir, "upload-*")
+	if err != nil {
+		return fmt.Errorf("create spool file: %w", err)
+	}
+	f.path = tmp.Name()
+	s.files = append(s.files, f) // from here on, the end of the request removes it
+	n, sum, err := copyHashed(tmp, p)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close spool file: %w", cerr)
+	}
+	if err != nil {
+		_ = os.Remove(f.path) // at once: a large partial file should not wait
+		return bodyError(err)
+	}
+	f.Size, f.SHA256 = n, sum
+	return nil
+}
+
+// contentType normalises a file part's Content-Type (application/octet-stream when
+// absent, RFC 7578 section 4.4).
+func contentType(v string) (string, error) {
+	if v == "" {
+		return "application/octet-stream", nil
+	}
+	mt, params, err := mime.ParseMediaType(v)
+	if err != nil {
+		return "", errors.New("has an invalid Content-Type")
+	}
+	ct := mime.FormatMediaType(mt, params)
+	if ct == "" || len(ct) > maxContentTypeBytes {
+		return "", errors.New("has an invalid or overlong Content-Type")
+	}
+	return ct, nil
+}
+
+// bodyError turns a failure to read the body into what the client sees: 413 past the
+// body limit, 400 for a malformed or truncated body; anything else (a disk failing)
+// stays an internal error.
+func bodyError(err error) error {
+	var tooLarge *http.MaxBytesError
+	var httpErr *echo.HTTPError
+	var p *problem.Problem
+	switch {
+	case errors.As(err, &p):
+		return p
+	case errors.As(err, &tooLarge), errors.As(err, &httpErr) && httpErr.Code == http.StatusRequestEntityTooLarge:
+		return problem.New(problem.PayloadTooLarge, "the request body is too large")
+	case errors.Is(err, io.ErrUnexpectedEOF), isMultipartSyntax(err):
+		return problem.Invalid("body", "is not a complete multipart/form-data body")
+	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err // the spool's own file system
+	}
+	// The connection broke or the client sent garbage: either way the request is bad.
+	return problem.Invalid("body", "could not be read as multipart/form-data")
+}
+
+func isMultipartSyntax(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if msg := e.Error(); len(msg) > 10 && msg[:10] == "multipart:" {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldName is a client-sent form name made safe to echo in a problem: valid UTF-8,
+// at most 100 bytes.
+func fieldName(name string) string {
+	name = strings.ToValidUTF8(name, "\uFFFD")
+	if len(name) > 100 {
+		cut := 100
+		for cut > 0 && !utf8.RuneStart(name[cut]) {
+			cut--
+		}
+		name = name[:cut] + "…"
+	}
+	return name
+}
