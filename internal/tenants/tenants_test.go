@@ -1,0 +1,211 @@
+package tenants_test
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+type clock struct{ now time.Time }
+
+func (c *clock) Now() time.Time { return c.now }
+
+func newService(t *testing.T) (*tenants.Service, *clock, func(query string, args ...any) []string) {
+	t.Helper()
+	db := dbtest.Open(t)
+	c := &clock{now: time.Now()}
+	rows := func(query string, args ...any) []string {
+		var out []string
+		if err := db.Raw(query, args...).Scan(&out).Error; err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return tenants.NewService(db.DB, bcrypt.MinCost, c.Now), c, rows
+}
+
+var inputField = func(err error) string {
+	var in *tenants.InputError
+	if errors.As(err, &in) {
+		return in.Field
+	}
+	return ""
+}
+
+func TestTenantsAndUsers(t *testing.T) {
+	t.Parallel()
+	svc, _, rows := newService(t)
+	ctx := context.Background()
+
+	ten, err := svc.CreateTenant(ctx, "  Acme  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^ten_[0-9a-f]{32}$`).MatchString(ten.ID) || ten.Name != "Acme" {
+		t.Errorf("tenant = %+v, want ten_ ID and the trimmed name", ten)
+	}
+	for _, bad := range []string{"", "   ", strings.Repeat("n", 201)} {
+		if _, err := svc.CreateTenant(ctx, bad); inputField(err) != "name" {
+			t.Errorf("CreateTenant(%q) = %v, want an input error on name", bad, err)
+		}
+	}
+
+	u, err := svc.CreateUser(ctx, ten.ID, " Alice@Example.com ", "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(tenants.User{ID: u.ID, TenantID: ten.ID, Email: "alice@example.com"}, u,
+		cmpIgnoreTime); diff != "" || !strings.HasPrefix(u.ID, "usr_") {
+		t.Errorf("user (-want +got):\n%s", diff)
+	}
+	hashes := rows("SELECT password_hash FROM users WHERE id = ?", u.ID)
+	if len(hashes) != 1 || strings.Contains(hashes[0], "correct horse") || !strings.HasPrefix(hashes[0], "$2") {
+		t.Errorf("stored password %q is not a bcrypt hash", hashes)
+	}
+
+	tests := []struct {
+		name, tenant, email, password string
+		wantErr                       error
+		wantField                     string
+	}{
+		{"taken, other case", ten.ID, "ALICE@example.com", "another pw", tenants.ErrEmailTaken, ""},
+		{"no tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "bob@example.com", "password1", tenants.ErrNotFound, ""},
+		{"bad email", ten.ID, "not an email", "password1", nil, "email"},
+		{"email with a name", ten.ID, "Bob <bob@example.com>", "password1", nil, "email"},
+		{"short password", ten.ID, "bob@example.com", "1234567", nil, "password"},
+		{"password over bcrypt's limit", ten.ID, "bob@example.com", strings.Repeat("p", 73), nil, "password"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := svc.CreateUser(ctx, tt.tenant, tt.email, tt.password)
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Errorf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantField != "" && inputField(err) != tt.wantField {
+				t.Errorf("err = %v, want an input error on %s", err, tt.wantField)
+			}
+		})
+	}
+
+	got, err := svc.Authenticate(ctx, "ALICE@example.com ", "correct horse")
+	if err != nil || got.ID != u.ID || got.TenantID != ten.ID {
+		t.Errorf("Authenticate = %+v, %v; want the user", got, err)
+	}
+	for _, c := range [][2]string{{"alice@example.com", "wrong horse"}, {"nobody@example.com", "correct horse"}, {"", ""}} {
+		if _, err := svc.Authenticate(ctx, c[0], c[1]); !errors.Is(err, tenants.ErrInvalidCredentials) {
+			t.Errorf("Authenticate(%q, %q) = %v, want ErrInvalidCredentials", c[0], c[1], err)
+		}
+	}
+}
+
+func TestAPIKeys(t *testing.T) {
+	t.Parallel()
+	svc, clk, rows := newService(t)
+	ctx := context.Background()
+	ten, err := svc.CreateTenant(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, secret, err := svc.CreateAPIKey(ctx, ten.ID, "ci", []tenants.Scope{tenants.ScopeRisksRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^rk_[A-Za-z0-9_-]{43}$`).MatchString(secret) {
+		t.Errorf("secret %q is not rk_ and 43 base64url characters", secret)
+	}
+	if !strings.HasPrefix(k.ID, "key_") || k.TenantID != ten.ID || k.Name != "ci" ||
+		!cmp.Equal(k.Scopes, []tenants.Scope{tenants.ScopeRisksRead}) {
+		t.Errorf("key = %+v", k)
+	}
+	_, secret2, err := svc.CreateAPIKey(ctx, ten.ID, "", tenants.AllScopes)
+	if err != nil || secret2 == secret {
+		t.Fatalf("second key: %q, %v (must differ from the first)", secret2, err)
+	}
+	// Only a digest is stored.
+	stored := rows("SELECT secret_hash FROM api_keys WHERE id = ?", k.ID)
+	if len(stored) != 1 || strings.Contains(stored[0], secret[3:]) {
+		t.Errorf("stored %q holds the secret", stored)
+	}
+
+	got, err := svc.VerifyAPIKey(ctx, secret)
+	if err != nil || got.ID != k.ID || got.TenantID != ten.ID || !got.Has(tenants.ScopeRisksRead) || got.Has(tenants.ScopeRisksWrite) {
+		t.Fatalf("VerifyAPIKey = %+v, %v", got, err)
+	}
+	if used := rows("SELECT last_used_at FROM api_keys WHERE id = ? AND last_used_at IS NOT NULL", k.ID); len(used) != 1 {
+		t.Errorf("last use not recorded")
+	}
+	for _, bad := range []string{"", "rk_", secret + "x", strings.ToUpper(secret), "sk_" + secret[3:], secret[:20]} {
+		if _, err := svc.VerifyAPIKey(ctx, bad); !errors.Is(err, tenants.ErrInvalidCredentials) {
+			t.Errorf("VerifyAPIKey(%q) = %v, want ErrInvalidCredentials", bad, err)
+		}
+	}
+
+	clk.now = clk.now.Add(time.Minute)
+	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.VerifyAPIKey(ctx, secret); !errors.Is(err, tenants.ErrInvalidCredentials) {
+		t.Errorf("revoked key verifies: %v", err)
+	}
+	if _, err := svc.VerifyAPIKey(ctx, secret2); err != nil {
+		t.Errorf("revoking one key broke another: %v", err)
+	}
+	first := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID)
+	clk.now = clk.now.Add(time.Minute)
+	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+		t.Errorf("revoking twice: %v", err)
+	}
+	if again := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID); !cmp.Equal(first, again) {
+		t.Errorf("revoking twice moved revoked_at %v → %v", first, again)
+	}
+	if err := svc.RevokeAPIKey(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrNotFound) {
+		t.Errorf("revoking an unknown key = %v, want ErrNotFound", err)
+	}
+
+	if _, _, err := svc.CreateAPIKey(ctx, ten.ID, "none", nil); inputField(err) != "scopes" {
+		t.Errorf("key without scopes: %v", err)
+	}
+	if _, _, err := svc.CreateAPIKey(ctx, "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "x", tenants.AllScopes); !errors.Is(err, tenants.ErrNotFound) {
+		t.Errorf("key for an unknown tenant: %v", err)
+	}
+}
+
+func TestParseScopes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []tenants.Scope
+	}{
+		{"risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
+		{"risks:read,risks:write", tenants.AllScopes},
+		{" risks:write , risks:read ,", []tenants.Scope{tenants.ScopeRisksWrite, tenants.ScopeRisksRead}},
+		{"risks:read,risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
+		{"", nil},
+		{",", nil},
+		{"risks:admin", nil},
+		{"risks:read,risks:delete", nil},
+	}
+	for _, tt := range tests {
+		got, err := tenants.ParseScopes(tt.in)
+		if tt.want == nil {
+			if inputField(err) != "scopes" {
+				t.Errorf("ParseScopes(%q) = %v, %v; want an input error on scopes", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || !cmp.Equal(tt.want, got) {
+			t.Errorf("ParseScopes(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+var cmpIgnoreTime = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".CreatedAt" }, cmp.Ignore())
