@@ -75,36 +75,19 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
 	ctx := c.Request().Context()
 	now := e.Now()
-
-	// Fast path without a lock: most retries find their record complete.
-	rec, err := e.Store.Get(ctx, rk)
-	switch {
-	case err == nil:
-		if rec.State == StateComplete && rec.Live(now) {
-			return e.answerFromRecord(c, rec, fp)
-		}
-	case errors.Is(err, ErrNotFound):
-	default:
-		return OutcomeStoreUnavailable, e.unavailable(c, "read", err)
-	}
-
 	// The handler is detached from the client: a client that hangs up mid-request
 	// neither aborts a write half-way nor loses one — its retry finds the record.
 	// Its deadline stays under the lease, so a live request is never abandoned.
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.HandlerTimeout)
 	defer cancel()
-	res, err := e.Store.Reserve(hctx, rk)
-	if errors.Is(err, ErrLocked) {
+	res, prev, err := e.Store.Reserve(hctx, rk, now)
+	switch {
+	case errors.Is(err, ErrLocked):
 		return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
 			Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
-	}
-	if err != nil {
+	case err != nil:
 		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err)
-	}
-	prev := res.Existing()
-	if prev != nil && prev.State == StateComplete && prev.Live(now) {
-		// Completed between the fast path and the lock.
-		_ = res.Release()
+	case res == nil:
 		return e.answerFromRecord(c, prev, fp)
 	}
 	outcome := OutcomeExecuted

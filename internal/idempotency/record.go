@@ -59,13 +59,18 @@ var (
 // atomic across every process sharing the store: at most one live Reservation per
 // RecordKey, released when its transaction ends or its process dies.
 type Store interface {
-	// Get returns the committed record for k, or ErrNotFound. It takes no lock: it
-	// serves the replay fast path.
+	// Get returns the committed record for k, or ErrNotFound. It takes no lock.
 	Get(ctx context.Context, k RecordKey) (*Record, error)
-	// Reserve begins a transaction bound to ctx and locks k in it, or returns
-	// ErrLocked at once if another transaction holds k. ctx's deadline bounds the
-	// whole reservation.
-	Reserve(ctx context.Context, k RecordKey) (Reservation, error)
+	// Reserve looks k up and, unless its committed record is COMPLETE and live at
+	// now, reserves it: it begins a transaction bound to ctx (whose deadline bounds
+	// the reservation) and takes k's lock in it. It returns
+	//   - (nil, rec, nil) when rec is COMPLETE and live: answer from it;
+	//   - (nil, rec, ErrLocked) at once when another transaction holds k (rec, if
+	//     not nil, is not a live COMPLETE record);
+	//   - (res, prev, nil) when reserved; prev is the record read under the lock —
+	//     nil, FAILED or expired — that this attempt replaces.
+	// Any other error means the store failed.
+	Reserve(ctx context.Context, k RecordKey, now time.Time) (Reservation, *Record, error)
 	// MarkFailed records rec (State FAILED) unless a COMPLETE record for the same key
 	// is live at now: it runs after the reservation is released, and must never
 	// overwrite another attempt's success.
@@ -77,12 +82,15 @@ type Store interface {
 	DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
+// Answers reports whether rec settles a request at now without running it: a live
+// COMPLETE record is replayed (same fingerprint) or refuses a different request.
+func (r *Record) Answers(now time.Time) bool {
+	return r != nil && r.State == StateComplete && r.Live(now)
+}
+
 // Reservation is the PROCESSING state of one key: an open transaction holding the
 // key's lock. Exactly one of Complete or Release must be called.
 type Reservation interface {
-	// Existing returns the record committed for the key before the lock was taken
-	// (read under the lock), or nil.
-	Existing() *Record
 	// Context returns ctx carrying the reservation's transaction: the handler must
 	// make every database write through it.
 	Context(ctx context.Context) context.Context

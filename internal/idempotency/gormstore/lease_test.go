@@ -34,14 +34,14 @@ func TestAbandonedReservationFreesTheKeyAndCannotComplete(t *testing.T) {
 	defer survivor.Close()
 	k := idempotency.RecordKey{Scope: "s", Method: "POST", Path: "/p", Key: "abandoned-1"}
 
-	res, err := gormstore.New(dying).Reserve(ctx, k)
+	res, _, err := gormstore.New(dying).Reserve(ctx, k, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pid int
 	database.Conn(res.Context(ctx), dying.DB).Raw("SELECT pg_backend_pid()").Scan(&pid)
 	other := gormstore.New(survivor)
-	if _, err := other.Reserve(ctx, k); !errors.Is(err, idempotency.ErrLocked) {
+	if _, _, err := other.Reserve(ctx, k, time.Now()); !errors.Is(err, idempotency.ErrLocked) {
 		t.Fatalf("while held: %v, want ErrLocked", err)
 	}
 	if err := survivor.Exec("SELECT pg_terminate_backend(?)", pid).Error; err != nil {
@@ -51,7 +51,7 @@ func TestAbandonedReservationFreesTheKeyAndCannotComplete(t *testing.T) {
 	var taken idempotency.Reservation
 	deadline := time.Now().Add(5 * time.Second)
 	for taken == nil && time.Now().Before(deadline) {
-		if taken, err = other.Reserve(ctx, k); errors.Is(err, idempotency.ErrLocked) {
+		if taken, _, err = other.Reserve(ctx, k, time.Now()); errors.Is(err, idempotency.ErrLocked) {
 			time.Sleep(10 * time.Millisecond)
 		} else if err != nil {
 			t.Fatal(err)

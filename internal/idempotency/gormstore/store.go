@@ -7,15 +7,16 @@
 // transaction, and the transaction dies with its process (or, on PostgreSQL, with
 // idle_in_transaction_session_timeout if the process hangs), so an abandoned key is
 // free at once and only the lock holder can ever commit.
+//
+// Round trips are the cost of a keyed write on PostgreSQL, so its reservation
+// pipelines them (pgx batches on one pinned connection): BEGIN, the lock and the
+// read under it travel together, and so do the record's upsert and COMMIT.
 package gormstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"gorm.io/gorm"
@@ -30,6 +31,14 @@ type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
 	local   *localLocks // SQLite only
+}
+
+// Reserve implements idempotency.Store.Reserve for the store's dialect.
+func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey, now time.Time) (idempotency.Reservation, *idempotency.Record, error) {
+	if s.dialect == database.Postgres {
+		return s.reservePostgres(ctx, k, now)
+	}
+	return s.reserveSQLite(ctx, k, now)
 }
 
 var _ idempotency.Store = (*Store)(nil)
@@ -91,60 +100,6 @@ func get(q *gorm.DB) (*idempotency.Record, error) {
 	return toRecord(&w), nil
 }
 
-// Reserve begins a transaction and takes k's lock in it, or returns
-// idempotency.ErrLocked at once. The record is then read under the lock.
-func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey) (idempotency.Reservation, error) {
-	unlock := func() {}
-	if s.dialect == database.SQLite {
-		// Take the key before SQLite's write lock, so a duplicate is refused at
-		// once instead of queueing behind other writers.
-		if !s.local.tryLock(k) {
-			return nil, idempotency.ErrLocked
-		}
-		unlock = func() { s.local.unlock(k) }
-	}
-	tx := s.db.WithContext(ctx).Begin()
-	if tx.Error != nil {
-		unlock()
-		return nil, fmt.Errorf("begin: %w", database.Classify(tx.Error))
-	}
-	r := &reservation{tx: tx, unlock: unlock}
-	if s.dialect == database.Postgres {
-		var ok bool
-		if err := tx.Raw("SELECT pg_try_advisory_xact_lock(?)", lockID(k)).Scan(&ok).Error; err != nil {
-			r.Release()
-			return nil, fmt.Errorf("lock key: %w", database.Classify(err))
-		}
-		if !ok {
-			r.Release()
-			return nil, idempotency.ErrLocked
-		}
-	}
-	// Read after locking, in a fresh statement: under READ COMMITTED it sees every
-	// attempt that committed before the lock was ours.
-	rec, err := get(where(tx, k))
-	switch {
-	case err == nil:
-		r.existing = rec
-	case errors.Is(err, idempotency.ErrNotFound):
-	default:
-		r.Release()
-		return nil, err
-	}
-	return r, nil
-}
-
-// lockID maps a key to PostgreSQL's 64-bit advisory lock space. A collision between
-// two keys only makes one of them wait for a 409 retry; it can never merge records.
-func lockID(k idempotency.RecordKey) int64 {
-	h := sha256.New()
-	for _, part := range []string{k.Scope, k.Method, k.Path, k.Key} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
-}
-
 // MarkFailed upserts rec as FAILED unless the stored record is COMPLETE and live at
 // now: the reservation is already released, and a concurrent attempt may have
 // succeeded meanwhile.
@@ -187,72 +142,3 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (in
 	return int(res.RowsAffected), nil
 }
 
-// reservation is one open transaction holding one key.
-type reservation struct {
-	tx       *gorm.DB
-	unlock   func()
-	existing *idempotency.Record
-	once     sync.Once
-}
-
-func (r *reservation) Existing() *idempotency.Record { return r.existing }
-
-func (r *reservation) Context(ctx context.Context) context.Context {
-	return database.WithTx(ctx, r.tx)
-}
-
-// Complete upserts rec in the transaction and commits it with the handler's writes.
-func (r *reservation) Complete(ctx context.Context, rec *idempotency.Record) error {
-	w := toRow(rec)
-	err := r.tx.WithContext(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "scope"}, {Name: "method"}, {Name: "path"}, {Name: "idem_key"}},
-		DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "body", "created_at", "updated_at", "expires_at"}),
-	}).Create(w).Error
-	if err != nil {
-		r.Release()
-		return fmt.Errorf("store idempotency record: %w", database.Classify(err))
-	}
-	err = r.tx.Commit().Error
-	r.done()
-	if err != nil {
-		return fmt.Errorf("commit: %w", database.Classify(err))
-	}
-	return nil
-}
-
-// Release rolls back and frees the key; calling it again is a no-op.
-func (r *reservation) Release() error {
-	var err error
-	r.once.Do(func() {
-		err = r.tx.Rollback().Error
-		if errors.Is(err, gorm.ErrInvalidTransaction) {
-			err = nil // already ended, e.g. by its context's deadline
-		}
-		r.unlock()
-	})
-	return err
-}
-
-func (r *reservation) done() { r.once.Do(r.unlock) }
-
-// localLocks is SQLite's key lock: one process owns the database file.
-type localLocks struct {
-	mu   sync.Mutex
-	held map[idempotency.RecordKey]struct{}
-}
-
-func (l *localLocks) tryLock(k idempotency.RecordKey) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, busy := l.held[k]; busy {
-		return false
-	}
-	l.held[k] = struct{}{}
-	return true
-}
-
-func (l *localLocks) unlock(k idempotency.RecordKey) {
-	l.mu.Lock()
-	delete(l.held, k)
-	l.mu.Unlock()
-}

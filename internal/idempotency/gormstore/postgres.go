@@ -1,0 +1,181 @@
+package gormstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/idempotency"
+)
+
+const selectRecord = `SELECT fingerprint, state, status_code, content_type, body, created_at, expires_at
+	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
+
+const upsertRecord = `INSERT INTO idempotency_records
+	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
+	ON CONFLICT (scope, method, path, idem_key) DO UPDATE SET
+	fingerprint = excluded.fingerprint, state = excluded.state, status_code = excluded.status_code,
+	content_type = excluded.content_type, body = excluded.body, created_at = excluded.created_at,
+	updated_at = excluded.updated_at, expires_at = excluded.expires_at`
+
+// reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
+// one pipeline on a pinned connection. The read is its own statement, so under READ
+// COMMITTED its snapshot is taken after the lock is held and sees every attempt that
+// committed before; a record that answers the request is returned whether or not the
+// lock was free, so concurrent replays never see 409.
+func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey, now time.Time) (idempotency.Reservation, *idempotency.Record, error) {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return nil, nil, err
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reserve: %w", database.Classify(err))
+	}
+	r := &pgReservation{conn: conn}
+	var locked bool
+	var rec *idempotency.Record
+	err = r.pgx(func(pc *pgx.Conn) error {
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		b.Queue("SELECT pg_try_advisory_xact_lock($1)", lockID(k))
+		b.Queue(selectRecord, k.Scope, k.Method, k.Path, k.Key)
+		br := pc.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(&locked); err != nil {
+			return err
+		}
+		rec, err = scanRecord(br.QueryRow(), k)
+		return err
+	})
+	if err != nil {
+		r.Release()
+		return nil, nil, fmt.Errorf("reserve: %w", database.Classify(err))
+	}
+	if rec.Answers(now) {
+		r.Release()
+		return nil, rec, nil
+	}
+	if !locked {
+		r.Release()
+		return nil, rec, idempotency.ErrLocked
+	}
+	// Handlers write through GORM on the same connection, inside the same transaction.
+	tx := s.db.Session(&gorm.Session{Context: ctx, SkipDefaultTransaction: true})
+	tx.Statement.ConnPool = pinnedTx{conn}
+	r.tx = tx
+	return r, rec, nil
+}
+
+func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, error) {
+	rec := &idempotency.Record{RecordKey: k}
+	var state string
+	err := row.Scan(&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	rec.State = idempotency.State(state)
+	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	return rec, nil
+}
+
+// lockID maps a key to PostgreSQL's 64-bit advisory lock space. A collision between
+// two keys only makes one of them wait for a 409 retry; it can never merge records.
+func lockID(k idempotency.RecordKey) int64 {
+	h := sha256.New()
+	for _, part := range []string{k.Scope, k.Method, k.Path, k.Key} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return int64(binary.BigEndian.Uint64(h.Sum(nil)[:8]))
+}
+
+// pgReservation is an explicit transaction on one pinned connection.
+type pgReservation struct {
+	conn *sql.Conn
+	tx   *gorm.DB
+	once sync.Once
+}
+
+// pgx runs f on the pinned connection's pgx.Conn.
+func (r *pgReservation) pgx(f func(*pgx.Conn) error) error {
+	return r.conn.Raw(func(dc any) error { return f(dc.(*stdlib.Conn).Conn()) })
+}
+
+func (r *pgReservation) Context(ctx context.Context) context.Context {
+	return database.WithTx(ctx, r.tx)
+}
+
+// Complete sends the record's upsert and COMMIT as one pipeline. If the upsert fails
+// the server skips the COMMIT and the transaction is rolled back.
+func (r *pgReservation) Complete(ctx context.Context, rec *idempotency.Record) error {
+	var tag string
+	err := r.pgx(func(pc *pgx.Conn) error {
+		b := &pgx.Batch{}
+		b.Queue(upsertRecord, rec.Scope, rec.Method, rec.Path, rec.Key, rec.Fingerprint, string(rec.State),
+			rec.StatusCode, rec.ContentType, rec.Body, rec.CreatedAt.UTC(), rec.ExpiresAt.UTC())
+		b.Queue("COMMIT")
+		br := pc.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		ct, err := br.Exec()
+		tag = ct.String()
+		return err
+	})
+	if err == nil && tag != "COMMIT" {
+		// COMMIT of a transaction the handler left aborted answers ROLLBACK.
+		err = fmt.Errorf("transaction was rolled back (%s)", tag)
+	}
+	if err != nil {
+		r.Release()
+		return fmt.Errorf("complete: %w", database.Classify(err))
+	}
+	r.once.Do(func() { r.conn.Close() })
+	return nil
+}
+
+// Release rolls back and returns the connection; calling it again is a no-op. A
+// connection whose rollback fails is discarded, never reused mid-transaction.
+func (r *pgReservation) Release() error {
+	var err error
+	r.once.Do(func() {
+		// A fresh deadline: the reservation's own may be what ended it.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err = r.conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+			r.conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		r.conn.Close()
+	})
+	return err
+}
+
+// pinnedTx is the handler's view of the reservation's connection. It satisfies
+// gorm.TxCommitter so that a handler's nested db.Transaction uses savepoints rather
+// than a second BEGIN; only the reservation may end the transaction.
+type pinnedTx struct{ *sql.Conn }
+
+var errOwnedByReservation = errors.New("the idempotency reservation owns this transaction")
+
+func (pinnedTx) Commit() error   { return errOwnedByReservation }
+func (pinnedTx) Rollback() error { return errOwnedByReservation }
