@@ -141,4 +141,3 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (in
 	}
 	return int(res.RowsAffected), nil
 }
-
