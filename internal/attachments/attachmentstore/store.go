@@ -1,0 +1,149 @@
+// Package attachmentstore stores attachment rows with GORM on SQLite or PostgreSQL.
+// Its row type and GORM tags stay here; the domain type knows nothing of them.
+package attachmentstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// Store implements attachments.Store.
+type Store struct {
+	db      *gorm.DB
+	dialect database.Dialect
+}
+
+var _ attachments.Store = (*Store)(nil)
+
+// New returns a Store over db. The table comes from riskapi's migrations.
+func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+
+type row struct {
+	ID          string
+	TenantID    string
+	RiskID      string
+	Filename    string
+	ContentType string
+	Size        int64
+	SHA256      string `gorm:"column:sha256"`
+	Description string
+	CreatedAt   time.Time
+}
+
+func (row) TableName() string { return "attachments" }
+
+func toRow(a *attachments.Attachment) *row {
+	return &row{ID: a.ID, TenantID: a.TenantID, RiskID: a.RiskID, Filename: a.Filename,
+		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256, Description: a.Description,
+		CreatedAt: a.CreatedAt.UTC()}
+}
+
+func toAttachment(w *row) *attachments.Attachment {
+	return &attachments.Attachment{ID: w.ID, TenantID: w.TenantID, RiskID: w.RiskID,
+		Filename: w.Filename, ContentType: w.ContentType, Size: w.Size, SHA256: w.SHA256,
+		Description: w.Description, CreatedAt: w.CreatedAt.UTC()}
+}
+
+// InTx runs fn in the transaction ctx carries, or in a new one.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if database.InTx(ctx) {
+		return fn(ctx)
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(database.WithTx(ctx, tx))
+	})
+	return database.Classify(err)
+}
+
+// Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound. On
+// PostgreSQL the risk row is locked FOR KEY SHARE until commit — the lock a foreign
+// key would take —, so a concurrent delete of the risk waits and then removes this
+// row too (attachments.CascadeDelete). SQLite needs no lock: its writers take turns.
+func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
+	conn := database.Conn(ctx, s.db)
+	q := "SELECT id FROM risks WHERE tenant_id = ? AND id = ?"
+	if s.dialect == database.Postgres {
+		q += " FOR KEY SHARE"
+	}
+	var found []string
+	if err := conn.Raw(q, a.TenantID, a.RiskID).Scan(&found).Error; err != nil {
+		return fmt.Errorf("create attachment: find risk: %w", database.Classify(err))
+	}
+	if len(found) == 0 {
+		return risks.ErrNotFound
+	}
+	if err := conn.Create(toRow(a)).Error; err != nil {
+		return fmt.Errorf("create attachment: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// Get returns the tenant's attachment with id, or attachments.ErrNotFound.
+func (s *Store) Get(ctx context.Context, tenantID, id string) (*attachments.Attachment, error) {
+	var w row
+	err := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, attachments.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get attachment %s: %w", id, database.Classify(err))
+	}
+	return toAttachment(&w), nil
+}
+
+// List returns up to f.Limit of the risk's attachments oldest first (IDs are UUIDv7,
+// so ID order is creation order), and whether more follow.
+func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments.Filter) ([]*attachments.Attachment, bool, error) {
+	q := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID)
+	if f.After != "" {
+		q = q.Where("id > ?", f.After)
+	}
+	var rows []row
+	if err := q.Order("id").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("list attachments: %w", database.Classify(err))
+	}
+	more := len(rows) > f.Limit
+	if more {
+		rows = rows[:f.Limit]
+	}
+	out := make([]*attachments.Attachment, len(rows))
+	for i := range rows {
+		out[i] = toAttachment(&rows[i])
+	}
+	return out, more, nil
+}
+
+// DeleteByRisk removes the rows of the risk's attachments and returns how many.
+func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {
+	res := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID).Delete(&row{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete attachments of risk %s: %w", riskID, database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}
+
+// Existing returns which of ids are the IDs of the tenant's attachments.
+func (s *Store) Existing(ctx context.Context, tenantID string, ids []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var found []string
+	err := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id IN ?", tenantID, ids).
+		Pluck("id", &found).Error
+	if err != nil {
+		return nil, fmt.Errorf("find attachments: %w", database.Classify(err))
+	}
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
