@@ -6,7 +6,9 @@ package config
 import (
 	"flag"
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -72,6 +74,20 @@ func Load(vals map[string]*string) (Config, error) {
 	c.JWTSecret = get("JWT_SECRET")
 	c.SweepSchedule = get("SWEEP_SCHEDULE")
 	c.UploadDir = get("UPLOAD_DIR")
+	// Checked here, not when first used, so a bad value is a usage error (exit 2)
+	// naming the variable rather than a failure deep inside startup.
+	if _, port, err := net.SplitHostPort(c.Addr); err != nil || port == "" {
+		return c, fmt.Errorf("ADDR must be host:port or :port, got %q", c.Addr)
+	}
+	switch u := c.DatabaseURL; {
+	case strings.HasPrefix(u, "sqlite://"):
+		if strings.TrimPrefix(u, "sqlite://") == "" {
+			return c, fmt.Errorf("DATABASE_URL sqlite:// needs a file path, such as sqlite://data/riskapi.db")
+		}
+	case strings.HasPrefix(u, "postgres://"), strings.HasPrefix(u, "postgresql://"):
+	default:
+		return c, fmt.Errorf("DATABASE_URL must start with sqlite:// or postgres://")
+	}
 	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
 		return c, fmt.Errorf("JWT_SECRET must be at least 32 bytes")
 	}

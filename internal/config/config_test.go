@@ -73,6 +73,11 @@ func TestBadValues(t *testing.T) {
 	tests := []struct {
 		name, variable, value string
 	}{
+		{"address without port", "ADDR", "localhost"},
+		{"address with a path", "ADDR", "http://localhost:8080/"},
+		{"mysql", "DATABASE_URL", "mysql://db/x"},
+		{"bare path", "DATABASE_URL", "data/riskapi.db"},
+		{"sqlite without path", "DATABASE_URL", "sqlite://"},
 		{"short secret", "JWT_SECRET", "short"},
 		{"ttl not a duration", "IDEMPOTENCY_TTL", "a day"},
 		{"ttl zero", "IDEMPOTENCY_TTL", "0s"},
