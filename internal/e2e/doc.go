@@ -1,0 +1,17 @@
+// Package e2e runs riskapi as real processes for end-to-end tests and load runs: it
+// builds the api binary once per test binary, starts instances on a database, kills
+// them with SIGKILL, restarts them and stops them gracefully, provisions tenants and
+// API keys through the binary's own CLI, and drives keyed writes over loopback with
+// an exact account of every answer (workload.go).
+//
+// It is test support, in a non-test file so that several test packages and
+// cmd/loadgen can share it. Every process it starts is bound to 127.0.0.1, every wait
+// is bounded, and the *T helpers register a t.Cleanup that kills what they started.
+//
+// The tests in this package (go test ./internal/e2e/) run on the store that
+// TEST_DATABASE_URL selects (see internal/dbtest); the multi-instance ones skip on
+// SQLite, which supports one process only. Heavier variants sit behind flags:
+//
+//	go test -run TestSweepUnderLoad -sweep.rows=1000000 ./internal/e2e/
+//	go test -run 'TestCrash|TestFault' -e2e.scale=10 ./internal/e2e/
+package e2e

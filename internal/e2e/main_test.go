@@ -1,0 +1,36 @@
+package e2e_test
+
+import (
+	"flag"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/e2e"
+)
+
+var (
+	scale = flag.Float64("e2e.scale", 1, "multiplies the keys and kills of the crash, scale-out and fault tests")
+	seed  = flag.Uint64("e2e.seed", 0, "seed of the kill schedule (0: from the clock; the seed is logged)")
+)
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	e2e.RemoveBinary()
+	os.Exit(code)
+}
+
+// scaled returns n times -e2e.scale, at least 1.
+func scaled(n int) int { return max(1, int(float64(n)**scale+0.5)) }
+
+// newRand returns the test's random source, logging its seed.
+func newRand(t *testing.T) *rand.Rand {
+	s := *seed
+	if s == 0 {
+		s = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -e2e.seed=%d)", s, s)
+	return rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
+}
