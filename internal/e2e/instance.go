@@ -460,7 +460,7 @@ func (b *logBuffer) write(prefix string, line []byte) {
 }
 
 func (b *logBuffer) printf(format string, args ...any) {
-	b.write("", fmt.Appendf(nil, format, args...))
+	b.write(time.Now().UTC().Format("15:04:05.000000 "), fmt.Appendf(nil, format, args...))
 }
 
 func (b *logBuffer) String() string {
