@@ -1,0 +1,166 @@
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// EventType is what a delivery reports.
+type EventType string
+
+// The event types of the contract.
+const (
+	FindingCreated EventType = "finding.created"
+	FindingUpdated EventType = "finding.updated"
+)
+
+// Event is one delivery's content.
+type Event struct {
+	// ID is the sender's event ID (1–200 characters); redeliveries repeat it.
+	ID   string
+	Type EventType
+	// ExternalID is the sender's ID of the finding (1–200 characters), kept on the
+	// risk to find it again.
+	ExternalID string
+	// Change holds the risk fields the event gives; nil fields are not given.
+	Change risks.Update
+}
+
+// ErrFindingNotFound: a finding.updated event names an externalId no risk of the
+// tenant carries. The event is not recorded, so a redelivery after the creating event
+// is processed.
+var ErrFindingNotFound = errors.New("no risk with that externalId")
+
+// Service receives events and manages sources.
+type Service struct {
+	store Store
+	risks risks.Store
+	now   func() time.Time
+}
+
+// NewService returns a Service over store, acting on rs; now may be nil (time.Now).
+func NewService(store Store, rs risks.Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, risks: rs, now: now}
+}
+
+// CreateSource creates a source named name for tenantID (whose existence the caller
+// checked) and returns it with its secret. Errors: ErrInvalidSourceName,
+// ErrSourceExists.
+func (s *Service) CreateSource(ctx context.Context, tenantID, name string) (*Source, error) {
+	src, err := NewSource(tenantID, name, s.now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.CreateSource(ctx, src); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// Source returns the source named name. Errors: ErrSourceNotFound.
+func (s *Service) Source(ctx context.Context, name string) (*Source, error) {
+	if !ValidSourceName(name) {
+		return nil, ErrSourceNotFound
+	}
+	return s.store.SourceByName(ctx, name)
+}
+
+// Validate checks ev's envelope. Errors: *problem.Problem VALIDATION_FAILED naming
+// "id", "type" or "data/externalId".
+func (ev *Event) Validate() error {
+	var errs []problem.FieldError
+	text := func(field, v string) {
+		if n := utf8.RuneCountInString(v); n < 1 || n > 200 || !utf8.ValidString(v) {
+			errs = append(errs, problem.FieldError{Field: field, Detail: "must be 1–200 characters"})
+		}
+	}
+	text("id", ev.ID)
+	if ev.Type != FindingCreated && ev.Type != FindingUpdated {
+		errs = append(errs, problem.FieldError{Field: "type", Detail: "must be finding.created or finding.updated"})
+	}
+	text("data/externalId", ev.ExternalID)
+	if p := problem.Fields(errs); p != nil {
+		return p
+	}
+	return nil
+}
+
+// Receive processes ev from src exactly once: the event ID is recorded in the same
+// transaction as the risk it creates or changes, so a crash leaves both or neither,
+// and a redelivery finds the record and changes nothing (duplicate true).
+//
+// finding.created creates a risk with the event's fields and externalId — or, when
+// the tenant has one with that externalId already, changes it like finding.updated,
+// so that a sender that re-sends a creation under a new event ID does no harm.
+// finding.updated changes the fields the event gives.
+//
+// Errors: ErrFindingNotFound; *problem.Problem VALIDATION_FAILED from the risk's
+// validation (field names as in the risks domain); store errors.
+func (s *Service) Receive(ctx context.Context, src *Source, ev Event) (duplicate bool, err error) {
+	if err := ev.Validate(); err != nil {
+		return false, err
+	}
+	now := s.now().UTC().Truncate(time.Microsecond)
+	err = s.store.InTx(ctx, func(ctx context.Context) error {
+		first, err := s.store.RecordEvent(ctx, src.ID, ev.ID, now)
+		if err != nil {
+			return err
+		}
+		if !first {
+			duplicate = true
+			return nil
+		}
+		if err := s.store.LockFinding(ctx, src.TenantID, ev.ExternalID); err != nil {
+			return err
+		}
+		return s.apply(ctx, src.TenantID, ev, now)
+	})
+	return duplicate, err
+}
+
+func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time.Time) error {
+	r, err := s.risks.GetByExternalID(ctx, tenantID, ev.ExternalID)
+	switch {
+	case errors.Is(err, risks.ErrNotFound) && ev.Type == FindingCreated:
+		r, err := risks.New(ids.New(ids.Risk), tenantID, fieldsOf(ev.Change), now)
+		if err != nil {
+			return err
+		}
+		ext := ev.ExternalID
+		r.ExternalID = &ext
+		return s.risks.Create(ctx, r)
+	case errors.Is(err, risks.ErrNotFound):
+		return ErrFindingNotFound
+	case err != nil:
+		return fmt.Errorf("find risk of finding: %w", err)
+	}
+	if err := r.Apply(ev.Change, now); err != nil {
+		return err
+	}
+	return s.risks.Update(ctx, r)
+}
+
+// fieldsOf turns a change into the fields of a new risk; a cleared number is simply
+// not given.
+func fieldsOf(u risks.Update) risks.Fields {
+	num := func(n *risks.Nullable[int]) *int {
+		if n == nil || n.Null {
+			return nil
+		}
+		v := n.Value
+		return &v
+	}
+	return risks.Fields{Title: u.Title, Description: u.Description, Category: u.Category,
+		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
+		Status: u.Status, Owner: u.Owner}
+}

@@ -1,0 +1,120 @@
+// Package webhookstore stores webhook sources and received event IDs with GORM on
+// SQLite or PostgreSQL. Its row types stay here; the domain knows nothing of them.
+package webhookstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/webhooks"
+)
+
+// Store implements webhooks.Store.
+type Store struct {
+	db      *gorm.DB
+	dialect database.Dialect
+}
+
+var _ webhooks.Store = (*Store)(nil)
+
+// New returns a Store over db. The tables come from riskapi's migrations.
+func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+
+type sourceRow struct {
+	ID        string
+	TenantID  string
+	Source    string
+	Secret    string
+	CreatedAt time.Time
+}
+
+func (sourceRow) TableName() string { return "webhook_sources" }
+
+type eventRow struct {
+	SourceID   string
+	EventID    string
+	ReceivedAt time.Time
+}
+
+func (eventRow) TableName() string { return "webhook_events" }
+
+// InTx runs fn in the transaction ctx carries, or in a new one.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if database.InTx(ctx) {
+		return fn(ctx)
+	}
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(database.WithTx(ctx, tx))
+	})
+	return database.Classify(err)
+}
+
+// CreateSource inserts src, or returns webhooks.ErrSourceExists.
+func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
+	conn := database.Conn(ctx, s.db)
+	// Checked first for a clear error on every driver; the unique index still decides
+	// a race.
+	if _, err := s.SourceByName(ctx, src.Name); err == nil {
+		return webhooks.ErrSourceExists
+	} else if !errors.Is(err, webhooks.ErrSourceNotFound) {
+		return err
+	}
+	err := conn.Create(&sourceRow{ID: src.ID, TenantID: src.TenantID, Source: src.Name,
+		Secret: src.Secret, CreatedAt: src.CreatedAt.UTC()}).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return webhooks.ErrSourceExists
+	}
+	if err != nil {
+		return fmt.Errorf("create webhook source: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// SourceByName returns the source named name, or webhooks.ErrSourceNotFound.
+func (s *Store) SourceByName(ctx context.Context, name string) (*webhooks.Source, error) {
+	var w sourceRow
+	err := database.Conn(ctx, s.db).Where("source = ?", name).Take(&w).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, webhooks.ErrSourceNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get webhook source: %w", database.Classify(err))
+	}
+	return &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, Secret: w.Secret,
+		CreatedAt: w.CreatedAt.UTC()}, nil
+}
+
+// RecordEvent inserts the event unless it is there already (INSERT … ON CONFLICT DO
+// NOTHING on the primary key): one row inserted means first. On PostgreSQL an insert
+// racing an uncommitted one waits for it, so exactly one transaction is first; on
+// SQLite writers take turns.
+func (s *Store) RecordEvent(ctx context.Context, sourceID, eventID string, at time.Time) (bool, error) {
+	res := database.Conn(ctx, s.db).Clauses(clause.OnConflict{DoNothing: true}).
+		Create(&eventRow{SourceID: sourceID, EventID: eventID, ReceivedAt: at.UTC()})
+	if res.Error != nil {
+		return false, fmt.Errorf("record webhook event: %w", database.Classify(res.Error))
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// LockFinding takes a transaction-scoped advisory lock on (tenant, externalID) on
+// PostgreSQL; SQLite's writers take turns already.
+func (s *Store) LockFinding(ctx context.Context, tenantID, externalID string) error {
+	if s.dialect != database.Postgres {
+		return nil
+	}
+	h := sha256.Sum256([]byte("webhook-finding\x00" + tenantID + "\x00" + externalID))
+	id := int64(binary.BigEndian.Uint64(h[:8]))
+	if err := database.Conn(ctx, s.db).Exec("SELECT pg_advisory_xact_lock(?)", id).Error; err != nil {
+		return fmt.Errorf("lock finding: %w", database.Classify(err))
+	}
+	return nil
+}
