@@ -36,7 +36,7 @@ func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-const usage = `usage: api [serve [--demo] | migrate | sweep | tenant create | user create | apikey create | apikey revoke] [flags]`
+const usage = `usage: api [serve [--demo] | migrate | sweep | tenant create | user create | apikey create | apikey revoke | webhook create] [flags]`
 
 // run dispatches args to a command.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return apikeyCreate(ctx, rest[1:], getenv, stdout, stderr)
 	case cmd == "apikey" && two("revoke"):
 		return apikeyRevoke(ctx, rest[1:], getenv, stdout, stderr)
+	case cmd == "webhook" && two("create"):
+		return webhookCreate(ctx, rest[1:], getenv, stdout, stderr)
 	case cmd == "help" || cmd == "-h" || cmd == "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

@@ -17,6 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/robfig/cron/v3"
 
+	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
@@ -26,6 +28,8 @@ import (
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/webhooks"
+	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
 )
 
 // Options are knobs for tests; the zero value is production.
@@ -46,6 +50,11 @@ type App struct {
 	Sweeper     *idempotency.Sweeper
 	Echo        *echo.Echo
 	Logger      *slog.Logger
+
+	// Orphans removes attachment bytes no row refers to; Sweep runs it.
+	Orphans *attachments.OrphanSweeper
+	// Webhooks manages inbound webhook sources (api webhook create).
+	Webhooks *webhooks.Service
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -69,13 +78,19 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
 	sessions := auth.NewSessions(db.DB, ten, secret, opts.Now)
 	idemStore := gormstore.New(db)
+	attStore := attachmentstore.New(db)
+	// Deleting a risk deletes its attachment rows in the same transaction.
+	riskStore := attachments.CascadeDelete(riskstore.New(db.DB), attStore)
+	hooks := webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)
 	e, err := server.New(server.Deps{
-		DB: db, Tenants: ten, Sessions: sessions, Risks: riskstore.New(db.DB),
+		DB: db, Tenants: ten, Sessions: sessions, Risks: riskStore,
 		Idempotency: idemStore, Metrics: reg, IdempotencyMetrics: idemMetrics, Logger: log, Now: opts.Now,
+		Attachments: attStore, Webhooks: hooks,
 	}, server.Settings{
 		IdempotencyTTL: cfg.IdempotencyTTL, IdempotencyLease: cfg.IdempotencyLease,
 		IdempotencyRequired: cfg.IdempotencyRequired, MaxUploadBytes: cfg.MaxUploadBytes,
 		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst,
+		UploadDir: cfg.UploadDir,
 	})
 	if err != nil {
 		db.Close()
@@ -84,14 +99,35 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	return &App{
 		Config: cfg, DB: db, Tenants: ten, Sessions: sessions, Idempotency: idemStore, Echo: e, Logger: log,
 		Sweeper: &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Metrics: idemMetrics, Logger: log},
+		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.UploadDir}, Store: attStore,
+			Grace: orphanGrace(cfg.IdempotencyLease), Now: opts.Now, Logger: log},
+		Webhooks: hooks,
 	}, nil
 }
 
 // Close releases the store.
 func (a *App) Close() error { return a.DB.Close() }
 
-// Sweep runs one idempotency sweep now and returns how many records it deleted.
-func (a *App) Sweep(ctx context.Context) (int, error) { return a.Sweeper.Sweep(ctx) }
+// Sweep runs one idempotency sweep now and returns how many records it deleted. It
+// then sweeps orphaned attachment bytes, which it logs but does not count (the count
+// is the idempotency records', api sweep's contract); an orphan sweep failure is
+// logged, not returned, so it never hides the records' result.
+func (a *App) Sweep(ctx context.Context) (int, error) {
+	n, err := a.Sweeper.Sweep(ctx)
+	if a.Orphans != nil && ctx.Err() == nil {
+		if _, oerr := a.Orphans.Sweep(ctx); oerr != nil {
+			a.Logger.Error("attachment orphan sweep failed", slog.String("error", oerr.Error()))
+		}
+	}
+	return n, err
+}
+
+// orphanGrace is how old unreferenced attachment bytes must be before the sweep
+// removes them: well past the lease, beyond which no request's transaction survives,
+// and at least attachments.DefaultGrace.
+func orphanGrace(lease time.Duration) time.Duration {
+	return max(attachments.DefaultGrace, 2*lease)
+}
 
 // Serve listens on the configured address, runs the sweep on its schedule, and on
 // ctx's end stops accepting, lets in-flight requests finish (up to 30s) and returns.

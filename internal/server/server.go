@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -16,6 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
 
+	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
@@ -23,6 +26,9 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/upload"
+	"github.com/riskapi/riskapi/internal/webhooks"
+	"github.com/riskapi/riskapi/internal/webhooks/webhookhttp"
 )
 
 // Settings are the server's tunables (from riskapi's configuration).
@@ -34,6 +40,9 @@ type Settings struct {
 	MaxJSONBytes int64
 	// MaxUploadBytes bounds upload bodies. Default 1 GiB.
 	MaxUploadBytes int64
+	// UploadDir is where attachment bytes live (and uploads are spooled, in its tmp
+	// folder). Default "data/uploads".
+	UploadDir string
 	// RateLimitRPS and RateLimitBurst limit each credential; RPS 0 turns it off.
 	RateLimitRPS   float64
 	RateLimitBurst int
@@ -46,6 +55,10 @@ type Deps struct {
 	Sessions    *auth.Sessions
 	Risks       risks.Store
 	Idempotency idempotency.Store
+	// Attachments stores attachment rows (their bytes go to Settings.UploadDir).
+	Attachments attachments.Store
+	// Webhooks verifies and processes inbound webhook deliveries.
+	Webhooks *webhooks.Service
 	// Metrics receives the HTTP and idempotency metrics and is served at /metrics.
 	Metrics *prometheus.Registry
 	// IdempotencyMetrics, optional: shared with the sweeper.
@@ -70,6 +83,9 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	if s.MaxUploadBytes <= 0 {
 		s.MaxUploadBytes = 1 << 30
 	}
+	if s.UploadDir == "" {
+		s.UploadDir = filepath.Join("data", "uploads")
+	}
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -78,6 +94,11 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
 
+	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
+		// Spools the form and hashes its canonical encoding: file bytes are hashed as
+		// they stream to disk, never held in memory (contract section 5).
+		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),
+	}}
 	idem, err := idempotency.Config{
 		Store:         d.Idempotency,
 		Scope:         auth.TenantID,
@@ -85,7 +106,7 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 		Required:      s.IdempotencyRequired,
 		TTL:           s.IdempotencyTTL,
 		Lease:         s.IdempotencyLease,
-		Fingerprinter: &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes},
+		Fingerprinter: fingerprinter,
 		Now:           d.Now,
 		Metrics:       d.IdempotencyMetrics,
 		Logger:        log,
@@ -109,6 +130,20 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 		}
 		return s.MaxJSONBytes
 	})
+	files := attachments.Files{Dir: s.UploadDir}
+	// Outside authentication and idempotency, so that whatever the request's outcome
+	// — replay, 422, error, panic — its spooled files are removed when it ends. It
+	// reads nothing itself: the fingerprint or the handler spools on first use.
+	spool, err := upload.Config{
+		Skipper: func(c echo.Context) bool { return !uploadRoutes[c.Path()] },
+		Dir:     files.TempDir(),
+		Rules:   attachmenthttp.FormRules,
+		Logger:  log,
+	}.ToMiddleware()
+	if err != nil {
+		return nil, err
+	}
+	attachmentsCfg := attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks, Files: files, Now: d.Now}
 
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", func(c echo.Context) error {
@@ -122,14 +157,25 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{})))
 
 	limit := rateLimit(s)
-	v1 := e.Group("/v1", jsonLimit)
+	v1 := e.Group("/v1", jsonLimit, spool)
 	v1.POST("/sessions", auth.LoginHandler(d.Sessions), idem)
 	v1auth := v1.Group("", auth.SessionAuth(d.Sessions), limit, auth.RequireScopes(), idem)
 	v1auth.DELETE("/sessions", auth.LogoutHandler(d.Sessions))
 	riskhttp.Routes(v1auth, riskhttp.Config{Store: d.Risks, Now: d.Now})
+	attachmenthttp.Routes(v1auth, attachmentsCfg)
 
-	v2 := e.Group("/v2", jsonLimit, auth.APIKeys(d.Tenants), limit, auth.RequireScopes(), idem)
+	v2 := e.Group("/v2", jsonLimit, spool, auth.APIKeys(d.Tenants), limit, auth.RequireScopes(), idem)
 	riskhttp.Routes(v2, riskhttp.Config{Store: d.Risks, Now: d.Now})
+	attachmenthttp.Routes(v2, attachmentsCfg)
+
+	// Inbound webhooks authenticate by signature and deduplicate by event ID. The
+	// idempotency middleware runs first and alone: a request carrying Idempotency-Key
+	// gets 422 IDEMPOTENCY_UNSUPPORTED_ROUTE before any of its body is read, whatever
+	// its content type.
+	webhookLimit := bodyLimit(func(echo.Context) int64 { return webhookhttp.DefaultMaxBodyBytes })
+	e.POST("/webhooks/inbound/:source", webhookhttp.Handler(webhookhttp.Config{
+		Service: d.Webhooks, MaxBodyBytes: webhookhttp.DefaultMaxBodyBytes, Now: d.Now, Logger: log,
+	}), idem, webhookLimit)
 	return e, nil
 }
 

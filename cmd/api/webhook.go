@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/riskapi/riskapi/internal/app"
+	"github.com/riskapi/riskapi/internal/webhooks"
+)
+
+// webhookCreate configures an inbound webhook source for a tenant and prints its
+// signing secret, shown this once on stdout (api-contract.md section 1).
+func webhookCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	c := newCommand("webhook create", getenv)
+	tenant := c.fs.String("tenant", "", "tenant ID (required)")
+	source := c.fs.String("source", "", "source name, the path segment of /webhooks/inbound/{source} (required)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *tenant == "" || *source == "" {
+		return usagef("webhook create: --tenant and --source are required")
+	}
+	if !webhooks.ValidSourceName(*source) {
+		return usagef("webhook create: --source: %v", webhooks.ErrInvalidSourceName)
+	}
+	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
+			return err // tenants.ErrNotFound becomes a usage error in withApp
+		}
+		src, err := a.Webhooks.CreateSource(ctx, *tenant, *source)
+		if errors.Is(err, webhooks.ErrSourceExists) {
+			return usagef("webhook create: source %q exists already", *source)
+		}
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, struct {
+			ID       string `json:"id"`
+			TenantID string `json:"tenantId"`
+			Source   string `json:"source"`
+			Secret   string `json:"secret"`
+		}{src.ID, src.TenantID, src.Name, src.Secret})
+	})
+}
