@@ -30,6 +30,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
 	riskapi "github.com/riskapi/riskapi/sdk"
 )
 
@@ -865,5 +866,46 @@ func TestRealEndToEnd(t *testing.T) {
 	}
 	if w := clock.Waits(); len(w) != 0 {
 		t.Errorf("waits = %v, want none: nothing here is retryable", w)
+	}
+}
+
+// An upload over the server's limit is refused with 413, which is not
+// retried, even though the server answers before the SDK has finished
+// streaming the body.
+func TestRealOversizedUploadIs413(t *testing.T) {
+	env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 64 << 10 })
+	srv := httptest.NewServer(env.App.Echo)
+	t.Cleanup(srv.Close)
+	s := &realServer{env: env, srv: srv, acme: env.Tenant("Acme")}
+	s.proxy = newFaultProxy(t, srv.URL)
+	skipUnlessUploadRoute(t, s)
+	riskID := s.seedRisk(t, "Too big")
+
+	for _, tc := range []struct {
+		name string
+		set  func(p *riskapi.AttachmentUploadParams)
+	}{
+		{"ContentLength", func(p *riskapi.AttachmentUploadParams) { p.File = bytes.NewReader(make([]byte, 4<<20)) }},
+		{"Chunked", func(p *riskapi.AttachmentUploadParams) {
+			p.Open = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(make([]byte, 4<<20))), nil }
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newStepClock()
+			c := s.client(t, s.acme.Key, s.srv.URL, clock)
+			p := &riskapi.AttachmentUploadParams{Filename: "big.bin"}
+			tc.set(p)
+			_, err := c.Attachments.Upload(context.Background(), riskID, p)
+			checkAPIError(t, err, http.StatusRequestEntityTooLarge, riskapi.CodePayloadTooLarge)
+			if !errors.Is(err, riskapi.ErrPayloadTooLarge) {
+				t.Errorf("errors.Is(%v, ErrPayloadTooLarge) = false", err)
+			}
+			if w := clock.Waits(); len(w) != 0 {
+				t.Errorf("waits = %v, want none: 413 is final", w)
+			}
+		})
+	}
+	if n := s.count(t, "attachments", ""); n != 0 {
+		t.Errorf("%d attachments, want 0", n)
 	}
 }
