@@ -361,9 +361,8 @@ func (in *Instance) Logs() string { return in.log.String() }
 // LogTail returns at most the last n bytes of Logs.
 func (in *Instance) LogTail(n int) string { return in.log.tail(n) }
 
-// Problems returns the log lines that report a data race, a panic or an error, at
-// most max of them, and how many there were in all.
-func (in *Instance) Problems(max int) (races, panics, errorLines []string) {
+// Problems returns the log lines that report a data race, a panic or an error.
+func (in *Instance) Problems() (races, panics, errorLines []string) {
 	for line := range strings.Lines(in.log.String()) {
 		msg := line
 		if strings.HasPrefix(msg, "[") {
@@ -380,14 +379,11 @@ func (in *Instance) Problems(max int) (races, panics, errorLines []string) {
 			errorLines = append(errorLines, line)
 		}
 	}
-	trim := func(s []string) []string {
-		if len(s) > max {
-			return s[:max]
-		}
-		return s
-	}
-	return trim(races), trim(panics), trim(errorLines)
+	return races, panics, errorLines
 }
+
+// First returns at most the first n of lines, joined.
+func First(lines []string, n int) string { return strings.Join(lines[:min(n, len(lines))], "") }
 
 // StartT starts an instance for a test: the binary is Binary(t), the working
 // directory a t.TempDir(). A cleanup kills it and fails the test if its logs report
@@ -422,13 +418,13 @@ func StartT(t testing.TB, cfg Config) *Instance {
 // error lines they hold (with the first few).
 func CheckLogs(t testing.TB, in *Instance) {
 	t.Helper()
-	races, panics, errs := in.Problems(5)
+	races, panics, errs := in.Problems()
 	if len(races) > 0 || len(panics) > 0 {
-		t.Errorf("%s: the server's logs report a data race or a panic:\n%s\n--- log tail:\n%s",
-			in.Name(), strings.Join(append(races, panics...), ""), in.LogTail(16<<10))
+		t.Errorf("%s: the server's logs report %d data races and %d panics:\n%s%s\n--- log tail:\n%s",
+			in.Name(), len(races), len(panics), First(races, 5), First(panics, 5), in.LogTail(16<<10))
 	}
 	if len(errs) > 0 {
-		t.Logf("%s: %d error lines in the server's logs, e.g.:\n%s", in.Name(), len(errs), strings.Join(errs, ""))
+		t.Logf("%s: %d error lines in the server's logs, e.g.:\n%s", in.Name(), len(errs), First(errs, 5))
 	}
 }
 

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/e2e"
+)
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d.Microseconds())/1000) }
+
+// report prints the run's figures: one line per kind, the ratios, and the checks.
+func report(w io.Writer, o *options, env *environment, r *results) {
+	store := env.store
+	if store == "" {
+		store = "unknown (--targets)"
+	}
+	fmt.Fprintf(w, "riskapi loadgen — %s\n", time.Now().UTC().Format(time.RFC3339))
+	if o.label != "" {
+		fmt.Fprintf(w, "label:    %s\n", o.label)
+	}
+	fmt.Fprintf(w, "store:    %s, %d instance(s): %s\n", store, len(env.targets), strings.Join(env.targets, " "))
+	fmt.Fprintf(w, "load:     %d clients, %d round(s) of up to %d requests or %s per kind, warm-up %d+%d writes; loadgen on %d CPUs, %s\n",
+		o.clients, o.rounds, o.requests, o.duration, o.warmup, o.warmup, runtime.NumCPU(), runtime.Version())
+	if r.stopped != "" {
+		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.stopped)
+	}
+	fmt.Fprintf(w, "\n%-8s %9s %7s %8s %10s %9s %9s %9s %9s\n", "kind", "requests", "errors", "seconds", "req/s", "p50", "p95", "p99", "max")
+	sums := map[kind]e2e.Summary{}
+	for _, k := range o.kinds {
+		kr := r.kinds[k]
+		s := e2e.Summarize(kr.lat)
+		sums[k] = s
+		fmt.Fprintf(w, "%-8s %9d %7d %8.2f %10.1f %9s %9s %9s %9s\n", k, kr.ok+kr.errors, kr.errors,
+			kr.elapsed.Seconds(), kr.throughput(), ms(s.P50), ms(s.P95), ms(s.P99), ms(s.Max))
+	}
+	tp := func(k kind) float64 {
+		if kr := r.kinds[k]; kr != nil {
+			return kr.throughput()
+		}
+		return 0
+	}
+	ratio := func(a, b float64) string {
+		if a == 0 || b == 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f", a/b)
+	}
+	lat := func(a, b time.Duration) string { return ratio(float64(a), float64(b)) }
+	fmt.Fprintf(w, "\nratios\n")
+	fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.80 on PostgreSQL)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
+	fmt.Fprintf(w, "  keyed/unkeyed latency p50 / p99      %s / %s\n", lat(sums[kindKeyed].P50, sums[kindUnkeyed].P50), lat(sums[kindKeyed].P99, sums[kindUnkeyed].P99))
+	fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 2)\n",
+		ratio(tp(kindReplay), tp(kindKeyed)), lat(sums[kindKeyed].P50, sums[kindReplay].P50), lat(sums[kindKeyed].P99, sums[kindReplay].P99))
+	fmt.Fprintf(w, "  read/replay throughput               %s\n", ratio(tp(kindRead), tp(kindReplay)))
+	fmt.Fprintf(w, "  read/unkeyed-write throughput        %s\n", ratio(tp(kindRead), tp(kindUnkeyed)))
+
+	fmt.Fprintf(w, "\nchecks\n")
+	var mism int
+	for _, k := range o.kinds {
+		mism += r.kinds[k].mismatches
+	}
+	fmt.Fprintf(w, "  replays not identical to their first answer / reads of another risk: %d\n", mism)
+	switch {
+	case r.verifyErr != nil:
+		fmt.Fprintf(w, "  verify: FAILED to list the tenant's risks: %v\n", r.verifyErr)
+	case r.verified:
+		fmt.Fprintf(w, "  tenant's risks: %d, accounted for by the run: %d (%s)\n", r.risks, r.expected, okWord(r.risks == r.expected))
+		fmt.Fprintf(w, "  doubled writes: %d, lost acknowledged writes: %d\n", len(r.doubled), len(r.lost))
+		for _, t := range first(r.doubled, 5) {
+			fmt.Fprintf(w, "    doubled: %s\n", t)
+		}
+		for _, id := range first(r.lost, 5) {
+			fmt.Fprintf(w, "    lost: %s\n", id)
+		}
+	default:
+		fmt.Fprintf(w, "  verify: off\n")
+	}
+	for _, k := range o.kinds {
+		for _, e := range r.kinds[k].examples {
+			fmt.Fprintf(w, "  error: %s\n", e)
+		}
+	}
+	fmt.Fprintf(w, "  result: %s (total %s)\n", okWord(r.ok()), r.took.Round(time.Millisecond))
+}
+
+func okWord(ok bool) string {
+	if ok {
+		return "OK"
+	}
+	return "FAILED"
+}
+
+func first(s []string, n int) []string { return s[:min(n, len(s))] }
