@@ -103,9 +103,11 @@ type proxiedRequest struct {
 	Attempt int
 	// Action is what the proxy did with it.
 	Action proxyAction
-	// BodyLen and BodySHA256 describe the request body as received.
+	// BodyLen and BodySHA256 describe the request body as received;
+	// Chunked, that it came without a Content-Length.
 	BodyLen    int
 	BodySHA256 string
+	Chunked    bool
 	// Forwarded reports whether the request reached the server; Status and
 	// Replayed are then the server's answer (status, Idempotent-Replayed:
 	// true), whether or not the client got it.
@@ -207,7 +209,7 @@ func (p *faultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &proxiedRequest{
 		Method: r.Method, Path: r.URL.Path, Key: r.Header.Get("Idempotency-Key"), Attempt: n,
-		Action: f.action, BodyLen: len(body), BodySHA256: hex.EncodeToString(sum[:]),
+		Action: f.action, BodyLen: len(body), BodySHA256: hex.EncodeToString(sum[:]), Chunked: r.ContentLength < 0,
 	}
 	p.seen = append(p.seen, rec)
 	requestNo := len(p.seen)
@@ -282,6 +284,10 @@ func (p *faultProxy) forward(r *http.Request, body []byte) (*http.Response, []by
 	out, err := http.NewRequestWithContext(ctx, r.Method, p.target+r.URL.RequestURI(), rd)
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.ContentLength < 0 && len(body) > 0 {
+		// Keep the client's framing: a chunked body goes on chunked.
+		out.ContentLength, out.GetBody = -1, nil
 	}
 	for k, vs := range r.Header {
 		if hopByHop[http.CanonicalHeaderKey(k)] {
