@@ -273,8 +273,6 @@ func TestExitStatus(t *testing.T) {
 	}{
 		{"tenant create", 2},
 		{"migrate --idempotency-ttl=never", 2},
-		{"bogus", 2},
-		{"help", 0},
 		{"migrate", 0},
 	}
 	for _, tt := range tests {
