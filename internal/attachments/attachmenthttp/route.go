@@ -47,7 +47,7 @@ type Config struct {
 
 // Page sizes of GET /risks/{id}/attachments.
 const (
-	DefaultLimit = 100
+	DefaultLimit = 20
 	MaxLimit     = 100
 )
 
