@@ -89,9 +89,28 @@ func checkRetryAfter(t *testing.T, res *apitest.Response) {
 func TestErrorCodes(t *testing.T) {
 	t.Parallel()
 	big := `{"title":"` + strings.Repeat("x", 1<<20) + `"}`
+	// Four servers, not one per case: on PostgreSQL each costs a CREATE DATABASE.
+	type fixture struct {
+		env   *apitest.Env
+		a     *apitest.Tenant
+		token string
+	}
+	fix := func(mods ...func(*config.Config)) *fixture {
+		env := apitest.New(t, mods...)
+		a := env.Tenant("Acme")
+		return &fixture{env, a, login(t, env, a)}
+	}
+	shared := fix()
+	shared.env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
+	shared.env.App.Echo.GET("/test-error", func(echo.Context) error { return errors.New("secret-error-detail") })
+	required := fix(func(c *config.Config) { c.IdempotencyRequired = true })
+	limited := fix(func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 2 })
+	down := fix()
+	closeDB(t, down.env)
+
 	tests := []struct {
 		name       string
-		config     func(*config.Config)
+		on         *fixture
 		send       func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response
 		status     int
 		code       string
@@ -119,7 +138,7 @@ func TestErrorCodes(t *testing.T) {
 					Header: http.Header{"Idempotency-Key": {"key-one-1", "key-two-2"}}, JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "key required", status: 400, code: "IDEMPOTENCY_KEY_REQUIRED",
-			config: func(c *config.Config) { c.IdempotencyRequired = true },
+			on: required,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
 				// With a key the same write goes through; reads never need one.
 				do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("required-1"), JSON: map[string]any{"title": "t"}}).Expect(201)
@@ -144,9 +163,8 @@ func TestErrorCodes(t *testing.T) {
 			}},
 		{name: "cross-site cookie write", status: 403, code: "FORBIDDEN",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				tok := login(t, env, a)
 				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", JSON: map[string]any{"title": "t"},
-					Header: http.Header{"Cookie": {"session=" + tok}, "Sec-Fetch-Site": {"cross-site"}}})
+					Header: http.Header{"Cookie": {"session=" + shared.token}, "Sec-Fetch-Site": {"cross-site"}}})
 			}},
 		{name: "absent risk", status: 404, code: "NOT_FOUND",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
@@ -204,7 +222,7 @@ func TestErrorCodes(t *testing.T) {
 				return res
 			}},
 		{name: "rate limited", status: 429, code: "RATE_LIMITED", retryAfter: true,
-			config: func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 2 },
+			on: limited,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
 				for range 2 {
 					do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
@@ -213,48 +231,38 @@ func TestErrorCodes(t *testing.T) {
 			}},
 		{name: "panic", status: 500, code: "INTERNAL",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
 				return do(t, env, apitest.Request{Method: "GET", Path: "/test-panic"})
 			}},
 		{name: "unexpected error", status: 500, code: "INTERNAL",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				env.App.Echo.GET("/test-error", func(echo.Context) error { return errors.New("secret-error-detail") })
 				return do(t, env, apitest.Request{Method: "GET", Path: "/test-error"})
 			}},
-		{name: "database down, API key", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true,
+		{name: "database down, API key", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				closeDB(t, env)
 				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
 			}},
-		{name: "database down, keyed write", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true,
+		{name: "database down, keyed write", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				tok := login(t, env, a)
-				closeDB(t, env)
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: tok, Header: key("db-down-1"), JSON: map[string]any{"title": "t"}})
+				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: down.token, Header: key("db-down-1"), JSON: map[string]any{"title": "t"}})
 			}},
-		{name: "database down, login", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true,
+		{name: "database down, login", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				closeDB(t, env)
 				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}})
 			}},
-		{name: "database down, readiness", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true,
+		{name: "database down, readiness", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				do(t, env, apitest.Request{Method: "GET", Path: "/readyz"}).Expect(200)
-				closeDB(t, env)
-				do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200)
+				do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200) // liveness does not need the database
 				return do(t, env, apitest.Request{Method: "GET", Path: "/readyz"})
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var mods []func(*config.Config)
-			if tt.config != nil {
-				mods = append(mods, tt.config)
+			f := tt.on
+			if f == nil {
+				f = shared
 			}
-			env := apitest.New(t, mods...)
-			a := env.Tenant("Acme")
-			res := tt.send(t, env, a)
+			res := tt.send(t, f.env, f.a)
 			doc := checkProblem(t, res, tt.status, tt.code)
 			if tt.retryAfter {
 				checkRetryAfter(t, res)
@@ -410,17 +418,10 @@ func TestRequestID(t *testing.T) {
 			}
 		})
 	}
-}
 
-// TestHeadErrorHasNoBody: a HEAD that fails carries the status and headers only.
-func TestHeadErrorHasNoBody(t *testing.T) {
-	t.Parallel()
-	env := apitest.New(t)
+	// A HEAD that fails carries the status and headers only.
 	res := do(t, env, apitest.Request{Method: "HEAD", Path: "/v2/risks"}).Expect(401)
-	if res.Body.Len() != 0 {
-		t.Errorf("HEAD body = %q, want none", res.Body.String())
-	}
-	if res.Header().Get("Cache-Control") != "no-store" {
-		t.Errorf("HEAD error without Cache-Control: no-store")
+	if res.Body.Len() != 0 || res.Header().Get("Cache-Control") != "no-store" {
+		t.Errorf("HEAD error: body %q, Cache-Control %q; want none and no-store", res.Body.String(), res.Header().Get("Cache-Control"))
 	}
 }
