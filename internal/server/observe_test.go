@@ -1,0 +1,69 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+)
+
+// TestMetricsAndLogs: /metrics counts requests and their latency by route (the
+// pattern, not the path) and status; each request logs one structured line under its
+// request id, and no credential, password or body ever reaches the log.
+func TestMetricsAndLogs(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	var r struct{ ID string }
+	do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+		JSON: map[string]any{"title": "body-secret-title"}}).Expect(201).Decode(&r)
+	get := do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(200)
+	do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}).Expect(404)
+	do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
+	do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"}).Expect(404)
+
+	metrics := do(t, env, apitest.Request{Method: "GET", Path: "/metrics"}).Expect(200).Body.String()
+	for _, want := range []string{
+		`riskapi_http_requests_total{method="POST",route="/v2/risks",status="201"} 1`,
+		`riskapi_http_requests_total{method="GET",route="/v2/risks/:id",status="200"} 1`,
+		`riskapi_http_requests_total{method="GET",route="/v2/risks/:id",status="404"} 1`,
+		`riskapi_http_requests_total{method="GET",route="/v1/risks",status="200"} 1`,
+		`riskapi_http_requests_total{method="POST",route="/v1/sessions",status="201"} 1`,
+		`riskapi_http_request_duration_seconds_count{method="GET",route="/v2/risks/:id",status="200"} 1`,
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(metrics, r.ID) || strings.Contains(metrics, "/no/such/route") {
+		t.Errorf("/metrics labels carry raw paths (unbounded cardinality)")
+	}
+
+	logs := env.Logs.String()
+	for _, secret := range []string{a.Key, a.Key[3:], tok, a.Password, "body-secret-title"} {
+		if strings.Contains(logs, secret) {
+			t.Errorf("the log contains a secret or a body: %q", secret)
+		}
+	}
+	rid := get.Header().Get(echo.HeaderXRequestID)
+	var lines int
+	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if rec["requestId"] == rid {
+			lines++
+			if rec["route"] != "/v2/risks/:id" || rec["status"] != 200.0 || rec["method"] != "GET" {
+				t.Errorf("request log line %v, want route, method and status", rec)
+			}
+		}
+	}
+	if lines != 1 {
+		t.Errorf("%d log lines carry request id %s, want 1", lines, rid)
+	}
+}
