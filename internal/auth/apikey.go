@@ -18,11 +18,11 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			secret, ok := bearer(c)
 			if !ok {
-				return problem.New(problem.Unauthenticated, "send an API key as Authorization: Bearer rk_…")
+				return challenge(c, "send an API key as Authorization: Bearer rk_…")
 			}
 			key, err := svc.VerifyAPIKey(c.Request().Context(), secret)
 			if errors.Is(err, tenants.ErrInvalidCredentials) {
-				return problem.New(problem.Unauthenticated, "the API key is invalid or revoked")
+				return challenge(c, "the API key is invalid or revoked")
 			}
 			if err != nil {
 				return err
@@ -32,6 +32,13 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// challenge refuses c with 401 UNAUTHENTICATED and detail, carrying the
+// WWW-Authenticate header that RFC 9110 section 15.5.2 requires of every 401.
+func challenge(c echo.Context, detail string) error {
+	c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="riskapi"`)
+	return problem.New(problem.Unauthenticated, "%s", detail)
 }
 
 // bearer returns the token of an "Authorization: Bearer <token>" header.

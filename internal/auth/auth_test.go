@@ -165,8 +165,11 @@ func TestBadCredentials(t *testing.T) {
 			if tt.path == "/v1/sessions" {
 				method = http.MethodDelete
 			}
-			do(t, env, apitest.Request{Method: method, Path: tt.path, Header: tt.header}).
+			res := do(t, env, apitest.Request{Method: method, Path: tt.path, Header: tt.header}).
 				ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+			if h := res.Header().Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") {
+				t.Errorf("401 with WWW-Authenticate %q, want a Bearer challenge (RFC 9110)", h)
+			}
 		})
 	}
 }

@@ -28,7 +28,7 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 			if !ok {
 				ck, err := c.Cookie(CookieName)
 				if err != nil || ck.Value == "" {
-					return problem.New(problem.Unauthenticated, "sign in at POST /v1/sessions and send the token as Authorization: Bearer or the session cookie")
+					return challenge(c, "sign in at POST /v1/sessions and send the token as Authorization: Bearer or the session cookie")
 				}
 				if err := csrf.Check(c.Request()); err != nil {
 					return problem.New(problem.Forbidden, "cross-site request refused: send the token in the Authorization header")
@@ -37,7 +37,7 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 			}
 			p, err := s.Verify(c.Request().Context(), token)
 			if errors.Is(err, ErrInvalidSession) {
-				return problem.New(problem.Unauthenticated, "the session token is invalid, expired or logged out")
+				return challenge(c, "the session token is invalid, expired or logged out")
 			}
 			if err != nil {
 				return err
@@ -77,7 +77,7 @@ func LoginHandler(s *Sessions) echo.HandlerFunc {
 		}
 		token, exp, err := s.Login(c.Request().Context(), req.Email, req.Password)
 		if errors.Is(err, tenants.ErrInvalidCredentials) {
-			return problem.New(problem.Unauthenticated, "email or password is wrong")
+			return challenge(c, "email or password is wrong")
 		}
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func LogoutHandler(s *Sessions) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p := FromContext(c.Request().Context())
 		if p == nil || p.SessionID == "" {
-			return problem.New(problem.Unauthenticated, "no session")
+			return challenge(c, "no session")
 		}
 		if err := s.Logout(c.Request().Context(), p.SessionID); err != nil {
 			return err
