@@ -89,4 +89,5 @@ var (
 // InputError is invalid input naming its field.
 type InputError struct{ Field, Detail string }
 
+// Error returns "<field>: <detail>".
 func (e *InputError) Error() string { return e.Field + ": " + e.Detail }
