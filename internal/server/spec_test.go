@@ -22,6 +22,7 @@ import (
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
 const specPath = "../../docs/openapi.yaml"
@@ -299,9 +300,13 @@ func TestResponsesMatchSpec(t *testing.T) {
 				{"put invalid", apitest.Request{Method: "PUT", Path: item, Bearer: b, JSON: map[string]any{"category": "c"}}, 400},
 				{"put absent", apitest.Request{Method: "PUT", Path: p + "/risks/" + missing, Bearer: b, JSON: full}, 404},
 				{"put unauthenticated", apitest.Request{Method: "PUT", Path: item, JSON: full}, 401},
+				{"put too large", apitest.Request{Method: "PUT", Path: item, Bearer: b, Body: big}, 413},
+				{"patch keyed", apitest.Request{Method: "PATCH", Path: item, Bearer: b, Header: key("spec-patch-1"), JSON: map[string]any{"owner": "bob"}}, 200},
+				{"patch key reused", apitest.Request{Method: "PATCH", Path: item, Bearer: b, Header: key("spec-patch-1"), JSON: map[string]any{"owner": "eve"}}, 422},
 				{"put key reused", apitest.Request{Method: "PUT", Path: item, Bearer: b, Header: key("spec-put-1"), JSON: map[string]any{"title": "again"}}, 422},
 				{"delete", apitest.Request{Method: "DELETE", Path: p + "/risks/" + r2.ID, Bearer: b, Header: key("spec-delete-1")}, 204},
 				{"delete replayed", apitest.Request{Method: "DELETE", Path: p + "/risks/" + r2.ID, Bearer: b, Header: key("spec-delete-1")}, 204},
+				{"delete key reused", apitest.Request{Method: "DELETE", Path: p + "/risks/" + r2.ID + "?cascade=1", Bearer: b, Header: key("spec-delete-1")}, 422},
 				{"delete absent", apitest.Request{Method: "DELETE", Path: p + "/risks/" + r2.ID, Bearer: b}, 404},
 				{"delete bad key", apitest.Request{Method: "DELETE", Path: item, Bearer: b, Header: key("bad key!")}, 400},
 				{"delete unauthenticated", apitest.Request{Method: "DELETE", Path: item}, 401},
@@ -349,6 +354,100 @@ func TestResponsesMatchSpec(t *testing.T) {
 		}
 	})
 
+	t.Run("uploads and webhooks", func(t *testing.T) {
+		t.Parallel()
+		env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 4096 })
+		a := env.Tenant("Acme")
+		tok := login(t, env, a)
+		ctx := context.Background()
+		_, writeOnly, err := env.App.Tenants.CreateAPIKey(ctx, a.ID, "wo", []tenants.Scope{tenants.ScopeRisksWrite})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tooBig, tooBigType := apitest.Multipart("", apitest.FilePart("file", "big.bin", "application/octet-stream", strings.Repeat("x", 5000)))
+		src, err := env.App.Webhooks.CreateSource(ctx, a.ID, "scanner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		missing := "risk_0193b2c4d5e67f8091a2b3c4d5e6f708"
+		missingAtt := "att_0193b2c4d5e67f8091a2b3c4d5e6f708"
+		form, formType := apitest.Multipart("", apitest.FilePart("file", "dpa.pdf", "application/pdf", "%PDF-1.4 test"),
+			apitest.FieldPart("description", "the request"))
+		noFile, noFileType := apitest.Multipart("", apitest.FieldPart("description", "no file"))
+		upload := func(path, bearer string, body []byte, ct string, h http.Header) apitest.Request {
+			hh := http.Header{"Content-Type": {ct}}
+			for k, v := range h {
+				hh[k] = v
+			}
+			return apitest.Request{Method: "POST", Path: path, Bearer: bearer, Body: string(body), Header: hh}
+		}
+		for _, v := range []struct{ prefix, bearer string }{{"/v1", tok}, {"/v2", a.Key}} {
+			p, b := v.prefix, v.bearer
+			var r struct{ ID string }
+			do(t, env, apitest.Request{Method: "POST", Path: p + "/risks", Bearer: b, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
+			var att struct{ ID string }
+			s.run(t, env, exchange{p + " upload", upload(p+"/risks/"+r.ID+"/attachments", b, form, formType, key("upload-key-1")), 201}).Decode(&att)
+			xs := []exchange{
+				{"upload replayed", upload(p+"/risks/"+r.ID+"/attachments", b, form, formType, key("upload-key-1")), 201},
+				{"upload without file", upload(p+"/risks/"+r.ID+"/attachments", b, noFile, noFileType, nil), 400},
+				{"upload unauthenticated", upload(p+"/risks/"+r.ID+"/attachments", "", form, formType, nil), 401},
+				{"upload to absent risk", upload(p+"/risks/"+missing+"/attachments", b, form, formType, nil), 404},
+				{"upload key reused", upload(p+"/risks/"+r.ID+"/attachments", b, noFile, noFileType, key("upload-key-1")), 422},
+				{"upload too large", upload(p+"/risks/"+r.ID+"/attachments", b, tooBig, tooBigType, nil), 413},
+				{"list", apitest.Request{Method: "GET", Path: p + "/risks/" + r.ID + "/attachments", Bearer: b}, 200},
+				{"list page", apitest.Request{Method: "GET", Path: p + "/risks/" + r.ID + "/attachments?limit=1", Bearer: b}, 200},
+				{"list bad limit", apitest.Request{Method: "GET", Path: p + "/risks/" + r.ID + "/attachments?limit=0", Bearer: b}, 400},
+				{"list absent risk", apitest.Request{Method: "GET", Path: p + "/risks/" + missing + "/attachments", Bearer: b}, 404},
+				{"list unauthenticated", apitest.Request{Method: "GET", Path: p + "/risks/" + r.ID + "/attachments"}, 401},
+				{"content", apitest.Request{Method: "GET", Path: p + "/attachments/" + att.ID + "/content", Bearer: b}, 200},
+				{"content range", apitest.Request{Method: "GET", Path: p + "/attachments/" + att.ID + "/content", Bearer: b,
+					Header: http.Header{"Range": {"bytes=0-3"}}}, 206},
+				{"content absent", apitest.Request{Method: "GET", Path: p + "/attachments/" + missingAtt + "/content", Bearer: b}, 404},
+				{"content unauthenticated", apitest.Request{Method: "GET", Path: p + "/attachments/" + att.ID + "/content"}, 401},
+			}
+			if p == "/v2" {
+				xs = append(xs,
+					exchange{"upload read-only", upload(p+"/risks/"+r.ID+"/attachments", a.ReadKey, form, formType, nil), 403},
+					exchange{"list write-only", apitest.Request{Method: "GET", Path: p + "/risks/" + r.ID + "/attachments", Bearer: writeOnly}, 403},
+					exchange{"content write-only", apitest.Request{Method: "GET", Path: p + "/attachments/" + att.ID + "/content", Bearer: writeOnly}, 403},
+				)
+			} else {
+				xs = append(xs,
+					exchange{"upload cross-site", upload(p+"/risks/"+r.ID+"/attachments", "", form, formType,
+						http.Header{"Cookie": {"session=" + tok}, "Sec-Fetch-Site": {"cross-site"}}), 403},
+				)
+			}
+			for _, x := range xs {
+				x.name = p + " " + x.name
+				s.run(t, env, x)
+			}
+		}
+
+		delivery := func(id, typ string, data map[string]any) (string, http.Header) {
+			body, err := json.Marshal(map[string]any{"id": id, "type": typ, "data": data})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(body), http.Header{"Webhook-Signature": {webhooks.Sign(src.Secret, env.Clock.Now(), body)}}
+		}
+		created, createdSig := delivery("evt_1", "finding.created", map[string]any{"externalId": "FND-1", "title": "Open bucket", "likelihood": 4, "impact": 5})
+		updated, updatedSig := delivery("evt_2", "finding.updated", map[string]any{"externalId": "FND-1", "status": "mitigated"})
+		unknown, unknownSig := delivery("evt_3", "finding.updated", map[string]any{"externalId": "FND-404", "status": "closed"})
+		for _, x := range []exchange{
+			{"webhook created", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: created, Header: createdSig}, 200},
+			{"webhook redelivered", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: created, Header: createdSig}, 200},
+			{"webhook updated", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: updated, Header: updatedSig}, 200},
+			{"webhook bad signature", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: updated, Header: createdSig}, 400},
+			{"webhook unknown source", apitest.Request{Method: "POST", Path: "/webhooks/inbound/nobody", Body: created, Header: createdSig}, 401},
+			{"webhook unknown finding", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: unknown, Header: unknownSig}, 404},
+			{"webhook too large", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: `{"id":"` + strings.Repeat("x", 1<<20) + `"}`, Header: createdSig}, 413},
+			{"webhook keyed", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", Body: created,
+				Header: http.Header{"Webhook-Signature": createdSig["Webhook-Signature"], "Idempotency-Key": {"webhook-key-1"}}}, 422},
+		} {
+			s.run(t, env, x)
+		}
+	})
+
 	t.Run("rate limited", func(t *testing.T) {
 		t.Parallel()
 		env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 1 })
@@ -365,6 +464,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 				{"patch", apitest.Request{Method: "PATCH", Path: p.prefix + "/risks/" + r.ID, Bearer: p.bearer, JSON: map[string]any{"title": "t"}}, 429},
 				{"put", apitest.Request{Method: "PUT", Path: p.prefix + "/risks/" + r.ID, Bearer: p.bearer, JSON: map[string]any{"title": "t"}}, 429},
 				{"delete", apitest.Request{Method: "DELETE", Path: p.prefix + "/risks/" + r.ID, Bearer: p.bearer}, 429},
+				{"attachments", apitest.Request{Method: "GET", Path: p.prefix + "/risks/" + r.ID + "/attachments", Bearer: p.bearer}, 429},
 			} {
 				x.name = p.prefix + " " + x.name
 				s.run(t, env, x)
@@ -398,6 +498,13 @@ func TestResponsesMatchSpec(t *testing.T) {
 			{"v2 get", apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}, 503},
 			{"v2 create", apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}, 503},
 			{"v2 delete", apitest.Request{Method: "DELETE", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}, 503},
+			{"v1 get", apitest.Request{Method: "GET", Path: "/v1/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: tok}, 503},
+			{"v1 patch", apitest.Request{Method: "PATCH", Path: "/v1/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: tok, JSON: map[string]any{"title": "t"}}, 503},
+			{"v2 put", apitest.Request{Method: "PUT", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key, JSON: map[string]any{"title": "t"}}, 503},
+			{"v2 attachments", apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708/attachments", Bearer: a.Key}, 503},
+			{"v2 content", apitest.Request{Method: "GET", Path: "/v2/attachments/att_0193b2c4d5e67f8091a2b3c4d5e6f708/content", Bearer: a.Key}, 503},
+			{"webhook", apitest.Request{Method: "POST", Path: "/webhooks/inbound/scanner", JSON: map[string]any{"id": "e"},
+				Header: http.Header{"Webhook-Signature": {"t=1,v1=00"}}}, 503},
 		} {
 			s.run(t, env, x)
 		}
