@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -108,6 +109,45 @@ func TestDecodeRefuses(t *testing.T) {
 				t.Errorf("detail = %q, want it to start with %q", p.Detail, tt.field+": ")
 			}
 		})
+	}
+}
+
+func TestIntSpellings(t *testing.T) {
+	t.Parallel()
+	ok := map[string]jsonbody.Int{
+		"0": 0, "-0": 0, "0.000": 0, "0e999999999": 0, "7": 7, "-3": -3, "3.0": 3, "1e2": 100, "1E+2": 100,
+		"120e-1": 12, "1.5e1": 15, "0.03e2": 3, "9223372036854775807": 9223372036854775807,
+		"-9223372036854775807": -9223372036854775807, "000012": 12,
+	}
+	for in, want := range ok {
+		var got jsonbody.Int
+		if err := got.UnmarshalJSON([]byte(in)); err != nil || got != want {
+			t.Errorf("%s = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"1e-1", "12e-1", "0.5", "1e19", "9223372036854775808", "1e1000000000",
+		"1e-1000000000", `"3"`, "true", "[3]", "{}", ""} {
+		var got jsonbody.Int
+		if err := got.UnmarshalJSON([]byte(in)); err == nil {
+			t.Errorf("%s accepted as %d", in, got)
+		}
+	}
+}
+
+// TestHugeNumbersAreCheap: a megabyte of digits is refused in linear time (math/big
+// took seconds, a denial of service any key holder could send).
+func TestHugeNumbersAreCheap(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	for _, n := range []string{"1" + strings.Repeat("0", 1<<20), "1." + strings.Repeat("0", 1<<20) + "1", "1e999999"} {
+		var got target
+		err := jsonbody.Decode(strings.NewReader(`{"count":`+n+`}`), &got)
+		if p := problem.As(err); p == nil || p.Errors[0].Field != "count" {
+			t.Errorf("a %d-byte number: %v", len(n), err)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("refusing three huge numbers took %s", d)
 	}
 }
 
