@@ -1,0 +1,78 @@
+package problem_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// TestContractTable: the status of every code is the one api-contract.md section 4
+// gives it, and each has its own title and type.
+func TestContractTable(t *testing.T) {
+	t.Parallel()
+	table := map[problem.Code]int{
+		problem.ValidationFailed:             400,
+		problem.IdempotencyKeyInvalid:        400,
+		problem.IdempotencyKeyRequired:       400,
+		problem.Unauthenticated:              401,
+		problem.Forbidden:                    403,
+		problem.NotFound:                     404,
+		problem.MethodNotAllowed:             405,
+		problem.IdempotencyRequestInProgress: 409,
+		problem.PayloadTooLarge:              413,
+		problem.IdempotencyKeyReused:         422,
+		problem.IdempotencyUnsupportedRoute:  422,
+		problem.RateLimited:                  429,
+		problem.Internal:                     500,
+		problem.StoreUnavailable:             503,
+	}
+	titles := map[string]problem.Code{}
+	for code, status := range table {
+		if got := code.Status(); got != status {
+			t.Errorf("%s: status %d, want %d", code, got, status)
+		}
+		if prev, dup := titles[code.Title()]; dup || code.Title() == "" {
+			t.Errorf("%s: title %q empty or shared with %s", code, code.Title(), prev)
+		}
+		titles[code.Title()] = code
+	}
+	if got := problem.Code("NO_SUCH_CODE").Status(); got != http.StatusInternalServerError {
+		t.Errorf("an unknown code is %d, want 500", got)
+	}
+	if got, want := problem.IdempotencyKeyReused.TypeURI(), "https://riskapi.dev/problems/idempotency-key-reused"; got != want {
+		t.Errorf("TypeURI = %s, want %s", got, want)
+	}
+}
+
+func TestConstructors(t *testing.T) {
+	t.Parallel()
+	p := problem.Invalid("title", "is required")
+	want := &problem.Problem{Code: problem.ValidationFailed, Detail: "title: is required",
+		Errors: []problem.FieldError{{Field: "title", Detail: "is required"}}}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("Invalid (-want +got):\n%s", diff)
+	}
+	if problem.Fields(nil) != nil {
+		t.Errorf("Fields(nil) is not nil: a valid input would read as an error")
+	}
+	p = problem.Fields([]problem.FieldError{{"likelihood", "too big"}, {"impact", "too small"}})
+	if p.Detail != "likelihood: too big; impact: too small" || len(p.Errors) != 2 {
+		t.Errorf("Fields = %+v", p)
+	}
+	if got := problem.New(problem.NotFound, "no risk %s", "risk_1").Error(); got != "NOT_FOUND: no risk risk_1" {
+		t.Errorf("Error() = %q", got)
+	}
+	wrapped := fmt.Errorf("handler: %w", &problem.Problem{Code: problem.RateLimited, RetryAfter: time.Second})
+	if got := problem.As(wrapped); got == nil || got.Code != problem.RateLimited {
+		t.Errorf("As through a wrap = %v", got)
+	}
+	if problem.As(errors.New("plain")) != nil {
+		t.Errorf("As found a problem in a plain error")
+	}
+}
