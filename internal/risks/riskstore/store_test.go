@@ -1,0 +1,110 @@
+package riskstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskstore"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+func str(s string) *string { return &s }
+func num(n int) *int       { return &n }
+
+// TestRoundTrip: what is stored reads back exactly — every field, and the
+// timestamps the domain set (not the database's own clock).
+func TestRoundTrip(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t)
+	ctx := context.Background()
+	svc := tenants.NewService(db.DB, 4, nil)
+	a, err := svc.CreateTenant(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.CreateTenant(ctx, "Beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := riskstore.New(db.DB)
+
+	created := time.Date(2020, 2, 3, 4, 5, 6, 123456000, time.UTC) // far from now, microseconds
+	r, err := risks.New(ids.New(ids.Risk), a.ID, risks.Fields{Title: str("t"), Description: str("d"),
+		Category: str("c"), Owner: str("o"), Likelihood: num(2), Impact: num(3)}, created)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := "FND-1"
+	r.ExternalID = &ext
+	if err := s.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, a.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(r, got); diff != "" {
+		t.Errorf("after Create (-stored +read):\n%s", diff)
+	}
+
+	updated := created.Add(90 * time.Minute)
+	if err := got.Apply(risks.Update{Status: statusPtr(risks.StatusClosed), Likelihood: &risks.Nullable[int]{Null: true}}, updated); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, got); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Get(ctx, a.ID, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, again); diff != "" {
+		t.Errorf("after Update (-stored +read):\n%s", diff)
+	}
+	if byExt, err := s.GetByExternalID(ctx, a.ID, "FND-1"); err != nil || byExt.ID != r.ID {
+		t.Errorf("GetByExternalID = %v, %v", byExt, err)
+	}
+
+	// Another tenant reaches none of it.
+	other := *again
+	other.TenantID, other.Title = b.ID, "taken over"
+	for name, err := range map[string]error{
+		"Get":             func() error { _, err := s.Get(ctx, b.ID, r.ID); return err }(),
+		"GetByExternalID": func() error { _, err := s.GetByExternalID(ctx, b.ID, "FND-1"); return err }(),
+		"Update":          s.Update(ctx, &other),
+		"Delete":          s.Delete(ctx, b.ID, r.ID),
+	} {
+		if !errors.Is(err, risks.ErrNotFound) {
+			t.Errorf("%s as another tenant = %v, want ErrNotFound", name, err)
+		}
+	}
+	if list, more, err := s.List(ctx, b.ID, risks.Filter{Limit: 10}); err != nil || len(list) != 0 || more {
+		t.Errorf("another tenant's list: %v, %v, %v", list, more, err)
+	}
+	final, err := s.Get(ctx, a.ID, r.ID)
+	if err != nil || final.Title != "t" {
+		t.Errorf("the risk after another tenant's attempts: %+v, %v", final, err)
+	}
+
+	if err := s.Delete(ctx, a.ID, r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, a.ID, r.ID); !errors.Is(err, risks.ErrNotFound) {
+		t.Errorf("Get after Delete = %v", err)
+	}
+	if err := s.Delete(ctx, a.ID, r.ID); !errors.Is(err, risks.ErrNotFound) {
+		t.Errorf("second Delete = %v", err)
+	}
+	if err := s.Update(ctx, again); !errors.Is(err, risks.ErrNotFound) {
+		t.Errorf("Update after Delete = %v", err)
+	}
+}
+
+func statusPtr(s risks.Status) *risks.Status { return &s }
