@@ -1,0 +1,235 @@
+package e2e_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/app"
+	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/e2e"
+)
+
+var (
+	sweepRows     = flag.Int("sweep.rows", 0, "expired idempotency records TestSweepUnderLoad inserts and sweeps (0: 50000 on PostgreSQL, 5000 on SQLite; the full run: 1000000)")
+	sweepClients  = flag.Int("sweep.clients", 8, "TestSweepUnderLoad: concurrent writers")
+	sweepBaseline = flag.Duration("sweep.baseline", 0, "TestSweepUnderLoad: writes measured before the sweep starts (0: 3s, or 20s from 500000 rows)")
+	sweepBatch    = flag.Int("sweep.batch", 0, "TestSweepUnderLoad: override the app's Sweeper.BatchSize (0: as configured by internal/app), for tuning experiments")
+	sweepPause    = flag.Duration("sweep.pause", -1, "TestSweepUnderLoad: override the app's Sweeper.Pause (-1: as configured by internal/app), for tuning experiments")
+	sweepMaxRatio = flag.Float64("sweep.maxratio", 0, "TestSweepUnderLoad: fail if the write p99 during the sweep exceeds this multiple of the p99 without it (0: report only)")
+)
+
+// write is one timed keyed write.
+type write struct {
+	sent, done time.Time
+	ok         bool
+}
+
+// TestSweepUnderLoad inserts -sweep.rows expired idempotency records (one INSERT …
+// SELECT), then, while writers keep sending keyed writes to a real server, runs the
+// app's own sweep (app.Open(…).Sweeper, configured exactly as `api sweep` and the
+// scheduled sweep are) over the same database. It checks that the sweep deletes
+// every expired record and nothing else and that every write succeeds, and reports
+// the write p99 during the sweep against the p99 of the same writers before it.
+//
+// Full run (docs/performance.md):
+//
+//	TEST_DATABASE_URL=postgres://… go test -run TestSweepUnderLoad -sweep.rows=1000000 -v ./internal/e2e/
+func TestSweepUnderLoad(t *testing.T) {
+	rows := *sweepRows
+	if rows <= 0 {
+		// SQLite runs in this test binary's process (pure Go, and ten times slower
+		// under -race): a smaller table keeps CI quick and proves the same.
+		rows = 5_000
+		if dbtest.Postgres() {
+			rows = 50_000
+		}
+	}
+	baseline := *sweepBaseline
+	if baseline <= 0 {
+		baseline = 3 * time.Second
+		if rows >= 500_000 {
+			baseline = 20 * time.Second
+		}
+	}
+	url := dbtest.URL(t)
+	creds := e2e.ProvisionT(t, url, t.Name())
+	in := e2e.StartT(t, e2e.Config{DatabaseURL: url, Name: "api", Lease: 10 * time.Second,
+		Env: []string{"SWEEP_SCHEDULE=@every 24h"}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+
+	// The sweeper, wired by internal/app exactly as in the server and `api sweep`.
+	a := openApp(t, url)
+	if *sweepBatch > 0 {
+		a.Sweeper.BatchSize = *sweepBatch
+	}
+	if *sweepPause >= 0 {
+		a.Sweeper.Pause = *sweepPause
+	}
+	t.Logf("sweeper: BatchSize %d, Pause %s (0 means the default, 1000)", a.Sweeper.BatchSize, a.Sweeper.Pause)
+	start := time.Now()
+	insertExpired(t, ctx, a.DB, creds.TenantID, rows)
+	t.Logf("inserted %d expired records in %s", rows, time.Since(start).Round(time.Millisecond))
+
+	client := e2e.NewClient(creds.APIKey, *sweepClients)
+	defer client.Close()
+	var (
+		mu     sync.Mutex
+		writes []write
+		errs   []string
+		stop   = make(chan struct{})
+		wg     sync.WaitGroup
+	)
+	for c := range *sweepClients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				body := fmt.Appendf(nil, `{"title":"sweep load %d-%d","likelihood":3,"impact":4}`, c, i)
+				res := client.CreateRisk(ctx, in.URL(), fmt.Sprintf("sweep-load-%d-%d", c, i), body)
+				w := write{sent: res.Sent, done: res.Sent.Add(res.Latency), ok: res.Status == http.StatusCreated}
+				mu.Lock()
+				writes = append(writes, w)
+				if !w.ok && len(errs) < 10 {
+					errs = append(errs, res.String())
+				}
+				mu.Unlock()
+				if ctx.Err() != nil {
+					return
+				}
+			}
+		}()
+	}
+	loadStart := time.Now()
+	sleepCtx(ctx, baseline)
+	sweepStart := time.Now()
+	deleted, err := a.Sweeper.Sweep(ctx)
+	sweepEnd := time.Now()
+	sleepCtx(ctx, 500*time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("sweep: %v (deleted %d)", err, deleted)
+	}
+
+	var before, during []time.Duration
+	var failed int
+	for _, w := range writes {
+		if !w.ok {
+			failed++
+			continue
+		}
+		switch {
+		case !w.sent.Before(loadStart.Add(500*time.Millisecond)) && w.done.Before(sweepStart):
+			before = append(before, w.done.Sub(w.sent)) // after a short warm-up
+		case !w.sent.Before(sweepStart) && w.done.Before(sweepEnd):
+			during = append(during, w.done.Sub(w.sent))
+		}
+	}
+	took := sweepEnd.Sub(sweepStart)
+	sb, sd := e2e.Summarize(before), e2e.Summarize(during)
+	ratio := 0.0
+	if sb.P99 > 0 {
+		ratio = float64(sd.P99) / float64(sb.P99)
+	}
+	t.Logf("sweep deleted %d records in %s (%.0f/s); writers: %d clients, %d writes in all, %d failed",
+		deleted, took.Round(time.Millisecond), float64(deleted)/took.Seconds(), *sweepClients, len(writes), failed)
+	t.Logf("writes without the sweep: %s, %.0f/s", sb, float64(sb.N)/(sweepStart.Sub(loadStart)-500*time.Millisecond).Seconds())
+	t.Logf("writes during the sweep:  %s, %.0f/s", sd, float64(sd.N)/took.Seconds())
+	t.Logf("write p99 during/without the sweep: %.2f (goal ≤ 2)", ratio)
+
+	if deleted != rows {
+		t.Errorf("the sweep deleted %d records, want the %d expired ones", deleted, rows)
+	}
+	var expired, live int64
+	if err := a.DB.WithContext(ctx).Table("idempotency_records").Where("expires_at <= ?", time.Now().UTC()).Count(&expired).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DB.WithContext(ctx).Table("idempotency_records").Where("expires_at > ?", time.Now().UTC()).Count(&live).Error; err != nil {
+		t.Fatal(err)
+	}
+	if expired != 0 {
+		t.Errorf("%d expired records left after the sweep", expired)
+	}
+	if ok := int64(len(writes) - failed); live != ok {
+		t.Errorf("%d live records for %d acknowledged keyed writes: the sweep deleted live records, or writes were lost", live, ok)
+	}
+	if failed > 0 {
+		t.Errorf("%d writes failed during the run, e.g. %v", failed, errs)
+	}
+	if sd.N == 0 {
+		t.Errorf("no write completed during the sweep (%s)", took)
+	}
+	if *sweepMaxRatio > 0 && ratio > *sweepMaxRatio {
+		t.Errorf("write p99 during the sweep is %.2f× the p99 without it, over -sweep.maxratio %.2f", ratio, *sweepMaxRatio)
+	}
+}
+
+// openApp wires riskapi on url as `api sweep` does, quietly.
+func openApp(t *testing.T, url string) *app.App {
+	t.Helper()
+	env := map[string]string{"DATABASE_URL": url, "UPLOAD_DIR": t.TempDir() + "/uploads"}
+	vals := config.Register(flag.NewFlagSet("sweep", flag.ContinueOnError), func(k string) string { return env[k] })
+	cfg, err := config.Load(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+// insertExpired inserts n complete records that expired a day ago, spread over
+// n milliseconds, with a body the size of a risk's, in one statement; then puts the
+// table in the state a day-old table is in (vacuumed, analysed, checkpointed).
+func insertExpired(t *testing.T, ctx context.Context, db *database.DB, scope string, n int) {
+	t.Helper()
+	created := time.Now().UTC().Add(-48 * time.Hour)
+	expired := time.Now().UTC().Add(-24*time.Hour - time.Duration(n)*time.Millisecond)
+	var stmts []string
+	var args []any
+	if db.Dialect == database.Postgres {
+		stmts = []string{`INSERT INTO idempotency_records
+			(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
+			SELECT ?, 'POST', '/v2/risks', 'expired-' || g, encode(sha256(g::text::bytea), 'hex'), 'complete', 201,
+				'application/json', convert_to(repeat('x', 400), 'UTF8'), CAST(? AS timestamptz), CAST(? AS timestamptz),
+				CAST(? AS timestamptz) + g * interval '1 millisecond'
+			FROM generate_series(1, ?) AS g`,
+			`VACUUM ANALYZE idempotency_records`, `CHECKPOINT`}
+		args = []any{scope, created, created, expired, n}
+	} else {
+		stmts = []string{`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?)
+			INSERT INTO idempotency_records
+			(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
+			SELECT ?, 'POST', '/v2/risks', 'expired-' || i, printf('%064d', i), 'complete', 201,
+				'application/json', randomblob(400), ?, ?, ?
+			FROM g`,
+			`ANALYZE idempotency_records`, `PRAGMA wal_checkpoint(TRUNCATE)`}
+		args = []any{n, scope, created, created, expired}
+	}
+	if err := db.WithContext(ctx).Exec(stmts[0], args...).Error; err != nil {
+		t.Fatalf("insert expired records: %v", err)
+	}
+	for _, s := range stmts[1:] {
+		if err := db.WithContext(ctx).Exec(s).Error; err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+}
