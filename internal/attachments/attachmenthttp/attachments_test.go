@@ -32,7 +32,7 @@ type attachment struct {
 }
 
 // newRisk creates a risk with key and returns its ID.
-func newRisk(t *testing.T, env *apitest.Env, key string) string {
+func newRisk(t testing.TB, env *apitest.Env, key string) string {
 	t.Helper()
 	var r struct{ ID string }
 	res := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: key,
