@@ -35,6 +35,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // key ID → last recorded use
+
+	dummyOnce sync.Once
+	dummy     []byte // see dummyHash
 }
 
 // NewService returns a Service over db. bcryptCost 0 means bcrypt.DefaultCost; tests
@@ -159,8 +162,15 @@ func (s *Service) CreateUser(ctx context.Context, tenantID, email, password stri
 	return User{ID: row.ID, TenantID: row.TenantID, Email: row.Email, CreatedAt: row.CreatedAt}, nil
 }
 
-// dummyHash keeps a failed login for an unknown email as slow as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("riskapi-no-such-user"), bcrypt.DefaultCost)
+// dummyHash keeps a failed login for an unknown email as slow as a wrong password:
+// a hash at the service's own cost (a package-level one at bcrypt's default cost was
+// slower than real hashes at any other cost, and cost every process at start-up).
+func (s *Service) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte("riskapi-no-such-user"), s.cost)
+	})
+	return s.dummy
+}
 
 // Authenticate checks email and password and returns the user, or
 // ErrInvalidCredentials whichever part is wrong.
@@ -168,7 +178,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	var row userRow
 	err := database.Conn(ctx, s.db).Where("email = ?", strings.ToLower(strings.TrimSpace(email))).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		_ = bcrypt.CompareHashAndPassword(dummyHash, []byte(password))
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, ErrInvalidCredentials
 	}
 	if err != nil {
