@@ -22,7 +22,8 @@ func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, inst
 	t.Helper()
 	rng := newRand(t)
 	// The whole run is bounded; every phase below is bounded again within it.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	loadBound := time.Duration(max(1, *scale) * float64(2*time.Minute))
+	ctx, cancel := context.WithTimeout(context.Background(), loadBound+2*time.Minute)
 	defer cancel()
 	client := e2e.NewClient(creds.APIKey, s.clients*s.dup+4)
 	defer client.Close()
@@ -38,7 +39,7 @@ func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, inst
 		Prefix: fmt.Sprintf("%s-%d", t.Name(), rng.Uint32()), Lease: s.lease,
 	})
 	start := time.Now()
-	loadCtx, cancelLoad := context.WithTimeout(ctx, 2*time.Minute)
+	loadCtx, cancelLoad := context.WithTimeout(ctx, loadBound)
 	defer cancelLoad()
 	w.Start(loadCtx)
 	var cr chaosResult
