@@ -37,6 +37,10 @@ func serve(t *testing.T, env *apitest.Env, req *http.Request) *apitest.Response 
 // chunked is a body of n bytes whose length is not announced.
 func chunked(s string) io.Reader { return io.MultiReader(strings.NewReader(s)) }
 
+// slowRefill is a RATE_LIMIT_RPS whose bucket refills once in 100 s: a burst spent
+// stays spent however slowly a loaded machine runs the test.
+const slowRefill = 0.01
+
 func key(k string) http.Header { return http.Header{"Idempotency-Key": {k}} }
 
 // problemMembers are the members a problem document may have.
@@ -104,7 +108,7 @@ func TestErrorCodes(t *testing.T) {
 	shared.env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
 	shared.env.App.Echo.GET("/test-error", func(echo.Context) error { return errors.New("secret-error-detail") })
 	required := fix(func(c *config.Config) { c.IdempotencyRequired = true })
-	limited := fix(func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 2 })
+	limited := fix(func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 2 })
 	down := fix()
 	closeDB(t, down.env)
 
@@ -322,7 +326,7 @@ func TestInternalErrorsAreLogged(t *testing.T) {
 // TestRateLimitIsPerCredential: one credential's burst does not limit another's.
 func TestRateLimitIsPerCredential(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 2 })
+	env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 2 })
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
 	tokA := login(t, env, a)
 	tokB := login(t, env, b)

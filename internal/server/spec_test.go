@@ -456,7 +456,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 
 	t.Run("rate limited", func(t *testing.T) {
 		t.Parallel()
-		env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 1, 1 })
+		env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 1 })
 		a := env.Tenant("Acme")
 		tok := login(t, env, a)
 		var r struct{ ID string }
