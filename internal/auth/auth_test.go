@@ -180,12 +180,14 @@ func TestLoginAndUse(t *testing.T) {
 	a := env.Tenant("Acme")
 	before := env.Clock.Now()
 	s := login(t, env, a)
+	after := env.Clock.Now()
 
 	if s.Token == "" || strings.Count(s.Token, ".") != 2 {
 		t.Fatalf("token %q is not a JWT", s.Token)
 	}
-	if d := s.ExpiresAt.Sub(before); d < auth.SessionTTL-2*time.Second || d > auth.SessionTTL+2*time.Second {
-		t.Errorf("expiresAt %s is %s from now, want %s", s.ExpiresAt, d, auth.SessionTTL)
+	// Expiry is login time plus the TTL, to the second.
+	if s.ExpiresAt.Before(before.Add(auth.SessionTTL-time.Second)) || s.ExpiresAt.After(after.Add(auth.SessionTTL)) {
+		t.Errorf("expiresAt %s, want %s after the login at %s", s.ExpiresAt, auth.SessionTTL, before)
 	}
 	c := s.cookie
 	if c == nil {
