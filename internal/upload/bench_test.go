@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,9 +57,10 @@ func BenchmarkHashBody1GiB(b *testing.B) {
 	tail := "\r\n--" + boundary + "--\r\n"
 	dir := b.TempDir()
 	if *spoolDir != "" {
-		dir = *spoolDir
+		dir = filepath.Join(*spoolDir, "riskapi-bench-spool")
+		b.Cleanup(func() { os.RemoveAll(dir) })
 	}
-	cfg := upload.Config{Dir: filepath.Join(dir, "riskapi-bench-spool"), Logger: quiet}
+	cfg := upload.Config{Dir: dir, Logger: quiet}
 	mw, err := cfg.ToMiddleware()
 	if err != nil {
 		b.Fatal(err)
