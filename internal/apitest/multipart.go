@@ -20,8 +20,8 @@ type Part struct {
 	Name string
 	// File makes it a file part, with Filename and ContentType (omitted when empty).
 	File        bool
-	Filename    string
-	ContentType string
+	Filename    string // the filename parameter, sent as is
+	ContentType string // the part's Content-Type
 	// Body is the field's value or the file's bytes.
 	Body string
 }

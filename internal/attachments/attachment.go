@@ -20,15 +20,15 @@ import (
 
 // Attachment is a file attached to a risk. Its bytes live in Files, not in the row.
 type Attachment struct {
-	ID          string // "att_…"
-	TenantID    string
-	RiskID      string
-	Filename    string // sanitised: a base name, no control characters, 1–255 bytes
-	ContentType string // the MIME type given at upload, normalised
-	Size        int64  // bytes
-	SHA256      string // lowercase hex digest of the bytes
-	Description string // up to 10,000 characters
-	CreatedAt   time.Time
+	ID          string    // "att_…"
+	TenantID    string    // the owner; every lookup is scoped to it
+	RiskID      string    // the risk it is attached to, of the same tenant
+	Filename    string    // sanitised: a base name, no control characters, 1–255 bytes
+	ContentType string    // the MIME type given at upload, normalised
+	Size        int64     // bytes
+	SHA256      string    // lowercase hex digest of the bytes
+	Description string    // up to 10,000 characters
+	CreatedAt   time.Time // UTC, microseconds
 }
 
 // Limits of an attachment's text fields.
@@ -44,10 +44,10 @@ var ErrNotFound = errors.New("attachment not found")
 // Input is what an upload says about its file.
 type Input struct {
 	Filename    string // as sent by the client; sanitised by New
-	ContentType string
-	Size        int64
-	SHA256      string
-	Description string
+	ContentType string // the part's normalised MIME type
+	Size        int64  // bytes
+	SHA256      string // lowercase hex digest of the bytes
+	Description string // the form's description field, unchecked
 }
 
 // New validates in and returns the attachment id of tenantID's risk riskID, created

@@ -24,7 +24,8 @@ const (
 // Event is one delivery's content.
 type Event struct {
 	// ID is the sender's event ID (1–200 characters); redeliveries repeat it.
-	ID   string
+	ID string
+	// Type says what happened; Validate refuses types other than the two above.
 	Type EventType
 	// ExternalID is the sender's ID of the finding (1–200 characters), kept on the
 	// risk to find it again.

@@ -19,13 +19,13 @@ import (
 // /webhooks/inbound/{Name} are signed with Secret and act on TenantID's risks.
 type Source struct {
 	ID       string // "whk_…"
-	TenantID string
+	TenantID string // whose risks its deliveries act on
 	// Name is the path segment senders post to; unique across all tenants.
 	Name string
 	// Secret is the HMAC key ("whsec_…"). It is stored as is: verifying a signature
 	// needs it, unlike an API key, whose hash suffices.
 	Secret    string
-	CreatedAt time.Time
+	CreatedAt time.Time // UTC
 }
 
 // SecretPrefix starts every signing secret.
