@@ -55,6 +55,8 @@ type App struct {
 	Orphans *attachments.OrphanSweeper
 	// Webhooks manages inbound webhook sources (api webhook create).
 	Webhooks *webhooks.Service
+
+	clock func() time.Time // Options.Now
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -101,7 +103,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		Sweeper: &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Metrics: idemMetrics, Logger: log},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.UploadDir}, Store: attStore,
 			Grace: orphanGrace(cfg.IdempotencyLease), Now: opts.Now, Logger: log},
-		Webhooks: hooks,
+		Webhooks: hooks, clock: opts.Now,
 	}, nil
 }
 
@@ -119,7 +121,21 @@ func (a *App) Sweep(ctx context.Context) (int, error) {
 			a.Logger.Error("attachment orphan sweep failed", slog.String("error", oerr.Error()))
 		}
 	}
+	if ctx.Err() == nil {
+		if m, serr := a.Sessions.DeleteExpired(ctx, a.now()); serr != nil {
+			a.Logger.Error("session sweep failed", slog.String("error", serr.Error()))
+		} else if m > 0 {
+			a.Logger.Info("session sweep", slog.Int("deleted", m))
+		}
+	}
 	return n, err
+}
+
+func (a *App) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
 }
 
 // orphanGrace is how old unreferenced attachment bytes must be before the sweep

@@ -158,3 +158,13 @@ func LoadOrCreateSecret(ctx context.Context, db *gorm.DB, configured string, log
 	}
 	return []byte(row.Value), nil
 }
+
+// DeleteExpired deletes the rows of sessions expired before now and returns how many
+// it deleted; their tokens are refused by their own expiry already.
+func (s *Sessions) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
+	res := s.db.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&sessionRow{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete expired sessions: %w", database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}

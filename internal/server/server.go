@@ -93,6 +93,9 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(log)
+	// Client addresses come from the connection, not from X-Forwarded-For, which
+	// any client can forge to dodge a per-address limit.
+	e.IPExtractor = echo.ExtractIPDirect()
 
 	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
@@ -158,7 +161,7 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 
 	limit := rateLimit(s)
 	v1 := e.Group("/v1", jsonLimit, spool)
-	v1.POST("/sessions", auth.LoginHandler(d.Sessions), idem)
+	v1.POST("/sessions", auth.LoginHandler(d.Sessions), loginLimit(s), idem)
 	v1auth := v1.Group("", auth.SessionAuth(d.Sessions), limit, auth.RequireScopes(), idem)
 	v1auth.DELETE("/sessions", auth.LogoutHandler(d.Sessions))
 	riskhttp.Routes(v1auth, riskhttp.Config{Store: d.Risks, Now: d.Now})
@@ -210,17 +213,37 @@ func bodyLimit(limit func(echo.Context) int64) echo.MiddlewareFunc {
 // rateLimit limits each credential (API key, or session user) with a token bucket
 // of RateLimitRPS and RateLimitBurst (golang.org/x/time/rate through Echo's limiter).
 func rateLimit(s Settings) echo.MiddlewareFunc {
+	return limiter(s.RateLimitRPS, s.RateLimitBurst, "this credential sent too many requests; retry after the Retry-After delay")
+}
+
+// Login attempts per client address: a burst of 10, then one every 6 seconds. Each
+// attempt costs a bcrypt comparison, so unlimited guessing would be both a password
+// attack and a way to burn CPU. On whenever rate limiting is (RATE_LIMIT_RPS > 0).
+const (
+	loginRPS   = 1.0 / 6
+	loginBurst = 10
+)
+
+func loginLimit(s Settings) echo.MiddlewareFunc {
 	if s.RateLimitRPS <= 0 {
+		return limiter(0, 0, "")
+	}
+	return limiter(loginRPS, loginBurst, "too many sign-in attempts from this address; retry after the Retry-After delay")
+}
+
+// limiter is a token bucket of rps and burst per principal, or per client address
+// before authentication; rps 0 lets everything through.
+func limiter(rps float64, burst int, detail string) echo.MiddlewareFunc {
+	if rps <= 0 {
 		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
 	}
-	burst := s.RateLimitBurst
 	if burst <= 0 {
-		burst = int(math.Ceil(s.RateLimitRPS))
+		burst = int(math.Ceil(rps))
 	}
-	retryAfter := time.Duration(math.Ceil(1/s.RateLimitRPS)) * time.Second
+	retryAfter := time.Duration(math.Ceil(1/rps)) * time.Second
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(s.RateLimitRPS), Burst: burst, ExpiresIn: 3 * time.Minute,
+			Rate: rate.Limit(rps), Burst: burst, ExpiresIn: 3 * time.Minute,
 		}),
 		IdentifierExtractor: func(c echo.Context) (string, error) {
 			if p := auth.FromContext(c.Request().Context()); p != nil {
@@ -229,8 +252,7 @@ func rateLimit(s Settings) echo.MiddlewareFunc {
 			return c.RealIP(), nil
 		},
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return &problem.Problem{Code: problem.RateLimited, RetryAfter: retryAfter,
-				Detail: "this credential sent too many requests; retry after the Retry-After delay"}
+			return &problem.Problem{Code: problem.RateLimited, RetryAfter: retryAfter, Detail: detail}
 		},
 		ErrorHandler: func(c echo.Context, err error) error { return err },
 	})
