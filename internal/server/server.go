@@ -118,6 +118,7 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 		return nil, err
 	}
 
+	e.Pre(headAsGet)
 	e.Use(dropBadRequestID, middleware.RequestID(), observe(log, newHTTPMetrics(d.Metrics)))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
@@ -160,16 +161,20 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{})))
 
 	limit := rateLimit(s)
-	v1 := e.Group("/v1", jsonLimit, spool)
-	v1.POST("/sessions", auth.LoginHandler(d.Sessions), loginLimit(s), idem)
-	v1auth := v1.Group("", auth.SessionAuth(d.Sessions), limit, auth.RequireScopes(), idem)
-	v1auth.DELETE("/sessions", auth.LogoutHandler(d.Sessions))
-	riskhttp.Routes(v1auth, riskhttp.Config{Store: d.Risks, Now: d.Now})
-	attachmenthttp.Routes(v1auth, attachmentsCfg)
+	// Middleware goes on each route, not on the groups: a group's middleware makes
+	// Echo add catch-all routes, which would answer a known path called with another
+	// method with 404 (or 401) instead of 405.
+	v1 := e.Group("/v1")
+	v1.POST("/sessions", auth.LoginHandler(d.Sessions), jsonLimit, loginLimit(s), idem)
+	v1chain := []echo.MiddlewareFunc{jsonLimit, spool, auth.SessionAuth(d.Sessions), limit, auth.RequireScopes(), idem}
+	v1.DELETE("/sessions", auth.LogoutHandler(d.Sessions), v1chain...)
+	riskhttp.Routes(v1, riskhttp.Config{Store: d.Risks, Now: d.Now}, v1chain...)
+	attachmenthttp.Routes(v1, attachmentsCfg, v1chain...)
 
-	v2 := e.Group("/v2", jsonLimit, spool, auth.APIKeys(d.Tenants), limit, auth.RequireScopes(), idem)
-	riskhttp.Routes(v2, riskhttp.Config{Store: d.Risks, Now: d.Now})
-	attachmenthttp.Routes(v2, attachmentsCfg)
+	v2 := e.Group("/v2")
+	v2chain := []echo.MiddlewareFunc{jsonLimit, spool, auth.APIKeys(d.Tenants), limit, auth.RequireScopes(), idem}
+	riskhttp.Routes(v2, riskhttp.Config{Store: d.Risks, Now: d.Now}, v2chain...)
+	attachmenthttp.Routes(v2, attachmentsCfg, v2chain...)
 
 	// Inbound webhooks authenticate by signature and deduplicate by event ID. The
 	// idempotency middleware runs first and alone: a request carrying Idempotency-Key
@@ -188,6 +193,27 @@ func policy(c echo.Context) idempotency.Policy {
 	}
 	return idempotency.Supported
 }
+
+// headAsGet serves HEAD as the GET of the same route with the body discarded (RFC
+// 9110 section 9.3.2): same status and headers, no body, no route of its own. Being
+// a GET it needs the read scope and never touches idempotency records.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+			c.Response().Writer = bodiless{c.Response().Writer}
+		}
+		return next(c)
+	}
+}
+
+// bodiless drops a response's body and keeps everything else.
+type bodiless struct{ http.ResponseWriter }
+
+func (b bodiless) Write(p []byte) (int, error) { return len(p), nil }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (b bodiless) Unwrap() http.ResponseWriter { return b.ResponseWriter }
 
 // uploadRoutes take bodies up to MaxUploadBytes; every other route up to MaxJSONBytes.
 var uploadRoutes = map[string]bool{

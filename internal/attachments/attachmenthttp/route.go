@@ -58,14 +58,14 @@ type handlers struct {
 // Routes mounts the attachment routes on g, whose middleware must already
 // authenticate (auth.FromContext yields the tenant) and, for the upload route, spool
 // the form (upload.Config with FormRules).
-func Routes(g *echo.Group, cfg Config) {
+func Routes(g *echo.Group, cfg Config, m ...echo.MiddlewareFunc) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	h := handlers{cfg}
-	g.POST("/risks/:id/attachments", h.upload)
-	g.GET("/risks/:id/attachments", h.list)
-	g.GET("/attachments/:id/content", h.content)
+	g.POST("/risks/:id/attachments", h.upload, m...)
+	g.GET("/risks/:id/attachments", h.list, m...)
+	g.GET("/attachments/:id/content", h.content, m...)
 }
 
 func tenantOf(c echo.Context) string { return auth.FromContext(c.Request().Context()).TenantID }

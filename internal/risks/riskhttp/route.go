@@ -38,19 +38,21 @@ type handlers struct {
 	now   func() time.Time
 }
 
-// Routes mounts the risk routes on g, whose middleware must already authenticate
-// (auth.FromContext yields the tenant).
-func Routes(g *echo.Group, cfg Config) {
+// Routes mounts the risk routes on g with the route middleware m, which must
+// authenticate (auth.FromContext yields the tenant). Middleware is per route, not per
+// group, so that a known path called with another method is 405, not a 404 from
+// the group's catch-all.
+func Routes(g *echo.Group, cfg Config, m ...echo.MiddlewareFunc) {
 	h := handlers{store: cfg.Store, now: cfg.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
-	g.POST("/risks", h.create)
-	g.GET("/risks", h.list)
-	g.GET("/risks/:id", h.get)
-	g.PATCH("/risks/:id", h.patch)
-	g.PUT("/risks/:id", h.replace)
-	g.DELETE("/risks/:id", h.delete)
+	g.POST("/risks", h.create, m...)
+	g.GET("/risks", h.list, m...)
+	g.GET("/risks/:id", h.get, m...)
+	g.PATCH("/risks/:id", h.patch, m...)
+	g.PUT("/risks/:id", h.replace, m...)
+	g.DELETE("/risks/:id", h.delete, m...)
 }
 
 // timestamp truncates to microseconds: what PostgreSQL keeps, so a risk reads back

@@ -1,0 +1,41 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+)
+
+func TestKnownPathWithAnotherMethodIs405(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	for _, r := range []apitest.Request{
+		{Method: "PATCH", Path: "/v2/risks", Bearer: a.Key, Body: `{}`},
+		{Method: "DELETE", Path: "/v1/risks"},
+		{Method: "POST", Path: "/healthz"},
+	} {
+		res := env.Do(r).ExpectProblem(405, "METHOD_NOT_ALLOWED")
+		if res.Header().Get("Allow") == "" {
+			t.Errorf("%s %s: 405 without Allow", r.Method, r.Path)
+		}
+	}
+	env.Do(apitest.Request{Method: "GET", Path: "/v2/no-such-thing", Bearer: a.Key}).ExpectProblem(404, "NOT_FOUND")
+}
+
+func TestHeadIsGetWithoutABody(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	for _, r := range []apitest.Request{
+		{Method: "HEAD", Path: "/healthz"},
+		{Method: "HEAD", Path: "/v2/risks", Bearer: a.Key},
+		{Method: "HEAD", Path: "/v2/risks", Bearer: a.ReadKey},
+	} {
+		res := env.Do(r).Expect(200)
+		if res.Body.Len() != 0 || res.Header().Get("Content-Type") == "" {
+			t.Errorf("HEAD %s: body %q, Content-Type %q", r.Path, res.Body, res.Header().Get("Content-Type"))
+		}
+	}
+	env.Do(apitest.Request{Method: "HEAD", Path: "/v2/risks"}).Expect(401)
+}
