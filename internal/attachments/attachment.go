@@ -63,8 +63,14 @@ func New(id, tenantID, riskID string, in Input, now time.Time) (*Attachment, err
 	switch {
 	case !utf8.ValidString(in.Description):
 		errs = append(errs, problem.FieldError{Field: "description", Detail: "must be UTF-8 text"})
+	case strings.ContainsRune(in.Description, 0):
+		// PostgreSQL text cannot hold NUL; refuse it on every store alike.
+		errs = append(errs, problem.FieldError{Field: "description", Detail: "must not contain the NUL character"})
 	case utf8.RuneCountInString(in.Description) > MaxDescriptionChars:
 		errs = append(errs, problem.FieldError{Field: "description", Detail: "must be at most 10000 characters"})
+	}
+	if !utf8.ValidString(in.ContentType) || strings.ContainsRune(in.ContentType, 0) {
+		errs = append(errs, problem.FieldError{Field: "file", Detail: "has an invalid Content-Type"})
 	}
 	if p := problem.Fields(errs); p != nil {
 		return nil, p

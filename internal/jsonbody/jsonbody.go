@@ -38,10 +38,32 @@ func Decode(r io.Reader, v any) error {
 		return problem.Invalid("body", "must be a JSON object")
 	}
 	err = json.Unmarshal(data, v, json.RejectUnknownMembers(true))
-	if err == nil {
-		return nil
+	if err != nil {
+		return explain(err)
 	}
-	return explain(err)
+	if field, ok := nulField(data); ok {
+		return problem.Invalid(field, "must not contain the NUL character (\\u0000)")
+	}
+	return nil
+}
+
+// nulField names the first member whose name or string value holds U+0000. JSON
+// allows it, but PostgreSQL text cannot store it, and the same input must get the
+// same answer on every store.
+func nulField(data []byte) (string, bool) {
+	if !strings.Contains(string(data), `\u0000`) {
+		return "", false // NUL can only be written escaped inside a JSON string
+	}
+	dec := jsontext.NewDecoder(strings.NewReader(string(data)))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return "", false
+		}
+		if tok.Kind() == '"' && strings.ContainsRune(tok.String(), 0) {
+			return pointerField(dec.StackPointer()), true
+		}
+	}
 }
 
 func explain(err error) *problem.Problem {
