@@ -33,7 +33,7 @@ func newCommand(name string, getenv func(string) string) *command {
 func (c *command) parse(args []string) (config.Config, error) {
 	if err := c.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return config.Config{}, usagef("%s: flags: %s", c.fs.Name(), flagNames(c.fs))
+			return config.Config{}, helpRequest{fmt.Sprintf("usage: api %s [flags]\nflags: %s", c.fs.Name(), flagNames(c.fs))}
 		}
 		return config.Config{}, usagef("%s: %v", c.fs.Name(), err)
 	}

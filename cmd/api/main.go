@@ -18,8 +18,11 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	var ue usageError
+	var help helpRequest
 	switch {
 	case err == nil:
+	case errors.As(err, &help):
+		fmt.Fprintln(os.Stdout, help.text)
 	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "api: "+ue.Error())
 		os.Exit(2)
@@ -33,6 +36,11 @@ func main() {
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// helpRequest is -h or --help: the text goes to stdout and the exit status is 0.
+type helpRequest struct{ text string }
+
+func (h helpRequest) Error() string { return h.text }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 

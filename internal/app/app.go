@@ -61,7 +61,7 @@ type App struct {
 
 // Open connects to the store, applies migrations and builds the server.
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*App, error) {
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{IdleInTxTimeout: cfg.IdempotencyLease})
+	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{IdleInTxTimeout: cfg.IdempotencyLease, BusyTimeout: cfg.IdempotencyLease / 2})
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func LoginHandler(s *Sessions) echo.HandlerFunc {
 		var req loginRequest
 		// jsonbody, like every other JSON route: errors name the field, and a body
 		// over the limit is 413 rather than "invalid JSON".
-		if err := jsonbody.Decode(c.Request().Body, &req); err != nil {
+		if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 			return err
 		}
 		if req.Email == "" {

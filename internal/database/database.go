@@ -48,6 +48,11 @@ type Options struct {
 	// an idempotency lock past its lease. Ignored on SQLite, where a dead process's
 	// locks vanish with it.
 	IdleInTxTimeout time.Duration
+	// BusyTimeout bounds how long a SQLite statement waits for the write lock before
+	// failing (then 503 STORE_UNAVAILABLE). Optional. Default 15s. riskapi passes half
+	// the idempotency lease, so waiting for the lock cannot outlast a handler's
+	// deadline. Ignored on PostgreSQL.
+	BusyTimeout time.Duration
 	// MaxOpenConns bounds the pool. Optional. Default 32 on PostgreSQL, 16 on SQLite.
 	MaxOpenConns int
 	// Logger receives slow-query warnings. Optional. Default: silent.
@@ -87,7 +92,11 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	// WAL lets readers run beside the one writer; IMMEDIATE transactions take the write
 	// lock at BEGIN so two writers never deadlock upgrading a read lock; the busy
 	// timeout turns writer contention into waiting instead of SQLITE_BUSY.
-	dsn := path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(15000)" +
+	busy := 15 * time.Second
+	if opts.BusyTimeout > 0 && opts.BusyTimeout < busy {
+		busy = opts.BusyTimeout
+	}
+	dsn := path + "?_pragma=journal_mode(WAL)" + fmt.Sprintf("&_pragma=busy_timeout(%d)", busy.Milliseconds()) +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
 	gdb, err := gorm.Open(sqlite.Open(dsn), gcfg)
 	if err != nil {

@@ -6,6 +6,7 @@ package jsonbody
 import (
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -124,4 +125,19 @@ func kindName(k jsontext.Kind) string {
 		return "array"
 	}
 	return "value"
+}
+
+// DecodeRequest is Decode for an HTTP request whose body must be JSON: its
+// Content-Type must be absent, application/json or a +json type (parameters such as
+// charset are ignored), so that the handler reads the body the way the idempotency
+// fingerprint counts it. Errors: as Decode, and VALIDATION_FAILED naming
+// "Content-Type".
+func DecodeRequest(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			return problem.Invalid("Content-Type", "must be application/json")
+		}
+	}
+	return Decode(r.Body, v)
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -181,6 +182,8 @@ func (r *Risk) validate() *problem.Problem {
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(r.Title); n < 1 || n > 200 {
 		bad("title", "must be 1–200 characters")
+	} else if strings.TrimSpace(r.Title) == "" {
+		bad("title", "must not be blank")
 	}
 	if utf8.RuneCountInString(r.Description) > 10000 {
 		bad("description", "must be at most 10000 characters")

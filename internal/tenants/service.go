@@ -266,8 +266,13 @@ func (s *Service) touch(ctx context.Context, keyID string) {
 	}
 	s.lastSeen[keyID] = now
 	s.mu.Unlock()
-	// Best effort: a failed bookkeeping write must not fail the request.
-	_ = s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", keyID).Update("last_used_at", now).Error
+	// Best effort and off the request's path: bookkeeping must neither fail a
+	// request nor make a read wait for SQLite's write lock.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", keyID).Update("last_used_at", now).Error
+	}()
 }
 
 // hashSecret is SHA-256, not bcrypt: the secret has 256 bits of entropy, so a fast

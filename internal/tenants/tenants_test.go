@@ -140,7 +140,12 @@ func TestAPIKeys(t *testing.T) {
 	if err != nil || got.ID != k.ID || got.TenantID != ten.ID || !got.Has(tenants.ScopeRisksRead) || got.Has(tenants.ScopeRisksWrite) {
 		t.Fatalf("VerifyAPIKey = %+v, %v", got, err)
 	}
-	if used := rows("SELECT last_used_at FROM api_keys WHERE id = ? AND last_used_at IS NOT NULL", k.ID); len(used) != 1 {
+	// The last use is recorded off the request's path, so wait for it (bounded).
+	recorded := false
+	for deadline := time.Now().Add(10 * time.Second); !recorded && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		recorded = len(rows("SELECT last_used_at FROM api_keys WHERE id = ? AND last_used_at IS NOT NULL", k.ID)) == 1
+	}
+	if !recorded {
 		t.Errorf("last use not recorded")
 	}
 	for _, bad := range []string{"", "rk_", secret + "x", strings.ToUpper(secret), "sk_" + secret[3:], secret[:20]} {

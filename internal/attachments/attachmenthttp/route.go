@@ -166,12 +166,12 @@ func (h handlers) list(c echo.Context) error {
 func (h handlers) content(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Attachment, id) {
-		return problem.New(problem.NotFound, "no attachment %s", id)
+		return problem.New(problem.NotFound, "no such attachment")
 	}
 	tenant := tenantOf(c)
 	a, err := h.Store.Get(c.Request().Context(), tenant, id)
 	if errors.Is(err, attachments.ErrNotFound) {
-		return problem.New(problem.NotFound, "no attachment %s", id)
+		return problem.New(problem.NotFound, "no such attachment")
 	}
 	if err != nil {
 		return err
@@ -198,7 +198,7 @@ func (h handlers) content(c echo.Context) error {
 // riskExists answers 404 unless the risk named by riskID is the tenant's.
 func (h handlers) riskExists(c echo.Context, riskID string) error {
 	if !ids.Valid(ids.Risk, riskID) {
-		return problem.New(problem.NotFound, "no risk %s", riskID)
+		return problem.New(problem.NotFound, "no such risk")
 	}
 	_, err := h.Risks.Get(c.Request().Context(), tenantOf(c), riskID)
 	return notFound(err)

@@ -63,7 +63,7 @@ func tenantOf(c echo.Context) string { return auth.FromContext(c.Request().Conte
 
 func (h handlers) create(c echo.Context) error {
 	var req writeRequest
-	if err := jsonbody.Decode(c.Request().Body, &req); err != nil {
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
 	r, err := risks.New(ids.New(ids.Risk), tenantOf(c), req.fields(), h.timestamp())
@@ -119,7 +119,7 @@ func (h handlers) list(c echo.Context) error {
 
 func (h handlers) patch(c echo.Context) error {
 	var req patchRequest
-	if err := jsonbody.Decode(c.Request().Body, &req); err != nil {
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
 	u, nullField := req.update()
@@ -138,7 +138,7 @@ func (h handlers) patch(c echo.Context) error {
 
 func (h handlers) replace(c echo.Context) error {
 	var req writeRequest
-	if err := jsonbody.Decode(c.Request().Body, &req); err != nil {
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
 	r, err := h.load(c)
@@ -161,7 +161,7 @@ func (h handlers) save(c echo.Context, r *risks.Risk) error {
 func (h handlers) delete(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return problem.New(problem.NotFound, "no risk %s", id)
+		return problem.New(problem.NotFound, "no such risk")
 	}
 	if err := h.store.Delete(c.Request().Context(), tenantOf(c), id); err != nil {
 		return notFound(err)
@@ -174,7 +174,7 @@ func (h handlers) delete(c echo.Context) error {
 func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return nil, problem.New(problem.NotFound, "no risk %s", id)
+		return nil, problem.New(problem.NotFound, "no such risk")
 	}
 	r, err := h.store.Get(c.Request().Context(), tenantOf(c), id)
 	if err != nil {
