@@ -94,7 +94,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 				return err
 			}
 		} else {
-			log.Info("demo tenant exists already; its credentials were printed when it was created (remove the data directory to start over)")
+			log.Info("demo tenant exists already; its credentials were printed once, when it was created (start over with a fresh DATABASE_URL)")
 		}
 	}
 	return a.Serve(ctx, nil)
