@@ -28,3 +28,16 @@ func InTx(ctx context.Context) bool {
 	_, ok := ctx.Value(txKey{}).(*gorm.DB)
 	return ok
 }
+
+// RunInTx runs fn in the transaction ctx carries, or else in a new transaction on db
+// that commits when fn returns nil. fn must make its writes through Conn on the
+// context it is given. Errors: fn's, or the store's (classified).
+func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) error {
+	if InTx(ctx) {
+		return fn(ctx)
+	}
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		return fn(WithTx(ctx, tx))
+	})
+	return Classify(err)
+}

@@ -54,13 +54,7 @@ func toAttachment(w *row) *attachments.Attachment {
 
 // InTx runs fn in the transaction ctx carries, or in a new one.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	if database.InTx(ctx) {
-		return fn(ctx)
-	}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(database.WithTx(ctx, tx))
-	})
-	return database.Classify(err)
+	return database.RunInTx(ctx, s.db, fn)
 }
 
 // Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound. On
