@@ -108,7 +108,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 }
 
 // Close releases the store.
-func (a *App) Close() error { return a.DB.Close() }
+func (a *App) Close() error {
+	a.Tenants.Wait()
+	return a.DB.Close()
+}
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
 // then sweeps orphaned attachment bytes, which it logs but does not count (the count

@@ -35,10 +35,15 @@ type Service struct {
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // key ID → last recorded use
+	touches  sync.WaitGroup       // last-use writes in flight
 
 	dummyOnce sync.Once
 	dummy     []byte // see dummyHash
 }
+
+// Wait blocks until every last-use write in flight has ended; call it before
+// closing the database.
+func (s *Service) Wait() { s.touches.Wait() }
 
 // NewService returns a Service over db. bcryptCost 0 means bcrypt.DefaultCost; tests
 // pass bcrypt.MinCost. now may be nil (time.Now).
@@ -268,7 +273,9 @@ func (s *Service) touch(ctx context.Context, keyID string) {
 	s.mu.Unlock()
 	// Best effort and off the request's path: bookkeeping must neither fail a
 	// request nor make a read wait for SQLite's write lock.
+	s.touches.Add(1)
 	go func() {
+		defer s.touches.Done()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", keyID).Update("last_used_at", now).Error

@@ -57,9 +57,10 @@ func (w writeRequest) fields() risks.Fields {
 	return f
 }
 
-// patchRequest is the body of PATCH: absent members are kept; null clears an optional
-// number and is refused for text fields.
-type patchRequest struct {
+// PatchRequest is the body of PATCH — and the "data" of an inbound webhook's
+// finding: absent members are kept; null clears an optional number and is refused
+// for text fields.
+type PatchRequest struct {
 	Title       jsonbody.Optional[string]       `json:"title"`
 	Description jsonbody.Optional[string]       `json:"description"`
 	Category    jsonbody.Optional[string]       `json:"category"`
@@ -70,8 +71,9 @@ type patchRequest struct {
 	Owner       jsonbody.Optional[string]       `json:"owner"`
 }
 
-// update converts p, returning the name of a text field given as null, if any.
-func (p patchRequest) update() (risks.Update, string) {
+// Update converts p to a domain update. It also returns the name of a text field
+// given as null ("" if none), which the caller must refuse.
+func (p PatchRequest) Update() (risks.Update, string) {
 	var u risks.Update
 	texts := []struct {
 		name string

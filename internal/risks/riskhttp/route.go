@@ -118,11 +118,11 @@ func (h handlers) list(c echo.Context) error {
 }
 
 func (h handlers) patch(c echo.Context) error {
-	var req patchRequest
+	var req PatchRequest
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	u, nullField := req.update()
+	u, nullField := req.Update()
 	if nullField != "" {
 		return problem.Invalid(nullField, "cannot be null")
 	}

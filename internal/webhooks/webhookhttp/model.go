@@ -1,9 +1,8 @@
 package webhookhttp
 
 import (
-	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
-	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
@@ -14,18 +13,10 @@ type deliveryRequest struct {
 	Data *findingRequest `json:"data"`
 }
 
-// findingRequest is "data": the risk's fields, as in PATCH (absent members are not
-// given, null clears an optional number and is refused for text), plus externalId.
+// findingRequest is "data": the risk's fields as in PATCH, plus externalId.
 type findingRequest struct {
-	ExternalID  *string                         `json:"externalId"`
-	Title       jsonbody.Optional[string]       `json:"title"`
-	Description jsonbody.Optional[string]       `json:"description"`
-	Category    jsonbody.Optional[string]       `json:"category"`
-	Likelihood  jsonbody.Optional[jsonbody.Int] `json:"likelihood"`
-	Impact      jsonbody.Optional[jsonbody.Int] `json:"impact"`
-	RiskScore   jsonbody.Optional[jsonbody.Int] `json:"riskScore"`
-	Status      jsonbody.Optional[string]       `json:"status"`
-	Owner       jsonbody.Optional[string]       `json:"owner"`
+	ExternalID            *string `json:"externalId"`
+	riskhttp.PatchRequest `json:",inline"`
 }
 
 // ack is the answer to every accepted delivery.
@@ -49,39 +40,10 @@ func (r deliveryRequest) event() (webhooks.Event, error) {
 		return ev, problem.Invalid("data/externalId", "is required")
 	}
 	ev.ID, ev.Type, ev.ExternalID = *r.ID, webhooks.EventType(*r.Type), *r.Data.ExternalID
-	d := r.Data
-	texts := []struct {
-		name string
-		in   jsonbody.Optional[string]
-		out  **string
-	}{{"title", d.Title, &ev.Change.Title}, {"description", d.Description, &ev.Change.Description},
-		{"category", d.Category, &ev.Change.Category}, {"owner", d.Owner, &ev.Change.Owner}}
-	for _, t := range texts {
-		if !t.in.Set {
-			continue
-		}
-		if t.in.Null {
-			return ev, problem.Invalid("data/"+t.name, "cannot be null")
-		}
-		v := t.in.Value
-		*t.out = &v
+	change, nullField := r.Data.Update()
+	if nullField != "" {
+		return ev, problem.Invalid("data/"+nullField, "cannot be null")
 	}
-	if d.Status.Set {
-		if d.Status.Null {
-			return ev, problem.Invalid("data/status", "cannot be null")
-		}
-		s := risks.Status(d.Status.Value)
-		ev.Change.Status = &s
-	}
-	ev.Change.Likelihood = nullable(d.Likelihood)
-	ev.Change.Impact = nullable(d.Impact)
-	ev.Change.RiskScore = nullable(d.RiskScore)
+	ev.Change = change
 	return ev, nil
-}
-
-func nullable(o jsonbody.Optional[jsonbody.Int]) *risks.Nullable[int] {
-	if !o.Set {
-		return nil
-	}
-	return &risks.Nullable[int]{Value: int(o.Value), Null: o.Null}
 }
