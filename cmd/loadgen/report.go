@@ -50,13 +50,29 @@ func report(w io.Writer, o *options, env *environment, r *results) {
 		return fmt.Sprintf("%.2f", a/b)
 	}
 	lat := func(a, b time.Duration) string { return ratio(float64(a), float64(b)) }
+	has := func(ks ...kind) bool {
+		for _, k := range ks {
+			if kr := r.kinds[k]; kr == nil || kr.ok == 0 {
+				return false
+			}
+		}
+		return true
+	}
 	fmt.Fprintf(w, "\nratios\n")
-	fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.80 on PostgreSQL)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
-	fmt.Fprintf(w, "  keyed/unkeyed latency p50 / p99      %s / %s\n", lat(sums[kindKeyed].P50, sums[kindUnkeyed].P50), lat(sums[kindKeyed].P99, sums[kindUnkeyed].P99))
-	fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 2)\n",
-		ratio(tp(kindReplay), tp(kindKeyed)), lat(sums[kindKeyed].P50, sums[kindReplay].P50), lat(sums[kindKeyed].P99, sums[kindReplay].P99))
-	fmt.Fprintf(w, "  read/replay throughput               %s\n", ratio(tp(kindRead), tp(kindReplay)))
-	fmt.Fprintf(w, "  read/unkeyed-write throughput        %s\n", ratio(tp(kindRead), tp(kindUnkeyed)))
+	if has(kindKeyed, kindUnkeyed) {
+		fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.80 on PostgreSQL)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
+		fmt.Fprintf(w, "  keyed/unkeyed latency p50 / p99      %s / %s\n", lat(sums[kindKeyed].P50, sums[kindUnkeyed].P50), lat(sums[kindKeyed].P99, sums[kindUnkeyed].P99))
+	}
+	if has(kindKeyed, kindReplay) {
+		fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 2)\n",
+			ratio(tp(kindReplay), tp(kindKeyed)), lat(sums[kindKeyed].P50, sums[kindReplay].P50), lat(sums[kindKeyed].P99, sums[kindReplay].P99))
+	}
+	if has(kindRead, kindReplay) {
+		fmt.Fprintf(w, "  read/replay throughput               %s\n", ratio(tp(kindRead), tp(kindReplay)))
+	}
+	if has(kindRead, kindUnkeyed) {
+		fmt.Fprintf(w, "  read/unkeyed-write throughput        %s\n", ratio(tp(kindRead), tp(kindUnkeyed)))
+	}
 
 	fmt.Fprintf(w, "\nchecks\n")
 	var mism int
