@@ -19,6 +19,10 @@ type chaos struct {
 	minUp, maxUp time.Duration
 	// Every newPortEvery-th restart binds a new port (0: always the same port).
 	newPortEvery int
+	// burst keys of each wave (at most all of them) are released at once a few
+	// milliseconds before its kill, so that every kill finds writes in flight however
+	// fast the machine answers; the others are spread over the uptime.
+	burst int
 }
 
 // chaosResult counts what run did.
@@ -27,7 +31,7 @@ type chaosResult struct {
 	restartTime               time.Duration // summed
 }
 
-// run releases w's keys in c.kills waves and, after each, SIGKILLs a random running
+// run releases w's keys in c.kills waves and, at the end of each, SIGKILLs a random running
 // instance and restarts it: at once and in the background when other instances
 // can serve meanwhile (never all down), else before the next wave. It returns when
 // every key is released and every instance runs again, or ctx ends.
@@ -63,15 +67,19 @@ func (c chaos) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *e2e.Wri
 	for wave := 0; wave < c.kills && ctx.Err() == nil; wave++ {
 		n := (keys - w.Issued() + (c.kills - wave - 1)) / (c.kills - wave)
 		up := c.minUp + time.Duration(rng.Int64N(int64(c.maxUp-c.minUp)))
-		if n == 0 {
+		burst := min(n, c.burst)
+		spread := n - burst
+		if spread == 0 {
 			sleepCtx(ctx, up)
 		}
-		for range n {
+		for range spread {
 			w.Issue(1)
-			if sleepCtx(ctx, up/time.Duration(n)) != nil {
+			if sleepCtx(ctx, up/time.Duration(spread)) != nil {
 				break
 			}
 		}
+		w.Issue(burst)
+		sleepCtx(ctx, time.Duration(rng.Int64N(int64(3*time.Millisecond))))
 		// Pick a victim among the running instances; with one left, wait for others.
 		var victim *e2e.Instance
 		for victim == nil && ctx.Err() == nil {

@@ -96,7 +96,7 @@ func TestCrashKeyedWrites(t *testing.T) {
 	lease := 5 * time.Second
 	url, creds, insts := startInstances(t, 1, lease)
 	rep := writeScenario{keys: scaled(300), clients: 8, dup: 1, lease: lease,
-		chaos: &chaos{kills: scaled(10), minUp: 50 * time.Millisecond, maxUp: 300 * time.Millisecond, newPortEvery: 4},
+		chaos: &chaos{kills: scaled(10), minUp: 50 * time.Millisecond, maxUp: 300 * time.Millisecond, newPortEvery: 4, burst: 8},
 	}.run(t, url, creds, insts)
 	if rep.NetErrors == 0 {
 		t.Errorf("no request was cut by a kill: the test did not test anything (%s)", rep)
