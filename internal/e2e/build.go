@@ -17,10 +17,10 @@ const APIPackage = "github.com/riskapi/riskapi/cmd/api"
 
 // EnvRace=1 makes Binary build the api with the race detector, so that a data race in
 // the server under real load fails the test through its logs (StartT's cleanup).
-// Off by default even under go test -race: a -race server starts about ten times
-// slower (1s+ per restart) and serves about five times slower, which would put the
-// kill-and-restart tests far over their CI budget; the router's own tests run it
-// in-process under -race.
+// Off by default even under go test -race: a -race server starts and serves several
+// times slower (1–2s per restart on a busy 2-vCPU machine), which puts the
+// kill-and-restart tests over their CI budget when CI is loaded; the router's own
+// tests run it in-process under -race.
 const EnvRace = "E2E_RACE"
 
 // BuildOptions tune Build.
