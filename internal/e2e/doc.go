@@ -10,8 +10,12 @@
 //
 // The tests in this package (go test ./internal/e2e/) run on the store that
 // TEST_DATABASE_URL selects (see internal/dbtest); the multi-instance ones skip on
-// SQLite, which supports one process only. Heavier variants sit behind flags:
+// SQLite, which supports one process only. Heavier variants sit behind flags, which
+// go after the package (docs/performance.md):
 //
-//	go test -run TestSweepUnderLoad -sweep.rows=1000000 ./internal/e2e/
-//	go test -run 'TestCrash|TestFault' -e2e.scale=10 ./internal/e2e/
+//	go test -timeout 30m -run TestSweepUnderLoad -v ./internal/e2e/ -sweep.rows=1000000
+//	go test -timeout 30m -run 'TestCrash|TestScaleOut|TestFault' -v ./internal/e2e/ -e2e.scale=10
+//
+// E2E_RACE=1 builds the server under test with -race; a data race it reports fails the
+// test.
 package e2e
