@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"flag"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,30 +14,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/upload"
 )
-
-// benchPattern cycles through 1 MiB plus an odd tail of pseudo-random bytes.
-var benchPattern = func() []byte {
-	b := make([]byte, 1<<20+4093)
-	rand.NewChaCha8([32]byte{2}).Read(b)
-	return b
-}()
-
-type benchGen struct{ off, left int64 }
-
-func (g *benchGen) Read(p []byte) (int, error) {
-	if g.left == 0 {
-		return 0, io.EOF
-	}
-	if int64(len(p)) > g.left {
-		p = p[:g.left]
-	}
-	n := copy(p, benchPattern[g.off%int64(len(benchPattern)):])
-	g.off += int64(n)
-	g.left -= int64(n)
-	return n, nil
-}
 
 // spoolDir lets the benchmarks spool to another file system, such as a tmpfs, to
 // separate the cost of the code from the speed of the disk.
@@ -78,9 +56,9 @@ func BenchmarkHashBody1GiB(b *testing.B) {
 	for b.Loop() {
 		b.StopTimer()
 		start := time.Now()
-		io.CopyBuffer(sha256.New(), &benchGen{left: size}, make([]byte, 256<<10))
+		io.CopyBuffer(sha256.New(), apitest.Generated(size), make([]byte, 256<<10))
 		shaTook += time.Since(start)
-		body := io.MultiReader(strings.NewReader(head), &benchGen{left: size}, strings.NewReader(tail))
+		body := io.MultiReader(strings.NewReader(head), apitest.Generated(size), strings.NewReader(tail))
 		req := httptest.NewRequest(http.MethodPost, "/u", body)
 		req.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
 		rec := httptest.NewRecorder()
