@@ -82,27 +82,9 @@ type RiskCreateParams struct {
 }
 
 // RiskReplaceParams are the complete new contents of a risk for Replace
-// (PUT): fields left empty take the server's defaults, not their old values.
-type RiskReplaceParams struct {
-	Params `json:"-"`
-
-	// Title is required, 1–200 characters.
-	Title string `json:"title"`
-	// Description is free text.
-	Description string `json:"description,omitempty"`
-	// Category is a free-form grouping, e.g. "compliance".
-	Category string `json:"category,omitempty"`
-	// Likelihood is 1–5.
-	Likelihood *int `json:"likelihood,omitempty"`
-	// Impact is 1–5.
-	Impact *int `json:"impact,omitempty"`
-	// RiskScore is 1–25.
-	RiskScore *int `json:"riskScore,omitempty"`
-	// Status defaults to open.
-	Status RiskStatus `json:"status,omitempty"`
-	// Owner names who is responsible, e.g. an email.
-	Owner string `json:"owner,omitempty"`
-}
+// (PUT), with the fields of RiskCreateParams: fields left empty take the
+// server's defaults, not their old values.
+type RiskReplaceParams RiskCreateParams
 
 // RiskUpdateParams are the changes of Update (PATCH). Only non-nil fields are
 // sent, and the server keeps every field that is not sent. Set a text field
