@@ -1,0 +1,81 @@
+// Package requestid gives every request one id and puts it in the request's context
+// once: the X-Request-Id response header, the problem body's "requestId" and every log
+// line logged with the request's context carry it, without anyone reading it back from
+// the response.
+package requestid
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+)
+
+type key struct{}
+
+// With returns ctx carrying the request id id.
+func With(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, key{}, id)
+}
+
+// From returns the request id ctx carries, or "" outside a request.
+func From(ctx context.Context) string {
+	id, _ := ctx.Value(key{}).(string)
+	return id
+}
+
+// shape is what a client-sent X-Request-Id must look like to be kept.
+var shape = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+
+// Middleware keeps a client-sent X-Request-Id that is a short token (anything else
+// could inject into logs), mints one otherwise (Echo's RequestID), echoes it in the
+// response header and puts it in the request's context.
+func Middleware() echo.MiddlewareFunc {
+	mint := middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		RequestIDHandler: func(c echo.Context, id string) {
+			c.SetRequest(c.Request().WithContext(With(c.Request().Context(), id)))
+		},
+	})
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		minted := mint(next)
+		return func(c echo.Context) error {
+			if id := c.Request().Header.Get(echo.HeaderXRequestID); id != "" && !shape.MatchString(id) {
+				c.Request().Header.Del(echo.HeaderXRequestID)
+			}
+			return minted(c)
+		}
+	}
+}
+
+// LogHandler wraps h so that every record logged with a request's context (the
+// slog ...Context and LogAttrs methods) carries "requestId". Wrap the server's logger
+// once; packages below it then only pass the context.
+func LogHandler(h slog.Handler) slog.Handler {
+	if _, ok := h.(logHandler); ok {
+		return h
+	}
+	return logHandler{h}
+}
+
+type logHandler struct{ slog.Handler }
+
+// Handle adds the request id of ctx, if any, to r.
+func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := From(ctx); id != "" {
+		r = r.Clone()
+		r.AddAttrs(slog.String("requestId", id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs keeps the wrapper on derived loggers.
+func (h logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return logHandler{h.Handler.WithAttrs(as)}
+}
+
+// WithGroup keeps the wrapper on derived loggers.
+func (h logHandler) WithGroup(name string) slog.Handler {
+	return logHandler{h.Handler.WithGroup(name)}
+}
