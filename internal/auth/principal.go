@@ -5,7 +5,6 @@ package auth
 
 import (
 	"context"
-	"net/http"
 	"slices"
 
 	"github.com/labstack/echo/v4"
@@ -38,6 +37,12 @@ type Principal struct {
 // Has reports whether p carries scope.
 func (p *Principal) Has(scope tenants.Scope) bool { return slices.Contains(p.Scopes, scope) }
 
+// Admin reports whether p may use a tenant's administration routes (route.Route's
+// Admin flag). Until users have roles, every session user administers their tenant,
+// as every user could before those routes existed; API keys never do. Roles replace
+// this body, nothing else.
+func (p *Principal) Admin() bool { return p.Kind == KindSession }
+
 type principalKey struct{}
 
 // WithPrincipal returns ctx carrying p.
@@ -62,25 +67,4 @@ func TenantID(c echo.Context) (string, error) {
 
 func setPrincipal(c echo.Context, p *Principal) {
 	c.SetRequest(c.Request().WithContext(WithPrincipal(c.Request().Context(), p)))
-}
-
-// RequireScopes refuses with 403 FORBIDDEN a request whose principal lacks the scope
-// its method needs: risks:read for GET and HEAD, risks:write for any other method.
-func RequireScopes() echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			p := FromContext(c.Request().Context())
-			if p == nil {
-				return problem.New(problem.Unauthenticated, "authentication required")
-			}
-			need := tenants.ScopeRisksWrite
-			if m := c.Request().Method; m == http.MethodGet || m == http.MethodHead {
-				need = tenants.ScopeRisksRead
-			}
-			if !p.Has(need) {
-				return problem.New(problem.Forbidden, "this credential lacks the %s scope", need)
-			}
-			return next(c)
-		}
-	}
 }

@@ -64,7 +64,6 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		outcome, err := e.handle(c, next, rk, fp)
 		e.Metrics.outcome(outcome)
 		e.Logger.LogAttrs(req.Context(), slog.LevelInfo, "idempotent request",
-			slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.String("outcome", string(outcome)),
 			slog.String("method", rk.Method), slog.String("path", rk.Path))
 		return err
@@ -180,21 +179,20 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 // it is only logged: FAILED and absent behave the same, so the client's error stands.
 func (e *engine) fail(ctx context.Context, res Reservation, rec *Record) {
 	if err := res.Release(); err != nil {
-		e.Logger.Warn("idempotency: rollback failed", slog.String("error", err.Error()))
+		e.Logger.WarnContext(ctx, "idempotency: rollback failed", slog.String("error", err.Error()))
 	}
 	rec.State = StateFailed
 	rec.StatusCode, rec.ContentType, rec.Body = 0, "", nil
 	rec.CreatedAt = e.Now().UTC()
 	rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
 	if err := e.Store.MarkFailed(ctx, rec, rec.CreatedAt); err != nil {
-		e.Logger.Warn("idempotency: could not mark record failed", slog.String("error", err.Error()))
+		e.Logger.WarnContext(ctx, "idempotency: could not mark record failed", slog.String("error", err.Error()))
 	}
 }
 
 // unavailable fails closed: without its record a keyed request must not run.
 func (e *engine) unavailable(c echo.Context, op string, err error) error {
-	e.Logger.Error("idempotency store failed", slog.String("op", op),
-		slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
+	e.Logger.ErrorContext(c.Request().Context(), "idempotency store failed", slog.String("op", op),
 		slog.String("error", err.Error()))
 	return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: e.RetryAfter,
 		Detail: fmt.Sprintf("the idempotency store could not be reached; nothing was done, retry with the same Idempotency-Key after %s", e.RetryAfter)}

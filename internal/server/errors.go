@@ -12,6 +12,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/requestid"
 )
 
 // problemBody is the RFC 9457 problem details document riskapi sends.
@@ -68,10 +69,10 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		p, unexpected := toProblem(err)
-		rid := c.Response().Header().Get(echo.HeaderXRequestID)
+		rid := requestid.From(c.Request().Context())
 		if unexpected {
 			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
-				slog.String("requestId", rid), slog.String("route", c.Path()), slog.String("error", err.Error()))
+				slog.String("route", c.Path()), slog.String("error", err.Error()))
 		}
 		h := c.Response().Header()
 		h.Set(echo.HeaderContentType, "application/problem+json")

@@ -2,7 +2,6 @@ package server
 
 import (
 	"log/slog"
-	"regexp"
 	"strconv"
 	"time"
 
@@ -31,8 +30,8 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 }
 
 // observe renders errors here (so the final status is known), then records the
-// request's metrics and one structured log line with its request id. Bodies,
-// headers and credentials are never logged.
+// request's metrics and one structured log line (the request id comes with the
+// context: requestid.LogHandler). Bodies, headers and credentials are never logged.
 func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -50,24 +49,10 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			m.requests.WithLabelValues(req.Method, route, status).Inc()
 			m.latency.WithLabelValues(req.Method, route, status).Observe(took.Seconds())
 			log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
 				slog.String("method", req.Method), slog.String("route", route),
 				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
 				slog.Duration("took", took))
 			return nil
 		}
-	}
-}
-
-var requestIDShape = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
-
-// dropBadRequestID discards a client-sent X-Request-Id that is not a short token, so
-// logs cannot be injected through it; Echo's RequestID then mints one.
-func dropBadRequestID(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if id := c.Request().Header.Get(echo.HeaderXRequestID); id != "" && !requestIDShape.MatchString(id) {
-			c.Request().Header.Del(echo.HeaderXRequestID)
-		}
-		return next(c)
 	}
 }

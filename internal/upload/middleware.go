@@ -113,7 +113,6 @@ func FormOf(c echo.Context) (*Form, error) {
 	form, err := s.read(c.Request())
 	if err == nil {
 		s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "upload spooled",
-			slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.Int("parts", len(form.Parts)), slog.Int64("bytes", form.Size()),
 			slog.Duration("took", time.Since(start)))
 	}

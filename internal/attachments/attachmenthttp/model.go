@@ -23,10 +23,3 @@ func toResponse(a *attachments.Attachment) attachmentResponse {
 		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256,
 		Description: a.Description, CreatedAt: a.CreatedAt.UTC()}
 }
-
-// listResponse pages like the risk list; a risk rarely has more than one page.
-type listResponse struct {
-	Data       []attachmentResponse `json:"data"`
-	HasMore    bool                 `json:"hasMore"`
-	NextCursor *string              `json:"nextCursor"`
-}

@@ -1,32 +1,33 @@
 // Package attachmenthttp is the HTTP adapter of attachments: upload (multipart, read
-// through internal/upload), list and download, mounted identically under /v1 and /v2.
-// Authentication, scopes, body limits, spooling and idempotency are middleware around
-// it; these handlers only speak attachments.
+// through internal/upload), list and download, served identically under /v1 and /v2,
+// each route declaring its policy (route.Route). The server turns the policy into
+// middleware (body limit, spooling, authentication, scope, idempotency); these
+// handlers only speak attachments.
 package attachmenthttp
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/attachments"
-	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/upload"
 )
 
-// FormRules are the form names the upload route accepts, for the spooling middleware
-// (upload.Config.Rules): one file part "file" and at most one field "description".
+// FormRules are the form names the upload route accepts (its route.Body.Form, the
+// spooling middleware's rules): one file part "file" and at most one field
+// "description".
 // Any other name is refused with 400 before its bytes are stored.
 var FormRules = map[string]upload.Rule{
 	"file":        {File: true},
@@ -45,30 +46,26 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Page sizes of GET /risks/{id}/attachments.
-const (
-	DefaultLimit = 20
-	MaxLimit     = 100
-)
-
 type handlers struct {
 	Config
 }
 
-// Routes mounts the attachment routes on g, whose middleware must already
-// authenticate (auth.FromContext yields the tenant) and, for the upload route, spool
-// the form (upload.Config with FormRules).
-func Routes(g *echo.Group, cfg Config, m ...echo.MiddlewareFunc) {
+// Routes declares the attachment routes: the upload takes a multipart form up to the
+// upload limit, spooled under FormRules, and honours Idempotency-Key; reads need
+// risks:read, the upload risks:write.
+func Routes(cfg Config) []route.Route {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	h := handlers{cfg}
-	g.POST("/risks/:id/attachments", h.upload, m...)
-	g.GET("/risks/:id/attachments", h.list, m...)
-	g.GET("/attachments/:id/content", h.content, m...)
+	read, write := tenants.ScopeRisksRead, tenants.ScopeRisksWrite
+	return []route.Route{
+		{Method: http.MethodPost, Path: "/risks/:id/attachments", Handler: h.upload, Versions: route.Both, Scope: write,
+			Body: route.Body{Kind: route.UploadBody, Form: FormRules}},
+		{Method: http.MethodGet, Path: "/risks/:id/attachments", Handler: h.list, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/attachments/:id/content", Handler: h.content, Versions: route.Both, Scope: read},
+	}
 }
-
-func tenantOf(c echo.Context) string { return auth.FromContext(c.Request().Context()).TenantID }
 
 // timestamp truncates to microseconds, what PostgreSQL keeps, so a listed attachment
 // reads back exactly as the upload returned it.
@@ -76,10 +73,14 @@ func (h handlers) timestamp() time.Time { return h.Now().UTC().Truncate(time.Mic
 
 func (h handlers) upload(c echo.Context) error {
 	ctx := c.Request().Context()
-	tenant, riskID := tenantOf(c), c.Param("id")
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	riskID := c.Param("id")
 	// Before reading the body: a missing risk then costs no disk writes (unless the
 	// idempotency fingerprint has spooled the form already).
-	if err := h.riskExists(c, riskID); err != nil {
+	if err := h.riskExists(c, tenant, riskID); err != nil {
 		return err
 	}
 	form, err := upload.FormOf(c)
@@ -125,39 +126,27 @@ func (h handlers) upload(c echo.Context) error {
 }
 
 func (h handlers) list(c echo.Context) error {
-	f := attachments.Filter{Limit: DefaultLimit}
-	if s := c.QueryParam("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
-			return problem.Invalid("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
-		}
-		f.Limit = n
-	}
-	if s := c.QueryParam("cursor"); s != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(s)
-		if err != nil || !ids.Valid(ids.Attachment, string(raw)) {
-			return problem.Invalid("cursor", "is not a cursor this API returned")
-		}
-		f.After = string(raw)
-	}
-	riskID := c.Param("id")
-	if err := h.riskExists(c, riskID); err != nil {
-		return err
-	}
-	as, more, err := h.Store.List(c.Request().Context(), tenantOf(c), riskID, f)
+	tenant, err := route.Tenant(c)
 	if err != nil {
 		return err
 	}
-	resp := listResponse{Data: make([]attachmentResponse, len(as)), HasMore: more}
-	for i, a := range as {
-		resp.Data[i] = toResponse(a)
+	p, err := route.PagingOf(c, ids.Attachment)
+	if err != nil {
+		return err
 	}
-	if more {
-		next := base64.RawURLEncoding.EncodeToString([]byte(as[len(as)-1].ID))
-		resp.NextCursor = &next
+	riskID := c.Param("id")
+	if err := h.riskExists(c, tenant, riskID); err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, resp)
+	// Oldest first: the page after the cursor holds newer attachments.
+	as, more, err := h.Store.List(c.Request().Context(), tenant, riskID, attachments.Filter{Limit: p.Limit, After: p.After})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, route.NewPage(as, more, attachmentID, toResponse))
 }
+
+func attachmentID(a *attachments.Attachment) string { return a.ID }
 
 // content streams the bytes with the stored content type. Range and conditional
 // requests work (http.ServeContent; the ETag is the SHA-256). The headers keep a
@@ -168,7 +157,10 @@ func (h handlers) content(c echo.Context) error {
 	if !ids.Valid(ids.Attachment, id) {
 		return problem.New(problem.NotFound, "no such attachment")
 	}
-	tenant := tenantOf(c)
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
 	a, err := h.Store.Get(c.Request().Context(), tenant, id)
 	if errors.Is(err, attachments.ErrNotFound) {
 		return problem.New(problem.NotFound, "no such attachment")
@@ -195,12 +187,12 @@ func (h handlers) content(c echo.Context) error {
 	return nil
 }
 
-// riskExists answers 404 unless the risk named by riskID is the tenant's.
-func (h handlers) riskExists(c echo.Context, riskID string) error {
+// riskExists answers 404 unless the risk named by riskID is tenant's.
+func (h handlers) riskExists(c echo.Context, tenant, riskID string) error {
 	if !ids.Valid(ids.Risk, riskID) {
 		return problem.New(problem.NotFound, "no such risk")
 	}
-	_, err := h.Risks.Get(c.Request().Context(), tenantOf(c), riskID)
+	_, err := h.Risks.Get(c.Request().Context(), tenant, riskID)
 	return notFound(err)
 }
 

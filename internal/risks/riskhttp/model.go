@@ -28,12 +28,6 @@ func toResponse(r *risks.Risk) riskResponse {
 		Owner: r.Owner, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
-type listResponse struct {
-	Data       []riskResponse `json:"data"`
-	HasMore    bool           `json:"hasMore"`
-	NextCursor *string        `json:"nextCursor"`
-}
-
 // writeRequest is the body of POST and PUT: every field optional at the JSON level,
 // the domain decides what is required. null is "not given".
 type writeRequest struct {

@@ -1,22 +1,21 @@
-// Package riskhttp is the HTTP adapter of the risk register: Echo handlers for the
-// risk routes, mounted identically under /v1 and /v2. Authentication, scopes and
-// idempotency are middleware around it; these handlers only speak risks.
+// Package riskhttp is the HTTP adapter of the risk register: the risk routes, served
+// identically under /v1 and /v2, each declaring its policy (route.Route). The server
+// turns the policy into middleware; these handlers only speak risks.
 package riskhttp
 
 import (
-	"encoding/base64"
 	"errors"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // Config wires the handlers.
@@ -27,46 +26,43 @@ type Config struct {
 	Now func() time.Time
 }
 
-// Page sizes of GET /risks.
-const (
-	DefaultLimit = 20
-	MaxLimit     = 100
-)
-
 type handlers struct {
 	store risks.Store
 	now   func() time.Time
 }
 
-// Routes mounts the risk routes on g with the route middleware m, which must
-// authenticate (auth.FromContext yields the tenant). Middleware is per route, not per
-// group, so that a known path called with another method is 405, not a 404 from
-// the group's catch-all.
-func Routes(g *echo.Group, cfg Config, m ...echo.MiddlewareFunc) {
+// Routes declares the risk routes: reads need risks:read, writes risks:write, every
+// write honours Idempotency-Key (docs/idempotency.md), every body is JSON.
+func Routes(cfg Config) []route.Route {
 	h := handlers{store: cfg.Store, now: cfg.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
-	g.POST("/risks", h.create, m...)
-	g.GET("/risks", h.list, m...)
-	g.GET("/risks/:id", h.get, m...)
-	g.PATCH("/risks/:id", h.patch, m...)
-	g.PUT("/risks/:id", h.replace, m...)
-	g.DELETE("/risks/:id", h.delete, m...)
+	read, write := tenants.ScopeRisksRead, tenants.ScopeRisksWrite
+	return []route.Route{
+		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write},
+		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},
+		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write},
+		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write},
+		{Method: http.MethodDelete, Path: "/risks/:id", Handler: h.delete, Versions: route.Both, Scope: write},
+	}
 }
 
 // timestamp truncates to microseconds: what PostgreSQL keeps, so a risk reads back
 // exactly as it was returned on creation.
 func (h handlers) timestamp() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
 
-func tenantOf(c echo.Context) string { return auth.FromContext(c.Request().Context()).TenantID }
-
 func (h handlers) create(c echo.Context) error {
 	var req writeRequest
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	r, err := risks.New(ids.New(ids.Risk), tenantOf(c), req.fields(), h.timestamp())
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	r, err := risks.New(ids.New(ids.Risk), tenant, req.fields(), h.timestamp())
 	if err != nil {
 		return err
 	}
@@ -87,35 +83,23 @@ func (h handlers) get(c echo.Context) error {
 }
 
 func (h handlers) list(c echo.Context) error {
-	f := risks.Filter{Limit: DefaultLimit}
-	if s := c.QueryParam("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
-			return problem.Invalid("limit", "must be an integer from 1 to 100")
-		}
-		f.Limit = n
-	}
-	if s := c.QueryParam("cursor"); s != "" {
-		raw, err := base64.RawURLEncoding.DecodeString(s)
-		if err != nil || !ids.Valid(ids.Risk, string(raw)) {
-			return problem.Invalid("cursor", "is not a cursor this API returned")
-		}
-		f.Before = string(raw)
-	}
-	rs, more, err := h.store.List(c.Request().Context(), tenantOf(c), f)
+	tenant, err := route.Tenant(c)
 	if err != nil {
 		return err
 	}
-	resp := listResponse{Data: make([]riskResponse, len(rs)), HasMore: more}
-	for i, r := range rs {
-		resp.Data[i] = toResponse(r)
+	p, err := route.PagingOf(c, ids.Risk)
+	if err != nil {
+		return err
 	}
-	if more {
-		next := base64.RawURLEncoding.EncodeToString([]byte(rs[len(rs)-1].ID))
-		resp.NextCursor = &next
+	// Newest first: the page after the cursor holds older risks.
+	rs, more, err := h.store.List(c.Request().Context(), tenant, risks.Filter{Limit: p.Limit, Before: p.After})
+	if err != nil {
+		return err
 	}
-	return c.JSON(http.StatusOK, resp)
+	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, toResponse))
 }
+
+func riskID(r *risks.Risk) string { return r.ID }
 
 func (h handlers) patch(c echo.Context) error {
 	var req PatchRequest
@@ -163,7 +147,11 @@ func (h handlers) delete(c echo.Context) error {
 	if !ids.Valid(ids.Risk, id) {
 		return problem.New(problem.NotFound, "no such risk")
 	}
-	if err := h.store.Delete(c.Request().Context(), tenantOf(c), id); err != nil {
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	if err := h.store.Delete(c.Request().Context(), tenant, id); err != nil {
 		return notFound(err)
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -176,7 +164,11 @@ func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	if !ids.Valid(ids.Risk, id) {
 		return nil, problem.New(problem.NotFound, "no such risk")
 	}
-	r, err := h.store.Get(c.Request().Context(), tenantOf(c), id)
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.store.Get(c.Request().Context(), tenant, id)
 	if err != nil {
 		return nil, notFound(err)
 	}

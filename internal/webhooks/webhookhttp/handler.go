@@ -1,7 +1,7 @@
 // Package webhookhttp is the HTTP adapter of inbound webhooks: POST
 // /webhooks/inbound/{source}. The caller is authenticated by the delivery's signature,
 // not by a credential, and deduplicated by the sender's event ID, not by
-// Idempotency-Key (the router refuses that header on this route).
+// Idempotency-Key (its route declares the header unsupported, so it is refused).
 package webhookhttp
 
 import (
@@ -14,9 +14,11 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
@@ -36,6 +38,19 @@ type Config struct {
 	// Logger logs one line per delivery (source, event ID, type, duplicate; never the
 	// body or the signature). Optional. Default slog.Default().
 	Logger *slog.Logger
+}
+
+// Routes declares POST /webhooks/inbound/:source: unauthenticated (the signature
+// authenticates), Idempotency-Key refused with 422 IDEMPOTENCY_UNSUPPORTED_ROUTE
+// before the body is read (docs/uploads-and-webhooks.md), a raw body of at most
+// cfg.MaxBodyBytes, since the signature covers the exact bytes.
+func Routes(cfg Config) []route.Route {
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	return []route.Route{{Method: http.MethodPost, Path: "/webhooks/inbound/:source", Handler: Handler(cfg),
+		Versions: route.Unauthenticated, Idempotency: idempotency.Unsupported,
+		Body: route.Body{Kind: route.RawBody, Limit: cfg.MaxBodyBytes}}}
 }
 
 // Handler returns the handler of POST /webhooks/inbound/:source. It answers 200
@@ -91,7 +106,6 @@ func Handler(cfg Config) echo.HandlerFunc {
 			return inData(err)
 		}
 		cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "webhook received",
-			slog.String("requestId", c.Response().Header().Get(echo.HeaderXRequestID)),
 			slog.String("source", src.Name), slog.String("eventId", ev.ID),
 			slog.String("type", string(ev.Type)), slog.Bool("duplicate", dup))
 		return c.JSON(http.StatusOK, ack{Received: true, Duplicate: dup})

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/requestid"
+)
+
+// useChain installs the middleware every request passes, matched route or not, in
+// order: HEAD served as GET; the request id; logs and metrics (which also render
+// errors, so the final status is known); recovery from panics. Each route's own
+// middleware (routes.go) runs inside it.
+func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics) {
+	e.Pre(headAsGet)
+	e.Use(requestid.Middleware(), observe(log, m))
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		DisablePrintStack: true,
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			log.LogAttrs(c.Request().Context(), slog.LevelError, "panic",
+				slog.String("error", err.Error()), slog.String("stack", string(stack)))
+			return problem.New(problem.Internal, "an internal error occurred; the request id identifies it in our logs")
+		},
+	}))
+}
+
+// headAsGet serves HEAD as the GET of the same route with the body discarded (RFC
+// 9110 section 9.3.2): same status and headers, no body, no route of its own. Being
+// a GET it needs the read scope and never touches idempotency records.
+func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			c.Request().Method = http.MethodGet
+			c.Response().Writer = bodiless{c.Response().Writer}
+		}
+		return next(c)
+	}
+}
+
+// bodiless drops a response's body and keeps everything else.
+type bodiless struct{ http.ResponseWriter }
+
+func (b bodiless) Write(p []byte) (int, error) { return len(p), nil }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (b bodiless) Unwrap() http.ResponseWriter { return b.ResponseWriter }

@@ -1,0 +1,186 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
+	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks/riskhttp"
+	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/upload"
+	"github.com/riskapi/riskapi/internal/webhooks/webhookhttp"
+)
+
+// table lists every route the server mounts, each declaring its own policy. A new
+// route goes into its domain's *http package's Routes; a new domain adds its Routes
+// here. docs/openapi.yaml must describe each one (spec_test.go checks both ways).
+func table(d Deps, s Settings) []route.Route {
+	rs := []route.Route{
+		{Method: http.MethodGet, Path: "/healthz", Handler: healthz, Versions: route.Unauthenticated,
+			Body: route.Body{Kind: route.NoBodyLimit}},
+		{Method: http.MethodGet, Path: "/readyz", Handler: readyz(d), Versions: route.Unauthenticated,
+			Body: route.Body{Kind: route.NoBodyLimit}},
+		{Method: http.MethodGet, Path: "/metrics", Versions: route.Unauthenticated, Body: route.Body{Kind: route.NoBodyLimit},
+			Handler: echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}))},
+		// Signing in and out refuse Idempotency-Key: there is no tenant to scope a
+		// record to before login, and a replayed login would hand out a token without
+		// its cookie (docs/idempotency.md).
+		{Method: http.MethodPost, Path: "/v1/sessions", Handler: auth.LoginHandler(d.Sessions),
+			Versions: route.Unauthenticated, SignIn: true, Idempotency: idempotency.Unsupported},
+		{Method: http.MethodDelete, Path: "/sessions", Handler: auth.LogoutHandler(d.Sessions),
+			Versions: route.V1, Idempotency: idempotency.Unsupported},
+	}
+	rs = append(rs, riskhttp.Routes(riskhttp.Config{Store: d.Risks, Now: d.Now})...)
+	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks,
+		Files: attachments.Files{Dir: s.UploadDir}, Now: d.Now})...)
+	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
+	return rs
+}
+
+func healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func readyz(d Deps) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+		defer cancel()
+		if err := d.DB.Ping(ctx); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	}
+}
+
+// mounter turns a route's declaration into its middleware and mounts it. Middleware
+// goes on each route, never on a group: a group's middleware makes Echo add catch-all
+// routes, which would answer a known path called with another method with 404 (or
+// 401) instead of 405.
+type mounter struct {
+	s                Settings
+	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
+	throttle, signIn echo.MiddlewareFunc // per credential, per address
+	idempotency      map[idempotency.Policy]echo.MiddlewareFunc
+	spoolDir         string
+	log              *slog.Logger
+}
+
+func newMounter(d Deps, s Settings) (*mounter, error) {
+	m := &mounter{s: s, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
+		throttle: rateLimit(s), signIn: loginLimit(s), idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
+		spoolDir: attachments.Files{Dir: s.UploadDir}.TempDir(), log: d.Logger}
+	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
+		// Spools the form and hashes its canonical encoding: file bytes are hashed as
+		// they stream to disk, never held in memory (docs/idempotency.md).
+		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),
+	}}
+	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
+		mw, err := idempotency.Config{
+			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
+			Required: s.IdempotencyRequired, TTL: s.IdempotencyTTL, Lease: s.IdempotencyLease,
+			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+		}.ToMiddleware()
+		if err != nil {
+			return nil, err
+		}
+		m.idempotency[p] = mw
+	}
+	return m, nil
+}
+
+// mount adds r under each version it declares. Errors: r's declaration is invalid.
+func (m *mounter) mount(e *echo.Echo, r route.Route) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if r.Versions == route.Unauthenticated {
+		chain, err := m.chain(r, nil)
+		e.Add(r.Method, r.Path, r.Handler, chain...)
+		return err
+	}
+	for _, v := range []struct {
+		version route.Versions
+		prefix  string
+		authn   echo.MiddlewareFunc
+	}{{route.V1, "/v1", m.session}, {route.V2, "/v2", m.apiKey}} {
+		if r.Versions&v.version == 0 {
+			continue
+		}
+		chain, err := m.chain(r, v.authn)
+		if err != nil {
+			return err
+		}
+		e.Add(r.Method, v.prefix+r.Path, r.Handler, chain...)
+	}
+	return nil
+}
+
+// chain is r's middleware, outermost first: the body limit, then spooling (outside
+// authentication and idempotency, so that whatever the request's outcome — replay,
+// 422, error, panic — its spooled files are removed when it ends; it reads nothing
+// itself), authentication by authn (nil: none), the rate limit, scope and role, and
+// idempotency for writes. A route that refuses Idempotency-Key refuses it first,
+// before anything else about the request is looked at (docs/idempotency.md).
+func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.MiddlewareFunc, error) {
+	var mw []echo.MiddlewareFunc
+	if r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet {
+		mw = append(mw, m.idempotency[r.Idempotency])
+	}
+	switch r.Body.Kind {
+	case route.JSONBody:
+		mw = append(mw, bodyLimit(m.s.MaxJSONBytes))
+	case route.RawBody:
+		mw = append(mw, bodyLimit(r.Body.Limit))
+	case route.UploadBody:
+		spool, err := upload.Config{Dir: m.spoolDir, Rules: r.Body.Form, Logger: m.log}.ToMiddleware()
+		if err != nil {
+			return nil, err
+		}
+		mw = append(mw, bodyLimit(m.s.MaxUploadBytes), spool)
+	}
+	switch {
+	case authn != nil:
+		mw = append(mw, authn, m.throttle)
+	case r.SignIn:
+		mw = append(mw, m.signIn)
+	}
+	if r.Scope != "" || r.Admin {
+		mw = append(mw, authorize(r.Scope, r.Admin))
+	}
+	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
+	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {
+		mw = append(mw, m.idempotency[r.Idempotency])
+	}
+	return mw, nil
+}
+
+// authorize refuses with 403 FORBIDDEN a caller whose credential lacks scope ("" for
+// none) or, when admin, who is not an administrator of the tenant (auth.Principal's
+// Admin); 401 when the route was mounted without authentication.
+func authorize(scope tenants.Scope, admin bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			p, err := route.Principal(c)
+			if err != nil {
+				return err
+			}
+			if scope != "" && !p.Has(scope) {
+				return problem.New(problem.Forbidden, "this credential lacks the %s scope", scope)
+			}
+			if admin && !p.Admin() {
+				return problem.New(problem.Forbidden, "only the tenant's administrators may use this route")
+			}
+			return next(c)
+		}
+	}
+}
