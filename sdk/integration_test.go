@@ -849,7 +849,7 @@ func TestRealEndToEnd(t *testing.T) {
 // retried, even though the server answers before the SDK has finished
 // streaming the body.
 func TestRealOversizedUploadIs413(t *testing.T) {
-	env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 64 << 10 })
+	env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxBytes = 64 << 10 })
 	srv := httptest.NewServer(env.App.Echo)
 	t.Cleanup(srv.Close)
 	s := &realServer{env: env, srv: srv, acme: env.Tenant("Acme")}

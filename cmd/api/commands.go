@@ -17,17 +17,25 @@ import (
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// command is a parsed command line: its flag set and configuration.
+// command is a parsed command line: its flag set, configuration and the parts of
+// the configuration it uses.
 type command struct {
-	fs   *flag.FlagSet
-	vals map[string]*string
+	fs    *flag.FlagSet
+	vals  *config.Values
+	parts []config.Part
 }
 
-func newCommand(name string, getenv func(string) string) *command {
+// newCommand registers every setting's flag (any is accepted, and checked if given)
+// but loads only parts (every part when none), so a variable meant for another
+// command cannot stop this one.
+func newCommand(name string, getenv func(string) string, parts ...config.Part) *command {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported in one line by main
-	return &command{fs: fs, vals: config.Register(fs, getenv)}
+	return &command{fs: fs, vals: config.Register(fs, getenv), parts: parts}
 }
+
+// adminParts are what the tenant, user, API key and webhook commands use.
+var adminParts = []config.Part{config.PartDatabase}
 
 // parse parses args and loads the configuration; every failure is a usage error.
 func (c *command) parse(args []string) (config.Config, error) {
@@ -40,7 +48,7 @@ func (c *command) parse(args []string) (config.Config, error) {
 	if c.fs.NArg() > 0 {
 		return config.Config{}, usagef("%s: unexpected argument %q", c.fs.Name(), c.fs.Arg(0))
 	}
-	cfg, err := config.Load(c.vals)
+	cfg, err := config.Load(c.vals, c.parts...)
 	if err != nil {
 		return cfg, usageError{err.Error()}
 	}
@@ -64,11 +72,6 @@ func printJSON(w io.Writer, v any) error {
 	}
 	_, err = fmt.Fprintln(w, string(b))
 	return err
-}
-
-// openApp opens riskapi quietly, for the administration commands.
-func openApp(ctx context.Context, cfg config.Config, stderr io.Writer) (*app.App, error) {
-	return app.Open(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -101,11 +104,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := newCommand("migrate", getenv).parse(args)
+	cfg, err := newCommand("migrate", getenv, config.PartDatabase).parse(args)
 	if err != nil {
 		return err
 	}
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{})
+	db, err := database.Open(ctx, cfg.Database.URL, database.Options{})
 	if err != nil {
 		return err
 	}
@@ -118,11 +121,12 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 func sweep(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := newCommand("sweep", getenv).parse(args)
+	cfg, err := newCommand("sweep", getenv, config.PartDatabase, config.PartAuth, config.PartIdempotency,
+		config.PartUploads).parse(args)
 	if err != nil {
 		return err
 	}
-	a, err := openApp(ctx, cfg, stderr)
+	a, err := app.OpenMaintenance(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
 	if err != nil {
 		return err
 	}
@@ -135,7 +139,7 @@ func sweep(ctx context.Context, args []string, getenv func(string) string, stdou
 }
 
 func tenantCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("tenant create", getenv)
+	c := newCommand("tenant create", getenv, adminParts...)
 	name := c.fs.String("name", "", "tenant name (required)")
 	cfg, err := c.parse(args)
 	if err != nil {
@@ -144,7 +148,7 @@ func tenantCreate(ctx context.Context, args []string, getenv func(string) string
 	if strings.TrimSpace(*name) == "" {
 		return usagef("tenant create: --name is required")
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		t, err := a.Tenants.CreateTenant(ctx, *name)
 		if err != nil {
 			return err
@@ -154,7 +158,7 @@ func tenantCreate(ctx context.Context, args []string, getenv func(string) string
 }
 
 func userCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("user create", getenv)
+	c := newCommand("user create", getenv, adminParts...)
 	tenant := c.fs.String("tenant", "", "tenant ID (required)")
 	email := c.fs.String("email", "", "email (required)")
 	password := c.fs.String("password", "", "password, 8–72 bytes (required)")
@@ -165,7 +169,7 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 	if *tenant == "" || *email == "" || *password == "" {
 		return usagef("user create: --tenant, --email and --password are required")
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		u, err := a.Tenants.CreateUser(ctx, *tenant, *email, *password)
 		if err != nil {
 			return err
@@ -175,7 +179,7 @@ func userCreate(ctx context.Context, args []string, getenv func(string) string, 
 }
 
 func apikeyCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("apikey create", getenv)
+	c := newCommand("apikey create", getenv, adminParts...)
 	tenant := c.fs.String("tenant", "", "tenant ID (required)")
 	scopes := c.fs.String("scopes", "", "comma-separated: risks:read,risks:write (required)")
 	name := c.fs.String("name", "", "a label for the key")
@@ -190,7 +194,7 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return usagef("apikey create: %v", err)
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		k, secret, err := a.Tenants.CreateAPIKey(ctx, *tenant, *name, sc)
 		if err != nil {
 			return err
@@ -206,7 +210,7 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 }
 
 func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("apikey revoke", getenv)
+	c := newCommand("apikey revoke", getenv, adminParts...)
 	id := c.fs.String("id", "", "API key ID (required)")
 	cfg, err := c.parse(args)
 	if err != nil {
@@ -215,7 +219,7 @@ func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string
 	if *id == "" {
 		return usagef("apikey revoke: --id is required")
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		if err := a.Tenants.RevokeAPIKey(ctx, *id); err != nil {
 			return err
 		}
@@ -223,10 +227,10 @@ func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string
 	})
 }
 
-// withApp opens riskapi, runs f, and turns the services' input errors into usage
-// errors (exit 2).
-func withApp(ctx context.Context, cfg config.Config, stderr io.Writer, f func(*app.App) error) error {
-	a, err := openApp(ctx, cfg, stderr)
+// withApp opens riskapi's narrow administration setup (app.Admin) quietly, runs f,
+// and turns the services' input errors into usage errors (exit 2).
+func withApp(ctx context.Context, cfg config.Config, stderr io.Writer, f func(*app.Admin) error) error {
+	a, err := app.OpenAdmin(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
 	if err != nil {
 		return err
 	}

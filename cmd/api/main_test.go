@@ -572,3 +572,19 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatal("Serve did not return after the last request finished")
 	}
 }
+
+// TestAdminCommandsIgnoreServerSettings: a variable only the server uses, set wrong in
+// a shared environment, cannot stop an administration command; serve still refuses it.
+func TestAdminCommandsIgnoreServerSettings(t *testing.T) {
+	t.Parallel()
+	env := environment(t)
+	env["ADDR"], env["RATE_LIMIT_RPS"], env["SWEEP_SCHEDULE"] = "localhost", "fast", "never"
+	mustRun(t, env, "migrate")
+	mustRun(t, env, "tenant", "create", "--name", "Acme")
+	mustRun(t, env, "sweep")
+	_, _, err := runCmd(t, env, "serve")
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "ADDR") {
+		t.Errorf("serve with a bad ADDR: %v, want a usage error naming ADDR", err)
+	}
+}

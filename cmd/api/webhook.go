@@ -12,7 +12,7 @@ import (
 // webhookCreate configures an inbound webhook source for a tenant and prints its
 // signing secret, shown this once on stdout (api-contract.md section 1).
 func webhookCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("webhook create", getenv)
+	c := newCommand("webhook create", getenv, adminParts...)
 	tenant := c.fs.String("tenant", "", "tenant ID (required)")
 	source := c.fs.String("source", "", "source name, the path segment of /webhooks/inbound/{source} (required)")
 	cfg, err := c.parse(args)
@@ -25,7 +25,7 @@ func webhookCreate(ctx context.Context, args []string, getenv func(string) strin
 	if !webhooks.ValidSourceName(*source) {
 		return usagef("webhook create: --source: %v", webhooks.ErrInvalidSourceName)
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.App) error {
+	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
 			return err // tenants.ErrNotFound becomes a usage error in withApp
 		}

@@ -53,24 +53,14 @@ type Env struct {
 	Logs *bytes.Buffer
 }
 
-// Config returns the configuration New uses: a fresh database, rate limiting off,
-// everything else at its documented default.
+// Config returns the configuration New uses: config.Default() on a fresh database
+// and upload folder, listening on a free port, with rate limiting off.
 func Config(tb testing.TB) config.Config {
-	vals := map[string]*string{}
-	fsDefaults := map[string]string{
-		"ADDR": "127.0.0.1:0", "DATABASE_URL": dbtest.URL(tb), "JWT_SECRET": "",
-		"IDEMPOTENCY_TTL": "24h", "IDEMPOTENCY_LEASE": "1m", "IDEMPOTENCY_REQUIRED": "false",
-		"SWEEP_SCHEDULE": "@every 10m", "UPLOAD_DIR": tb.TempDir(), "MAX_UPLOAD_BYTES": "1073741824",
-		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0",
-	}
-	for k, v := range fsDefaults {
-		v := v
-		vals[k] = &v
-	}
-	cfg, err := config.Load(vals)
-	if err != nil {
-		tb.Fatalf("config: %v", err)
-	}
+	cfg := config.Default()
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.Database.URL = dbtest.URL(tb)
+	cfg.Uploads.Dir = tb.TempDir()
+	cfg.RateLimit = config.RateLimit{}
 	return cfg
 }
 

@@ -103,7 +103,7 @@ func (e *Env) Server() *httptest.Server {
 // temporary files included, under tmp/).
 func (e *Env) StoredFiles() []string {
 	e.T.Helper()
-	root := e.App.Config.UploadDir
+	root := e.App.Config.Uploads.Dir
 	var out []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -25,6 +25,7 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -40,28 +41,27 @@ type Options struct {
 	Now func() time.Time
 }
 
-// App is a wired riskapi.
-type App struct {
-	Config      config.Config
-	DB          *database.DB
-	Tenants     *tenants.Service
-	Sessions    *auth.Sessions
-	Idempotency *gormstore.Store
-	Sweeper     *idempotency.Sweeper
-	Echo        *echo.Echo
-	Logger      *slog.Logger
-
-	// Orphans removes attachment bytes no row refers to; Sweep runs it.
-	Orphans *attachments.OrphanSweeper
+// Admin is the narrow setup of the administration commands (tenant, user, API key
+// and webhook source creation): the migrated store and the services over it. It
+// needs only the Database part of the configuration, and builds no HTTP server,
+// metrics, session secret or schedule.
+type Admin struct {
+	Config  config.Config
+	DB      *database.DB
+	Tenants *tenants.Service
 	// Webhooks manages inbound webhook sources (api webhook create).
 	Webhooks *webhooks.Service
+	Logger   *slog.Logger
 
-	clock func() time.Time // Options.Now
+	risks       risks.Store
+	attachments attachments.Store
+	clock       func() time.Time // Options.Now
 }
 
-// Open connects to the store, applies migrations and builds the server.
-func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*App, error) {
-	db, err := database.Open(ctx, cfg.DatabaseURL, database.Options{IdleInTxTimeout: cfg.IdempotencyLease, BusyTimeout: cfg.IdempotencyLease / 2})
+// OpenAdmin connects to the store and applies migrations.
+func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Admin, error) {
+	leases := cfg.Idempotency.Leases()
+	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Busy})
 	if err != nil {
 		return nil, err
 	}
@@ -69,55 +69,91 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		db.Close()
 		return nil, err
 	}
-	secret, err := auth.LoadOrCreateSecret(ctx, db.DB, cfg.JWTSecret, log)
+	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
+	attStore := attachmentstore.New(db)
+	// Deleting a risk deletes its attachment rows in the same transaction.
+	riskStore := attachments.CascadeDelete(riskstore.New(db.DB), attStore)
+	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskStore, attachments: attStore, clock: opts.Now,
+		Webhooks: webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)}, nil
+}
+
+// Close waits for the services' background writes and releases the store.
+func (a *Admin) Close() error {
+	a.Tenants.Wait()
+	return a.DB.Close()
+}
+
+func (a *Admin) now() time.Time {
+	if a.clock != nil {
+		return a.clock()
+	}
+	return time.Now()
+}
+
+// Maintenance is Admin plus sessions and the sweeps: what `api sweep` needs (the
+// Database, Auth, Idempotency and Uploads parts), still without an HTTP server.
+type Maintenance struct {
+	*Admin
+	Sessions    *auth.Sessions
+	Idempotency *gormstore.Store
+	Sweeper     *idempotency.Sweeper
+	// Orphans removes attachment bytes no row refers to; Sweep runs it.
+	Orphans *attachments.OrphanSweeper
+}
+
+// OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
+// sweeps.
+func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Maintenance, error) {
+	a, err := OpenAdmin(ctx, cfg, log, opts)
 	if err != nil {
-		db.Close()
+		return nil, err
+	}
+	secret, err := auth.LoadOrCreateSecret(ctx, a.DB.DB, cfg.Auth.JWTSecret, log)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	idemStore := gormstore.New(a.DB)
+	return &Maintenance{Admin: a, Idempotency: idemStore,
+		Sessions: auth.NewSessions(a.DB.DB, a.Tenants, secret, opts.Now),
+		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
+		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
+			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
+	}, nil
+}
+
+// App is a wired riskapi: Maintenance plus the HTTP server.
+type App struct {
+	*Maintenance
+	Echo *echo.Echo
+}
+
+// Open connects to the store, applies migrations and builds the server.
+func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*App, error) {
+	m, err := OpenMaintenance(ctx, cfg, log, opts)
+	if err != nil {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	idemMetrics := idempotency.NewMetrics(reg)
-	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
-	sessions := auth.NewSessions(db.DB, ten, secret, opts.Now)
-	idemStore := gormstore.New(db)
-	attStore := attachmentstore.New(db)
-	// Deleting a risk deletes its attachment rows in the same transaction.
-	riskStore := attachments.CascadeDelete(riskstore.New(db.DB), attStore)
-	hooks := webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)
+	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
 	e, err := server.New(server.Deps{
-		DB: db, Tenants: ten, Sessions: sessions, Risks: riskStore,
-		Idempotency: idemStore, Metrics: reg, IdempotencyMetrics: idemMetrics, Logger: log, Now: opts.Now,
-		Attachments: attStore, Webhooks: hooks,
-	}, server.Settings{
-		IdempotencyTTL: cfg.IdempotencyTTL, IdempotencyLease: cfg.IdempotencyLease,
-		IdempotencyRequired: cfg.IdempotencyRequired, MaxUploadBytes: cfg.MaxUploadBytes,
-		RateLimitRPS: cfg.RateLimitRPS, RateLimitBurst: cfg.RateLimitBurst,
-		UploadDir: cfg.UploadDir,
-	})
+		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
+		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
+		Logger: log, Now: opts.Now,
+	}, cfg)
 	if err != nil {
-		db.Close()
+		m.Close()
 		return nil, err
 	}
-	return &App{
-		Config: cfg, DB: db, Tenants: ten, Sessions: sessions, Idempotency: idemStore, Echo: e, Logger: log,
-		Sweeper: &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Metrics: idemMetrics, Logger: log, Pause: sweepPause(db.Dialect)},
-		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.UploadDir}, Store: attStore,
-			Grace: orphanGrace(cfg.IdempotencyLease), Now: opts.Now, Logger: log},
-		Webhooks: hooks, clock: opts.Now,
-	}, nil
-}
-
-// Close releases the store.
-func (a *App) Close() error {
-	a.Tenants.Wait()
-	return a.DB.Close()
+	return &App{Maintenance: m, Echo: e}, nil
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
 // then sweeps orphaned attachment bytes, which it logs but does not count (the count
 // is the idempotency records', api sweep's contract); an orphan sweep failure is
 // logged, not returned, so it never hides the records' result.
-func (a *App) Sweep(ctx context.Context) (int, error) {
+func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	n, err := a.Sweeper.Sweep(ctx)
 	if a.Orphans != nil && ctx.Err() == nil {
 		if _, oerr := a.Orphans.Sweep(ctx); oerr != nil {
@@ -134,13 +170,6 @@ func (a *App) Sweep(ctx context.Context) (int, error) {
 	return n, err
 }
 
-func (a *App) now() time.Time {
-	if a.clock != nil {
-		return a.clock()
-	}
-	return time.Now()
-}
-
 // sweepPause is the breather between sweep batches. SQLite has one writer and its
 // busy handler polls with growing sleeps, so a sweep taking the lock batch after
 // batch starves writers (p99 ×4.9 while a backlog of 1M is swept); 5 ms between
@@ -152,26 +181,19 @@ func sweepPause(d database.Dialect) time.Duration {
 	return 0
 }
 
-// orphanGrace is how old unreferenced attachment bytes must be before the sweep
-// removes them: well past the lease, beyond which no request's transaction survives,
-// and at least attachments.DefaultGrace.
-func orphanGrace(lease time.Duration) time.Duration {
-	return max(attachments.DefaultGrace, 2*lease)
-}
-
 // Serve listens on the configured address, runs the sweep on its schedule, and on
 // ctx's end stops accepting, lets in-flight requests finish (up to 30s) and returns.
 // ready, if not nil, receives the bound address once listening.
 func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
-	ln, err := net.Listen("tcp", a.Config.Addr)
+	ln, err := net.Listen("tcp", a.Config.HTTP.Addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", a.Config.Addr, err)
+		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
 	srv := &http.Server{Handler: a.Echo, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(a.Logger.Handler(), slog.LevelWarn)}
 
 	sched := cron.New()
-	if _, err := sched.AddFunc(a.Config.SweepSchedule, func() {
+	if _, err := sched.AddFunc(a.Config.Sweep.Schedule, func() {
 		if _, err := a.Sweep(ctx); err != nil {
 			a.Logger.Error("idempotency sweep failed", slog.String("error", err.Error()))
 		}

@@ -21,7 +21,7 @@ const secret = "test-secret-0123456789abcdefghijklmnopqrstuvwxyz"
 
 func newEnv(t *testing.T, mods ...func(*config.Config)) *apitest.Env {
 	t.Helper()
-	return apitest.New(t, append([]func(*config.Config){func(c *config.Config) { c.JWTSecret = secret }}, mods...)...)
+	return apitest.New(t, append([]func(*config.Config){func(c *config.Config) { c.Auth.JWTSecret = secret }}, mods...)...)
 }
 
 type session struct {

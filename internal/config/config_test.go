@@ -13,13 +13,17 @@ import (
 )
 
 func load(env map[string]string, args ...string) (config.Config, error) {
+	return loadParts(env, nil, args...)
+}
+
+func loadParts(env map[string]string, parts []config.Part, args ...string) (config.Config, error) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	vals := config.Register(fs, func(k string) string { return env[k] })
 	if err := fs.Parse(args); err != nil {
 		return config.Config{}, err
 	}
-	return config.Load(vals)
+	return config.Load(vals, parts...)
 }
 
 func TestDefaults(t *testing.T) {
@@ -29,12 +33,16 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Config{
-		Addr: ":8080", DatabaseURL: "sqlite://data/riskapi.db", IdempotencyTTL: 24 * time.Hour,
-		IdempotencyLease: time.Minute, SweepSchedule: "@every 10m", UploadDir: "data/uploads",
-		MaxUploadBytes: 1 << 30, RateLimitRPS: 100, RateLimitBurst: 200,
+		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20}, Database: config.Database{URL: "sqlite://data/riskapi.db"},
+		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
+		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
+		RateLimit: config.RateLimit{RPS: 100, Burst: 200},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("defaults of api-contract.md section 1 (-want +got):\n%s", diff)
+		t.Errorf("defaults of README.md's configuration table (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, config.Default()); diff != "" {
+		t.Errorf("Default() (-want +got):\n%s", diff)
 	}
 }
 
@@ -50,9 +58,10 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Config{Addr: "127.0.0.1:9000", DatabaseURL: "postgres://db/x", JWTSecret: strings.Repeat("s", 32),
-		IdempotencyTTL: time.Hour, IdempotencyLease: 30 * time.Second, IdempotencyRequired: true,
-		SweepSchedule: "@hourly", UploadDir: "/tmp/u", MaxUploadBytes: 1024}
+	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20},
+		Database: config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
+		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
+		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}
@@ -62,7 +71,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want.Addr, want.IdempotencyTTL, want.RateLimitRPS, want.IdempotencyRequired = ":1", 2*time.Hour, 1.5, false
+	want.HTTP.Addr, want.Idempotency.TTL, want.RateLimit.RPS, want.Idempotency.Required = ":1", 2*time.Hour, 1.5, false
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags over the environment (-want +got):\n%s", diff)
 	}
@@ -104,5 +113,40 @@ func TestBadValues(t *testing.T) {
 				t.Errorf("error %q should be one line naming %s", msg, tt.variable)
 			}
 		})
+	}
+}
+
+// TestPartsLoadOnlyWhatACommandUses: a variable of a part the command does not use
+// cannot stop it and does not reach it; a flag typed on its command line is checked.
+func TestPartsLoadOnlyWhatACommandUses(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"ADDR": "localhost", "IDEMPOTENCY_TTL": "forever", "DATABASE_URL": "postgres://db/x"}
+	got, err := loadParts(env, []config.Part{config.PartDatabase})
+	if err != nil {
+		t.Fatalf("a bad ADDR stopped a database-only command: %v", err)
+	}
+	want := config.Default()
+	want.Database.URL = "postgres://db/x"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("database part only (-want +got):\n%s", diff)
+	}
+	if _, err := loadParts(nil, []config.Part{config.PartDatabase}, "--idempotency-ttl", "never"); err == nil ||
+		!strings.Contains(err.Error(), "IDEMPOTENCY_TTL") {
+		t.Errorf("a bad flag on the command line: err = %v, want one naming IDEMPOTENCY_TTL", err)
+	}
+	if _, err := loadParts(env, []config.Part{config.PartHTTP}); err == nil || !strings.Contains(err.Error(), "ADDR") {
+		t.Errorf("the HTTP part with a bad ADDR: err = %v", err)
+	}
+}
+
+// TestLeases: every lease-bound timeout fits inside the lease, with the margins
+// docs/idempotency.md relies on, at the smallest lease allowed and the default.
+func TestLeases(t *testing.T) {
+	t.Parallel()
+	for _, lease := range []time.Duration{2 * time.Second, time.Minute, 2 * time.Hour} {
+		l := config.Idempotency{Lease: lease}.Leases()
+		if l.Handler >= lease || l.Busy >= l.Handler || l.IdleInTx != lease || l.OrphanGrace < 2*lease || l.OrphanGrace < time.Hour {
+			t.Errorf("lease %s: %+v", lease, l)
+		}
 	}
 }

@@ -107,8 +107,8 @@ func TestErrorCodes(t *testing.T) {
 	shared := fix()
 	shared.env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
 	shared.env.App.Echo.GET("/test-error", func(echo.Context) error { return errors.New("secret-error-detail") })
-	required := fix(func(c *config.Config) { c.IdempotencyRequired = true })
-	limited := fix(func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 2 })
+	required := fix(func(c *config.Config) { c.Idempotency.Required = true })
+	limited := fix(func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = slowRefill, 2 })
 	down := fix()
 	closeDB(t, down.env)
 
@@ -326,7 +326,7 @@ func TestInternalErrorsAreLogged(t *testing.T) {
 // TestRateLimitIsPerCredential: one credential's burst does not limit another's.
 func TestRateLimitIsPerCredential(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 2 })
+	env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = slowRefill, 2 })
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
 	tokA := login(t, env, a)
 	tokB := login(t, env, b)

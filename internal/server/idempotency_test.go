@@ -139,7 +139,7 @@ func TestRejectedWriteLeavesTheKeyFreeForTheCorrection(t *testing.T) {
 
 func TestKeyFailuresRecordNothing(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.IdempotencyRequired = true })
+	env := apitest.New(t, func(c *config.Config) { c.Idempotency.Required = true })
 	a := env.Tenant("Acme")
 	for _, k := range []string{"short7c", fmt.Sprintf("%0129d", 0), "with space", "ключ-12345"} {
 		env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Body: `{"title":"T"}`, Header: idemKey(k)}).

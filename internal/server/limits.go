@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -29,9 +30,10 @@ func bodyLimit(n int64) echo.MiddlewareFunc {
 }
 
 // rateLimit limits each credential (API key, or session user) with a token bucket
-// of RateLimitRPS and RateLimitBurst (golang.org/x/time/rate through Echo's limiter).
-func rateLimit(s Settings) echo.MiddlewareFunc {
-	return limiter(s.RateLimitRPS, s.RateLimitBurst, "this credential sent too many requests; retry after the Retry-After delay")
+// of RATE_LIMIT_RPS and RATE_LIMIT_BURST (golang.org/x/time/rate through Echo's
+// limiter).
+func rateLimit(s config.RateLimit) echo.MiddlewareFunc {
+	return limiter(s.RPS, s.Burst, "this credential sent too many requests; retry after the Retry-After delay")
 }
 
 // Login attempts per client address: a burst of 10, then one every 6 seconds. Each
@@ -42,8 +44,8 @@ const (
 	loginBurst = 10
 )
 
-func loginLimit(s Settings) echo.MiddlewareFunc {
-	if s.RateLimitRPS <= 0 {
+func loginLimit(s config.RateLimit) echo.MiddlewareFunc {
+	if s.RPS <= 0 {
 		return limiter(0, 0, "")
 	}
 	return limiter(loginRPS, loginBurst, "too many sign-in attempts from this address; retry after the Retry-After delay")

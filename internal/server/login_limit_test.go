@@ -11,7 +11,7 @@ import (
 // a forged X-Forwarded-For does not open a fresh bucket.
 func TestLoginAttemptsAreLimitedPerAddress(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = 100, 200 })
+	env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = 100, 200 })
 	a := env.Tenant("Acme")
 	wrong := map[string]string{"email": a.Email, "password": "not the password"}
 	for i := range 10 {

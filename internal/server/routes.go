@@ -12,6 +12,7 @@ import (
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
@@ -24,7 +25,7 @@ import (
 // table lists every route the server mounts, each declaring its own policy. A new
 // route goes into its domain's *http package's Routes; a new domain adds its Routes
 // here. docs/openapi.yaml must describe each one (spec_test.go checks both ways).
-func table(d Deps, s Settings) []route.Route {
+func table(d Deps, cfg config.Config) []route.Route {
 	rs := []route.Route{
 		{Method: http.MethodGet, Path: "/healthz", Handler: healthz, Versions: route.Unauthenticated,
 			Body: route.Body{Kind: route.NoBodyLimit}},
@@ -42,7 +43,7 @@ func table(d Deps, s Settings) []route.Route {
 	}
 	rs = append(rs, riskhttp.Routes(riskhttp.Config{Store: d.Risks, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks,
-		Files: attachments.Files{Dir: s.UploadDir}, Now: d.Now})...)
+		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
 	return rs
 }
@@ -67,7 +68,7 @@ func readyz(d Deps) echo.HandlerFunc {
 // routes, which would answer a known path called with another method with 404 (or
 // 401) instead of 405.
 type mounter struct {
-	s                Settings
+	cfg              config.Config
 	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
 	idempotency      map[idempotency.Policy]echo.MiddlewareFunc
@@ -75,11 +76,11 @@ type mounter struct {
 	log              *slog.Logger
 }
 
-func newMounter(d Deps, s Settings) (*mounter, error) {
-	m := &mounter{s: s, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
-		throttle: rateLimit(s), signIn: loginLimit(s), idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
-		spoolDir: attachments.Files{Dir: s.UploadDir}.TempDir(), log: d.Logger}
-	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: s.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
+func newMounter(d Deps, cfg config.Config) (*mounter, error) {
+	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
+		throttle: rateLimit(cfg.RateLimit), signIn: loginLimit(cfg.RateLimit), idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
+		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
 		// they stream to disk, never held in memory (docs/idempotency.md).
 		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),
@@ -87,8 +88,9 @@ func newMounter(d Deps, s Settings) (*mounter, error) {
 	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
 		mw, err := idempotency.Config{
 			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
-			Required: s.IdempotencyRequired, TTL: s.IdempotencyTTL, Lease: s.IdempotencyLease,
-			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
+			HandlerTimeout: cfg.Idempotency.Leases().Handler,
+			Fingerprinter:  fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err
@@ -138,7 +140,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch r.Body.Kind {
 	case route.JSONBody:
-		mw = append(mw, bodyLimit(m.s.MaxJSONBytes))
+		mw = append(mw, bodyLimit(m.cfg.HTTP.MaxJSONBytes))
 	case route.RawBody:
 		mw = append(mw, bodyLimit(r.Body.Limit))
 	case route.UploadBody:
@@ -146,7 +148,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		if err != nil {
 			return nil, err
 		}
-		mw = append(mw, bodyLimit(m.s.MaxUploadBytes), spool)
+		mw = append(mw, bodyLimit(m.cfg.Uploads.MaxBytes), spool)
 	}
 	switch {
 	case authn != nil:

@@ -7,7 +7,6 @@ package server
 
 import (
 	"log/slog"
-	"path/filepath"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/requestid"
@@ -23,23 +23,6 @@ import (
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
-// Settings are the server's tunables (from riskapi's configuration).
-type Settings struct {
-	IdempotencyTTL      time.Duration // default 24h
-	IdempotencyLease    time.Duration // default 1m
-	IdempotencyRequired bool
-	// MaxJSONBytes bounds JSON request bodies. Default 1 MiB.
-	MaxJSONBytes int64
-	// MaxUploadBytes bounds upload bodies. Default 1 GiB.
-	MaxUploadBytes int64
-	// UploadDir is where attachment bytes live (and uploads are spooled, in its tmp
-	// folder). Default "data/uploads".
-	UploadDir string
-	// RateLimitRPS and RateLimitBurst limit each credential; RPS 0 turns it off.
-	RateLimitRPS   float64
-	RateLimitBurst int
-}
-
 // Deps are the server's collaborators.
 type Deps struct {
 	DB          *database.DB
@@ -47,7 +30,7 @@ type Deps struct {
 	Sessions    *auth.Sessions
 	Risks       risks.Store
 	Idempotency idempotency.Store
-	// Attachments stores attachment rows (their bytes go to Settings.UploadDir).
+	// Attachments stores attachment rows (their bytes go to config.Uploads.Dir).
 	Attachments attachments.Store
 	// Webhooks verifies and processes inbound webhook deliveries.
 	Webhooks *webhooks.Service
@@ -63,18 +46,10 @@ type Deps struct {
 	Now func() time.Time
 }
 
-// New returns the configured Echo instance: the chain, then the route table. Errors:
-// invalid settings or an invalid route declaration.
-func New(d Deps, s Settings) (*echo.Echo, error) {
-	if s.MaxJSONBytes <= 0 {
-		s.MaxJSONBytes = 1 << 20
-	}
-	if s.MaxUploadBytes <= 0 {
-		s.MaxUploadBytes = 1 << 30
-	}
-	if s.UploadDir == "" {
-		s.UploadDir = filepath.Join("data", "uploads")
-	}
+// New returns the configured Echo instance: the chain, then the route table. cfg is
+// a loaded configuration (config.Load or config.Default): New states no defaults of
+// its own. Errors: invalid settings or an invalid route declaration.
+func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
@@ -89,11 +64,11 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	// any client can forge to dodge a per-address limit.
 	e.IPExtractor = echo.ExtractIPDirect()
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics))
-	m, err := newMounter(d, s)
+	m, err := newMounter(d, cfg)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range table(d, s) {
+	for _, r := range table(d, cfg) {
 		if err := m.mount(e, r); err != nil {
 			return nil, err
 		}

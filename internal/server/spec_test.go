@@ -362,7 +362,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 
 	t.Run("uploads and webhooks", func(t *testing.T) {
 		t.Parallel()
-		env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 4096 })
+		env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxBytes = 4096 })
 		a := env.Tenant("Acme")
 		tok := login(t, env, a)
 		ctx := context.Background()
@@ -456,7 +456,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 
 	t.Run("rate limited", func(t *testing.T) {
 		t.Parallel()
-		env := apitest.New(t, func(c *config.Config) { c.RateLimitRPS, c.RateLimitBurst = slowRefill, 1 })
+		env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = slowRefill, 1 })
 		a := env.Tenant("Acme")
 		tok := login(t, env, a)
 		var r struct{ ID string }
@@ -481,7 +481,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 
 	t.Run("key required", func(t *testing.T) {
 		t.Parallel()
-		env := apitest.New(t, func(c *config.Config) { c.IdempotencyRequired = true })
+		env := apitest.New(t, func(c *config.Config) { c.Idempotency.Required = true })
 		a := env.Tenant("Acme")
 		tok := login(t, env, a)
 		s.run(t, env, exchange{"v2 create", apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}, 400})

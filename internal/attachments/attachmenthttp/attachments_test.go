@@ -373,7 +373,7 @@ func TestTenantIsolation(t *testing.T) {
 // or not; the key stays free for a smaller retry.
 func TestOverLimit(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 256 << 10 })
+	env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxBytes = 256 << 10 })
 	a := env.Tenant("Acme")
 	riskID := newRisk(t, env, a.Key)
 	big, ct := apitest.Multipart("", apitest.FilePart("file", "big.bin", "", strings.Repeat("x", 1<<20)))
@@ -436,7 +436,7 @@ func TestOrphanSweep(t *testing.T) {
 	var live attachment
 	upload(t, env, riskID, a.Key, nil, apitest.FilePart("file", "live.txt", "", "live")).Expect(http.StatusCreated).Decode(&live)
 
-	dir := env.App.Config.UploadDir
+	dir := env.App.Config.Uploads.Dir
 	write := func(rel string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
@@ -486,7 +486,7 @@ func age(t *testing.T, env *apitest.Env, d time.Duration) {
 	t.Helper()
 	old := time.Now().Add(-d)
 	for _, f := range env.StoredFiles() {
-		p := filepath.Join(env.App.Config.UploadDir, filepath.FromSlash(f))
+		p := filepath.Join(env.App.Config.Uploads.Dir, filepath.FromSlash(f))
 		if err := os.Chtimes(p, old, old); err != nil {
 			t.Fatal(err)
 		}

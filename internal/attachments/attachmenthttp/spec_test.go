@@ -14,7 +14,7 @@ import (
 func TestResponsesMatchSpec(t *testing.T) {
 	t.Parallel()
 	spec := apitest.LoadSpec(t, "../../../docs/openapi.yaml")
-	env := apitest.New(t, func(c *config.Config) { c.MaxUploadBytes = 64 << 10 })
+	env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxBytes = 64 << 10 })
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
 	riskID := newRisk(t, env, a.Key)
 	file := apitest.FilePart("file", "a.txt", "text/plain", "hello")

@@ -183,7 +183,7 @@ func TestStreamedUploadKeepsHeapSmall(t *testing.T) {
 	if r.peakHeap > 24 {
 		t.Errorf("peak heap %.1f MiB during a 64 MiB upload: the body is being buffered", r.peakHeap)
 	}
-	fi, err := os.Stat(filepath.Join(env.App.Config.UploadDir, a.ID, r.att.ID))
+	fi, err := os.Stat(filepath.Join(env.App.Config.Uploads.Dir, a.ID, r.att.ID))
 	if err != nil || fi.Size() != size {
 		t.Fatalf("stored file: %v, %v", fi, err)
 	}
@@ -212,10 +212,10 @@ func BenchmarkUpload1GiB(b *testing.B) {
 	const size = 1 << 30
 	// The file is 1 GiB; its multipart framing comes on top of the default limit.
 	env := apitest.New(b, func(c *config.Config) {
-		c.MaxUploadBytes = size + 1<<20
+		c.Uploads.MaxBytes = size + 1<<20
 		if *uploadDir != "" {
-			c.UploadDir = filepath.Join(*uploadDir, "riskapi-bench-uploads")
-			b.Cleanup(func() { os.RemoveAll(c.UploadDir) })
+			c.Uploads.Dir = filepath.Join(*uploadDir, "riskapi-bench-uploads")
+			b.Cleanup(func() { os.RemoveAll(c.Uploads.Dir) })
 		}
 	})
 	a := env.Tenant("Acme")
@@ -241,7 +241,7 @@ func BenchmarkUpload1GiB(b *testing.B) {
 		spool += r.spool
 		took += r.took
 		peak = max(peak, r.peakHeap)
-		os.Remove(filepath.Join(env.App.Config.UploadDir, a.ID, r.att.ID))
+		os.Remove(filepath.Join(env.App.Config.Uploads.Dir, a.ID, r.att.ID))
 		b.StartTimer()
 	}
 	n := int64(b.N) * size

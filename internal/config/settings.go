@@ -1,0 +1,174 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// Part is a component of the configuration. A command loads the parts it uses, so
+// that a variable meant for another (a bad ADDR for `api migrate`) cannot stop it.
+type Part uint8
+
+// The parts, one per component struct of Config.
+const (
+	PartHTTP Part = iota
+	PartDatabase
+	PartAuth
+	PartIdempotency
+	PartUploads
+	PartRateLimit
+	PartSweep
+)
+
+// setting is one variable: its flag, default, usage, the part it belongs to, and set,
+// which checks a value and stores it in a Config (its error names the variable and
+// what is wrong, in one line).
+type setting struct {
+	env, flag, def, usage string
+	part                  Part
+	set                   func(c *Config, v string) error
+}
+
+// settings are every variable riskapi reads. A new one is one row here and one field
+// in its component's struct.
+var settings = []setting{
+	{"ADDR", "addr", ":8080", "listen address", PartHTTP, func(c *Config, v string) error {
+		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+			return fmt.Errorf("ADDR must be host:port or :port, got %q", v)
+		}
+		c.HTTP.Addr = v
+		return nil
+	}},
+	{"DATABASE_URL", "database-url", "sqlite://data/riskapi.db", "sqlite://PATH or postgres://…", PartDatabase, func(c *Config, v string) error {
+		switch {
+		case strings.HasPrefix(v, "sqlite://"):
+			if strings.TrimPrefix(v, "sqlite://") == "" {
+				return fmt.Errorf("DATABASE_URL sqlite:// needs a file path, such as sqlite://data/riskapi.db")
+			}
+		case strings.HasPrefix(v, "postgres://"), strings.HasPrefix(v, "postgresql://"):
+		default:
+			return fmt.Errorf("DATABASE_URL must start with sqlite:// or postgres://")
+		}
+		c.Database.URL = v
+		return nil
+	}},
+	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", PartAuth, func(c *Config, v string) error {
+		if v != "" && len(v) < 32 {
+			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")
+		}
+		c.Auth.JWTSecret = v
+		return nil
+	}},
+	{"IDEMPOTENCY_TTL", "idempotency-ttl", "24h", "how long an idempotency record is honoured", PartIdempotency,
+		duration("IDEMPOTENCY_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Idempotency.TTL })},
+	{"IDEMPOTENCY_LEASE", "idempotency-lease", "1m", "how long a PROCESSING key may block others", PartIdempotency,
+		duration("IDEMPOTENCY_LEASE", 2*time.Second, func(c *Config) *time.Duration { return &c.Idempotency.Lease })},
+	{"IDEMPOTENCY_REQUIRED", "idempotency-required", "false", "refuse writes without Idempotency-Key", PartIdempotency, func(c *Config, v string) (err error) {
+		if c.Idempotency.Required, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("IDEMPOTENCY_REQUIRED must be true or false, got %q", v)
+		}
+		return nil
+	}},
+	{"SWEEP_SCHEDULE", "sweep-schedule", "@every 10m", "robfig/cron spec of the idempotency sweep", PartSweep, func(c *Config, v string) error {
+		if _, err := cron.ParseStandard(v); err != nil {
+			return fmt.Errorf("SWEEP_SCHEDULE is not a cron spec: %v", err)
+		}
+		c.Sweep.Schedule = v
+		return nil
+	}},
+	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", PartUploads, func(c *Config, v string) error {
+		c.Uploads.Dir = v
+		return nil
+	}},
+	{"MAX_UPLOAD_BYTES", "max-upload-bytes", "1073741824", "largest accepted upload, bytes", PartUploads, func(c *Config, v string) (err error) {
+		if c.Uploads.MaxBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.Uploads.MaxBytes <= 0 {
+			return fmt.Errorf("MAX_UPLOAD_BYTES must be a positive number of bytes, got %q", v)
+		}
+		return nil
+	}},
+	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", PartRateLimit, func(c *Config, v string) (err error) {
+		if c.RateLimit.RPS, err = strconv.ParseFloat(v, 64); err != nil || c.RateLimit.RPS < 0 {
+			return fmt.Errorf("RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)
+		}
+		return nil
+	}},
+	{"RATE_LIMIT_BURST", "rate-limit-burst", "200", "burst per credential", PartRateLimit, func(c *Config, v string) (err error) {
+		if c.RateLimit.Burst, err = strconv.Atoi(v); err != nil || c.RateLimit.Burst < 0 {
+			return fmt.Errorf("RATE_LIMIT_BURST must be an integer ≥ 0, got %q", v)
+		}
+		return nil
+	}},
+}
+
+// duration is the setter of a duration variable name of at least min.
+func duration(name string, min time.Duration, field func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%s must be a positive duration such as 24h or 90s, got %q", name, v)
+		}
+		if d < min {
+			return fmt.Errorf("%s must be at least %s, got %s", name, min, d)
+		}
+		*field(c) = d
+		return nil
+	}
+}
+
+// Default returns the configuration with every variable at its default.
+func Default() Config {
+	c := Config{HTTP: HTTP{MaxJSONBytes: 1 << 20}}
+	for _, s := range settings {
+		if err := s.set(&c, s.def); err != nil {
+			panic("config: the default of " + s.env + " is invalid: " + err.Error())
+		}
+	}
+	return c
+}
+
+// Values are one command line's settings as registered on its flag set.
+type Values struct {
+	fs   *flag.FlagSet
+	vals map[string]*string
+}
+
+// Register defines one string flag per setting on fs, defaulting to the environment
+// variable (looked up with getenv) or the built-in default. Parse the flag set, then
+// call Load with the returned values.
+func Register(fs *flag.FlagSet, getenv func(string) string) *Values {
+	v := &Values{fs: fs, vals: make(map[string]*string, len(settings))}
+	for _, s := range settings {
+		def := s.def
+		if e := getenv(s.env); e != "" {
+			def = e
+		}
+		v.vals[s.env] = fs.String(s.flag, def, s.usage+" ($"+s.env+")")
+	}
+	return v
+}
+
+// Load checks and returns the parts of the configuration a command uses (every part
+// when none are given); the others keep their defaults, whatever the environment
+// says. A flag given on the command line is checked whatever its part: it was meant
+// for this command. Errors name the variable and what is wrong with it, in one line.
+func Load(v *Values, parts ...Part) (Config, error) {
+	given := map[string]bool{}
+	v.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	c := Default()
+	for _, s := range settings {
+		if len(parts) > 0 && !slices.Contains(parts, s.part) && !given[s.flag] {
+			continue
+		}
+		if err := s.set(&c, *v.vals[s.env]); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
