@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -23,26 +22,6 @@ import (
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
-
-// Clock is a settable clock for tests; the zero value starts at the real time.
-type Clock struct {
-	mu  sync.Mutex
-	off time.Duration
-}
-
-// Now returns the real time plus every Advance so far.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.off)
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.off += d
-	c.mu.Unlock()
-}
 
 // Env is one running riskapi.
 type Env struct {

@@ -24,34 +24,6 @@ func newEnv(t *testing.T, mods ...func(*config.Config)) *apitest.Env {
 	return apitest.New(t, append([]func(*config.Config){func(c *config.Config) { c.Auth.JWTSecret = secret }}, mods...)...)
 }
 
-type session struct {
-	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expiresAt"`
-	cookie    *http.Cookie
-}
-
-func login(t *testing.T, env *apitest.Env, tenant *apitest.Tenant) session {
-	t.Helper()
-	res := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/sessions",
-		JSON: map[string]string{"email": tenant.Email, "password": tenant.Password}}).Expect(http.StatusCreated)
-	var s session
-	res.Decode(&s)
-	for _, c := range res.Result().Cookies() {
-		if c.Name == "session" {
-			s.cookie = c
-		}
-	}
-	return s
-}
-
-// do sends r and reports failures on t (env.Do reports on the test that made env).
-func do(t *testing.T, env *apitest.Env, r apitest.Request) *apitest.Response {
-	t.Helper()
-	res := env.Do(r)
-	res.T = t
-	return res
-}
-
 func cookie(token string) http.Header { return http.Header{"Cookie": {"session=" + token}} }
 
 func createRisk(t *testing.T, env *apitest.Env, key string) string {
@@ -89,7 +61,7 @@ func TestReadOnlyKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
-			res := do(t, env, apitest.Request{Method: tt.method, Path: tt.path, Bearer: a.ReadKey,
+			res := apitest.Do(t, env, apitest.Request{Method: tt.method, Path: tt.path, Bearer: a.ReadKey,
 				JSON: map[string]any{"title": "changed"}})
 			if tt.want == http.StatusForbidden {
 				res.ExpectProblem(http.StatusForbidden, "FORBIDDEN")
@@ -134,7 +106,7 @@ func TestBadCredentials(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	a := env.Tenant("Acme")
-	s := login(t, env, a)
+	s := apitest.Login(t, env, a)
 	tests := []struct {
 		name   string
 		path   string
@@ -165,7 +137,7 @@ func TestBadCredentials(t *testing.T) {
 			if tt.path == "/v1/sessions" {
 				method = http.MethodDelete
 			}
-			res := do(t, env, apitest.Request{Method: method, Path: tt.path, Header: tt.header}).
+			res := apitest.Do(t, env, apitest.Request{Method: method, Path: tt.path, Header: tt.header}).
 				ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
 			if h := res.Header().Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") {
 				t.Errorf("401 with WWW-Authenticate %q, want a Bearer challenge (RFC 9110)", h)
@@ -179,7 +151,7 @@ func TestLoginAndUse(t *testing.T) {
 	env := newEnv(t)
 	a := env.Tenant("Acme")
 	before := env.Clock.Now()
-	s := login(t, env, a)
+	s := apitest.Login(t, env, a)
 	after := env.Clock.Now()
 
 	if s.Token == "" || strings.Count(s.Token, ".") != 2 {
@@ -189,7 +161,7 @@ func TestLoginAndUse(t *testing.T) {
 	if s.ExpiresAt.Before(before.Add(auth.SessionTTL-time.Second)) || s.ExpiresAt.After(after.Add(auth.SessionTTL)) {
 		t.Errorf("expiresAt %s, want %s after the login at %s", s.ExpiresAt, auth.SessionTTL, before)
 	}
-	c := s.cookie
+	c := s.Cookie
 	if c == nil {
 		t.Fatal("no session cookie set")
 	}
@@ -228,18 +200,18 @@ func TestLoginAndUse(t *testing.T) {
 	} {
 		t.Run(via.name, func(t *testing.T) {
 			var r struct{ ID, Title string }
-			do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v1/risks", Bearer: via.bearer, Header: via.header,
+			apitest.Do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v1/risks", Bearer: via.bearer, Header: via.header,
 				JSON: map[string]any{"title": via.name}}).Expect(http.StatusCreated).Decode(&r)
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks/" + r.ID, Bearer: via.bearer, Header: via.header}).
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks/" + r.ID, Bearer: via.bearer, Header: via.header}).
 				Expect(http.StatusOK)
 			var p struct{ Data []struct{ ID string } }
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: via.bearer, Header: via.header}).
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: via.bearer, Header: via.header}).
 				Expect(http.StatusOK).Decode(&p)
 			if len(p.Data) == 0 || p.Data[0].ID != r.ID {
 				t.Errorf("list does not start with the new risk %s: %+v", r.ID, p.Data)
 			}
 			// /v1 and /v2 share one register.
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(http.StatusOK)
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(http.StatusOK)
 		})
 	}
 	// The email is matched without regard to case.
@@ -267,7 +239,7 @@ func TestLoginRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v1/sessions", Body: tt.body,
+			res := apitest.Do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v1/sessions", Body: tt.body,
 				Header: http.Header{"Content-Type": {"application/json"}}})
 			if tt.status == 401 {
 				res.ExpectProblem(401, "UNAUTHENTICATED")
@@ -290,7 +262,7 @@ func TestExpiredSession(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	a := env.Tenant("Acme")
-	s := login(t, env, a)
+	s := apitest.Login(t, env, a)
 	env.Clock.Advance(auth.SessionTTL - time.Minute)
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: s.Token}).Expect(http.StatusOK)
 	env.Clock.Advance(time.Minute + time.Second)
@@ -299,14 +271,14 @@ func TestExpiredSession(t *testing.T) {
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Header: cookie(s.Token)}).
 		ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
 	// A fresh login works again.
-	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: login(t, env, a).Token}).Expect(http.StatusOK)
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: apitest.Login(t, env, a).Token}).Expect(http.StatusOK)
 }
 
 func TestTamperedSession(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
-	s := login(t, env, a)
+	s := apitest.Login(t, env, a)
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: s.Token}).Expect(http.StatusOK)
 
 	claims := jwt.MapClaims{}
@@ -363,9 +335,9 @@ func TestTamperedSession(t *testing.T) {
 	}
 	for name, tok := range tests {
 		t.Run(name, func(t *testing.T) {
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: tok}).
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: tok}).
 				ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Header: cookie(tok)}).
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Header: cookie(tok)}).
 				ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
 		})
 	}
@@ -388,14 +360,14 @@ func TestLogout(t *testing.T) {
 	a := env.Tenant("Acme")
 	for _, via := range []string{"bearer", "cookie"} {
 		t.Run(via, func(t *testing.T) {
-			s, other := login(t, env, a), login(t, env, a)
+			s, other := apitest.Login(t, env, a), apitest.Login(t, env, a)
 			req := apitest.Request{Method: http.MethodDelete, Path: "/v1/sessions"}
 			if via == "bearer" {
 				req.Bearer = s.Token
 			} else {
 				req.Header = cookie(s.Token)
 			}
-			res := do(t, env, req).Expect(http.StatusNoContent)
+			res := apitest.Do(t, env, req).Expect(http.StatusNoContent)
 			var cleared bool
 			for _, c := range res.Result().Cookies() {
 				if c.Name == "session" && c.Value == "" && c.MaxAge < 0 {
@@ -411,10 +383,10 @@ func TestLogout(t *testing.T) {
 				{Method: http.MethodPost, Path: "/v1/risks", Bearer: s.Token, JSON: map[string]any{"title": "t"}},
 				{Method: http.MethodDelete, Path: "/v1/sessions", Bearer: s.Token},
 			} {
-				do(t, env, r).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+				apitest.Do(t, env, r).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
 			}
 			// Other sessions of the same user live on.
-			do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: other.Token}).Expect(http.StatusOK)
+			apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: other.Token}).Expect(http.StatusOK)
 		})
 	}
 }
@@ -423,7 +395,7 @@ func TestCrossSiteCookieWrites(t *testing.T) {
 	t.Parallel()
 	env := newEnv(t)
 	a := env.Tenant("Acme")
-	s := login(t, env, a)
+	s := apitest.Login(t, env, a)
 	id := createRisk(t, env, a.Key)
 	crossSite := http.Header{"Sec-Fetch-Site": {"cross-site"}}
 	sameSite := http.Header{"Sec-Fetch-Site": {"same-site"}} // a sibling subdomain is another origin
@@ -461,7 +433,7 @@ func TestCrossSiteCookieWrites(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := countRisks(t, env, a.Key)
 			tt.req.JSON = map[string]any{"title": "csrf " + tt.name}
-			res := do(t, env, tt.req)
+			res := apitest.Do(t, env, tt.req)
 			if tt.status == 403 {
 				res.ExpectProblem(403, "FORBIDDEN")
 				if after := countRisks(t, env, a.Key); after != before {
@@ -483,7 +455,7 @@ func TestSessionTenant(t *testing.T) {
 	env := newEnv(t)
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
 	var r struct{ ID string }
-	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/risks", Bearer: login(t, env, b).Token,
+	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/risks", Bearer: apitest.Login(t, env, b).Token,
 		JSON: map[string]any{"title": "beta"}}).Expect(http.StatusCreated).Decode(&r)
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + r.ID, Bearer: b.Key}).Expect(http.StatusOK)
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + r.ID, Bearer: a.Key}).ExpectProblem(404, "NOT_FOUND")

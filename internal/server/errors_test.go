@@ -18,14 +18,6 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 )
 
-// do sends r and reports failures on t (env.Do reports on the test that made env).
-func do(t *testing.T, env *apitest.Env, r apitest.Request) *apitest.Response {
-	t.Helper()
-	res := env.Do(r)
-	res.T = t
-	return res
-}
-
 // serve sends a hand-made request through the whole router.
 func serve(t *testing.T, env *apitest.Env, req *http.Request) *apitest.Response {
 	t.Helper()
@@ -102,7 +94,7 @@ func TestErrorCodes(t *testing.T) {
 	fix := func(mods ...func(*config.Config)) *fixture {
 		env := apitest.New(t, mods...)
 		a := env.Tenant("Acme")
-		return &fixture{env, a, login(t, env, a)}
+		return &fixture{env, a, apitest.Login(t, env, a).Token}
 	}
 	shared := fix()
 	shared.env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
@@ -122,73 +114,73 @@ func TestErrorCodes(t *testing.T) {
 	}{
 		{name: "invalid body", status: 400, code: "VALIDATION_FAILED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": ""}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": ""}})
 			}},
 		{name: "invalid query", status: 400, code: "VALIDATION_FAILED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=0", Bearer: a.Key})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=0", Bearer: a.Key})
 			}},
 		{name: "key too short", status: 400, code: "IDEMPOTENCY_KEY_INVALID",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("short"), JSON: map[string]any{"title": "t"}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("short"), JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "key with a space", status: 400, code: "IDEMPOTENCY_KEY_INVALID",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "DELETE", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key, Header: key("abc def ghi")})
+				return apitest.Do(t, env, apitest.Request{Method: "DELETE", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key, Header: key("abc def ghi")})
 			}},
 		{name: "two keys", status: 400, code: "IDEMPOTENCY_KEY_INVALID",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
 					Header: http.Header{"Idempotency-Key": {"key-one-1", "key-two-2"}}, JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "key required", status: 400, code: "IDEMPOTENCY_KEY_REQUIRED",
 			on: required,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
 				// With a key the same write goes through; reads never need one.
-				do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("required-1"), JSON: map[string]any{"title": "t"}}).Expect(201)
-				do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}})
+				apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("required-1"), JSON: map[string]any{"title": "t"}}).Expect(201)
+				apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "no credentials", status: 401, code: "UNAUTHENTICATED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks"})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks"})
 			}},
 		{name: "no session", status: 401, code: "UNAUTHENTICATED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", JSON: map[string]any{"title": "t"}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "wrong password", status: 401, code: "UNAUTHENTICATED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": "wrong-password"}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": "wrong-password"}})
 			}},
 		{name: "missing scope", status: 403, code: "FORBIDDEN",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.ReadKey, JSON: map[string]any{"title": "t"}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.ReadKey, JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "cross-site cookie write", status: 403, code: "FORBIDDEN",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", JSON: map[string]any{"title": "t"},
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", JSON: map[string]any{"title": "t"},
 					Header: http.Header{"Cookie": {"session=" + shared.token}, "Sec-Fetch-Site": {"cross-site"}}})
 			}},
 		{name: "absent risk", status: 404, code: "NOT_FOUND",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key})
 			}},
 		{name: "unknown route", status: 404, code: "NOT_FOUND",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"})
 			}},
 		{name: "unknown route under /v2", status: 404, code: "NOT_FOUND",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/nothing-here", Bearer: a.Key})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/nothing-here", Bearer: a.Key})
 			}},
 		{name: "method not allowed", status: 405, code: "METHOD_NOT_ALLOWED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/healthz"})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/healthz"})
 			}},
 		{name: "body over 1 MiB", status: 413, code: "PAYLOAD_TOO_LARGE",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Body: big})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Body: big})
 			}},
 		{name: "chunked body over 1 MiB", status: 413, code: "PAYLOAD_TOO_LARGE",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
@@ -213,12 +205,12 @@ func TestErrorCodes(t *testing.T) {
 			}},
 		{name: "key reused", status: 422, code: "IDEMPOTENCY_KEY_REUSED",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("reused-key-1"), JSON: map[string]any{"title": "a"}}).Expect(201)
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("reused-key-1"), JSON: map[string]any{"title": "b"}})
+				apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("reused-key-1"), JSON: map[string]any{"title": "a"}}).Expect(201)
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("reused-key-1"), JSON: map[string]any{"title": "b"}})
 			}},
 		{name: "key on login", status: 422, code: "IDEMPOTENCY_UNSUPPORTED_ROUTE",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				res := do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", Header: key("login-key-1"),
+				res := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", Header: key("login-key-1"),
 					JSON: map[string]any{"email": a.Email, "password": a.Password}})
 				if sc := res.Header().Get("Set-Cookie"); sc != "" {
 					t.Errorf("refused login set a cookie: %s", sc)
@@ -229,34 +221,34 @@ func TestErrorCodes(t *testing.T) {
 			on: limited,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
 				for range 2 {
-					do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
+					apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
 				}
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
 			}},
 		{name: "panic", status: 500, code: "INTERNAL",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/test-panic"})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/test-panic"})
 			}},
 		{name: "unexpected error", status: 500, code: "INTERNAL",
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/test-error"})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/test-error"})
 			}},
 		{name: "database down, API key", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
 			}},
 		{name: "database down, keyed write", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: down.token, Header: key("db-down-1"), JSON: map[string]any{"title": "t"}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: down.token, Header: key("db-down-1"), JSON: map[string]any{"title": "t"}})
 			}},
 		{name: "database down, login", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				return do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}})
+				return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}})
 			}},
 		{name: "database down, readiness", status: 503, code: "STORE_UNAVAILABLE", retryAfter: true, on: down,
 			send: func(t *testing.T, env *apitest.Env, a *apitest.Tenant) *apitest.Response {
-				do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200) // liveness does not need the database
-				return do(t, env, apitest.Request{Method: "GET", Path: "/readyz"})
+				apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200) // liveness does not need the database
+				return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/readyz"})
 			}},
 	}
 	for _, tt := range tests {
@@ -289,21 +281,13 @@ func closeDB(t *testing.T, env *apitest.Env) {
 	}
 }
 
-func login(t *testing.T, env *apitest.Env, a *apitest.Tenant) string {
-	t.Helper()
-	var s struct{ Token string }
-	do(t, env, apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}}).
-		Expect(201).Decode(&s)
-	return s.Token
-}
-
 // TestInternalErrorsAreLogged: the client sees nothing of a panic, the log has it
 // under the request id the client got.
 func TestInternalErrorsAreLogged(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("secret-panic-detail") })
-	res := do(t, env, apitest.Request{Method: "GET", Path: "/test-panic"})
+	res := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/test-panic"})
 	checkProblem(t, res, 500, "INTERNAL")
 	if strings.Contains(res.Body.String(), "secret") || strings.Contains(res.Body.String(), "goroutine") {
 		t.Errorf("500 body leaks the panic: %s", res.Body.String())
@@ -320,7 +304,7 @@ func TestInternalErrorsAreLogged(t *testing.T) {
 		t.Errorf("no log line carries both the request id %s and the panic:\n%s", rid, logs)
 	}
 	// The server keeps serving.
-	do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/healthz"}).Expect(200)
 }
 
 // TestRateLimitIsPerCredential: one credential's burst does not limit another's.
@@ -328,20 +312,20 @@ func TestRateLimitIsPerCredential(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = slowRefill, 2 })
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
-	tokA := login(t, env, a)
-	tokB := login(t, env, b)
+	tokA := apitest.Login(t, env, a).Token
+	tokB := apitest.Login(t, env, b).Token
 	for range 2 {
-		do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
-		do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokA}).Expect(200)
+		apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(200)
+		apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokA}).Expect(200)
 	}
-	checkRetryAfter(t, checkRateLimited(t, do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})))
-	checkRateLimited(t, do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}))
-	checkRateLimited(t, do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokA}))
+	checkRetryAfter(t, checkRateLimited(t, apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})))
+	checkRateLimited(t, apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}))
+	checkRateLimited(t, apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokA}))
 	// Another key of the same tenant, another tenant's key, another user's session:
 	// each has its own bucket.
-	do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.ReadKey}).Expect(200)
-	do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: b.Key}).Expect(200)
-	do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokB}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.ReadKey}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: b.Key}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tokB}).Expect(200)
 }
 
 func checkRateLimited(t *testing.T, res *apitest.Response) *apitest.Response {
@@ -358,7 +342,7 @@ func TestRequestID(t *testing.T) {
 	a := env.Tenant("Acme")
 	env.App.Echo.GET("/test-panic", func(echo.Context) error { panic("boom") })
 	var r struct{ ID string }
-	do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
+	apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
 
 	seen := map[string]bool{}
 	for _, req := range []apitest.Request{
@@ -375,7 +359,7 @@ func TestRequestID(t *testing.T) {
 		{Method: "GET", Path: "/test-panic"},
 		{Method: "POST", Path: "/v1/sessions", Body: "{"},
 	} {
-		res := do(t, env, req)
+		res := apitest.Do(t, env, req)
 		rid := res.Header().Get(echo.HeaderXRequestID)
 		if rid == "" {
 			t.Errorf("%s %s → %d without X-Request-Id", req.Method, req.Path, res.Code)
@@ -406,7 +390,7 @@ func TestRequestID(t *testing.T) {
 				{Method: "GET", Path: "/v2/risks", Bearer: a.Key, Header: http.Header{"X-Request-Id": {tt.sent}}},
 				{Method: "GET", Path: "/v2/risks", Header: http.Header{"X-Request-Id": {tt.sent}}}, // a problem
 			} {
-				res := do(t, env, req)
+				res := apitest.Do(t, env, req)
 				got := res.Header().Get(echo.HeaderXRequestID)
 				if tt.kept && got != tt.sent {
 					t.Errorf("X-Request-Id = %q, want the client's %q", got, tt.sent)
@@ -424,7 +408,7 @@ func TestRequestID(t *testing.T) {
 	}
 
 	// A HEAD that fails carries the status and headers only.
-	res := do(t, env, apitest.Request{Method: "HEAD", Path: "/v2/risks"}).Expect(401)
+	res := apitest.Do(t, env, apitest.Request{Method: "HEAD", Path: "/v2/risks"}).Expect(401)
 	if res.Body.Len() != 0 || res.Header().Get("Cache-Control") != "no-store" {
 		t.Errorf("HEAD error: body %q, Cache-Control %q; want none and no-store", res.Body.String(), res.Header().Get("Cache-Control"))
 	}

@@ -17,16 +17,16 @@ func TestMetricsAndLogs(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
-	tok := login(t, env, a)
+	tok := apitest.Login(t, env, a).Token
 	var r struct{ ID string }
-	do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+	apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
 		JSON: map[string]any{"title": "body-secret-title"}}).Expect(201).Decode(&r)
-	get := do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(200)
-	do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}).Expect(404)
-	do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
-	do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"}).Expect(404)
+	get := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}).Expect(404)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"}).Expect(404)
 
-	metrics := do(t, env, apitest.Request{Method: "GET", Path: "/metrics"}).Expect(200).Body.String()
+	metrics := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/metrics"}).Expect(200).Body.String()
 	for _, want := range []string{
 		`riskapi_http_requests_total{method="POST",route="/v2/risks",status="201"} 1`,
 		`riskapi_http_requests_total{method="GET",route="/v2/risks/:id",status="200"} 1`,

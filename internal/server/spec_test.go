@@ -125,7 +125,7 @@ type exchange struct {
 // are validated as well, so the spec accepts what the server accepts.
 func (s *specChecker) run(t *testing.T, env *apitest.Env, x exchange) *apitest.Response {
 	t.Helper()
-	res := do(t, env, x.req)
+	res := apitest.Do(t, env, x.req)
 	if res.Code != x.status {
 		t.Errorf("%s: %s %s → %d, want %d; body %s", x.name, x.req.Method, x.req.Path, res.Code, x.status, res.Body.String())
 		return res
@@ -256,8 +256,8 @@ func TestResponsesMatchSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tok := login(t, env, a)
-		logoutTok := login(t, env, a)
+		tok := apitest.Login(t, env, a).Token
+		logoutTok := apitest.Login(t, env, a).Token
 		ck := func(h http.Header) http.Header {
 			out := http.Header{"Cookie": {"session=" + tok}}
 			for k, v := range h {
@@ -364,7 +364,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 		t.Parallel()
 		env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxBytes = 4096 })
 		a := env.Tenant("Acme")
-		tok := login(t, env, a)
+		tok := apitest.Login(t, env, a).Token
 		ctx := context.Background()
 		_, writeOnly, err := env.App.Tenants.CreateAPIKey(ctx, a.ID, "wo", []tenants.Scope{tenants.ScopeRisksWrite})
 		if err != nil {
@@ -390,7 +390,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 		for _, v := range []struct{ prefix, bearer string }{{"/v1", tok}, {"/v2", a.Key}} {
 			p, b := v.prefix, v.bearer
 			var r struct{ ID string }
-			do(t, env, apitest.Request{Method: "POST", Path: p + "/risks", Bearer: b, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
+			apitest.Do(t, env, apitest.Request{Method: "POST", Path: p + "/risks", Bearer: b, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
 			var att struct{ ID string }
 			s.run(t, env, exchange{p + " upload", upload(p+"/risks/"+r.ID+"/attachments", b, form, formType, key("upload-key-1")), 201}).Decode(&att)
 			xs := []exchange{
@@ -458,10 +458,10 @@ func TestResponsesMatchSpec(t *testing.T) {
 		t.Parallel()
 		env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = slowRefill, 1 })
 		a := env.Tenant("Acme")
-		tok := login(t, env, a)
+		tok := apitest.Login(t, env, a).Token
 		var r struct{ ID string }
-		do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
-		do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
+		apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}).Expect(201).Decode(&r)
+		apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
 		for _, p := range []struct{ prefix, bearer string }{{"/v1", tok}, {"/v2", a.Key}} {
 			for _, x := range []exchange{
 				{"create", apitest.Request{Method: "POST", Path: p.prefix + "/risks", Bearer: p.bearer, JSON: map[string]any{"title": "t"}}, 429},
@@ -483,7 +483,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 		t.Parallel()
 		env := apitest.New(t, func(c *config.Config) { c.Idempotency.Required = true })
 		a := env.Tenant("Acme")
-		tok := login(t, env, a)
+		tok := apitest.Login(t, env, a).Token
 		s.run(t, env, exchange{"v2 create", apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "t"}}, 400})
 		s.run(t, env, exchange{"v1 create", apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: tok, JSON: map[string]any{"title": "t"}}, 400})
 	})
@@ -492,7 +492,7 @@ func TestResponsesMatchSpec(t *testing.T) {
 		t.Parallel()
 		env := apitest.New(t)
 		a := env.Tenant("Acme")
-		tok := login(t, env, a)
+		tok := apitest.Login(t, env, a).Token
 		closeDB(t, env)
 		for _, x := range []exchange{
 			{"readyz", apitest.Request{Method: "GET", Path: "/readyz"}, 503},

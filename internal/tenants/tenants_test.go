@@ -11,18 +11,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-type clock struct{ now time.Time }
-
-func (c *clock) Now() time.Time { return c.now }
-
-func newService(t *testing.T) (*tenants.Service, *clock, func(query string, args ...any) []string) {
+func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(query string, args ...any) []string) {
 	t.Helper()
 	db := dbtest.Open(t)
-	c := &clock{now: time.Now()}
+	c := apitest.NewStoppedClock(time.Now())
 	rows := func(query string, args ...any) []string {
 		var out []string
 		if err := db.Raw(query, args...).Scan(&out).Error; err != nil {
@@ -154,7 +151,7 @@ func TestAPIKeys(t *testing.T) {
 		}
 	}
 
-	clk.now = clk.now.Add(time.Minute)
+	clk.Advance(time.Minute)
 	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +162,7 @@ func TestAPIKeys(t *testing.T) {
 		t.Errorf("revoking one key broke another: %v", err)
 	}
 	first := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID)
-	clk.now = clk.now.Add(time.Minute)
+	clk.Advance(time.Minute)
 	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
 		t.Errorf("revoking twice: %v", err)
 	}

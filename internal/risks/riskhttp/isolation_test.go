@@ -11,27 +11,6 @@ import (
 	"github.com/riskapi/riskapi/internal/apitest"
 )
 
-// do sends r and reports failures on t (env.Do reports on the test that made env).
-func do(t *testing.T, env *apitest.Env, r apitest.Request) *apitest.Response {
-	t.Helper()
-	res := env.Do(r)
-	res.T = t
-	return res
-}
-
-// login signs tenant's user in at /v1/sessions and returns the session token.
-func login(env *apitest.Env, tenant *apitest.Tenant) string {
-	env.T.Helper()
-	var s struct{ Token string }
-	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/sessions",
-		JSON: map[string]string{"email": tenant.Email, "password": tenant.Password}}).
-		Expect(http.StatusCreated).Decode(&s)
-	if s.Token == "" {
-		env.T.Fatal("login returned no token")
-	}
-	return s.Token
-}
-
 // TestTenantIsolation: another tenant's risk is 404 on every route, whichever
 // credential and API version, and nothing it tries changes the risk.
 func TestTenantIsolation(t *testing.T) {
@@ -40,7 +19,7 @@ func TestTenantIsolation(t *testing.T) {
 	a, b := env.Tenant("Acme"), env.Tenant("Beta")
 	secret := create(env, a.Key, map[string]any{"title": "Acme's secret", "likelihood": 2, "impact": 3})
 	own := create(env, b.Key, map[string]any{"title": "Beta's own"})
-	bSession := login(env, b)
+	bSession := apitest.Login(env.T, env, b).Token
 
 	body := map[string]any{"title": "taken over", "status": "closed"}
 	tests := []struct {
@@ -70,7 +49,7 @@ func TestTenantIsolation(t *testing.T) {
 			if tt.method == http.MethodPatch || tt.method == http.MethodPut {
 				req.JSON = body
 			}
-			do(t, env, req).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+			apitest.Do(t, env, req).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 		})
 	}
 

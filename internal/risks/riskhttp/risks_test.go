@@ -81,9 +81,9 @@ func TestCreateRisk(t *testing.T) {
 				JSON: map[string]any{"title": "Vendor contract missing a DPA", "category": "Third-Party",
 					"likelihood": 3, "impact": 4}}
 			if version == "v1" {
-				req.Bearer = login(env, a)
+				req.Bearer = apitest.Login(env.T, env, a).Token
 			}
-			res := do(t, env, req).Expect(http.StatusCreated)
+			res := apitest.Do(t, env, req).Expect(http.StatusCreated)
 			got := decodeRisk(res)
 			if !strings.HasPrefix(got.ID, "risk_") {
 				t.Errorf("id = %q, want the risk_ prefix", got.ID)
@@ -99,7 +99,7 @@ func TestCreateRisk(t *testing.T) {
 			}
 			// What was returned is what is stored.
 			req.Method, req.Path, req.JSON = http.MethodGet, res.Header().Get("Location"), nil
-			if diff := cmp.Diff(got, decodeRisk(do(t, env, req).Expect(http.StatusOK))); diff != "" {
+			if diff := cmp.Diff(got, decodeRisk(apitest.Do(t, env, req).Expect(http.StatusOK))); diff != "" {
 				t.Errorf("GET Location differs from the creation response (-created +read):\n%s", diff)
 			}
 		})
@@ -130,7 +130,7 @@ func TestCreateRiskAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := decodeRisk(do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, Body: tt.body}).
+			got := decodeRisk(apitest.Do(t, env, apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, Body: tt.body}).
 				Expect(http.StatusCreated))
 			if diff := cmp.Diff(tt.wantRisk, got, cmpopts.IgnoreFields(risk{}, "ID", "CreatedAt", "UpdatedAt")); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
@@ -190,7 +190,7 @@ func TestWriteValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := do(t, env, apitest.Request{Method: tt.method, Path: tt.path, Bearer: a.Key, Body: tt.body,
+			res := apitest.Do(t, env, apitest.Request{Method: tt.method, Path: tt.path, Bearer: a.Key, Body: tt.body,
 				Header: http.Header{"Content-Type": {"application/json"}}})
 			expectInvalid(t, res, tt.field)
 		})
@@ -230,7 +230,7 @@ func TestPatchChangesOnlyGivenFields(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			before := create(env, a.Key, full)
 			env.Clock.Advance(time.Second)
-			got := decodeRisk(do(t, env, apitest.Request{Method: http.MethodPatch, Path: "/v2/risks/" + before.ID,
+			got := decodeRisk(apitest.Do(t, env, apitest.Request{Method: http.MethodPatch, Path: "/v2/risks/" + before.ID,
 				Bearer: a.Key, Body: tt.patch}).Expect(http.StatusOK))
 			want := before
 			tt.change(&want)
@@ -240,7 +240,7 @@ func TestPatchChangesOnlyGivenFields(t *testing.T) {
 			if !got.UpdatedAt.After(before.UpdatedAt) {
 				t.Errorf("updatedAt not moved forward: %s → %s", before.UpdatedAt, got.UpdatedAt)
 			}
-			read := decodeRisk(do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + before.ID, Bearer: a.Key}).
+			read := decodeRisk(apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + before.ID, Bearer: a.Key}).
 				Expect(http.StatusOK))
 			if diff := cmp.Diff(got, read); diff != "" {
 				t.Errorf("stored risk differs from the PATCH response (-response +stored):\n%s", diff)
@@ -305,7 +305,7 @@ func TestUnknownRiskIDs(t *testing.T) {
 	} {
 		for _, m := range []string{http.MethodGet, http.MethodPatch, http.MethodPut, http.MethodDelete} {
 			t.Run(m+" "+id, func(t *testing.T) {
-				do(t, env, apitest.Request{Method: m, Path: "/v2/risks/" + id, Bearer: a.Key, JSON: map[string]any{"title": "x"}}).
+				apitest.Do(t, env, apitest.Request{Method: m, Path: "/v2/risks/" + id, Bearer: a.Key, JSON: map[string]any{"title": "x"}}).
 					ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 			})
 		}
@@ -407,7 +407,7 @@ func TestListBadParameters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			expectInvalid(t, do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?" + tt.query, Bearer: a.Key}), tt.field)
+			expectInvalid(t, apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?" + tt.query, Bearer: a.Key}), tt.field)
 		})
 	}
 	for _, q := range []string{"limit=1", "limit=100"} {
