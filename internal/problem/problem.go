@@ -8,7 +8,9 @@ package problem
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -69,6 +71,14 @@ var titleOf = map[Code]string{
 	RateLimited:                  "Too many requests",
 	Internal:                     "Internal server error",
 	StoreUnavailable:             "Store unavailable",
+}
+
+// Codes returns every code, sorted: the catalogue docs/errors.md describes and the
+// SDK mirrors (sdk/codes_test.go checks that it does).
+func Codes() []Code {
+	codes := slices.Collect(maps.Keys(statusOf))
+	slices.Sort(codes)
+	return codes
 }
 
 // Status returns the HTTP status of code, or 500 for a code this package does not know.
