@@ -16,7 +16,7 @@ import (
 // operators can tell which client produced a request.
 const Version = "0.1.0"
 
-// Defaults of the client's options. They follow the contract (section 6): each
+// Defaults of the client's options. They follow docs/sdk.md (Retry policy): each
 // wait is capped at 30 s and a whole call is given up after about a minute.
 const (
 	// DefaultBaseURL is where the client sends requests without WithBaseURL:

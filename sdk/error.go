@@ -14,7 +14,7 @@ import (
 // small, and a misbehaving proxy must not make the client read without bound.
 const maxErrorBody = 64 << 10
 
-// Codes of the contract's error table (section 4). Compare them with
+// Codes of the error catalogue (docs/errors.md). Compare them with
 // Error.Code, or use the Err… sentinels with errors.Is.
 const (
 	CodeValidationFailed             = "VALIDATION_FAILED"               // 400: malformed or invalid input

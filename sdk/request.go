@@ -36,7 +36,7 @@ type request struct {
 }
 
 // isWrite reports whether method changes state and so carries an
-// Idempotency-Key (contract section 5).
+// Idempotency-Key (docs/idempotency.md).
 func isWrite(method string) bool {
 	switch method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:

@@ -1,5 +1,5 @@
 // Command api is riskapi's one binary: the HTTP server and its administration
-// commands (api-contract.md section 1). It only parses the command line and wires
+// commands (README.md, Administration and Configuration). It only parses the command line and wires
 // internal/app; stdout carries the commands' JSON results, stderr the logs.
 package main
 

@@ -10,7 +10,7 @@ import (
 )
 
 // webhookCreate configures an inbound webhook source for a tenant and prints its
-// signing secret, shown this once on stdout (api-contract.md section 1).
+// signing secret, shown this once on stdout (docs/uploads-and-webhooks.md, Setting up a source).
 func webhookCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	c := newCommand("webhook create", getenv, adminParts...)
 	tenant := c.fs.String("tenant", "", "tenant ID (required)")

@@ -12,7 +12,7 @@ import (
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// CookieName is the session cookie (api-contract.md section 2).
+// CookieName is the session cookie (docs/openapi.yaml, POST /v1/sessions).
 const CookieName = "session"
 
 // SessionAuth authenticates /v1 requests by "Authorization: Bearer <jwt>" or the

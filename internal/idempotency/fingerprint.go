@@ -31,7 +31,7 @@ type BodyHasherFunc func(c echo.Context, w io.Writer) error
 func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer) error { return f(c, w) }
 
 // Fingerprinter computes a request's fingerprint: the lowercase hex SHA-256 over the
-// method, path, canonical query string and canonical body (api-contract.md section 5).
+// method, path, canonical query string and canonical body (docs/idempotency.md, What identifies a request).
 //
 //   - Query: parameters sorted by name, values of one name kept in order.
 //   - Body, by media type (parameters such as charset ignored): an empty body is

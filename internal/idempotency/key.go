@@ -13,7 +13,7 @@ const (
 	HeaderReplayed       = "Idempotent-Replayed"
 )
 
-// Key length bounds (api-contract.md section 5).
+// Key length bounds (docs/idempotency.md, Sending a key).
 const (
 	MinKeyLength = 8
 	MaxKeyLength = 128

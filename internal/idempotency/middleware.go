@@ -70,7 +70,7 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// handle runs the state machine of api-contract.md section 5 for one keyed request.
+// handle runs the state machine of docs/idempotency.md (States) for one keyed request.
 func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
 	ctx := c.Request().Context()
 	now := e.Now()

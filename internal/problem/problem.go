@@ -19,7 +19,7 @@ import (
 // branch on it; titles and details may change wording, codes never do.
 type Code string
 
-// The codes of the external contract (api-contract.md section 4), plus
+// The codes of the external contract (docs/errors.md), plus
 // MethodNotAllowed for a known path called with the wrong method.
 const (
 	ValidationFailed             Code = "VALIDATION_FAILED"

@@ -12,7 +12,7 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
-// TestContractTable: the status of every code is the one api-contract.md section 4
+// TestContractTable: the status of every code is the one docs/errors.md
 // gives it, and each has its own title and type.
 func TestContractTable(t *testing.T) {
 	t.Parallel()

@@ -15,7 +15,7 @@ import (
 // Scope is a permission an API key carries.
 type Scope string
 
-// The scopes of the contract (api-contract.md section 2).
+// The scopes of the contract (docs/openapi.yaml).
 const (
 	ScopeRisksRead  Scope = "risks:read"
 	ScopeRisksWrite Scope = "risks:write"

@@ -7,7 +7,7 @@
 //
 // It also defines the canonical encoding of a spooled form (Form.WriteCanonical) that
 // the multipart fingerprint hashes, and HashBody, which plugs it into the idempotency
-// engine's Fingerprinter (api-contract.md section 5).
+// engine's Fingerprinter (docs/uploads-and-webhooks.md, Idempotency of uploads).
 //
 // It knows nothing of risks, attachments, tenants or the database: a route says which
 // form names it accepts (Config.Rules) and decides itself where files end up.

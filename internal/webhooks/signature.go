@@ -12,8 +12,8 @@ import (
 )
 
 // SignatureHeader carries a delivery's signature: "t=<unix seconds>,v1=<hex
-// HMAC-SHA256 of "<t>.<raw body>" keyed with the source's secret>" (api-contract.md
-// section 3). Several v1 entries may be sent, as when a sender rotates secrets; one
+// HMAC-SHA256 of "<t>.<raw body>" keyed with the source's secret>" (docs/uploads-and-webhooks.md,
+// Signing a delivery). Several v1 entries may be sent, as when a sender rotates secrets; one
 // matching is enough.
 const SignatureHeader = "Webhook-Signature"
 
