@@ -11,13 +11,13 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/idempotency"
@@ -32,27 +32,10 @@ type harness struct {
 	db    *database.DB
 	store *gormstore.Store
 	e     *echo.Echo
-	clock *fakeClock
+	clock *apitest.StoppedClock
 	ran   atomic.Int64
 	// gate, when set, is waited on by the widget handler after its insert.
 	gate chan struct{}
-}
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
 }
 
 func newHarness(t *testing.T, mod func(*idempotency.Config)) *harness {
@@ -61,7 +44,7 @@ func newHarness(t *testing.T, mod func(*idempotency.Config)) *harness {
 	if err := db.Exec(`CREATE TABLE widgets (id varchar(40) PRIMARY KEY, scope varchar(64) NOT NULL, name text NOT NULL)`).Error; err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, db: db, store: gormstore.New(db), clock: &fakeClock{now: time.Now().UTC()}}
+	h := &harness{t: t, db: db, store: gormstore.New(db), clock: apitest.NewStoppedClock(time.Now().UTC())}
 	cfg := idempotency.Config{
 		Store:  h.store,
 		Scope:  func(c echo.Context) (string, error) { return c.Request().Header.Get("X-Scope"), nil },
