@@ -154,6 +154,15 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 	return res, nil
 }
 
+// clientResult is what one client of a phase saw.
+type clientResult struct {
+	lat        []time.Duration
+	ok, errs   int
+	mismatches int
+	examples   []string
+	keyed      []keyedWrite
+}
+
 // phase runs n requests of kind k from o.clients clients, or as many as start
 // within o.duration, and adds them to into. Requests already sent when time is up
 // finish normally.
@@ -166,13 +175,6 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	}
 	deadline := time.Now().Add(g.o.duration)
 	var next, done, failed atomic.Int64
-	type clientResult struct {
-		lat        []time.Duration
-		ok, errs   int
-		mismatches int
-		examples   []string
-		keyed      []keyedWrite
-	}
 	per := make([]clientResult, g.o.clients)
 	start := time.Now()
 	stopProgress := g.progress(label, k, n, start, &done, &failed)
@@ -190,46 +192,11 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 					return
 				}
 				target := g.env.targets[rng.IntN(len(g.env.targets))]
-				var a e2e.Answer
-				var good bool
-				switch k {
-				case kindUnkeyed:
-					a = g.client.CreateRisk(ctx, target, "", g.body("u"))
-					good = a.Status == http.StatusCreated && a.Replayed == ""
-				case kindKeyed:
-					seq := g.seq.Add(1)
-					key := fmt.Sprintf("%s-%d", g.run_, seq)
-					body := g.body("k")
-					a = g.client.CreateRisk(ctx, target, key, body)
-					good = a.Status == http.StatusCreated && a.Replayed == "false"
-					if good {
-						id, err := e2e.RiskID(a.Body)
-						if err != nil {
-							good = false
-						} else {
-							cr.keyed = append(cr.keyed, keyedWrite{key: key, body: body, resp: a.Body, id: id})
-						}
-					}
-				case kindReplay:
-					w := pool[(offset+i)%len(pool)]
-					a = g.client.CreateRisk(ctx, target, w.key, w.body)
-					good = a.Status == http.StatusCreated
-					if good && (a.Replayed != "true" || !bytes.Equal(a.Body, w.resp)) {
-						cr.mismatches++
-						if len(cr.examples) < 3 {
-							cr.examples = append(cr.examples, fmt.Sprintf("replay of %s: Idempotent-Replayed %q, body %.200s", w.key, a.Replayed, a.Body))
-						}
-					}
-				case kindRead:
-					w := pool[(offset+i)%len(pool)]
-					a = g.client.Do(ctx, http.MethodGet, target, "/v2/risks/"+w.id, "", nil)
-					good = a.Status == http.StatusOK
-					if good {
-						if id, err := e2e.RiskID(a.Body); err != nil || id != w.id {
-							cr.mismatches++
-						}
-					}
+				var w keyedWrite
+				if len(pool) > 0 {
+					w = pool[(offset+i)%len(pool)]
 				}
+				a, good := g.request(ctx, k, target, w, cr)
 				done.Add(1)
 				if good {
 					cr.ok++
@@ -248,6 +215,58 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	elapsed := time.Since(start)
 	stopProgress()
 	into.elapsed += elapsed
+	added := g.merge(per, into)
+	s := e2e.Summarize(into.lat[len(into.lat)-added:])
+	fmt.Fprintf(g.log, "loadgen: %s %-7s %6d ok %4d errors in %6.2fs = %8.1f req/s  p50 %s p99 %s\n", label, k,
+		added, int(failed.Load()), elapsed.Seconds(), float64(added)/elapsed.Seconds(), ms(s.P50), ms(s.P99))
+}
+
+// request sends one request of kind k to target (replays and reads use w, a keyed
+// write from an earlier phase) and reports whether it got the answer it should;
+// what it learns (new keyed writes, mismatches) goes to cr.
+func (g *generator) request(ctx context.Context, k kind, target string, w keyedWrite, cr *clientResult) (e2e.Answer, bool) {
+	switch k {
+	case kindUnkeyed:
+		a := g.client.CreateRisk(ctx, target, "", g.body("u"))
+		return a, a.Status == http.StatusCreated && a.Replayed == ""
+	case kindKeyed:
+		key := fmt.Sprintf("%s-%d", g.run_, g.seq.Add(1))
+		body := g.body("k")
+		a := g.client.CreateRisk(ctx, target, key, body)
+		if a.Status != http.StatusCreated || a.Replayed != "false" {
+			return a, false
+		}
+		id, err := e2e.RiskID(a.Body)
+		if err != nil {
+			return a, false
+		}
+		cr.keyed = append(cr.keyed, keyedWrite{key: key, body: body, resp: a.Body, id: id})
+		return a, true
+	case kindReplay:
+		a := g.client.CreateRisk(ctx, target, w.key, w.body)
+		good := a.Status == http.StatusCreated
+		if good && (a.Replayed != "true" || !bytes.Equal(a.Body, w.resp)) {
+			cr.mismatches++
+			if len(cr.examples) < 3 {
+				cr.examples = append(cr.examples, fmt.Sprintf("replay of %s: Idempotent-Replayed %q, body %.200s", w.key, a.Replayed, a.Body))
+			}
+		}
+		return a, good
+	default: // kindRead
+		a := g.client.Do(ctx, http.MethodGet, target, "/v2/risks/"+w.id, "", nil)
+		good := a.Status == http.StatusOK
+		if good {
+			if id, err := e2e.RiskID(a.Body); err != nil || id != w.id {
+				cr.mismatches++
+			}
+		}
+		return a, good
+	}
+}
+
+// merge adds every client's results to into and their keyed writes to the pool of
+// later phases, and returns how many requests succeeded.
+func (g *generator) merge(per []clientResult, into *kindResult) int {
 	added := 0
 	for _, cr := range per {
 		into.ok += cr.ok
@@ -264,9 +283,7 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 		g.mu.Unlock()
 		added += cr.ok
 	}
-	s := e2e.Summarize(into.lat[len(into.lat)-added:])
-	fmt.Fprintf(g.log, "loadgen: %s %-7s %6d ok %4d errors in %6.2fs = %8.1f req/s  p50 %s p99 %s\n", label, k,
-		added, int(failed.Load()), elapsed.Seconds(), float64(added)/elapsed.Seconds(), ms(s.P50), ms(s.P99))
+	return added
 }
 
 // progress prints a line every o.progress while a phase runs; the returned func

@@ -37,6 +37,12 @@ func report(w io.Writer, o *options, env *environment, r *results) {
 		fmt.Fprintf(w, "%-8s %9d %7d %8.2f %10.1f %9s %9s %9s %9s\n", k, kr.ok+kr.errors, kr.errors,
 			kr.elapsed.Seconds(), kr.throughput(), ms(s.P50), ms(s.P95), ms(s.P99), ms(s.Max))
 	}
+	reportRatios(w, r, sums)
+	reportChecks(w, o, r)
+}
+
+// reportRatios prints the ratios between the kinds that were measured.
+func reportRatios(w io.Writer, r *results, sums map[kind]e2e.Summary) {
 	tp := func(k kind) float64 {
 		if kr := r.kinds[k]; kr != nil {
 			return kr.throughput()
@@ -73,7 +79,11 @@ func report(w io.Writer, o *options, env *environment, r *results) {
 	if has(kindRead, kindUnkeyed) {
 		fmt.Fprintf(w, "  read/unkeyed-write throughput        %s\n", ratio(tp(kindRead), tp(kindUnkeyed)))
 	}
+}
 
+// reportChecks prints what the run checked: mismatched replays and reads, the
+// tenant's risks against the run's acknowledged writes, the errors, the verdict.
+func reportChecks(w io.Writer, o *options, r *results) {
 	fmt.Fprintf(w, "\nchecks\n")
 	var mism int
 	for _, k := range o.kinds {
