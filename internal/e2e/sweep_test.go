@@ -180,7 +180,7 @@ func TestSweepUnderLoad(t *testing.T) {
 }
 
 // openApp wires riskapi on url as `api sweep` does, quietly.
-func openApp(t *testing.T, url string) *app.App {
+func openApp(t *testing.T, url string) *app.Maintenance {
 	t.Helper()
 	env := map[string]string{"DATABASE_URL": url, "UPLOAD_DIR": t.TempDir() + "/uploads"}
 	vals := config.Register(flag.NewFlagSet("sweep", flag.ContinueOnError), func(k string) string { return env[k] })
@@ -188,7 +188,7 @@ func openApp(t *testing.T, url string) *app.App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Options{})
+	a, err := app.OpenMaintenance(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
