@@ -100,21 +100,17 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	return m, nil
 }
 
-// mount adds r under each version it declares. Errors: r's declaration is invalid.
+// mount adds r under each version it declares (an unauthenticated route at its path
+// as is). Errors: r's declaration is invalid.
 func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 	if err := r.Check(); err != nil {
-		return err
-	}
-	if r.Versions == route.Unauthenticated {
-		chain, err := m.chain(r, nil)
-		e.Add(r.Method, r.Path, r.Handler, chain...)
 		return err
 	}
 	for _, v := range []struct {
 		version route.Versions
 		prefix  string
 		authn   echo.MiddlewareFunc
-	}{{route.V1, "/v1", m.session}, {route.V2, "/v2", m.apiKey}} {
+	}{{route.Unauthenticated, "", nil}, {route.V1, "/v1", m.session}, {route.V2, "/v2", m.apiKey}} {
 		if r.Versions&v.version == 0 {
 			continue
 		}
