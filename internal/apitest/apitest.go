@@ -28,8 +28,17 @@ type Env struct {
 	T     testing.TB
 	App   *app.App
 	Clock *Clock
-	// Logs collects the server's log output.
+	// Logs collects the server's log output. Read it only once the requests are
+	// answered; LogText is safe while the server may still be writing.
 	Logs *bytes.Buffer
+	logs *syncBuffer
+}
+
+// LogText returns the server's log output so far; safe to call while it writes.
+func (e *Env) LogText() string {
+	e.logs.mu.Lock()
+	defer e.logs.mu.Unlock()
+	return e.logs.buf.String()
 }
 
 // Config returns the configuration New uses: config.Default() on a fresh database
@@ -58,7 +67,7 @@ func New(tb testing.TB, mods ...func(*config.Config)) *Env {
 		tb.Fatalf("open app: %v", err)
 	}
 	tb.Cleanup(func() { a.Close() })
-	return &Env{T: tb, App: a, Clock: clock, Logs: &logs.buf}
+	return &Env{T: tb, App: a, Clock: clock, Logs: &logs.buf, logs: logs}
 }
 
 type syncBuffer struct {

@@ -1,19 +1,16 @@
 package idempotency
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
-	"mime"
-	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
 // BodyHasher writes a canonical encoding of the request body of c to w, reading the
@@ -35,10 +32,14 @@ func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer) error { return f(c
 //
 //   - Query: parameters sorted by name, values of one name kept in order.
 //   - Body, by media type (parameters such as charset ignored): an empty body is
-//     its own kind, distinct from {} and null; JSON (application/json, any +json,
-//     or no Content-Type) by CanonicalJSON; a media type in Hashers by its hasher
-//     (riskapi plugs multipart/form-data in there, hashed as a stream); anything
-//     else by its bytes.
+//     its own kind, distinct from {} and null; JSON (jsonbody.IsJSON: the rule the
+//     handlers decode by) by jsonbody.Canonical; a media type in Hashers by its
+//     hasher (riskapi plugs multipart/form-data in there, hashed as a stream);
+//     anything else by its bytes.
+//
+// Buffered bodies are read through reqbody, once: the handler decodes the same
+// buffer, and a body that cannot be read is answered there (413, or 400 when it
+// ended early) before any record is touched.
 type Fingerprinter struct {
 	// MaxBodyBytes bounds bodies buffered for hashing (JSON and raw bytes); larger
 	// ones get 413 PAYLOAD_TOO_LARGE. Optional. Default 1 MiB.
@@ -55,7 +56,8 @@ const DefaultMaxBodyBytes = 1 << 20
 const fingerprintVersion = "riskapi-idempotency-fingerprint/1\n"
 
 // Fingerprint returns the fingerprint of c's request. Errors: *problem.Problem
-// VALIDATION_FAILED (malformed query or body) or PAYLOAD_TOO_LARGE.
+// VALIDATION_FAILED (malformed query or body, or a body that ended early) or
+// PAYLOAD_TOO_LARGE.
 func (f *Fingerprinter) Fingerprint(c echo.Context) (string, error) {
 	req := c.Request()
 	query, err := url.ParseQuery(req.URL.RawQuery)
@@ -67,25 +69,30 @@ func (f *Fingerprinter) Fingerprint(c echo.Context) (string, error) {
 	// unambiguous.
 	io.WriteString(h, fingerprintVersion+req.Method+"\n"+req.URL.Path+"\n"+query.Encode()+"\n")
 
-	mt := mediaType(req)
-	if bh, ok := f.Hashers[mt]; ok {
-		io.WriteString(h, "stream "+mt+"\n")
-		if err := bh.HashBody(c, h); err != nil {
-			return "", err
+	if mt, ok := reqbody.MediaType(req); ok {
+		if bh, ok := f.Hashers[mt]; ok {
+			io.WriteString(h, "stream "+mt+"\n")
+			if err := bh.HashBody(c, h); err != nil {
+				return "", err
+			}
+			return hex.EncodeToString(h.Sum(nil)), nil
 		}
-		return hex.EncodeToString(h.Sum(nil)), nil
 	}
-	body, err := f.buffer(req)
+	limit := f.MaxBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxBodyBytes
+	}
+	body, err := reqbody.Read(req, limit)
 	if err != nil {
 		return "", err
 	}
 	switch {
 	case len(body) == 0:
 		io.WriteString(h, "empty\n")
-	case mt == "" || mt == "application/json" || strings.HasSuffix(mt, "+json"):
-		canon, err := CanonicalJSON(make([]byte, 0, len(body)), body)
+	case jsonbody.IsJSON(req):
+		canon, err := jsonbody.Canonical(make([]byte, 0, len(body)), body)
 		if err != nil {
-			return "", problem.Invalid("body", "is not valid JSON: "+reason(err))
+			return "", err
 		}
 		io.WriteString(h, "json\n")
 		h.Write(canon)
@@ -94,49 +101,4 @@ func (f *Fingerprinter) Fingerprint(c echo.Context) (string, error) {
 		h.Write(body)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// buffer reads the whole body (at most MaxBodyBytes) and puts it back for the handler.
-func (f *Fingerprinter) buffer(req *http.Request) ([]byte, error) {
-	limit := f.MaxBodyBytes
-	if limit <= 0 {
-		limit = DefaultMaxBodyBytes
-	}
-	if req.Body == nil || req.Body == http.NoBody {
-		return nil, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		var httpErr *echo.HTTPError
-		if errors.As(err, &tooLarge) || errors.As(err, &httpErr) && httpErr.Code == http.StatusRequestEntityTooLarge {
-			return nil, problem.New(problem.PayloadTooLarge, "the request body is too large")
-		}
-		return nil, problem.New(problem.ValidationFailed, "body: could not be read")
-	}
-	if int64(len(body)) > limit {
-		return nil, problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", limit)
-	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	return body, nil
-}
-
-func mediaType(req *http.Request) string {
-	ct := req.Header.Get(echo.HeaderContentType)
-	if ct == "" {
-		return ""
-	}
-	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil {
-		return strings.ToLower(strings.TrimSpace(ct))
-	}
-	return mt
-}
-
-func reason(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "\n"); i >= 0 {
-		msg = msg[i+1:]
-	}
-	return strings.TrimPrefix(msg, "jsontext: ")
 }

@@ -1,12 +1,17 @@
-// Package jsonbody decodes JSON request bodies strictly and explains failures as
-// VALIDATION_FAILED problems that name the offending field: unknown members,
-// duplicate names, wrong types, invalid UTF-8 and lone surrogates are all refused.
+// Package jsonbody is the one home of JSON request bodies: which requests carry JSON
+// (IsJSON), how a number is read (Number), the canonical form the idempotency
+// fingerprint hashes (Canonical), and strict decoding for handlers (DecodeRequest,
+// Unmarshal). Failures are VALIDATION_FAILED problems that name the offending field:
+// unknown members, duplicate names, wrong types, invalid UTF-8 and lone surrogates
+// are all refused, by the canonicaliser and the decoder alike.
+//
+// The body itself is read once, by reqbody: a keyed request's fingerprint and its
+// handler share one buffer.
 package jsonbody
 
 import (
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -14,23 +19,13 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
-// Decode reads one JSON value from r into v (a pointer to a struct with json tags).
+// Unmarshal decodes the JSON text data into v (a pointer to a struct with json tags).
 // Errors: *problem.Problem VALIDATION_FAILED whose field is the JSON member at fault
-// ("body" when the fault is not in one member), or PAYLOAD_TOO_LARGE when r is an
-// http.MaxBytesReader that hit its limit.
-func Decode(r io.Reader, v any) error {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		// A body cut off by http.MaxBytesReader (no or a false Content-Length) is the
-		// client's fault, not an internal error.
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", tooLarge.Limit)
-		}
-		return err
-	}
+// ("body" when the fault is not in one member).
+func Unmarshal(data []byte, v any) error {
 	switch strings.TrimSpace(string(data)) {
 	case "":
 		return problem.Invalid("body", "a JSON object is required")
@@ -38,8 +33,7 @@ func Decode(r io.Reader, v any) error {
 		// Decoding null into a struct would silently succeed as "nothing given".
 		return problem.Invalid("body", "must be a JSON object")
 	}
-	err = json.Unmarshal(data, v, json.RejectUnknownMembers(true))
-	if err != nil {
+	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
 		return explain(err)
 	}
 	if field, ok := nulField(data); ok {
@@ -127,17 +121,26 @@ func kindName(k jsontext.Kind) string {
 	return "value"
 }
 
-// DecodeRequest is Decode for an HTTP request whose body must be JSON: its
-// Content-Type must be absent, application/json or a +json type (parameters such as
-// charset are ignored), so that the handler reads the body the way the idempotency
-// fingerprint counts it. Errors: as Decode, and VALIDATION_FAILED naming
-// "Content-Type".
-func DecodeRequest(r *http.Request, v any) error {
-	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return problem.Invalid("Content-Type", "must be application/json")
-		}
+// IsJSON reports whether req's body is JSON by its media type: Content-Type absent,
+// application/json, or any +json type (RFC 6839), parameters such as charset
+// ignored. It is the one rule: the fingerprint canonicalises exactly the bodies the
+// handlers decode.
+func IsJSON(req *http.Request) bool {
+	mt, ok := reqbody.MediaType(req)
+	return ok && (mt == "" || mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// DecodeRequest decodes req's JSON body into v, reading it through reqbody (once:
+// a keyed request's body was already read for its fingerprint). Errors: *problem.Problem
+// VALIDATION_FAILED naming "Content-Type" when !IsJSON(req), as reqbody.Read (413, or
+// 400 for a body that ended early), or as Unmarshal.
+func DecodeRequest(req *http.Request, v any) error {
+	if !IsJSON(req) {
+		return problem.Invalid("Content-Type", "must be application/json")
 	}
-	return Decode(r.Body, v)
+	data, err := reqbody.Read(req, 0)
+	if err != nil {
+		return err
+	}
+	return Unmarshal(data, v)
 }

@@ -1,7 +1,6 @@
 package upload
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
 // Rule says how a route accepts one form name.
@@ -125,9 +126,10 @@ func FormOf(c echo.Context) (*Form, error) {
 // hashed as they stream to disk, never held in memory.
 //
 // On a route without the spooling middleware — a multipart body sent where no upload
-// is expected — it hashes the raw body bytes instead (bounded by the route's body
-// limit) and puts them back for the handler: such a fingerprint depends on the
-// boundary, which can only turn a retry into a 422, never replay a different request.
+// is expected — it hashes the raw body bytes instead (read once through reqbody,
+// bounded by the route's body limit, and left there for the handler): such a
+// fingerprint depends on the boundary, which can only turn a retry into a 422, never
+// replay a different request.
 //
 // Errors: as FormOf.
 func HashBody(c echo.Context, w io.Writer) error {
@@ -143,15 +145,10 @@ func HashBody(c echo.Context, w io.Writer) error {
 }
 
 func hashRaw(req *http.Request, w io.Writer) error {
-	if req.Body == nil {
-		io.WriteString(w, "raw\n")
-		return nil
-	}
-	body, err := io.ReadAll(req.Body)
+	body, err := reqbody.Read(req, 0)
 	if err != nil {
-		return bodyError(err)
+		return err
 	}
-	req.Body = io.NopCloser(bytes.NewReader(body))
 	io.WriteString(w, "raw\n")
 	_, err = w.Write(body)
 	return err

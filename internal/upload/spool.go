@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
 // readBufferSize sits between the request body and the multipart parser, whose own
@@ -172,27 +173,19 @@ func contentType(v string) (string, error) {
 	return ct, nil
 }
 
-// bodyError turns a failure to read the body into what the client sees: 413 past the
-// body limit, 400 for a malformed or truncated body; anything else (a disk failing)
-// stays an internal error.
+// bodyError turns a failure to read the body into what the client sees: a malformed
+// multipart body is 400 here; the spool's own file system failing stays an internal
+// error; everything else — past the body limit, the client hanging up — is answered
+// by reqbody.Error, as for every other body.
 func bodyError(err error) error {
-	var tooLarge *http.MaxBytesError
-	var httpErr *echo.HTTPError
-	var p *problem.Problem
-	switch {
-	case errors.As(err, &p):
-		return p
-	case errors.As(err, &tooLarge), errors.As(err, &httpErr) && httpErr.Code == http.StatusRequestEntityTooLarge:
-		return problem.New(problem.PayloadTooLarge, "the request body is too large")
-	case errors.Is(err, io.ErrUnexpectedEOF), isMultipartSyntax(err):
+	if problem.As(err) == nil && isMultipartSyntax(err) {
 		return problem.Invalid("body", "is not a complete multipart/form-data body")
 	}
 	var pe *os.PathError
 	if errors.As(err, &pe) {
 		return err // the spool's own file system
 	}
-	// The connection broke or the client sent garbage: either way the request is bad.
-	return problem.Invalid("body", "could not be read as multipart/form-data")
+	return reqbody.Error(err)
 }
 
 func isMultipartSyntax(err error) bool {

@@ -5,9 +5,7 @@
 package webhookhttp
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -56,8 +55,8 @@ func Routes(cfg Config) []route.Route {
 // Handler returns the handler of POST /webhooks/inbound/:source. It answers 200
 // {"received":true,"duplicate":bool}; 401 UNAUTHENTICATED for an unknown source; 400
 // VALIDATION_FAILED for a missing, wrong or stale signature and for an invalid
-// delivery; 404 NOT_FOUND for finding.updated about an unknown externalId; 413
-// PAYLOAD_TOO_LARGE past MaxBodyBytes.
+// delivery or a body that ended early; 404 NOT_FOUND for finding.updated about an
+// unknown externalId; 413 PAYLOAD_TOO_LARGE past MaxBodyBytes.
 func Handler(cfg Config) echo.HandlerFunc {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -77,7 +76,7 @@ func Handler(cfg Config) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		body, err := readBody(c.Request().Body, cfg.MaxBodyBytes)
+		body, err := reqbody.Read(c.Request(), cfg.MaxBodyBytes)
 		if err != nil {
 			return err
 		}
@@ -86,7 +85,7 @@ func Handler(cfg Config) echo.HandlerFunc {
 			return err
 		}
 		var req deliveryRequest
-		if err := jsonbody.Decode(bytes.NewReader(body), &req); err != nil {
+		if err := jsonbody.Unmarshal(body, &req); err != nil {
 			return err
 		}
 		ev, err := req.event()
@@ -110,20 +109,6 @@ func Handler(cfg Config) echo.HandlerFunc {
 			slog.String("type", string(ev.Type)), slog.Bool("duplicate", dup))
 		return c.JSON(http.StatusOK, ack{Received: true, Duplicate: dup})
 	}
-}
-
-// readBody reads at most limit bytes. Errors: 413 past limit (also when the router's
-// own body limit trips first), 400 when the body cannot be read.
-func readBody(r io.Reader, limit int64) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, limit+1))
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge), err == nil && int64(len(body)) > limit:
-		return nil, problem.New(problem.PayloadTooLarge, "a webhook delivery may be at most %d bytes", limit)
-	case err != nil:
-		return nil, problem.Invalid("body", "could not be read")
-	}
-	return body, nil
 }
 
 // inData names the fields of the risk domain's validation errors as members of the

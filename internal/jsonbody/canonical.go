@@ -1,46 +1,45 @@
-package idempotency
+package jsonbody
 
 import (
 	"bytes"
 	"errors"
 	"io"
-	"math/big"
 	"slices"
-	"strings"
 	"unicode/utf16"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
-// ErrInvalidJSON wraps every reason a body cannot be canonicalised: malformed JSON,
-// duplicate object names, invalid UTF-8, lone surrogates, trailing data.
-var ErrInvalidJSON = errors.New("invalid JSON")
-
-// CanonicalJSON appends the canonical form of the JSON text data to dst.
+// Canonical appends the canonical form of the JSON text data to dst: what the
+// idempotency fingerprint hashes for a JSON body (docs/idempotency.md).
 //
 // The form follows RFC 8785 (JSON Canonicalization Scheme): no insignificant
 // whitespace, object members sorted by the UTF-16 code units of their names
 // (section 3.2.3), strings in their minimal escaped form (section 3.2.2.2, done by
 // jsontext.AppendQuote). It departs from RFC 8785 on numbers, deliberately: RFC 8785
 // serialises them as IEEE 754 doubles, which would make 9007199254740993 equal
-// 9007199254740992. Here a number is written as its exact decimal value,
-// "[-]<digits>e<exponent>" with no leading or trailing zeros in the digits, so 2,
-// 2.0 and 2e0 are equal and no two different values are. No Unicode normalisation is
-// applied: NFC and NFD spellings stay different.
+// 9007199254740992. Here a number is written as its exact decimal value
+// (Number.Append), so 2, 2.0 and 2e0 are equal and no two different values are —
+// the same equality Int decodes by. No Unicode normalisation is applied: NFC and NFD
+// spellings stay different. That departure is why this is our own code and not a
+// JCS library: those round numbers through a double.
 //
-// Parsing is strict (jsontext's defaults): duplicate names, invalid UTF-8 and lone
-// surrogates are errors wrapping ErrInvalidJSON.
-func CanonicalJSON(dst, data []byte) ([]byte, error) {
+// Parsing is as strict as Unmarshal's (jsontext's defaults): duplicate names, invalid
+// UTF-8, lone surrogates and trailing data are errors. Errors: *problem.Problem
+// VALIDATION_FAILED naming the member at fault, as Unmarshal names it.
+func Canonical(dst, data []byte) ([]byte, error) {
 	dec := jsontext.NewDecoder(bytes.NewReader(data))
 	out, err := canonicalValue(dst, dec)
 	if err != nil {
-		return nil, errors.Join(ErrInvalidJSON, err)
+		return nil, explain(err)
 	}
 	if _, err := dec.ReadToken(); err != io.EOF {
-		if err == nil {
-			err = errors.New("data after the top-level value")
+		if err != nil {
+			return nil, explain(err)
 		}
-		return nil, errors.Join(ErrInvalidJSON, err)
+		return nil, problem.Invalid("body", "is not valid JSON: data after the top-level value")
 	}
 	return out, nil
 }
@@ -57,7 +56,11 @@ func canonicalValue(dst []byte, dec *jsontext.Decoder) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return appendNumber(dst, string(raw)), nil
+		n, ok := ParseNumber(string(raw))
+		if !ok { // jsontext validated it; a disagreement must not pass silently
+			return nil, errors.New("invalid number " + string(raw))
+		}
+		return n.Append(dst), nil
 	case '{':
 		if _, err := dec.ReadToken(); err != nil {
 			return nil, err
@@ -123,30 +126,4 @@ func canonicalValue(dst []byte, dec *jsontext.Decoder) ([]byte, error) {
 		}
 		return nil, errors.New("unexpected " + tok.Kind().String())
 	}
-}
-
-// appendNumber appends the exact-decimal canonical form of the JSON number literal
-// lit (already validated by jsontext): sign, significant digits, exponent.
-func appendNumber(dst []byte, lit string) []byte {
-	neg := strings.HasPrefix(lit, "-")
-	lit = strings.TrimPrefix(lit, "-")
-	mant, expStr, _ := strings.Cut(strings.ToLower(lit), "e")
-	intPart, frac, _ := strings.Cut(mant, ".")
-	digits := strings.TrimLeft(intPart+frac, "0")
-	if digits == "" {
-		return append(dst, '0') // -0, 0.0 and 0e5 are all zero
-	}
-	trimmed := strings.TrimRight(digits, "0")
-	exp := new(big.Int)
-	if expStr != "" {
-		exp.SetString(strings.TrimPrefix(expStr, "+"), 10) // jsontext validated it
-	}
-	exp.Sub(exp, big.NewInt(int64(len(frac))))
-	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
-	if neg {
-		dst = append(dst, '-')
-	}
-	dst = append(dst, trimmed...)
-	dst = append(dst, 'e')
-	return exp.Append(dst, 10)
 }

@@ -1,8 +1,10 @@
-package idempotency
+package jsonbody_test
 
 import (
-	"errors"
 	"testing"
+
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 func TestCanonicalJSONEquivalences(t *testing.T) {
@@ -19,11 +21,11 @@ func TestCanonicalJSONEquivalences(t *testing.T) {
 	}
 	for _, tc := range same {
 		t.Run(tc.name, func(t *testing.T) {
-			ca, err := CanonicalJSON(nil, []byte(tc.a))
+			ca, err := jsonbody.Canonical(nil, []byte(tc.a))
 			if err != nil {
 				t.Fatal(err)
 			}
-			cb, err := CanonicalJSON(nil, []byte(tc.b))
+			cb, err := jsonbody.Canonical(nil, []byte(tc.b))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,11 +50,11 @@ func TestCanonicalJSONDistinctions(t *testing.T) {
 	}
 	for _, tc := range differ {
 		t.Run(tc.name, func(t *testing.T) {
-			ca, err := CanonicalJSON(nil, []byte(tc.a))
+			ca, err := jsonbody.Canonical(nil, []byte(tc.a))
 			if err != nil {
 				t.Fatal(err)
 			}
-			cb, err := CanonicalJSON(nil, []byte(tc.b))
+			cb, err := jsonbody.Canonical(nil, []byte(tc.b))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,12 +76,12 @@ func TestCanonicalJSONForm(t *testing.T) {
 		{"{\"\ue000\":1,\"\U0001F600\":2}", "{\"\U0001F600\":2e0,\"\ue000\":1e0}"},
 	}
 	for _, tc := range cases {
-		got, err := CanonicalJSON(nil, []byte(tc.in))
+		got, err := jsonbody.Canonical(nil, []byte(tc.in))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.in, err)
 		}
 		if string(got) != tc.want {
-			t.Errorf("CanonicalJSON(%s) = %s, want %s", tc.in, got, tc.want)
+			t.Errorf("jsonbody.Canonical(%s) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
@@ -95,8 +97,9 @@ func TestCanonicalJSONRejects(t *testing.T) {
 	}
 	for name, in := range bad {
 		t.Run(name, func(t *testing.T) {
-			if _, err := CanonicalJSON(nil, []byte(in)); !errors.Is(err, ErrInvalidJSON) {
-				t.Fatalf("CanonicalJSON(%q) error = %v, want ErrInvalidJSON", in, err)
+			_, err := jsonbody.Canonical(nil, []byte(in))
+			if p := problem.As(err); p == nil || p.Code != problem.ValidationFailed {
+				t.Fatalf("Canonical(%q) error = %v, want VALIDATION_FAILED", in, err)
 			}
 		})
 	}
@@ -107,11 +110,11 @@ func FuzzCanonicalJSONIdempotent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c1, err := CanonicalJSON(nil, data)
+		c1, err := jsonbody.Canonical(nil, data)
 		if err != nil {
 			return
 		}
-		c2, err := CanonicalJSON(nil, c1)
+		c2, err := jsonbody.Canonical(nil, c1)
 		if err != nil {
 			t.Fatalf("canonical form %s does not parse: %v", c1, err)
 		}
