@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
 // countingBody is a request body that counts what it serves.
@@ -110,9 +111,10 @@ func TestClientHangingUpMidBodyIsNever500(t *testing.T) {
 					body = append([]byte(fmt.Sprintf("%x\r\n", 2*len(tc.part))), tc.part...)
 				}
 				head.WriteString("\r\n")
-				status := hangUp(t, addr, append(head.Bytes(), body...), halfClose)
-				if halfClose && status != http.StatusBadRequest {
-					t.Errorf("%s: answered %d, want 400", name, status)
+				status, answer := hangUp(t, addr, append(head.Bytes(), body...), halfClose)
+				if halfClose && (status != http.StatusBadRequest || answer.Code != "VALIDATION_FAILED" ||
+					len(answer.Errors) != 1 || answer.Errors[0].Field != "body" || answer.Errors[0].Detail != reqbody.EndedEarly) {
+					t.Errorf("%s: answered %d %+v, want 400 VALIDATION_FAILED body: %s", name, status, answer, reqbody.EndedEarly)
 				}
 				if logged := loggedStatus(t, env, rid); logged != http.StatusBadRequest {
 					t.Errorf("%s: request log says %d, want 400", name, logged)
@@ -128,11 +130,23 @@ func TestClientHangingUpMidBodyIsNever500(t *testing.T) {
 	if d, _ := list["data"].([]any); len(d) != 1 {
 		t.Errorf("%d risks listed, want only the one created up front", len(d))
 	}
+	if files := env.StoredFiles(); len(files) != 0 {
+		t.Errorf("files left behind: %v", files)
+	}
+}
+
+// problemAnswer is the part of a problem+json answer the hang-up test checks.
+type problemAnswer struct {
+	Code   string `json:"code"`
+	Errors []struct {
+		Field  string `json:"field"`
+		Detail string `json:"detail"`
+	} `json:"errors"`
 }
 
 // hangUp sends raw over a fresh connection and hangs up: a half-close (the client
-// can still read the answer, whose status it returns) or a full close (returns 0).
-func hangUp(t *testing.T, addr string, raw []byte, halfClose bool) int {
+// can still read the answer, which it returns) or a full close (returns 0).
+func hangUp(t *testing.T, addr string, raw []byte, halfClose bool) (int, problemAnswer) {
 	t.Helper()
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -142,8 +156,9 @@ func hangUp(t *testing.T, addr string, raw []byte, halfClose bool) int {
 	if _, err := conn.Write(raw); err != nil {
 		t.Fatal(err)
 	}
+	var answer problemAnswer
 	if !halfClose {
-		return 0
+		return 0, answer
 	}
 	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
 		t.Fatal(err)
@@ -153,8 +168,11 @@ func hangUp(t *testing.T, addr string, raw []byte, halfClose bool) int {
 	if err != nil {
 		t.Fatalf("reading the answer: %v", err)
 	}
-	res.Body.Close()
-	return res.StatusCode
+	defer res.Body.Close()
+	if err := json.NewDecoder(res.Body).Decode(&answer); err != nil {
+		t.Fatalf("the answer is not problem+json: %v", err)
+	}
+	return res.StatusCode, answer
 }
 
 // loggedStatus waits for the request log line of request id rid and returns its status.
