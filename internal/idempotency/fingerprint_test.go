@@ -136,3 +136,22 @@ func TestParseKey(t *testing.T) {
 		})
 	}
 }
+
+// TestFingerprintsStoredBeforeStillMatch: records stored by earlier releases keep
+// their fingerprints (values computed by the release before the body pipeline was
+// unified), so a deploy never turns a retry into a 422.
+func TestFingerprintsStoredBeforeStillMatch(t *testing.T) {
+	f := &Fingerprinter{}
+	for _, tc := range []struct{ method, target, ct, body, want string }{
+		{"POST", "/v2/risks?b=2&a=1", "application/json; charset=utf-8",
+			`{"title":"T","likelihood":3.0,"impact":2e0,"x":[-0.0500,1e400,"\u00e9"]}`,
+			"6fc777bace34003da67e19812c3860febd3636f886c7b1b3d2a81122eb83ed20"},
+		{"PATCH", "/v2/risks/r1", "", `null`, "84c9f1bc9eecd80fb85e2b6ced9743cdd3d1b8f6b05c1b3c2e73e13059993d2f"},
+		{"DELETE", "/v2/risks/r1", "", ``, "82210acfbe1a92c7e4f0622e90bcd3bc12839c749ef612858896bb1ef1dfbf41"},
+		{"POST", "/r", "text/plain", `{"a": 1}`, "462e62f081caed1fd0412196d7ffb44edf0dfa97684734b008f81329c4844249"},
+	} {
+		if got := fingerprint(t, f, tc.method, tc.target, tc.ct, tc.body); got != tc.want {
+			t.Errorf("%s %s %q: fingerprint %s, stored records have %s", tc.method, tc.target, tc.body, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package jsonbody_test
 
 import (
+	"math/big"
 	"strings"
 	"testing"
 
@@ -67,4 +68,49 @@ func TestCanonicalAndIntAgree(t *testing.T) {
 		}
 		byValue[int(n)], byForm[string(form)] = string(form), int(n)
 	}
+}
+
+// bigAppend is the math/big canonical number writer riskapi shipped before Number:
+// fingerprints stored by it must still match, so Number.Append must agree with it on
+// every literal.
+func bigAppend(dst []byte, lit string) []byte {
+	neg := strings.HasPrefix(lit, "-")
+	lit = strings.TrimPrefix(lit, "-")
+	mant, expStr, _ := strings.Cut(strings.ToLower(lit), "e")
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	if digits == "" {
+		return append(dst, '0')
+	}
+	trimmed := strings.TrimRight(digits, "0")
+	exp := new(big.Int)
+	if expStr != "" {
+		exp.SetString(strings.TrimPrefix(expStr, "+"), 10)
+	}
+	exp.Sub(exp, big.NewInt(int64(len(frac))))
+	exp.Add(exp, big.NewInt(int64(len(digits)-len(trimmed))))
+	if neg {
+		dst = append(dst, '-')
+	}
+	dst = append(dst, trimmed...)
+	dst = append(dst, 'e')
+	return exp.Append(dst, 10)
+}
+
+// FuzzNumberMatchesBig: Number's canonical spelling is the one stored fingerprints
+// were computed with.
+func FuzzNumberMatchesBig(f *testing.F) {
+	for _, s := range []string{"0", "-0.0", "120", "-0.0500", "2.50E+3", "1e-7", "0.1e1000000000000000000",
+		"10e999999999999999999", "0.0001e-999999999999999999", "123456789012345678901234567890.5e-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, lit string) {
+		n, ok := jsonbody.ParseNumber(lit)
+		if !ok {
+			return
+		}
+		if got, want := string(n.Append(nil)), string(bigAppend(nil, lit)); got != want {
+			t.Fatalf("%s: Number gives %s, the shipped form is %s", lit, got, want)
+		}
+	})
 }
