@@ -134,7 +134,8 @@ func Error(err error) error {
 
 // EndedEarly is the field detail of the 400 for a body that could not be read to
 // its end.
-const EndedEarly = "ended early: the connection closed or failed before the whole body arrived; send the request again"
+const EndedEarly = "ended early: it stopped before it was complete (the connection closed or " +
+	"failed mid-body, or the content is cut short); send the whole request again"
 
 // MediaType returns the media type of req's Content-Type in lower case, without
 // parameters such as charset (RFC 9110 section 8.3.1); "" when there is none. ok is
