@@ -7,6 +7,15 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
+func canonical(t *testing.T, in string) string {
+	t.Helper()
+	out, err := jsonbody.Canonical(nil, []byte(in))
+	if err != nil {
+		t.Fatalf("%s: %v", in, err)
+	}
+	return string(out)
+}
+
 func TestCanonicalJSONEquivalences(t *testing.T) {
 	same := []struct{ name, a, b string }{
 		{"member order", `{"a":1,"b":2}`, `{"b":2,"a":1}`},
@@ -21,15 +30,7 @@ func TestCanonicalJSONEquivalences(t *testing.T) {
 	}
 	for _, tc := range same {
 		t.Run(tc.name, func(t *testing.T) {
-			ca, err := jsonbody.Canonical(nil, []byte(tc.a))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cb, err := jsonbody.Canonical(nil, []byte(tc.b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(ca) != string(cb) {
+			if ca, cb := canonical(t, tc.a), canonical(t, tc.b); ca != cb {
 				t.Fatalf("canonical forms differ:\n%s\n%s", ca, cb)
 			}
 		})
@@ -50,15 +51,7 @@ func TestCanonicalJSONDistinctions(t *testing.T) {
 	}
 	for _, tc := range differ {
 		t.Run(tc.name, func(t *testing.T) {
-			ca, err := jsonbody.Canonical(nil, []byte(tc.a))
-			if err != nil {
-				t.Fatal(err)
-			}
-			cb, err := jsonbody.Canonical(nil, []byte(tc.b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(ca) == string(cb) {
+			if ca, cb := canonical(t, tc.a), canonical(t, tc.b); ca == cb {
 				t.Fatalf("%s and %s canonicalise alike: %s", tc.a, tc.b, ca)
 			}
 		})
