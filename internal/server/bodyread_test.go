@@ -64,8 +64,8 @@ func TestKeyedBodyIsReadOnce(t *testing.T) {
 }
 
 // TestClientHangingUpMidBodyIsNever500: a real client sends part of a body and hangs
-// up — with a Content-Length it never reaches, or mid-chunk — on JSON and multipart
-// routes, with and without Idempotency-Key. Every such request is answered 400
+// up — with a Content-Length it never reaches, or mid-chunk — on JSON, multipart and
+// webhook routes, with and without Idempotency-Key. Every such request is answered 400
 // VALIDATION_FAILED "the request body ended early" (docs/errors.md), never 500, and
 // the server logs no ERROR. With a half-close the client still reads the answer;
 // with a full close the server's request log line says what it answered.
@@ -74,6 +74,9 @@ func TestClientHangingUpMidBodyIsNever500(t *testing.T) {
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
 	riskID := newRiskID(t, env, a.Key)
+	if _, err := env.App.Webhooks.CreateSource(t.Context(), a.ID, "scanner"); err != nil {
+		t.Fatal(err)
+	}
 	srv := env.Server()
 	addr := strings.TrimPrefix(srv.URL, "http://")
 
@@ -88,10 +91,15 @@ func TestClientHangingUpMidBodyIsNever500(t *testing.T) {
 		{"json-patch", "PATCH", "/v2/risks/" + riskID, "application/json", []byte(`{"status":"mitig`), 100},
 		{"multipart", "POST", "/v2/risks/" + riskID + "/attachments", formType, form[:len(form)/2], len(form)},
 		{"multipart-chunked", "POST", "/v2/risks/" + riskID + "/attachments", formType, form[:len(form)/2], 0},
+		// Refuses Idempotency-Key before reading anything: its keyed case is a 422.
+		{"webhook", "POST", "/webhooks/inbound/scanner", "application/json", []byte(`{"id":"evt_1","ty`), 300},
 	}
 	n := 0
 	for _, tc := range cases {
 		for _, keyed := range []bool{false, true} {
+			if keyed && tc.name == "webhook" {
+				continue
+			}
 			for _, halfClose := range []bool{true, false} {
 				n++
 				rid := fmt.Sprintf("hangup-%d", n)
