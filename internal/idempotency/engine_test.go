@@ -355,9 +355,9 @@ func TestFailedOrExpiredRecordRunsAgain(t *testing.T) {
 func TestStoreErrorsFailClosed(t *testing.T) {
 	down := errors.New("connection refused")
 	for _, tc := range []struct {
-		name  string
-		break_ func(*fakeStore)
-		ran   int
+		name       string
+		breakStore func(*fakeStore)
+		ran        int
 	}{
 		{"reserve", func(s *fakeStore) { s.reserveErr = down }, 0},
 		{"begin", func(s *fakeStore) { s.beginErr = down }, 0},
@@ -365,7 +365,7 @@ func TestStoreErrorsFailClosed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			et := newEngineTest(t)
-			tc.break_(et.store)
+			tc.breakStore(et.store)
 			res, err := et.do(testKey, `{"name":"a"}`, et.created("a"))
 			p := wantProblem(t, err, problem.StoreUnavailable)
 			if p.RetryAfter != 3*time.Second || strings.Contains(p.Detail, "refused") {
