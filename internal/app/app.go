@@ -53,7 +53,7 @@ type Admin struct {
 	Webhooks *webhooks.Service
 	Logger   *slog.Logger
 
-	risks       risks.Store
+	risks       *risks.Service
 	attachments attachments.Store
 	clock       func() time.Time // Options.Now
 }
@@ -71,9 +71,10 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	}
 	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db)
-	// Deleting a risk deletes its attachment rows in the same transaction.
-	riskStore := attachments.CascadeDelete(riskstore.New(db.DB), attStore)
-	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskStore, attachments: attStore, clock: opts.Now,
+	riskStore := riskstore.New(db.DB)
+	// Deleting a risk deletes its attachment rows in the same unit of work.
+	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
+	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
 		Webhooks: webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)}, nil
 }
 

@@ -1,8 +1,9 @@
 // Package attachments is the domain of files attached to risks: the Attachment type
 // and its validation (a client's filename is a label, never a path), where the bytes
 // live on disk (Files), the sweep that removes bytes no row refers to (OrphanSweeper),
-// the rule that a risk's attachments go with it (CascadeDelete), and the Store
-// interface its storage must satisfy. It knows nothing of HTTP, SQL or idempotency.
+// and the Store interface its storage must satisfy. A Store is a risks.Dependent:
+// risks.Service.Delete removes a risk's attachment rows with it, in its unit of
+// work. It knows nothing of HTTP, SQL or idempotency.
 package attachments
 
 import (
@@ -122,9 +123,6 @@ type Filter struct {
 // Store persists attachment rows. Every method is scoped to a tenant and writes
 // through the transaction its context carries, if any (see internal/database.Conn).
 type Store interface {
-	// InTx runs fn in the transaction ctx carries, or in a new one it commits when fn
-	// returns nil and rolls back otherwise. fn's context carries the transaction.
-	InTx(ctx context.Context, fn func(ctx context.Context) error) error
 	// Create inserts a, provided its risk is the tenant's, or returns
 	// risks.ErrNotFound. Inside a transaction it also keeps the risk from being
 	// deleted until commit, so no row can outlive its risk.
@@ -140,26 +138,8 @@ type Store interface {
 	Existing(ctx context.Context, tenantID string, ids []string) (map[string]bool, error)
 }
 
-// CascadeDelete returns rs with one change: Delete also removes the risk's attachment
-// rows, in the same transaction. The bytes are left to the OrphanSweeper, which removes
-// them once the deletion has committed and the grace period has passed — removing them
-// here could destroy the files of a deletion that then rolls back.
-func CascadeDelete(rs risks.Store, as Store) risks.Store { return cascade{rs, as} }
-
-type cascade struct {
-	risks.Store
-	as Store
-}
-
-// Delete removes the risk first, so that on PostgreSQL it waits for any upload still
-// holding the risk (Store.Create), and then every attachment row, including that
-// upload's.
-func (c cascade) Delete(ctx context.Context, tenantID, id string) error {
-	return c.as.InTx(ctx, func(ctx context.Context) error {
-		if err := c.Store.Delete(ctx, tenantID, id); err != nil {
-			return err
-		}
-		_, err := c.as.DeleteByRisk(ctx, tenantID, id)
-		return err
-	})
-}
+// A risk's attachment rows go with it (risks.Service.Dependents). Their bytes are
+// left to the OrphanSweeper, which removes them once the deletion has committed and
+// the grace period has passed: removing them with the rows could destroy the files
+// of a deletion that then rolls back.
+var _ risks.Dependent = Store(nil)

@@ -41,3 +41,20 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 	})
 	return Classify(err)
 }
+
+// Runner is riskapi's one transaction runner: every write of more than one statement
+// runs as one unit of work through it, whether or not the request carries an
+// Idempotency-Key. A keyed request's reservation has begun the transaction already,
+// and the runner joins it; otherwise it opens one. A single statement needs no
+// runner: it is atomic on its own, and Conn puts it in the reservation's
+// transaction when there is one.
+type Runner struct{ db *gorm.DB }
+
+// NewRunner returns the runner over db.
+func NewRunner(db *gorm.DB) Runner { return Runner{db: db} }
+
+// InTx runs fn as one unit of work (RunInTx): in the transaction ctx carries, or in
+// a new one committed when fn returns nil and rolled back otherwise.
+func (r Runner) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return RunInTx(ctx, r.db, fn)
+}

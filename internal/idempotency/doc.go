@@ -24,4 +24,11 @@
 // keyed write — so a crash at any point leaves either both or neither, and a process
 // that dies releases its keys at once, its transaction dying with it. A second
 // request for a key in PROCESSING is refused at once with 409 and Retry-After.
+//
+// # Who decides
+//
+// A Store only reports what it observed (Observation: the record read under the
+// lock, and the reservation if the lock was taken). Which answer that means —
+// replay, 422, 409 or run — is decided in one place, decide, so every Store gets the
+// same state machine and the engine's tests (engine_test.go) pin it without SQL.
 package idempotency

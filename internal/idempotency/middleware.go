@@ -2,7 +2,6 @@ package idempotency
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -70,7 +69,9 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// handle runs the state machine of docs/idempotency.md (States) for one keyed request.
+// handle runs the state machine of docs/idempotency.md (States) for one keyed request: the
+// store reports what it saw (Reserve), decide answers, and only a run changes the
+// record.
 func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
 	ctx := c.Request().Context()
 	now := e.Now()
@@ -79,30 +80,38 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 	// Its deadline stays under the lease, so a live request is never abandoned.
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.HandlerTimeout)
 	defer cancel()
-	res, prev, err := e.Store.Reserve(hctx, rk, now)
-	switch {
-	case errors.Is(err, ErrLocked):
-		return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
-			Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
-	case err != nil:
+	obs, err := e.Store.Reserve(hctx, rk)
+	if err != nil {
 		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err)
-	case res == nil:
-		return e.answerFromRecord(c, prev, fp)
 	}
-	outcome := OutcomeExecuted
-	if prev != nil {
-		outcome = OutcomeTakenOver
+	v := decide(obs, fp, now)
+	if v != run && obs.Held != nil {
+		e.release(ctx, obs.Held)
 	}
-	return e.execute(c, next, res, &Record{RecordKey: rk, Fingerprint: fp}, outcome, hctx)
-}
-
-// answerFromRecord replays a live COMPLETE record, or refuses a different request
-// under its key. Neither changes the record.
-func (e *engine) answerFromRecord(c echo.Context, rec *Record, fp string) (Outcome, error) {
-	if rec.Fingerprint != fp {
+	switch v {
+	case replay:
+		return e.replay(c, obs.Record)
+	case keyReused:
 		return OutcomeKeyReused, problem.New(problem.IdempotencyKeyReused,
 			"this Idempotency-Key was already used for a different request (method, path, query or body differ); use a new key for a new request")
+	case inProgress:
+		return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
+			Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
 	}
+	tctx, err := obs.Held.Begin(hctx)
+	if err != nil {
+		e.release(ctx, obs.Held)
+		return OutcomeStoreUnavailable, e.unavailable(c, "begin", err)
+	}
+	outcome := OutcomeExecuted
+	if obs.Record != nil {
+		outcome = OutcomeTakenOver
+	}
+	return e.execute(c, next, obs.Held, tctx, &Record{RecordKey: rk, Fingerprint: fp}, outcome, hctx)
+}
+
+// replay answers with rec's stored response, byte for byte. It changes nothing.
+func (e *engine) replay(c echo.Context, rec *Record) (Outcome, error) {
 	w := c.Response()
 	if rec.ContentType != "" {
 		w.Header().Set(echo.HeaderContentType, rec.ContentType)
@@ -117,14 +126,15 @@ func (e *engine) answerFromRecord(c echo.Context, rec *Record, fp string) (Outco
 	return OutcomeReplayed, nil
 }
 
-// execute runs the handler inside the reservation and settles the record.
-func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation, rec *Record, outcome Outcome, hctx context.Context) (_ Outcome, err error) {
+// execute runs the handler inside the reservation's transaction (tctx) and settles
+// the record; hctx is the request's deadline without the transaction.
+func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation, tctx context.Context, rec *Record, outcome Outcome, hctx context.Context) (_ Outcome, err error) {
 	origReq := c.Request()
 	resp := c.Response()
 	origWriter := resp.Writer
 	buf := newRecorder()
 	resp.Writer = buf
-	c.SetRequest(origReq.WithContext(res.Context(hctx)))
+	c.SetRequest(origReq.WithContext(tctx))
 	restore := func() {
 		resp.Writer = origWriter
 		c.SetRequest(origReq)
@@ -178,15 +188,21 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 // fail rolls the handler's writes back and marks the record FAILED. A failure to mark
 // it is only logged: FAILED and absent behave the same, so the client's error stands.
 func (e *engine) fail(ctx context.Context, res Reservation, rec *Record) {
-	if err := res.Release(); err != nil {
-		e.Logger.WarnContext(ctx, "idempotency: rollback failed", slog.String("error", err.Error()))
-	}
+	e.release(ctx, res)
 	rec.State = StateFailed
 	rec.StatusCode, rec.ContentType, rec.Body = 0, "", nil
 	rec.CreatedAt = e.Now().UTC()
 	rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
 	if err := e.Store.MarkFailed(ctx, rec, rec.CreatedAt); err != nil {
 		e.Logger.WarnContext(ctx, "idempotency: could not mark record failed", slog.String("error", err.Error()))
+	}
+}
+
+// release frees a reservation; a failure is only logged, the store having discarded
+// the connection (its transaction and lock die with it).
+func (e *engine) release(ctx context.Context, res Reservation) {
+	if err := res.Release(); err != nil {
+		e.Logger.WarnContext(ctx, "idempotency: rollback failed", slog.String("error", err.Error()))
 	}
 }
 

@@ -2,19 +2,24 @@ package idempotency
 
 import (
 	"context"
-	"errors"
 	"time"
 )
 
-// State is the state of a stored record.
+// State is the state of a stored record. PROCESSING is no state a record holds: it is
+// a reservation (Store.Reserve), a transaction holding the key's lock, so it can
+// never outlive the process that runs the request.
 type State string
 
-// Record states. StateProcessing is never stored by the reference Store (the
-// reservation's lock is the PROCESSING state), but a Store may report it.
+// Record states.
 const (
-	StateProcessing State = "processing"
-	StateComplete   State = "complete"
-	StateFailed     State = "failed"
+	// StateComplete: the request ran to a 2xx; its response is replayed until
+	// ExpiresAt.
+	StateComplete State = "complete"
+	// StateFailed: the latest attempt ended non-2xx, errored or panicked and was
+	// rolled back. The engine treats it as absent; the row exists so that an
+	// operator (and the key inspector of a later issue) can tell "failed" from
+	// "never seen" (docs/idempotency.md, "States").
+	StateFailed State = "failed"
 )
 
 // RecordKey identifies a record: (scope, method, path, key). Scope is opaque to the
@@ -46,31 +51,28 @@ type Record struct {
 // Live reports whether r is still honoured at now.
 func (r *Record) Live(now time.Time) bool { return now.Before(r.ExpiresAt) }
 
-// Errors a Store returns. Any other error means the store failed; the engine then
-// fails closed with 503 STORE_UNAVAILABLE.
-var (
-	// ErrNotFound: no record for the key.
-	ErrNotFound = errors.New("idempotency: no record")
-	// ErrLocked: another request holds the key's reservation (PROCESSING).
-	ErrLocked = errors.New("idempotency: key is being processed")
-)
+// Observation is what Store.Reserve saw of one key. It carries no verdict: the engine
+// alone decides from it whether to replay, refuse (422, 409) or run (decide).
+type Observation struct {
+	// Record is the key's committed record, nil if there is none. When Held is set it
+	// was read after the lock was taken, so it includes every attempt that completed
+	// before, and no other attempt can change it while Held lasts.
+	Record *Record
+	// Held is the key's reservation when this request took the lock, nil when
+	// another request holds it.
+	Held Reservation
+}
 
-// Store keeps records and grants reservations. Implementations must make Reserve
-// atomic across every process sharing the store: at most one live Reservation per
-// RecordKey, released when its transaction ends or its process dies.
+// Store keeps records and grants reservations. It reports what it finds and never
+// decides an answer. Implementations must make Reserve atomic across every process
+// sharing the store: at most one live Reservation per RecordKey, released when its
+// transaction ends or its process dies.
 type Store interface {
-	// Get returns the committed record for k, or ErrNotFound. It takes no lock.
-	Get(ctx context.Context, k RecordKey) (*Record, error)
-	// Reserve looks k up and, unless its committed record is COMPLETE and live at
-	// now, reserves it: it begins a transaction bound to ctx (whose deadline bounds
-	// the reservation) and takes k's lock in it. It returns
-	//   - (nil, rec, nil) when rec is COMPLETE and live: answer from it;
-	//   - (nil, rec, ErrLocked) at once when another transaction holds k (rec, if
-	//     not nil, is not a live COMPLETE record);
-	//   - (res, prev, nil) when reserved; prev is the record read under the lock —
-	//     nil, FAILED or expired — that this attempt replaces.
-	// Any other error means the store failed.
-	Reserve(ctx context.Context, k RecordKey, now time.Time) (Reservation, *Record, error)
+	// Reserve tries, without waiting, to take k's lock, and reads k's committed
+	// record (under the lock when it was taken). ctx bounds the reservation: its
+	// deadline ends the transaction. An error means the store failed; no lock is
+	// then held.
+	Reserve(ctx context.Context, k RecordKey) (Observation, error)
 	// MarkFailed records rec (State FAILED) unless a COMPLETE record for the same key
 	// is live at now: it runs after the reservation is released, and must never
 	// overwrite another attempt's success.
@@ -82,23 +84,19 @@ type Store interface {
 	DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
-// Answers reports whether rec settles a request at now without running it: a live
-// COMPLETE record is replayed (same fingerprint) or refuses a different request.
-func (r *Record) Answers(now time.Time) bool {
-	return r != nil && r.State == StateComplete && r.Live(now)
-}
-
-// Reservation is the PROCESSING state of one key: an open transaction holding the
-// key's lock. Exactly one of Complete or Release must be called.
+// Reservation is the PROCESSING state of one key: its lock, held until Complete or
+// Release, exactly one of which must be called.
 type Reservation interface {
-	// Context returns ctx carrying the reservation's transaction: the handler must
-	// make every database write through it.
-	Context(ctx context.Context) context.Context
+	// Begin returns ctx carrying the reservation's transaction, beginning it if the
+	// store defers that until the engine decides to run (SQLite: a replay then never
+	// takes the write lock). The handler must make every database write through the
+	// returned context. Errors: the store failed; call Release.
+	Begin(ctx context.Context) (context.Context, error)
 	// Complete stores rec (State COMPLETE) in the transaction and commits it with the
 	// handler's writes. On error nothing is committed — or, if the commit's outcome
 	// is unknown, both or neither are.
 	Complete(ctx context.Context, rec *Record) error
 	// Release rolls the transaction back, undoing the handler's writes, and frees
-	// the key.
+	// the key. Calling it again is a no-op.
 	Release() error
 }

@@ -28,7 +28,7 @@ type Deps struct {
 	DB          *database.DB
 	Tenants     *tenants.Service
 	Sessions    *auth.Sessions
-	Risks       risks.Store
+	Risks       *risks.Service // writes as units of work; its Store serves reads
 	Idempotency idempotency.Store
 	// Attachments stores attachment rows (their bytes go to config.Uploads.Dir).
 	Attachments attachments.Store

@@ -40,6 +40,8 @@ type Config struct {
 	Store attachments.Store
 	// Risks answers whether a risk exists. Required.
 	Risks risks.Store
+	// Tx runs an upload's row and file move as one unit of work. Required.
+	Tx risks.UnitOfWork
 	// Files is where the bytes go. Required.
 	Files attachments.Files
 	// Now is the clock. Optional. Default time.Now.
@@ -110,7 +112,7 @@ func (h handlers) upload(c echo.Context) error {
 	if err := f.Sync(); err != nil {
 		return err
 	}
-	err = h.Store.InTx(ctx, func(ctx context.Context) error {
+	err = h.Tx.InTx(ctx, func(ctx context.Context) error {
 		if err := h.Store.Create(ctx, a); err != nil {
 			return err
 		}

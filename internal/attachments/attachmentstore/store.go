@@ -52,15 +52,10 @@ func toAttachment(w *row) *attachments.Attachment {
 		Description: w.Description, CreatedAt: w.CreatedAt.UTC()}
 }
 
-// InTx runs fn in the transaction ctx carries, or in a new one.
-func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
-	return database.RunInTx(ctx, s.db, fn)
-}
-
 // Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound. On
 // PostgreSQL the risk row is locked FOR KEY SHARE until commit — the lock a foreign
 // key would take —, so a concurrent delete of the risk waits and then removes this
-// row too (attachments.CascadeDelete). SQLite needs no lock: its writers take turns.
+// row too (risks.Service.Delete). SQLite needs no lock: its writers take turns.
 func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
 	conn := database.Conn(ctx, s.db)
 	q := "SELECT id FROM risks WHERE tenant_id = ? AND id = ?"

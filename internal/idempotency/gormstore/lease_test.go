@@ -2,7 +2,6 @@ package gormstore_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
@@ -34,15 +33,20 @@ func TestAbandonedReservationFreesTheKeyAndCannotComplete(t *testing.T) {
 	defer survivor.Close()
 	k := idempotency.RecordKey{Scope: "s", Method: "POST", Path: "/p", Key: "abandoned-1"}
 
-	res, _, err := gormstore.New(dying).Reserve(ctx, k, time.Now())
+	obs, err := gormstore.New(dying).Reserve(ctx, k)
+	if err != nil || obs.Held == nil {
+		t.Fatalf("first reservation: %+v, %v", obs, err)
+	}
+	res := obs.Held
+	tctx, err := res.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var pid int
-	database.Conn(res.Context(ctx), dying.DB).Raw("SELECT pg_backend_pid()").Scan(&pid)
+	database.Conn(tctx, dying.DB).Raw("SELECT pg_backend_pid()").Scan(&pid)
 	other := gormstore.New(survivor)
-	if _, _, err := other.Reserve(ctx, k, time.Now()); !errors.Is(err, idempotency.ErrLocked) {
-		t.Fatalf("while held: %v, want ErrLocked", err)
+	if obs, err := other.Reserve(ctx, k); err != nil || obs.Held != nil {
+		t.Fatalf("while held: %+v, %v; want the lock refused", obs, err)
 	}
 	if err := survivor.Exec("SELECT pg_terminate_backend(?)", pid).Error; err != nil {
 		t.Fatal(err)
@@ -51,10 +55,12 @@ func TestAbandonedReservationFreesTheKeyAndCannotComplete(t *testing.T) {
 	var taken idempotency.Reservation
 	deadline := time.Now().Add(5 * time.Second)
 	for taken == nil && time.Now().Before(deadline) {
-		if taken, _, err = other.Reserve(ctx, k, time.Now()); errors.Is(err, idempotency.ErrLocked) {
-			time.Sleep(10 * time.Millisecond)
-		} else if err != nil {
+		obs, err := other.Reserve(ctx, k)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if taken = obs.Held; taken == nil {
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	if taken == nil {

@@ -33,16 +33,16 @@ const upsertRecord = `INSERT INTO idempotency_records
 // reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
 // one pipeline on a pinned connection. The read is its own statement, so under READ
 // COMMITTED its snapshot is taken after the lock is held and sees every attempt that
-// committed before; a record that answers the request is returned whether or not the
-// lock was free, so concurrent replays never see 409.
-func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey, now time.Time) (idempotency.Reservation, *idempotency.Record, error) {
+// committed before. The record is returned whether or not the lock was free: the
+// engine decides what it means.
+func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	sqlDB, err := s.db.DB()
 	if err != nil {
-		return nil, nil, err
+		return idempotency.Observation{}, err
 	}
 	conn, err := sqlDB.Conn(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("reserve: %w", database.Classify(err))
+		return idempotency.Observation{}, fmt.Errorf("reserve: %w", database.Classify(err))
 	}
 	r := &pgReservation{conn: conn}
 	var locked bool
@@ -65,21 +65,17 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey, no
 	})
 	if err != nil {
 		r.Release()
-		return nil, nil, fmt.Errorf("reserve: %w", database.Classify(err))
-	}
-	if rec.Answers(now) {
-		r.Release()
-		return nil, rec, nil
+		return idempotency.Observation{}, fmt.Errorf("reserve: %w", database.Classify(err))
 	}
 	if !locked {
 		r.Release()
-		return nil, rec, idempotency.ErrLocked
+		return idempotency.Observation{Record: rec}, nil
 	}
 	// Handlers write through GORM on the same connection, inside the same transaction.
 	tx := s.db.Session(&gorm.Session{Context: ctx, SkipDefaultTransaction: true})
 	tx.Statement.ConnPool = pinnedTx{conn}
 	r.tx = tx
-	return r, rec, nil
+	return idempotency.Observation{Record: rec, Held: r}, nil
 }
 
 func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, error) {
@@ -120,8 +116,9 @@ func (r *pgReservation) pgx(f func(*pgx.Conn) error) error {
 	return r.conn.Raw(func(dc any) error { return f(dc.(*stdlib.Conn).Conn()) })
 }
 
-func (r *pgReservation) Context(ctx context.Context) context.Context {
-	return database.WithTx(ctx, r.tx)
+// Begin returns ctx carrying the transaction, which the reservation's pipeline began.
+func (r *pgReservation) Begin(ctx context.Context) (context.Context, error) {
+	return database.WithTx(ctx, r.tx), nil
 }
 
 // Complete sends the record's upsert and COMMIT as one pipeline. If the upsert fails

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -14,57 +13,45 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
-// reserveSQLite reads k without a lock first — most retries end there, and SQLite's
-// write lock is too precious to take for a replay — then takes the in-process key
-// lock, begins an IMMEDIATE transaction and reads again under both.
-func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey, now time.Time) (idempotency.Reservation, *idempotency.Record, error) {
+// reserveSQLite takes the in-process key lock, then reads the record. One process
+// owns the database, and every write to a key's record is made under its lock
+// (Complete) or cannot undo a COMPLETE one (MarkFailed, the sweep), so a read made
+// while holding the lock is a read under it — no transaction is needed for it. The
+// transaction begins only when the engine decides to run (Begin): a replay never
+// takes SQLite's single write lock, and a duplicate is refused at once instead of
+// queueing behind other writers.
+func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
+	locked := s.local.tryLock(k)
 	rec, err := s.Get(ctx, k)
 	switch {
-	case err == nil:
-		if rec.Answers(now) {
-			return nil, rec, nil
+	case err != nil:
+		if locked {
+			s.local.unlock(k)
 		}
-	case errors.Is(err, idempotency.ErrNotFound):
-		rec = nil
-	default:
-		return nil, nil, err
+		return idempotency.Observation{}, err
+	case !locked:
+		return idempotency.Observation{Record: rec}, nil
 	}
-	// The key before SQLite's write lock, so a duplicate is refused at once instead
-	// of queueing behind other writers.
-	if !s.local.tryLock(k) {
-		return nil, rec, idempotency.ErrLocked
-	}
-	tx := s.db.WithContext(ctx).Begin()
-	if tx.Error != nil {
-		s.local.unlock(k)
-		return nil, nil, fmt.Errorf("begin: %w", database.Classify(tx.Error))
-	}
-	r := &sqliteReservation{tx: tx, unlock: func() { s.local.unlock(k) }}
-	prev, err := get(where(tx, k))
-	switch {
-	case err == nil:
-		if prev.Answers(now) { // completed between the two reads
-			r.Release()
-			return nil, prev, nil
-		}
-		return r, prev, nil
-	case errors.Is(err, idempotency.ErrNotFound):
-		return r, nil, nil
-	default:
-		r.Release()
-		return nil, nil, err
-	}
+	return idempotency.Observation{Record: rec, Held: &sqliteReservation{db: s.db, unlock: func() { s.local.unlock(k) }}}, nil
 }
 
-// sqliteReservation is one IMMEDIATE transaction holding one key.
+// sqliteReservation is one key's lock and, once begun, the IMMEDIATE transaction the
+// request runs in.
 type sqliteReservation struct {
-	tx     *gorm.DB
+	db     *gorm.DB
+	tx     *gorm.DB // nil until Begin
 	unlock func()
 	once   sync.Once
 }
 
-func (r *sqliteReservation) Context(ctx context.Context) context.Context {
-	return database.WithTx(ctx, r.tx)
+// Begin begins the transaction and returns ctx carrying it.
+func (r *sqliteReservation) Begin(ctx context.Context) (context.Context, error) {
+	tx := r.db.WithContext(ctx).Begin()
+	if tx.Error != nil {
+		return nil, fmt.Errorf("begin: %w", database.Classify(tx.Error))
+	}
+	r.tx = tx
+	return database.WithTx(ctx, tx), nil
 }
 
 // Complete upserts rec in the transaction and commits it with the handler's writes.
@@ -81,13 +68,16 @@ func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Recor
 	return nil
 }
 
-// Release rolls back and frees the key; calling it again is a no-op.
+// Release rolls back, if a transaction began, and frees the key; calling it again
+// is a no-op.
 func (r *sqliteReservation) Release() error {
 	var err error
 	r.once.Do(func() {
-		err = r.tx.Rollback().Error
-		if errors.Is(err, gorm.ErrInvalidTransaction) {
-			err = nil // already ended, e.g. by its context's deadline
+		if r.tx != nil {
+			err = r.tx.Rollback().Error
+			if errors.Is(err, gorm.ErrInvalidTransaction) {
+				err = nil // already ended, e.g. by its context's deadline
+			}
 		}
 		r.unlock()
 	})

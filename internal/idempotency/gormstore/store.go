@@ -34,11 +34,11 @@ type Store struct {
 }
 
 // Reserve implements idempotency.Store.Reserve for the store's dialect.
-func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey, now time.Time) (idempotency.Reservation, *idempotency.Record, error) {
+func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	if s.dialect == database.Postgres {
-		return s.reservePostgres(ctx, k, now)
+		return s.reservePostgres(ctx, k)
 	}
-	return s.reserveSQLite(ctx, k, now)
+	return s.reserveSQLite(ctx, k)
 }
 
 var _ idempotency.Store = (*Store)(nil)
@@ -83,16 +83,14 @@ func where(db *gorm.DB, k idempotency.RecordKey) *gorm.DB {
 	return db.Where("scope = ? AND method = ? AND path = ? AND idem_key = ?", k.Scope, k.Method, k.Path, k.Key)
 }
 
-// Get returns the committed record for k, or idempotency.ErrNotFound.
+// Get returns the committed record for k, or nil if there is none, without taking
+// k's lock. It is no part of the engine's Store (Reserve reads the record itself);
+// tests and operators read records with it.
 func (s *Store) Get(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
-	return get(where(s.db.WithContext(ctx), k))
-}
-
-func get(q *gorm.DB) (*idempotency.Record, error) {
 	var w row
-	err := q.Take(&w).Error
+	err := where(s.db.WithContext(ctx), k).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, idempotency.ErrNotFound
+		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get idempotency record: %w", database.Classify(err))

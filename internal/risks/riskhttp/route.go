@@ -20,21 +20,21 @@ import (
 
 // Config wires the handlers.
 type Config struct {
-	// Store persists risks. Required.
-	Store risks.Store
+	// Risks runs writes, each one unit of work, and its Store serves reads. Required.
+	Risks *risks.Service
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }
 
 type handlers struct {
-	store risks.Store
+	risks *risks.Service
 	now   func() time.Time
 }
 
 // Routes declares the risk routes: reads need risks:read, writes risks:write, every
 // write honours Idempotency-Key (docs/idempotency.md), every body is JSON.
 func Routes(cfg Config) []route.Route {
-	h := handlers{store: cfg.Store, now: cfg.Now}
+	h := handlers{risks: cfg.Risks, now: cfg.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -66,8 +66,7 @@ func (h handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	if err := h.store.Create(ctx, r); err != nil {
+	if err := h.risks.Create(c.Request().Context(), r); err != nil {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+r.ID)
@@ -92,7 +91,7 @@ func (h handlers) list(c echo.Context) error {
 		return err
 	}
 	// Newest first: the page after the cursor holds older risks.
-	rs, more, err := h.store.List(c.Request().Context(), tenant, risks.Filter{Limit: p.Limit, Before: p.After})
+	rs, more, err := h.risks.Store.List(c.Request().Context(), tenant, risks.Filter{Limit: p.Limit, Before: p.After})
 	if err != nil {
 		return err
 	}
@@ -110,14 +109,7 @@ func (h handlers) patch(c echo.Context) error {
 	if nullField != "" {
 		return problem.Invalid(nullField, "cannot be null")
 	}
-	r, err := h.load(c)
-	if err != nil {
-		return err
-	}
-	if err := r.Apply(u, h.timestamp()); err != nil {
-		return err
-	}
-	return h.save(c, r)
+	return h.update(c, func(r *risks.Risk) error { return r.Apply(u, h.timestamp()) })
 }
 
 func (h handlers) replace(c echo.Context) error {
@@ -125,18 +117,21 @@ func (h handlers) replace(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	r, err := h.load(c)
+	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.fields(), h.timestamp()) })
+}
+
+// update reads, changes and stores the risk named by :id as one unit of work.
+func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
+	id := c.Param("id")
+	if !ids.Valid(ids.Risk, id) {
+		return problem.New(problem.NotFound, "no such risk")
+	}
+	tenant, err := route.Tenant(c)
 	if err != nil {
 		return err
 	}
-	if err := r.Replace(req.fields(), h.timestamp()); err != nil {
-		return err
-	}
-	return h.save(c, r)
-}
-
-func (h handlers) save(c echo.Context, r *risks.Risk) error {
-	if err := h.store.Update(c.Request().Context(), r); err != nil {
+	r, err := h.risks.Update(c.Request().Context(), tenant, id, change)
+	if err != nil {
 		return notFound(err)
 	}
 	return c.JSON(http.StatusOK, toResponse(r))
@@ -151,7 +146,7 @@ func (h handlers) delete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := h.store.Delete(c.Request().Context(), tenant, id); err != nil {
+	if err := h.risks.Delete(c.Request().Context(), tenant, id); err != nil {
 		return notFound(err)
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -168,7 +163,7 @@ func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.store.Get(c.Request().Context(), tenant, id)
+	r, err := h.risks.Store.Get(c.Request().Context(), tenant, id)
 	if err != nil {
 		return nil, notFound(err)
 	}

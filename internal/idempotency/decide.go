@@ -1,0 +1,35 @@
+package idempotency
+
+import "time"
+
+// verdict is the engine's answer to one keyed request.
+type verdict int
+
+const (
+	// run: this request holds the key and no live COMPLETE record answers it.
+	run verdict = iota
+	// replay: a live COMPLETE record with the request's fingerprint answers it.
+	replay
+	// keyReused: a live COMPLETE record of another request holds the key (422).
+	keyReused
+	// inProgress: another request holds the key and no record answers (409).
+	inProgress
+)
+
+// decide is the decision table of docs/idempotency.md ("States"), and its only home:
+// stores report what they saw, and nothing else chooses between replay, 422, 409
+// and run. A live COMPLETE record answers whether or not the lock was free, so
+// concurrent retries of a finished request are replayed, never refused with 409. A
+// FAILED or expired record counts as absent.
+func decide(obs Observation, fingerprint string, now time.Time) verdict {
+	if rec := obs.Record; rec != nil && rec.State == StateComplete && rec.Live(now) {
+		if rec.Fingerprint == fingerprint {
+			return replay
+		}
+		return keyReused
+	}
+	if obs.Held == nil {
+		return inProgress
+	}
+	return run
+}
