@@ -14,6 +14,7 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -236,14 +237,13 @@ func withApp(ctx context.Context, cfg config.Config, stderr io.Writer, f func(*a
 	}
 	defer a.Close()
 	err = f(a)
-	var in *tenants.InputError
-	switch {
-	case errors.As(err, &in):
-		return usageError{in.Error()}
-	case errors.Is(err, tenants.ErrNotFound):
-		return usagef("no such tenant or key")
-	case errors.Is(err, tenants.ErrEmailTaken):
-		return usagef("email: already registered")
+	if p := problem.As(err); p != nil && p.Code == problem.ValidationFailed {
+		return usageError{p.Detail}
+	}
+	for _, nf := range []error{tenants.ErrTenantNotFound, tenants.ErrUserNotFound, tenants.ErrAPIKeyNotFound} {
+		if errors.Is(err, nf) {
+			return usageError{nf.Error()}
+		}
 	}
 	return err
 }

@@ -27,7 +27,7 @@ func webhookCreate(ctx context.Context, args []string, getenv func(string) strin
 	}
 	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
 		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
-			return err // tenants.ErrNotFound becomes a usage error in withApp
+			return err // tenants.ErrTenantNotFound becomes a usage error in withApp
 		}
 		src, err := a.Webhooks.CreateSource(ctx, *tenant, *source)
 		if errors.Is(err, webhooks.ErrSourceExists) {

@@ -20,6 +20,7 @@ import (
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
@@ -29,6 +30,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
 )
@@ -69,7 +71,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
+	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db)
 	riskStore := riskstore.New(db.DB)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
@@ -109,14 +111,15 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	if err != nil {
 		return nil, err
 	}
-	secret, err := auth.LoadOrCreateSecret(ctx, a.DB.DB, cfg.Auth.JWTSecret, log)
+	authStore := authstore.New(a.DB.DB)
+	secret, err := auth.LoadOrCreateSecret(ctx, authStore, cfg.Auth.JWTSecret, log)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
 	return &Maintenance{Admin: a, Idempotency: idemStore,
-		Sessions: auth.NewSessions(a.DB.DB, a.Tenants, secret, opts.Now),
+		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},

@@ -29,7 +29,7 @@ const (
 func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 	if _, err := a.Tenants.FindTenantByName(ctx, DemoTenantName); err == nil {
 		return nil, nil
-	} else if !errors.Is(err, tenants.ErrNotFound) {
+	} else if !errors.Is(err, tenants.ErrTenantNotFound) {
 		return nil, err
 	}
 	t, err := a.Tenants.CreateTenant(ctx, DemoTenantName)

@@ -2,20 +2,24 @@
 // API keys. Every other row in riskapi belongs to a tenant created here.
 //
 // Secrets never leave this package in stored form: passwords are kept as bcrypt
-// hashes, API keys as SHA-256 digests of high-entropy secrets.
+// hashes, API keys as SHA-256 digests of high-entropy secrets. Storage is behind
+// Store (internal/tenants/tenantstore); this package knows nothing of SQL or HTTP.
 package tenants
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 // Scope is a permission an API key carries.
 type Scope string
 
-// The scopes of the contract (docs/openapi.yaml).
+// The scopes of the contract (docs/openapi.yaml, securitySchemes).
 const (
 	ScopeRisksRead  Scope = "risks:read"
 	ScopeRisksWrite Scope = "risks:write"
@@ -25,7 +29,8 @@ const (
 var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite}
 
 // ParseScopes parses a comma-separated list such as "risks:read,risks:write".
-// It returns ErrInvalidInput for an empty list or an unknown scope.
+// Errors: a VALIDATION_FAILED *problem.Problem naming "scopes" for an empty list or
+// an unknown scope.
 func ParseScopes(s string) ([]Scope, error) {
 	var out []Scope
 	for _, part := range strings.Split(s, ",") {
@@ -34,14 +39,14 @@ func ParseScopes(s string) ([]Scope, error) {
 			continue
 		}
 		if !slices.Contains(AllScopes, sc) {
-			return nil, &InputError{Field: "scopes", Detail: "unknown scope " + string(sc) + " (want risks:read, risks:write)"}
+			return nil, problem.Invalid("scopes", "unknown scope "+string(sc)+" (want risks:read, risks:write)")
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
 		}
 	}
 	if len(out) == 0 {
-		return nil, &InputError{Field: "scopes", Detail: "at least one scope is required"}
+		return nil, problem.Invalid("scopes", "at least one scope is required")
 	}
 	return out, nil
 }
@@ -75,19 +80,47 @@ type APIKey struct {
 // Has reports whether k carries scope.
 func (k APIKey) Has(scope Scope) bool { return slices.Contains(k.Scopes, scope) }
 
-// Errors returned by Service.
+// Errors returned by Service and Store. The HTTP edge maps the not-found ones to
+// 404 NOT_FOUND in one table (internal/server); the CLI to usage errors.
 var (
-	// ErrNotFound: no tenant, user or key with that ID.
-	ErrNotFound = errors.New("not found")
+	// ErrTenantNotFound: no tenant with that ID or name.
+	ErrTenantNotFound = errors.New("tenant not found")
+	// ErrUserNotFound: no user with that ID or email (in that tenant).
+	ErrUserNotFound = errors.New("user not found")
+	// ErrAPIKeyNotFound: no API key with that ID or secret digest (in that tenant).
+	ErrAPIKeyNotFound = errors.New("API key not found")
 	// ErrInvalidCredentials: unknown email, wrong password, unknown or revoked key.
 	// One error for all, so callers cannot tell which part was wrong.
 	ErrInvalidCredentials = errors.New("invalid credentials")
-	// ErrEmailTaken: a user with that email exists already.
-	ErrEmailTaken = errors.New("email already registered")
+	// ErrEmailTaken: a user with that email exists already (emails are unique across
+	// tenants, as sign-in names no tenant). It is a VALIDATION_FAILED problem naming
+	// "email".
+	ErrEmailTaken = problem.Invalid("email", "is already registered")
 )
 
-// InputError is invalid input naming its field.
-type InputError struct{ Field, Detail string }
-
-// Error returns "<field>: <detail>".
-func (e *InputError) Error() string { return e.Field + ": " + e.Detail }
+// Store persists tenants, users and API keys. Methods write through the transaction
+// their context carries, if any (internal/database.Conn).
+type Store interface {
+	// CreateTenant inserts t.
+	CreateTenant(ctx context.Context, t Tenant) error
+	// Tenant returns the tenant with id, or ErrTenantNotFound.
+	Tenant(ctx context.Context, id string) (Tenant, error)
+	// TenantByName returns the oldest tenant named name, or ErrTenantNotFound.
+	TenantByName(ctx context.Context, name string) (Tenant, error)
+	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
+	CreateUser(ctx context.Context, u User, passwordHash string) error
+	// UserByEmail returns the user with email and its password hash, or
+	// ErrUserNotFound.
+	UserByEmail(ctx context.Context, email string) (User, string, error)
+	// CreateAPIKey inserts k with the SHA-256 digest (hex) of its secret.
+	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
+	// APIKeyBySecretHash returns the key whose secret has that digest, revoked or
+	// not, or ErrAPIKeyNotFound.
+	APIKeyBySecretHash(ctx context.Context, secretHash string) (APIKey, error)
+	// RevokeAPIKey sets the key's revocation time to at unless it is set already,
+	// or returns ErrAPIKeyNotFound.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// TouchAPIKey records the key's last use at at. It writes outside any
+	// transaction ctx carries: bookkeeping never joins a request's unit of work.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 )
 
 func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(query string, args ...any) []string) {
@@ -27,13 +29,13 @@ func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(que
 		}
 		return out
 	}
-	return tenants.NewService(db.DB, bcrypt.MinCost, c.Now), c, rows
+	return tenants.NewService(tenantstore.New(db.DB), bcrypt.MinCost, c.Now), c, rows
 }
 
-var inputField = func(err error) string {
-	var in *tenants.InputError
-	if errors.As(err, &in) {
-		return in.Field
+// inputField returns the one field a VALIDATION_FAILED problem names, or "".
+func inputField(err error) string {
+	if p := problem.As(err); p != nil && p.Code == problem.ValidationFailed && len(p.Errors) == 1 {
+		return p.Errors[0].Field
 	}
 	return ""
 }
@@ -75,7 +77,7 @@ func TestTenantsAndUsers(t *testing.T) {
 		wantField                     string
 	}{
 		{"taken, other case", ten.ID, "ALICE@example.com", "another pw", tenants.ErrEmailTaken, ""},
-		{"no tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "bob@example.com", "password1", tenants.ErrNotFound, ""},
+		{"no tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "bob@example.com", "password1", tenants.ErrTenantNotFound, ""},
 		{"bad email", ten.ID, "not an email", "password1", nil, "email"},
 		{"email with a name", ten.ID, "Bob <bob@example.com>", "password1", nil, "email"},
 		{"short password", ten.ID, "bob@example.com", "1234567", nil, "password"},
@@ -169,14 +171,14 @@ func TestAPIKeys(t *testing.T) {
 	if again := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID); !cmp.Equal(first, again) {
 		t.Errorf("revoking twice moved revoked_at %v → %v", first, again)
 	}
-	if err := svc.RevokeAPIKey(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrNotFound) {
+	if err := svc.RevokeAPIKey(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrAPIKeyNotFound) {
 		t.Errorf("revoking an unknown key = %v, want ErrNotFound", err)
 	}
 
 	if _, _, err := svc.CreateAPIKey(ctx, ten.ID, "none", nil); inputField(err) != "scopes" {
 		t.Errorf("key without scopes: %v", err)
 	}
-	if _, _, err := svc.CreateAPIKey(ctx, "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "x", tenants.AllScopes); !errors.Is(err, tenants.ErrNotFound) {
+	if _, _, err := svc.CreateAPIKey(ctx, "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "x", tenants.AllScopes); !errors.Is(err, tenants.ErrTenantNotFound) {
 		t.Errorf("key for an unknown tenant: %v", err)
 	}
 }

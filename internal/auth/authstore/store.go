@@ -1,0 +1,110 @@
+// Package authstore stores sessions and instance settings (the generated JWT
+// secret) with GORM on SQLite or PostgreSQL. Its row types stay here; internal/auth
+// knows nothing of them.
+package authstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/database"
+)
+
+// Store implements auth.SessionStore and auth.SettingStore.
+type Store struct{ db *gorm.DB }
+
+var (
+	_ auth.SessionStore = (*Store)(nil)
+	_ auth.SettingStore = (*Store)(nil)
+)
+
+// New returns a Store over db. The tables come from riskapi's migrations.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+type sessionRow struct {
+	ID        string
+	UserID    string
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+func (sessionRow) TableName() string { return "sessions" }
+
+type settingRow struct {
+	Name  string `gorm:"primaryKey"`
+	Value string
+}
+
+func (settingRow) TableName() string { return "settings" }
+
+// CreateSession inserts sess.
+func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
+	row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
+		CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
+	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+		return fmt.Errorf("create session: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// Session returns the session with id, or auth.ErrSessionNotFound.
+func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
+	var row sessionRow
+	err := database.Conn(ctx, s.db).Where("id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return auth.Session{}, auth.ErrSessionNotFound
+	}
+	if err != nil {
+		return auth.Session{}, fmt.Errorf("verify session: %w", database.Classify(err))
+	}
+	return auth.Session{ID: row.ID, UserID: row.UserID, TenantID: row.TenantID,
+		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, RevokedAt: row.RevokedAt}, nil
+}
+
+// RevokeSession sets revoked_at once.
+func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) error {
+	err := database.Conn(ctx, s.db).Model(&sessionRow{}).Where("id = ? AND revoked_at IS NULL", id).
+		Update("revoked_at", at.UTC()).Error
+	return database.Classify(err)
+}
+
+// DeleteExpiredSessions deletes sessions expired before now.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+	res := s.db.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&sessionRow{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete expired sessions: %w", database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}
+
+// PutSettingIfAbsent inserts (name, value) with ON CONFLICT DO NOTHING, so two
+// instances starting together keep the first one's value.
+func (s *Store) PutSettingIfAbsent(ctx context.Context, name, value string) (bool, error) {
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
+		Create(&settingRow{Name: name, Value: value})
+	if res.Error != nil {
+		return false, fmt.Errorf("store setting %s: %w", name, database.Classify(res.Error))
+	}
+	return res.RowsAffected > 0, nil
+}
+
+// Setting returns the value stored under name, or auth.ErrSettingNotFound.
+func (s *Store) Setting(ctx context.Context, name string) (string, error) {
+	var row settingRow
+	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", auth.ErrSettingNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("load setting %s: %w", name, database.Classify(err))
+	}
+	return row.Value, nil
+}
