@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -76,8 +77,13 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	riskStore := riskstore.New(db.DB)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		Webhooks: webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)}, nil
+		Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -172,6 +178,28 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// openWebhookStore opens the webhook store with the instance's webhook secret key
+// (generated once, in the settings table, shared by every instance) and seals any
+// secret stored before secrets were sealed.
+func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore) (*webhookstore.Store, error) {
+	v, _, err := auth.StoredKey(ctx, settings, "webhook_secret_key")
+	if err != nil {
+		return nil, err
+	}
+	key, err := hex.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("webhook_secret_key setting: %w", err)
+	}
+	st, err := webhookstore.New(db, key)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.SealLegacy(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // sweepPause is the breather between sweep batches. SQLite has one writer and its

@@ -41,7 +41,7 @@ func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 		return nil, err
 	}
 	password := base64.RawURLEncoding.EncodeToString(raw[:])
-	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password); err != nil {
+	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password, tenants.RoleAdmin); err != nil {
 		return nil, err
 	}
 	_, secret, err := a.Tenants.CreateAPIKey(ctx, t.ID, "demo", tenants.AllScopes)

@@ -29,9 +29,13 @@ type Principal struct {
 	// CredentialID is the API key ID or the session user's ID: the unit that rate
 	// limits count against.
 	CredentialID string
-	// SessionID is the JWT "jti" (sessions only), what logout revokes.
+	// SessionID is the stored ID of the session (the digest of the JWT "jti";
+	// sessions only), what logout revokes.
 	SessionID string
-	Scopes    []tenants.Scope
+	// Role is the session user's current role; empty for API keys, which manage
+	// nothing.
+	Role   tenants.Role
+	Scopes []tenants.Scope
 }
 
 // Has reports whether p carries scope.

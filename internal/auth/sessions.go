@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"log/slog"
@@ -58,7 +59,7 @@ func (s *Sessions) Login(ctx context.Context, email, password string) (string, t
 		return "", time.Time{}, err
 	}
 	jti := hex.EncodeToString(raw[:])
-	if err := s.store.CreateSession(ctx, Session{ID: jti, UserID: u.ID, TenantID: u.TenantID,
+	if err := s.store.CreateSession(ctx, Session{ID: sessionID(jti), UserID: u.ID, TenantID: u.TenantID,
 		CreatedAt: now, ExpiresAt: exp}); err != nil {
 		return "", time.Time{}, err
 	}
@@ -81,7 +82,7 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 	if err != nil || claims.ID == "" || claims.Subject == "" || claims.TenantID == "" {
 		return nil, ErrInvalidSession
 	}
-	row, err := s.store.Session(ctx, claims.ID)
+	row, err := s.store.Session(ctx, sessionID(claims.ID))
 	if errors.Is(err, ErrSessionNotFound) {
 		return nil, ErrInvalidSession
 	}
@@ -95,7 +96,22 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 		return nil, ErrInvalidSession
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
-		SessionID: row.ID, Scopes: tenants.AllScopes}, nil
+		SessionID: row.ID, Role: row.Role, Scopes: tenants.AllScopes}, nil
+}
+
+// sessionID is what the sessions table keys a token by: the SHA-256 of its jti, so
+// the table holds nothing a token could be rebuilt from (the jti is 128 random bits;
+// a fast digest suffices).
+func sessionID(jti string) string {
+	sum := sha256.Sum256([]byte(jti))
+	return hex.EncodeToString(sum[:])
+}
+
+// EndUserSessions ends every session of userID but the one with ID except (a
+// Principal's SessionID; empty: none), from the next request on. Called inside the
+// transaction that deletes the user or changes their password.
+func (s *Sessions) EndUserSessions(ctx context.Context, userID, except string) error {
+	return s.store.RevokeUserSessions(ctx, userID, except, s.now().UTC())
 }
 
 // Logout revokes the session with id so its token stops working at once.
@@ -117,16 +133,7 @@ func LoadOrCreateSecret(ctx context.Context, settings SettingStore, configured s
 		}
 		return []byte(configured), nil
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return nil, err
-	}
-	// Insert-or-keep, then read back: two instances starting together agree.
-	created, err := settings.PutSettingIfAbsent(ctx, jwtSecretSetting, hex.EncodeToString(raw[:]))
-	if err != nil {
-		return nil, err
-	}
-	v, err := settings.Setting(ctx, jwtSecretSetting)
+	v, created, err := StoredKey(ctx, settings, jwtSecretSetting)
 	if err != nil {
 		return nil, err
 	}
@@ -134,6 +141,22 @@ func LoadOrCreateSecret(ctx context.Context, settings SettingStore, configured s
 		log.Warn("JWT_SECRET is not set: generated a random one and stored it in the database; set JWT_SECRET in production")
 	}
 	return []byte(v), nil
+}
+
+// StoredKey returns the instance-wide random key stored under name as 64 hex
+// digits (256 bits), creating it on first use and reporting whether this call did.
+// Insert-or-keep, then read back: instances starting together agree on one key.
+func StoredKey(ctx context.Context, settings SettingStore, name string) (string, bool, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", false, err
+	}
+	created, err := settings.PutSettingIfAbsent(ctx, name, hex.EncodeToString(raw[:]))
+	if err != nil {
+		return "", false, err
+	}
+	v, err := settings.Setting(ctx, name)
+	return v, created, err
 }
 
 // DeleteExpired deletes the rows of sessions expired before now and returns how many

@@ -17,6 +17,7 @@ import (
 // all lists the migrations in order; append only.
 var all = []*gormigrate.Migration{
 	m0001Initial,
+	m0002Accounts,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -23,6 +23,7 @@ var notFound = []struct {
 	{tenants.ErrTenantNotFound, "no such tenant"},
 	{tenants.ErrUserNotFound, "no such user"},
 	{tenants.ErrAPIKeyNotFound, "no such API key"},
+	{webhooks.ErrSourceNotFound, "no such webhook source"},
 }
 
 // notFoundProblem returns the 404 problem of err's not-found sentinel, or nil.

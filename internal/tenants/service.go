@@ -7,8 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/mail"
 	"strings"
 	"sync"
 	"time"
@@ -80,31 +78,6 @@ func (s *Service) FindTenantByName(ctx context.Context, name string) (Tenant, er
 	return s.store.TenantByName(ctx, name)
 }
 
-// CreateUser adds a user to tenantID. The email is normalised to lower case; the
-// password (8–72 bytes, bcrypt's limit) is stored only as a bcrypt hash. Errors:
-// ErrTenantNotFound, ErrEmailTaken, VALIDATION_FAILED naming "email" or "password".
-func (s *Service) CreateUser(ctx context.Context, tenantID, email, password string) (User, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-		return User{}, problem.Invalid("email", "must be an email address")
-	}
-	if len(password) < 8 || len(password) > 72 {
-		return User{}, problem.Invalid("password", "must be 8–72 bytes")
-	}
-	if _, err := s.store.Tenant(ctx, tenantID); err != nil {
-		return User{}, err
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
-	if err != nil {
-		return User{}, fmt.Errorf("hash password: %w", err)
-	}
-	u := User{ID: ids.New(ids.User), TenantID: tenantID, Email: email, CreatedAt: s.now().UTC()}
-	if err := s.store.CreateUser(ctx, u, string(hash)); err != nil {
-		return User{}, err
-	}
-	return u, nil
-}
-
 // dummyHash keeps a failed login for an unknown email as slow as a wrong password:
 // a hash at the service's own cost (a package-level one at bcrypt's default cost was
 // slower than real hashes at any other cost, and cost every process at start-up).
@@ -159,10 +132,45 @@ func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scope
 	return k, secret, nil
 }
 
-// RevokeAPIKey revokes the key with id; later requests with it fail. Revoking a
-// revoked key is a no-op. Errors: ErrAPIKeyNotFound.
-func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
+// RevokeAPIKey revokes the tenant's key with id; later requests with it fail.
+// Revoking a revoked key is a no-op. Errors: ErrAPIKeyNotFound (also for another
+// tenant's key).
+func (s *Service) RevokeAPIKey(ctx context.Context, tenantID, id string) error {
+	k, err := s.store.APIKeyByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if k.TenantID != tenantID {
+		return ErrAPIKeyNotFound
+	}
 	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+}
+
+// RevokeAPIKeyByID revokes the key with id whatever its tenant: the operator's
+// command (api apikey revoke). Errors: ErrAPIKeyNotFound.
+func (s *Service) RevokeAPIKeyByID(ctx context.Context, id string) error {
+	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+}
+
+// APIKeys lists the tenant's keys newest first, revoked ones included; never their
+// secrets, which are not stored.
+func (s *Service) APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error) {
+	return s.store.APIKeys(ctx, tenantID, p)
+}
+
+// Tenants lists every tenant, oldest first (api tenant list).
+func (s *Service) Tenants(ctx context.Context) ([]Tenant, error) { return s.store.Tenants(ctx) }
+
+// SetTenantDisabled disables (true) or enables the tenant. From the next request
+// on, its API keys and sessions are refused with 401 by every instance, and its
+// users cannot sign in; nothing is deleted. Errors: ErrTenantNotFound.
+func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled bool) error {
+	var at *time.Time
+	if disabled {
+		now := s.now().UTC()
+		at = &now
+	}
+	return s.store.SetTenantDisabled(ctx, id, at)
 }
 
 // VerifyAPIKey returns the live key whose secret is secret, or ErrInvalidCredentials

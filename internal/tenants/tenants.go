@@ -56,6 +56,27 @@ type Tenant struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"-"`
+	// DisabledAt is when an operator disabled the tenant, or nil. A disabled
+	// tenant's keys and sessions are refused; nothing of it is deleted.
+	DisabledAt *time.Time `json:"-"`
+}
+
+// Role is what a user may manage in their tenant (docs/roles-and-credentials.md).
+type Role string
+
+// The two roles: both read and write risks; only admins manage users, API keys and
+// webhook sources.
+const (
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// ParseRole returns the role named s. Errors: VALIDATION_FAILED naming "role".
+func ParseRole(s string) (Role, error) {
+	if r := Role(s); r == RoleAdmin || r == RoleMember {
+		return r, nil
+	}
+	return "", problem.Invalid("role", "must be admin or member")
 }
 
 // User is a person who signs in to a tenant with email and password.
@@ -63,7 +84,15 @@ type User struct {
 	ID        string    `json:"id"`
 	TenantID  string    `json:"tenantId"`
 	Email     string    `json:"email"`
+	Role      Role      `json:"role"`
 	CreatedAt time.Time `json:"-"`
+}
+
+// Page selects one page of a newest-first list: up to Limit rows with IDs below
+// Before (empty: from the newest). IDs are UUIDv7, so ID order is creation order.
+type Page struct {
+	Before string
+	Limit  int
 }
 
 // APIKey is a tenant's credential for /v2. Its secret is known only at creation.
@@ -99,24 +128,56 @@ var (
 )
 
 // Store persists tenants, users and API keys. Methods write through the transaction
-// their context carries, if any (internal/database.Conn).
+// their context carries, if any (internal/database.Conn). List methods return up to
+// Page.Limit rows newest first and whether more follow.
 type Store interface {
+	// InTx runs fn in the transaction ctx carries, or in a new one that commits when
+	// fn returns nil; fn's context carries it.
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	// LockTenant holds the tenant's row until the transaction ends, so that checks
+	// across its users (the last admin) cannot race. Errors: ErrTenantNotFound.
+	LockTenant(ctx context.Context, id string) error
+
 	// CreateTenant inserts t.
 	CreateTenant(ctx context.Context, t Tenant) error
 	// Tenant returns the tenant with id, or ErrTenantNotFound.
 	Tenant(ctx context.Context, id string) (Tenant, error)
 	// TenantByName returns the oldest tenant named name, or ErrTenantNotFound.
 	TenantByName(ctx context.Context, name string) (Tenant, error)
+	// Tenants lists every tenant, oldest first.
+	Tenants(ctx context.Context) ([]Tenant, error)
+	// SetTenantDisabled sets the tenant's DisabledAt (nil enables it), or returns
+	// ErrTenantNotFound.
+	SetTenantDisabled(ctx context.Context, id string, at *time.Time) error
+
 	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
 	CreateUser(ctx context.Context, u User, passwordHash string) error
 	// UserByEmail returns the user with email and its password hash, or
-	// ErrUserNotFound.
+	// ErrUserNotFound; a user of a disabled tenant reads as absent.
 	UserByEmail(ctx context.Context, email string) (User, string, error)
+	// UserByID returns the user with id (of any tenant) and its password hash, or
+	// ErrUserNotFound.
+	UserByID(ctx context.Context, id string) (User, string, error)
+	// Users lists the tenant's users.
+	Users(ctx context.Context, tenantID string, p Page) ([]User, bool, error)
+	// CountAdmins counts the tenant's admins.
+	CountAdmins(ctx context.Context, tenantID string) (int, error)
+	// SetUserRole changes the user's role, or returns ErrUserNotFound.
+	SetUserRole(ctx context.Context, id string, role Role) error
+	// SetPasswordHash replaces the user's password hash, or returns ErrUserNotFound.
+	SetPasswordHash(ctx context.Context, id, hash string) error
+	// DeleteUser deletes the user, or returns ErrUserNotFound.
+	DeleteUser(ctx context.Context, id string) error
+
 	// CreateAPIKey inserts k with the SHA-256 digest (hex) of its secret.
 	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
 	// APIKeyBySecretHash returns the key whose secret has that digest, revoked or
-	// not, or ErrAPIKeyNotFound.
+	// not, or ErrAPIKeyNotFound; a key of a disabled tenant reads as absent.
 	APIKeyBySecretHash(ctx context.Context, secretHash string) (APIKey, error)
+	// APIKeyByID returns the key with id (of any tenant), or ErrAPIKeyNotFound.
+	APIKeyByID(ctx context.Context, id string) (APIKey, error)
+	// APIKeys lists the tenant's keys, revoked ones included.
+	APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error)
 	// RevokeAPIKey sets the key's revocation time to at unless it is set already,
 	// or returns ErrAPIKeyNotFound.
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error

@@ -58,11 +58,11 @@ func TestTenantsAndUsers(t *testing.T) {
 		}
 	}
 
-	u, err := svc.CreateUser(ctx, ten.ID, " Alice@Example.com ", "correct horse")
+	u, err := svc.CreateUser(ctx, ten.ID, " Alice@Example.com ", "correct horse", tenants.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(tenants.User{ID: u.ID, TenantID: ten.ID, Email: "alice@example.com"}, u,
+	if diff := cmp.Diff(tenants.User{ID: u.ID, TenantID: ten.ID, Email: "alice@example.com", Role: tenants.RoleMember}, u,
 		cmpIgnoreTime); diff != "" || !strings.HasPrefix(u.ID, "usr_") {
 		t.Errorf("user (-want +got):\n%s", diff)
 	}
@@ -85,7 +85,7 @@ func TestTenantsAndUsers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := svc.CreateUser(ctx, tt.tenant, tt.email, tt.password)
+			_, err := svc.CreateUser(ctx, tt.tenant, tt.email, tt.password, tenants.RoleAdmin)
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -154,7 +154,7 @@ func TestAPIKeys(t *testing.T) {
 	}
 
 	clk.Advance(time.Minute)
-	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+	if err := svc.RevokeAPIKey(ctx, ten.ID, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.VerifyAPIKey(ctx, secret); !errors.Is(err, tenants.ErrInvalidCredentials) {
@@ -165,13 +165,13 @@ func TestAPIKeys(t *testing.T) {
 	}
 	first := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID)
 	clk.Advance(time.Minute)
-	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+	if err := svc.RevokeAPIKey(ctx, ten.ID, k.ID); err != nil {
 		t.Errorf("revoking twice: %v", err)
 	}
 	if again := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID); !cmp.Equal(first, again) {
 		t.Errorf("revoking twice moved revoked_at %v → %v", first, again)
 	}
-	if err := svc.RevokeAPIKey(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrAPIKeyNotFound) {
+	if err := svc.RevokeAPIKeyByID(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrAPIKeyNotFound) {
 		t.Errorf("revoking an unknown key = %v, want ErrNotFound", err)
 	}
 

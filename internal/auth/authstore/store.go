@@ -14,6 +14,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // Store implements auth.SessionStore and auth.SettingStore.
@@ -55,10 +56,27 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 	return nil
 }
 
-// Session returns the session with id, or auth.ErrSessionNotFound.
+// sessionWithRole is a session row joined to its user's role. (Not an embedded
+// sessionRow: GORM cannot scan into an unexported embedded struct.)
+type sessionWithRole struct {
+	ID        string
+	UserID    string
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+	Role      string
+}
+
+// Session returns the session with id joined to its user (same tenant) and its
+// enabled tenant in one indexed statement, or auth.ErrSessionNotFound.
 func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
-	var row sessionRow
-	err := database.Conn(ctx, s.db).Where("id = ?", id).Take(&row).Error
+	var row sessionWithRole
+	err := database.Conn(ctx, s.db).Table("sessions AS s").
+		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role").
+		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
+		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
+		Where("s.id = ?", id).Take(&row).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return auth.Session{}, auth.ErrSessionNotFound
 	}
@@ -66,7 +84,19 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 		return auth.Session{}, fmt.Errorf("verify session: %w", database.Classify(err))
 	}
 	return auth.Session{ID: row.ID, UserID: row.UserID, TenantID: row.TenantID,
-		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, RevokedAt: row.RevokedAt}, nil
+		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, RevokedAt: row.RevokedAt,
+		Role: tenants.Role(row.Role)}, nil
+}
+
+// RevokeUserSessions revokes the user's live sessions but except.
+func (s *Store) RevokeUserSessions(ctx context.Context, userID, except string, at time.Time) error {
+	err := database.Conn(ctx, s.db).Model(&sessionRow{}).
+		Where("user_id = ? AND id <> ? AND revoked_at IS NULL", userID, except).
+		Update("revoked_at", at.UTC()).Error
+	if err != nil {
+		return fmt.Errorf("revoke sessions: %w", database.Classify(err))
+	}
+	return nil
 }
 
 // RevokeSession sets revoked_at once.

@@ -25,21 +25,23 @@ var _ tenants.Store = (*Store)(nil)
 func New(db *gorm.DB) *Store { return &Store{db: db} }
 
 type tenantRow struct {
-	ID        string
-	Name      string
-	CreatedAt time.Time
+	ID         string
+	Name       string
+	CreatedAt  time.Time
+	DisabledAt *time.Time
 }
 
 func (tenantRow) TableName() string { return "tenants" }
 
 func (r tenantRow) toTenant() tenants.Tenant {
-	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt}
+	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, DisabledAt: r.DisabledAt}
 }
 
 type userRow struct {
 	ID           string
 	TenantID     string
 	Email        string
+	Role         string
 	PasswordHash string
 	CreatedAt    time.Time
 }
@@ -47,7 +49,8 @@ type userRow struct {
 func (userRow) TableName() string { return "users" }
 
 func (r userRow) toUser() tenants.User {
-	return tenants.User{ID: r.ID, TenantID: r.TenantID, Email: r.Email, CreatedAt: r.CreatedAt}
+	return tenants.User{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Role: tenants.Role(r.Role),
+		CreatedAt: r.CreatedAt}
 }
 
 type apiKeyRow struct {
@@ -112,7 +115,7 @@ func (s *Store) TenantByName(ctx context.Context, name string) (tenants.Tenant, 
 
 // CreateUser inserts u, or returns tenants.ErrEmailTaken.
 func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash string) error {
-	row := userRow{ID: u.ID, TenantID: u.TenantID, Email: u.Email, PasswordHash: passwordHash,
+	row := userRow{ID: u.ID, TenantID: u.TenantID, Email: u.Email, Role: string(u.Role), PasswordHash: passwordHash,
 		CreatedAt: u.CreatedAt.UTC()}
 	err := database.Conn(ctx, s.db).Create(&row).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
@@ -124,11 +127,13 @@ func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash str
 	return nil
 }
 
-// UserByEmail returns the user with email and its password hash, or
-// tenants.ErrUserNotFound.
+// UserByEmail returns the user with email, if its tenant is enabled, and its
+// password hash, or tenants.ErrUserNotFound.
 func (s *Store) UserByEmail(ctx context.Context, email string) (tenants.User, string, error) {
 	var row userRow
-	err := take(database.Conn(ctx, s.db).Where("email = ?", email), &row, tenants.ErrUserNotFound, "find user")
+	q := database.Conn(ctx, s.db).Where("email = ?", email).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
+	err := take(q, &row, tenants.ErrUserNotFound, "find user")
 	return row.toUser(), row.PasswordHash, err
 }
 
@@ -146,11 +151,15 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 	return nil
 }
 
-// APIKeyBySecretHash returns the key with that digest, or tenants.ErrAPIKeyNotFound.
+// APIKeyBySecretHash returns the key with that digest, if its tenant is enabled, or
+// tenants.ErrAPIKeyNotFound. One indexed statement per request: nothing is cached,
+// so a revocation or a disabled tenant holds on every instance from the next
+// request on.
 func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tenants.APIKey, error) {
 	var row apiKeyRow
-	err := take(database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash), &row,
-		tenants.ErrAPIKeyNotFound, "verify api key")
+	q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
+	err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
 	return row.toKey(), err
 }
 
