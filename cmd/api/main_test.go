@@ -49,7 +49,7 @@ func environment(t *testing.T) map[string]string {
 func runCmd(t *testing.T, env map[string]string, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, streams{in: strings.NewReader(""), out: &stdout, err: &stderr})
 	return stdout.String(), stderr.String(), err
 }
 
@@ -144,8 +144,8 @@ func TestAdminCommands(t *testing.T) {
 	tenantID := ten["id"].(string)
 
 	user := mustRun(t, env, "user", "create", "--tenant", tenantID, "--email", "Alice@Example.com", "--password", "correct horse")
-	if diff := cmp.Diff([]string{"email", "id", "tenantId"}, keys(user)); diff != "" || user["tenantId"] != tenantID ||
-		user["email"] != "alice@example.com" || !idShape("usr").MatchString(user["id"].(string)) {
+	if diff := cmp.Diff([]string{"email", "id", "role", "tenantId"}, keys(user)); diff != "" || user["tenantId"] != tenantID ||
+		user["email"] != "alice@example.com" || user["role"] != "admin" || !idShape("usr").MatchString(user["id"].(string)) {
 		t.Errorf("user create printed %v", user)
 	}
 
@@ -386,7 +386,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) (base strin
 	stdout, stderr = newWatcher(), newWatcher()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, stdout, stderr)
+		done <- run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, streams{out: stdout, err: stderr})
 	}()
 	line := stderr.waitFor(t, "riskapi listening", done)
 	var rec struct{ Addr string }
