@@ -100,7 +100,6 @@ func (c *command) help() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-
 // password returns the --password value, or with --password-stdin the first line
 // of standard input, so a password need not appear in shell history or ps.
 func (c *command) password(flagValue string, fromStdin bool) (string, error) {
