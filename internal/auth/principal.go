@@ -42,10 +42,9 @@ type Principal struct {
 func (p *Principal) Has(scope tenants.Scope) bool { return slices.Contains(p.Scopes, scope) }
 
 // Admin reports whether p may use a tenant's administration routes (route.Route's
-// Admin flag). Until users have roles, every session user administers their tenant,
-// as every user could before those routes existed; API keys never do. Roles replace
-// this body, nothing else.
-func (p *Principal) Admin() bool { return p.Kind == KindSession }
+// Admin flag): a session user whose role, read with the session on this request, is
+// admin (docs/roles-and-credentials.md). API keys never are.
+func (p *Principal) Admin() bool { return p.Kind == KindSession && p.Role == tenants.RoleAdmin }
 
 type principalKey struct{}
 

@@ -9,6 +9,7 @@ package tenants
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -28,18 +29,27 @@ const (
 // AllScopes lists every scope; session users hold all of them.
 var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite}
 
-// ParseScopes parses a comma-separated list such as "risks:read,risks:write".
-// Errors: a VALIDATION_FAILED *problem.Problem naming "scopes" for an empty list or
-// an unknown scope.
+// ParseScopes parses a comma-separated list such as "risks:read,risks:write"
+// (blanks around names are ignored). Errors: as ScopesOf.
 func ParseScopes(s string) ([]Scope, error) {
-	var out []Scope
+	var names []string
 	for _, part := range strings.Split(s, ",") {
-		sc := Scope(strings.TrimSpace(part))
-		if sc == "" {
-			continue
+		if part = strings.TrimSpace(part); part != "" {
+			names = append(names, part)
 		}
+	}
+	return ScopesOf(names)
+}
+
+// ScopesOf returns the scopes named, without repeats, in their order. Errors: a
+// VALIDATION_FAILED *problem.Problem naming "scopes" for an empty list or an
+// unknown scope.
+func ScopesOf(names []string) ([]Scope, error) {
+	var out []Scope
+	for _, name := range names {
+		sc := Scope(name)
 		if !slices.Contains(AllScopes, sc) {
-			return nil, problem.Invalid("scopes", "unknown scope "+string(sc)+" (want risks:read, risks:write)")
+			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want risks:read, risks:write)", name))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
