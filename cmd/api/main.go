@@ -1,5 +1,5 @@
 // Command api is riskapi's one binary: the HTTP server and its administration
-// commands (docs/cli.md). It only parses the command line and wires internal/app;
+// commands (README.md, docs/roles-and-credentials.md). It only parses the command line and wires internal/app;
 // stdout carries the commands' JSON results, stderr the logs.
 package main
 
