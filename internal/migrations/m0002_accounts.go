@@ -29,23 +29,23 @@ var m0002Accounts = &gormigrate.Migration{
 			return err
 		}
 		var sessionIDs []string
-		if err := tx.Table("sessions").Pluck("id", &sessionIDs).Error; err != nil {
+		if err := tx.Raw("SELECT id FROM sessions").Scan(&sessionIDs).Error; err != nil {
 			return err
 		}
 		for _, id := range sessionIDs {
 			sum := sha256.Sum256([]byte(id))
-			if err := tx.Table("sessions").Where("id = ?", id).
-				Update("id", hex.EncodeToString(sum[:])).Error; err != nil {
+			if err := tx.Exec("UPDATE sessions SET id = ? WHERE id = ?", hex.EncodeToString(sum[:]), id).Error; err != nil {
 				return err
 			}
 		}
 		return nil
 	},
+	// Rollback drops the columns; session IDs stay digests (a digest cannot be undone,
+	// so their users sign in again).
 	Rollback: func(tx *gorm.DB) error {
-		m := tx.Migrator()
-		if err := m.DropColumn("users", "role"); err != nil {
+		if err := tx.Exec("ALTER TABLE users DROP COLUMN role").Error; err != nil {
 			return err
 		}
-		return m.DropColumn("tenants", "disabled_at")
+		return tx.Exec("ALTER TABLE tenants DROP COLUMN disabled_at").Error
 	},
 }
