@@ -27,7 +27,7 @@ func tenantList(ctx context.Context, c *command, args []string) error {
 				Name       string     `json:"name"`
 				CreatedAt  time.Time  `json:"createdAt"`
 				DisabledAt *time.Time `json:"disabledAt"`
-			}{t.ID, t.Name, t.CreatedAt.UTC(), t.DisabledAt}); err != nil {
+			}{t.ID, t.Name, t.CreatedAt, t.DisabledAt}); err != nil {
 				return err
 			}
 		}
@@ -60,29 +60,6 @@ func setTenantDisabled(ctx context.Context, c *command, args []string, disabled 
 	})
 }
 
-func userList(ctx context.Context, c *command, args []string) error {
-	tenant := c.str("tenant", "", "tenant ID (required)")
-	cfg, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if *tenant == "" {
-		return usagef("user list: --tenant is required")
-	}
-	return withApp(ctx, cfg, c, func(a *app.Admin) error {
-		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
-			return err
-		}
-		list := func(p tenants.Page) ([]tenants.User, bool, error) { return a.Tenants.Users(ctx, *tenant, p) }
-		return eachPage(list, func(u tenants.User) (string, error) {
-			return u.ID, printJSON(c.std.out, struct {
-				tenants.User
-				CreatedAt time.Time `json:"createdAt"`
-			}{u, u.CreatedAt.UTC()})
-		})
-	})
-}
-
 func userDelete(ctx context.Context, c *command, args []string) error {
 	id := c.str("id", "", "user ID (required)")
 	cfg, err := c.parse(args)
@@ -105,20 +82,21 @@ func userDelete(ctx context.Context, c *command, args []string) error {
 	})
 }
 
+func userList(ctx context.Context, c *command, args []string) error {
+	return tenantRows(ctx, c, args, func(a *app.Admin, tenant string) error {
+		list := func(p tenants.Page) ([]tenants.User, bool, error) { return a.Tenants.Users(ctx, tenant, p) }
+		return eachPage(list, func(u tenants.User) (string, error) {
+			return u.ID, printJSON(c.std.out, struct {
+				tenants.User
+				CreatedAt time.Time `json:"createdAt"`
+			}{u, u.CreatedAt})
+		})
+	})
+}
+
 func apikeyList(ctx context.Context, c *command, args []string) error {
-	tenant := c.str("tenant", "", "tenant ID (required)")
-	cfg, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	if *tenant == "" {
-		return usagef("apikey list: --tenant is required")
-	}
-	return withApp(ctx, cfg, c, func(a *app.Admin) error {
-		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
-			return err
-		}
-		list := func(p tenants.Page) ([]tenants.APIKey, bool, error) { return a.Tenants.APIKeys(ctx, *tenant, p) }
+	return tenantRows(ctx, c, args, func(a *app.Admin, tenant string) error {
+		list := func(p tenants.Page) ([]tenants.APIKey, bool, error) { return a.Tenants.APIKeys(ctx, tenant, p) }
 		return eachPage(list, func(k tenants.APIKey) (string, error) {
 			return k.ID, printJSON(c.std.out, struct {
 				ID         string          `json:"id"`
@@ -128,8 +106,27 @@ func apikeyList(ctx context.Context, c *command, args []string) error {
 				CreatedAt  time.Time       `json:"createdAt"`
 				LastUsedAt *time.Time      `json:"lastUsedAt"`
 				RevokedAt  *time.Time      `json:"revokedAt"`
-			}{k.ID, k.TenantID, k.Name, k.Scopes, k.CreatedAt.UTC(), k.LastUsedAt, k.RevokedAt})
+			}{k.ID, k.TenantID, k.Name, k.Scopes, k.CreatedAt, k.LastUsedAt, k.RevokedAt})
 		})
+	})
+}
+
+// tenantRows is a per-tenant list command: it takes --tenant (required, and must
+// name a tenant), opens riskapi and runs print.
+func tenantRows(ctx context.Context, c *command, args []string, print func(a *app.Admin, tenant string) error) error {
+	tenant := c.str("tenant", "", "tenant ID (required)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *tenant == "" {
+		return usagef("%s: --tenant is required", c.name)
+	}
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
+		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
+			return err
+		}
+		return print(a, *tenant)
 	})
 }
 

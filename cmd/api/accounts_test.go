@@ -210,25 +210,33 @@ func TestHelpExitStatus(t *testing.T) {
 		args   string
 		status int
 	}{{"--help", 0}, {"-h", 0}, {"help", 0}, {"version", 0}, {"--version", 0}, {"tenant create --help", 0}, {"tenant", 2}, {"user list", 2}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), "RISKAPI_TEST_MAIN_ARGS="+tt.args)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		status := 0
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			status = exit.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		status, stdout, stderr := runMain(t, tt.args)
 		switch {
 		case status != tt.status:
-			t.Errorf("api %s: exit %d, want %d; stderr %s", tt.args, status, tt.status, stderr.String())
-		case status == 0 && (stdout.Len() == 0 || stderr.Len() != 0):
-			t.Errorf("api %s: stdout %q, stderr %q", tt.args, stdout.String(), stderr.String())
-		case status == 2 && (strings.Count(stderr.String(), "\n") != 1 || stdout.Len() != 0):
-			t.Errorf("api %s: stderr %q, want one line", tt.args, stderr.String())
+			t.Errorf("api %s: exit %d, want %d; stderr %s", tt.args, status, tt.status, stderr)
+		case status == 0 && (stdout == "" || stderr != ""):
+			t.Errorf("api %s: stdout %q, stderr %q", tt.args, stdout, stderr)
+		case status == 2 && (strings.Count(stderr, "\n") != 1 || stdout != ""):
+			t.Errorf("api %s: stderr %q, want one line", tt.args, stderr)
 		}
 	}
+}
+
+// runMain runs the real main() with args in a child process, with env added to the
+// environment, and returns its exit status and output.
+func runMain(t *testing.T, args string, env ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "RISKAPI_TEST_MAIN_ARGS="+args), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), stdout.String(), stderr.String()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -278,24 +277,12 @@ func TestExitStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "RISKAPI_TEST_MAIN_ARGS="+tt.args, "DATABASE_URL="+env["DATABASE_URL"],
-				"UPLOAD_DIR="+env["UPLOAD_DIR"])
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			status := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				status = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			status, _, stderr := runMain(t, tt.args, "DATABASE_URL="+env["DATABASE_URL"], "UPLOAD_DIR="+env["UPLOAD_DIR"])
 			if status != tt.status {
-				t.Fatalf("exit %d, want %d; stderr %s", status, tt.status, stderr.String())
+				t.Fatalf("exit %d, want %d; stderr %s", status, tt.status, stderr)
 			}
 			if tt.status == 2 {
-				if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, "api: ") {
+				if s := stderr; strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, "api: ") {
 					t.Errorf("stderr %q, want one line starting with \"api: \"", s)
 				}
 			}

@@ -139,7 +139,7 @@ var (
 
 // Store persists tenants, users and API keys. Methods write through the transaction
 // their context carries, if any (internal/database.Conn). List methods return up to
-// Page.Limit rows newest first and whether more follow.
+// Page.Limit rows newest first and whether more follow. Every time returned is UTC.
 type Store interface {
 	// InTx runs fn in the transaction ctx carries, or in a new one that commits when
 	// fn returns nil; fn's context carries it.

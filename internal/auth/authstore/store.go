@@ -56,16 +56,11 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 	return nil
 }
 
-// sessionWithRole is a session row joined to its user's role. (Not an embedded
-// sessionRow: GORM cannot scan into an unexported embedded struct.)
+// sessionWithRole is a session row joined to its user's role. (A named field: GORM
+// cannot scan into an embedded struct of an unexported type.)
 type sessionWithRole struct {
-	ID        string
-	UserID    string
-	TenantID  string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	RevokedAt *time.Time
-	Role      string
+	Row  sessionRow `gorm:"embedded"`
+	Role string
 }
 
 // Session returns the session with id joined to its user (same tenant) and its
@@ -83,8 +78,9 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("verify session: %w", database.Classify(err))
 	}
-	return auth.Session{ID: row.ID, UserID: row.UserID, TenantID: row.TenantID,
-		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, RevokedAt: row.RevokedAt,
+	r := row.Row
+	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
 		Role: tenants.Role(row.Role)}, nil
 }
 

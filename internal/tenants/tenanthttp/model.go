@@ -38,7 +38,7 @@ type userResponse struct {
 }
 
 func toUser(u tenants.User) userResponse {
-	return userResponse{ID: u.ID, Email: u.Email, Role: u.Role, CreatedAt: u.CreatedAt.UTC()}
+	return userResponse{ID: u.ID, Email: u.Email, Role: u.Role, CreatedAt: u.CreatedAt}
 }
 
 type createUserRequest struct {
@@ -85,15 +85,8 @@ type keyResponse struct {
 }
 
 func toKey(k tenants.APIKey) keyResponse {
-	utc := func(t *time.Time) *time.Time {
-		if t == nil {
-			return nil
-		}
-		u := t.UTC()
-		return &u
-	}
-	return keyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt.UTC(),
-		LastUsedAt: utc(k.LastUsedAt), RevokedAt: utc(k.RevokedAt)}
+	return keyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt,
+		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
 }
 
 // createdKey is the one response that carries the key's secret.

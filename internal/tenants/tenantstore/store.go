@@ -34,7 +34,7 @@ type tenantRow struct {
 func (tenantRow) TableName() string { return "tenants" }
 
 func (r tenantRow) toTenant() tenants.Tenant {
-	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt, DisabledAt: r.DisabledAt}
+	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt)}
 }
 
 type userRow struct {
@@ -50,7 +50,7 @@ func (userRow) TableName() string { return "users" }
 
 func (r userRow) toUser() tenants.User {
 	return tenants.User{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Role: tenants.Role(r.Role),
-		CreatedAt: r.CreatedAt}
+		CreatedAt: r.CreatedAt.UTC()}
 }
 
 type apiKeyRow struct {
@@ -74,7 +74,17 @@ func (r apiKeyRow) toKey() tenants.APIKey {
 		}
 	}
 	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes,
-		CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt}
+		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt)}
+}
+
+// utc returns t in UTC: every time the store returns is UTC, whatever the driver
+// read it as.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // take reads one row into dst, turning "no row" into notFound.
