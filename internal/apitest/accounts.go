@@ -3,7 +3,6 @@ package apitest
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"strings"
 
 	"golang.org/x/crypto/bcrypt"
@@ -28,16 +27,8 @@ func (e *Env) User(tenantID string, role tenants.Role) *User {
 	if err != nil {
 		e.T.Fatalf("create user: %v", err)
 	}
-	return &User{ID: u.ID, Email: email, Password: "correct horse battery", Token: e.Login(email, "correct horse battery")}
-}
-
-// Login signs in with email and password and returns the session token.
-func (e *Env) Login(email, password string) string {
-	e.T.Helper()
-	var s struct{ Token string }
-	e.Do(Request{Method: http.MethodPost, Path: "/v1/sessions", JSON: map[string]string{"email": email, "password": password}}).
-		Expect(http.StatusCreated).Decode(&s)
-	return s.Token
+	return &User{ID: u.ID, Email: email, Password: "correct horse battery",
+		Token: LoginAs(e.T, e, email, "correct horse battery").Token}
 }
 
 // Twin starts a second riskapi on e's database and clock, as a second instance

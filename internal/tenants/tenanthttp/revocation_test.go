@@ -38,7 +38,7 @@ func TestRevocationHoldsOnEveryInstance(t *testing.T) {
 
 	t.Run("changed password", func(t *testing.T) {
 		u := one.User(a.ID, tenants.RoleMember)
-		other := two.Login(u.Email, u.Password)
+		other := apitest.LoginAs(t, two, u.Email, u.Password).Token
 		both("before", other, http.StatusOK)
 		one.Do(apitest.Request{Method: "POST", Path: "/v1/me/password", Bearer: u.Token,
 			JSON: map[string]string{"currentPassword": "wrong password", "newPassword": "new password 1"}}).
@@ -50,7 +50,7 @@ func TestRevocationHoldsOnEveryInstance(t *testing.T) {
 		both("the calling session", u.Token, http.StatusOK)
 		two.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]string{"email": u.Email, "password": u.Password}}).
 			ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
-		both("a new session", two.Login(u.Email, "new password 1"), http.StatusOK)
+		both("a new session", apitest.LoginAs(t, two, u.Email, "new password 1").Token, http.StatusOK)
 	})
 
 	t.Run("revoked key", func(t *testing.T) {
