@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 
@@ -14,74 +11,18 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
-// command is a parsed command line: its flag set, configuration and the parts of
-// the configuration it uses.
-type command struct {
-	fs    *flag.FlagSet
-	vals  *config.Values
-	parts []config.Part
-}
-
-// newCommand registers every setting's flag (any is accepted, and checked if given)
-// but loads only parts (every part when none), so a variable meant for another
-// command cannot stop this one.
-func newCommand(name string, getenv func(string) string, parts ...config.Part) *command {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are reported in one line by main
-	return &command{fs: fs, vals: config.Register(fs, getenv), parts: parts}
-}
-
-// adminParts are what the tenant, user, API key and webhook commands use.
-var adminParts = []config.Part{config.PartDatabase}
-
-// parse parses args and loads the configuration; every failure is a usage error.
-func (c *command) parse(args []string) (config.Config, error) {
-	if err := c.fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return config.Config{}, helpRequest{fmt.Sprintf("usage: api %s [flags]\nflags: %s", c.fs.Name(), flagNames(c.fs))}
-		}
-		return config.Config{}, usagef("%s: %v", c.fs.Name(), err)
-	}
-	if c.fs.NArg() > 0 {
-		return config.Config{}, usagef("%s: unexpected argument %q", c.fs.Name(), c.fs.Arg(0))
-	}
-	cfg, err := config.Load(c.vals, c.parts...)
-	if err != nil {
-		return cfg, usageError{err.Error()}
-	}
-	return cfg, nil
-}
-
-func flagNames(fs *flag.FlagSet) string {
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, "--"+f.Name) })
-	return strings.Join(names, " ")
-}
-
-func logger(w io.Writer, level slog.Level) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
-}
-
-func printJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(w, string(b))
-	return err
-}
-
-func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("serve", getenv)
-	demo := c.fs.Bool("demo", false, "create a demo tenant, user and API key if absent and print them")
+func serve(ctx context.Context, c *command, args []string) error {
+	demo := c.boolean("demo", "create a demo tenant, user and API key if absent and print them once")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
 	}
-	log := logger(stderr, slog.LevelInfo)
+	log := logger(c.std.err, slog.LevelInfo)
 	a, err := app.Open(ctx, cfg, log, app.Options{})
 	if err != nil {
 		return err
@@ -93,7 +34,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			return fmt.Errorf("create demo tenant: %w", err)
 		}
 		if d != nil {
-			if err := printJSON(stdout, d); err != nil {
+			if err := printJSON(c.std.out, d); err != nil {
 				return err
 			}
 		} else {
@@ -103,8 +44,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return a.Serve(ctx, nil)
 }
 
-func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := newCommand("migrate", getenv, config.PartDatabase).parse(args)
+func migrate(ctx context.Context, c *command, args []string) error {
+	cfg, err := c.parse(args)
 	if err != nil {
 		return err
 	}
@@ -117,16 +58,15 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, map[string]int{"applied": n})
+	return printJSON(c.std.out, map[string]int{"applied": n})
 }
 
-func sweep(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := newCommand("sweep", getenv, config.PartDatabase, config.PartAuth, config.PartIdempotency,
-		config.PartUploads).parse(args)
+func sweep(ctx context.Context, c *command, args []string) error {
+	cfg, err := c.parse(args)
 	if err != nil {
 		return err
 	}
-	a, err := app.OpenMaintenance(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
+	a, err := app.OpenMaintenance(ctx, cfg, logger(c.std.err, slog.LevelWarn), app.Options{})
 	if err != nil {
 		return err
 	}
@@ -135,12 +75,11 @@ func sweep(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	return printJSON(stdout, map[string]int{"deleted": n})
+	return printJSON(c.std.out, map[string]int{"deleted": n})
 }
 
-func tenantCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("tenant create", getenv, adminParts...)
-	name := c.fs.String("name", "", "tenant name (required)")
+func tenantCreate(ctx context.Context, c *command, args []string) error {
+	name := c.str("name", "", "tenant name, 1–200 characters (required)")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
@@ -148,41 +87,49 @@ func tenantCreate(ctx context.Context, args []string, getenv func(string) string
 	if strings.TrimSpace(*name) == "" {
 		return usagef("tenant create: --name is required")
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
 		t, err := a.Tenants.CreateTenant(ctx, *name)
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, t)
+		return printJSON(c.std.out, t)
 	})
 }
 
-func userCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("user create", getenv, adminParts...)
-	tenant := c.fs.String("tenant", "", "tenant ID (required)")
-	email := c.fs.String("email", "", "email (required)")
-	password := c.fs.String("password", "", "password, 8–72 bytes (required)")
+func userCreate(ctx context.Context, c *command, args []string) error {
+	tenant := c.str("tenant", "", "tenant ID (required)")
+	email := c.str("email", "", "email address, the sign-in name (required)")
+	password := c.str("password", "", "password, 8–72 bytes (this or --password-stdin)")
+	fromStdin := c.boolean("password-stdin", "read the password from the first line of standard input")
+	role := c.str("role", string(tenants.RoleAdmin), "admin or member")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
 	}
-	if *tenant == "" || *email == "" || *password == "" {
-		return usagef("user create: --tenant, --email and --password are required")
+	pw, err := c.password(*password, *fromStdin)
+	if err != nil {
+		return err
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
-		u, err := a.Tenants.CreateUser(ctx, *tenant, *email, *password)
+	if *tenant == "" || *email == "" || pw == "" {
+		return usagef("user create: --tenant, --email and --password (or --password-stdin) are required")
+	}
+	r, err := tenants.ParseRole(*role)
+	if err != nil {
+		return usagef("user create: --role must be admin or member, got %q", *role)
+	}
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
+		u, err := a.Tenants.CreateUser(ctx, *tenant, *email, pw, r)
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, u)
+		return printJSON(c.std.out, u)
 	})
 }
 
-func apikeyCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("apikey create", getenv, adminParts...)
-	tenant := c.fs.String("tenant", "", "tenant ID (required)")
-	scopes := c.fs.String("scopes", "", "comma-separated: risks:read,risks:write (required)")
-	name := c.fs.String("name", "", "a label for the key")
+func apikeyCreate(ctx context.Context, c *command, args []string) error {
+	tenant := c.str("tenant", "", "tenant ID (required)")
+	scopes := c.str("scopes", "", "comma-separated: risks:read,risks:write (required)")
+	name := c.str("name", "", "a label for the key")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
@@ -192,14 +139,14 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	}
 	sc, err := tenants.ParseScopes(*scopes)
 	if err != nil {
-		return usagef("apikey create: %v", err)
+		return usagef("apikey create: %v", problem.As(err).Detail)
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
 		k, secret, err := a.Tenants.CreateAPIKey(ctx, *tenant, *name, sc)
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, struct {
+		return printJSON(c.std.out, struct {
 			ID       string          `json:"id"`
 			TenantID string          `json:"tenantId"`
 			Name     string          `json:"name,omitempty"`
@@ -209,9 +156,8 @@ func apikeyCreate(ctx context.Context, args []string, getenv func(string) string
 	})
 }
 
-func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("apikey revoke", getenv, adminParts...)
-	id := c.fs.String("id", "", "API key ID (required)")
+func apikeyRevoke(ctx context.Context, c *command, args []string) error {
+	id := c.str("id", "", "API key ID (required)")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
@@ -219,31 +165,31 @@ func apikeyRevoke(ctx context.Context, args []string, getenv func(string) string
 	if *id == "" {
 		return usagef("apikey revoke: --id is required")
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
-		if err := a.Tenants.RevokeAPIKey(ctx, *id); err != nil {
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
+		if err := a.Tenants.RevokeAPIKeyByID(ctx, *id); err != nil {
 			return err
 		}
-		return printJSON(stdout, map[string]any{"id": *id, "revoked": true})
+		return printJSON(c.std.out, map[string]any{"id": *id, "revoked": true})
 	})
 }
 
 // withApp opens riskapi's narrow administration setup (app.Admin) quietly, runs f,
-// and turns the services' input errors into usage errors (exit 2).
-func withApp(ctx context.Context, cfg config.Config, stderr io.Writer, f func(*app.Admin) error) error {
-	a, err := app.OpenAdmin(ctx, cfg, logger(stderr, slog.LevelWarn), app.Options{})
+// and turns input errors into usage errors (exit 2): any VALIDATION_FAILED problem,
+// and the not-found sentinels.
+func withApp(ctx context.Context, cfg config.Config, c *command, f func(*app.Admin) error) error {
+	a, err := app.OpenAdmin(ctx, cfg, logger(c.std.err, slog.LevelWarn), app.Options{})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	err = f(a)
-	var in *tenants.InputError
-	switch {
-	case errors.As(err, &in):
-		return usageError{in.Error()}
-	case errors.Is(err, tenants.ErrNotFound):
-		return usagef("no such tenant or key")
-	case errors.Is(err, tenants.ErrEmailTaken):
-		return usagef("email: already registered")
+	if p := problem.As(err); p != nil && p.Code == problem.ValidationFailed {
+		return usagef("%s: %s", c.name, p.Detail)
+	}
+	for _, nf := range []error{tenants.ErrTenantNotFound, tenants.ErrUserNotFound, tenants.ErrAPIKeyNotFound, webhooks.ErrSourceNotFound} {
+		if errors.Is(err, nf) {
+			return usagef("%s: %v", c.name, nf)
+		}
 	}
 	return err
 }

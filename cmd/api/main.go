@@ -1,6 +1,6 @@
 // Command api is riskapi's one binary: the HTTP server and its administration
-// commands (README.md, Administration and Configuration). It only parses the command line and wires
-// internal/app; stdout carries the commands' JSON results, stderr the logs.
+// commands (README.md, docs/roles-and-credentials.md). It only parses the command line and wires internal/app;
+// stdout carries the commands' JSON results, stderr the logs.
 package main
 
 import (
@@ -10,12 +10,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+
+	"github.com/riskapi/riskapi/internal/config"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	err := run(ctx, os.Args[1:], os.Getenv, streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 	stop()
 	var ue usageError
 	var help helpRequest
@@ -32,6 +35,12 @@ func main() {
 	}
 }
 
+// streams are a command's standard input and outputs.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
 // usageError is a bad command, flag or value: exit status 2.
 type usageError struct{ msg string }
 
@@ -44,35 +53,107 @@ func (h helpRequest) Error() string { return h.text }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-const usage = `usage: api [serve [--demo] | migrate | sweep | tenant create | user create | apikey create | apikey revoke | webhook create] [flags]`
+// spec is one command of the table below.
+type spec struct {
+	name    string // "serve", "tenant create", …
+	args    string // the synopsis after the name
+	summary string // one line for api help
+	// parts are the parts of the configuration the command loads (config.Load);
+	// nil means every part. Its help lists their settings' flags.
+	parts []config.Part
+	run   func(ctx context.Context, c *command, args []string) error
+}
+
+// dbOnly is what the administration commands load: app.OpenAdmin needs nothing else.
+var dbOnly = []config.Part{config.PartDatabase}
+
+// noConfig marks a command that loads no configuration (version, help).
+var noConfig = []config.Part{}
+
+// commands is every command; api help lists them in this order.
+var commands = []spec{
+	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
+	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
+	{"sweep", "[flags]", "delete expired idempotency records, sessions and orphaned uploads now",
+		[]config.Part{config.PartDatabase, config.PartAuth, config.PartIdempotency, config.PartUploads}, sweep},
+	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
+	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},
+	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", dbOnly, tenantDisable},
+	{"tenant enable", "--id ID", "let a disabled tenant's API keys and users in again", dbOnly, tenantEnable},
+	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", dbOnly, userCreate},
+	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", dbOnly, userList},
+	{"user delete", "--id ID", "remove a user; their sessions stop working at once", dbOnly, userDelete},
+	{"apikey create", "--tenant ID --scopes risks:read,risks:write [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
+	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", dbOnly, apikeyList},
+	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", dbOnly, apikeyRevoke},
+	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", dbOnly, webhookCreate},
+	{"version", "", "print the version (also --version)", noConfig, printVersion},
+	{"help", "", "list the commands (also --help, -h); api COMMAND --help describes one", noConfig, nil},
+}
 
 // run dispatches args to a command.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || len(args[0]) > 0 && args[0][0] == '-' {
-		return serve(ctx, args, getenv, stdout, stderr)
-	}
-	cmd, rest := args[0], args[1:]
-	two := func(sub string) bool { return len(rest) > 0 && rest[0] == sub }
+func run(ctx context.Context, args []string, getenv func(string) string, std streams) error {
 	switch {
-	case cmd == "serve":
-		return serve(ctx, rest, getenv, stdout, stderr)
-	case cmd == "migrate":
-		return migrate(ctx, rest, getenv, stdout, stderr)
-	case cmd == "sweep":
-		return sweep(ctx, rest, getenv, stdout, stderr)
-	case cmd == "tenant" && two("create"):
-		return tenantCreate(ctx, rest[1:], getenv, stdout, stderr)
-	case cmd == "user" && two("create"):
-		return userCreate(ctx, rest[1:], getenv, stdout, stderr)
-	case cmd == "apikey" && two("create"):
-		return apikeyCreate(ctx, rest[1:], getenv, stdout, stderr)
-	case cmd == "apikey" && two("revoke"):
-		return apikeyRevoke(ctx, rest[1:], getenv, stdout, stderr)
-	case cmd == "webhook" && two("create"):
-		return webhookCreate(ctx, rest[1:], getenv, stdout, stderr)
-	case cmd == "help" || cmd == "-h" || cmd == "--help":
-		fmt.Fprintln(stdout, usage)
+	case len(args) == 0:
+		return dispatch(ctx, "serve", nil, getenv, std)
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		fmt.Fprint(std.out, overview())
 		return nil
+	case args[0] == "--version" || args[0] == "-version":
+		return dispatch(ctx, "version", args[1:], getenv, std)
+	case strings.HasPrefix(args[0], "-"):
+		return dispatch(ctx, "serve", args, getenv, std)
 	}
-	return usagef("unknown command %q; %s", cmd, usage)
+	if _, ok := find(args[0]); ok {
+		return dispatch(ctx, args[0], args[1:], getenv, std)
+	}
+	subs := subcommands(args[0])
+	if len(subs) == 0 {
+		return usagef("unknown command %q; run api help for the list", args[0])
+	}
+	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+		return usagef("%s needs a subcommand: %s", args[0], strings.Join(subs, ", "))
+	}
+	name := args[0] + " " + args[1]
+	if _, ok := find(name); !ok {
+		return usagef("%s has no subcommand %q; want %s", args[0], args[1], strings.Join(subs, ", "))
+	}
+	return dispatch(ctx, name, args[2:], getenv, std)
+}
+
+func find(name string) (spec, bool) {
+	for _, s := range commands {
+		if s.name == name && s.run != nil {
+			return s, true
+		}
+	}
+	return spec{}, false
+}
+
+// subcommands lists the subcommands of group ("tenant" → create, list, …).
+func subcommands(group string) []string {
+	var out []string
+	for _, s := range commands {
+		if g, sub, ok := strings.Cut(s.name, " "); ok && g == group {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+func dispatch(ctx context.Context, name string, args []string, getenv func(string) string, std streams) error {
+	s, _ := find(name)
+	return s.run(ctx, newCommand(s, getenv, std), args)
+}
+
+// overview is api help: every command with its synopsis and summary.
+func overview() string {
+	var b strings.Builder
+	b.WriteString("usage: api COMMAND [flags]\n\ncommands:\n")
+	for _, s := range commands {
+		fmt.Fprintf(&b, "  %-15s %s\n", s.name, s.summary)
+	}
+	b.WriteString("\nEvery command reads the environment (DATABASE_URL, …); a flag of the same name overrides it.\n")
+	b.WriteString("Run api COMMAND --help for a command's flags. Bad flags or values exit 2.\n")
+	return b.String()
 }

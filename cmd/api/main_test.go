@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -49,7 +48,7 @@ func environment(t *testing.T) map[string]string {
 func runCmd(t *testing.T, env map[string]string, args ...string) (string, string, error) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	err := run(context.Background(), args, func(k string) string { return env[k] }, streams{in: strings.NewReader(""), out: &stdout, err: &stderr})
 	return stdout.String(), stderr.String(), err
 }
 
@@ -144,8 +143,8 @@ func TestAdminCommands(t *testing.T) {
 	tenantID := ten["id"].(string)
 
 	user := mustRun(t, env, "user", "create", "--tenant", tenantID, "--email", "Alice@Example.com", "--password", "correct horse")
-	if diff := cmp.Diff([]string{"email", "id", "tenantId"}, keys(user)); diff != "" || user["tenantId"] != tenantID ||
-		user["email"] != "alice@example.com" || !idShape("usr").MatchString(user["id"].(string)) {
+	if diff := cmp.Diff([]string{"email", "id", "role", "tenantId"}, keys(user)); diff != "" || user["tenantId"] != tenantID ||
+		user["email"] != "alice@example.com" || user["role"] != "admin" || !idShape("usr").MatchString(user["id"].(string)) {
 		t.Errorf("user create printed %v", user)
 	}
 
@@ -278,24 +277,12 @@ func TestExitStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
 			t.Parallel()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), "RISKAPI_TEST_MAIN_ARGS="+tt.args, "DATABASE_URL="+env["DATABASE_URL"],
-				"UPLOAD_DIR="+env["UPLOAD_DIR"])
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			status := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				status = exit.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			status, _, stderr := runMain(t, tt.args, "DATABASE_URL="+env["DATABASE_URL"], "UPLOAD_DIR="+env["UPLOAD_DIR"])
 			if status != tt.status {
-				t.Fatalf("exit %d, want %d; stderr %s", status, tt.status, stderr.String())
+				t.Fatalf("exit %d, want %d; stderr %s", status, tt.status, stderr)
 			}
 			if tt.status == 2 {
-				if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, "api: ") {
+				if s := stderr; strings.Count(s, "\n") != 1 || !strings.HasPrefix(s, "api: ") {
 					t.Errorf("stderr %q, want one line starting with \"api: \"", s)
 				}
 			}
@@ -386,7 +373,7 @@ func startServe(t *testing.T, env map[string]string, args ...string) (base strin
 	stdout, stderr = newWatcher(), newWatcher()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, stdout, stderr)
+		done <- run(ctx, append([]string{"serve"}, args...), func(k string) string { return env[k] }, streams{out: stdout, err: stderr})
 	}()
 	line := stderr.waitFor(t, "riskapi listening", done)
 	var rec struct{ Addr string }

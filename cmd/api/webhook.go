@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"io"
 
 	"github.com/riskapi/riskapi/internal/app"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -11,10 +10,9 @@ import (
 
 // webhookCreate configures an inbound webhook source for a tenant and prints its
 // signing secret, shown this once on stdout (docs/uploads-and-webhooks.md, Setting up a source).
-func webhookCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	c := newCommand("webhook create", getenv, adminParts...)
-	tenant := c.fs.String("tenant", "", "tenant ID (required)")
-	source := c.fs.String("source", "", "source name, the path segment of /webhooks/inbound/{source} (required)")
+func webhookCreate(ctx context.Context, c *command, args []string) error {
+	tenant := c.str("tenant", "", "tenant ID (required)")
+	source := c.str("source", "", "source name, the path segment of /webhooks/inbound/{source} (required)")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
@@ -25,9 +23,9 @@ func webhookCreate(ctx context.Context, args []string, getenv func(string) strin
 	if !webhooks.ValidSourceName(*source) {
 		return usagef("webhook create: --source: %v", webhooks.ErrInvalidSourceName)
 	}
-	return withApp(ctx, cfg, stderr, func(a *app.Admin) error {
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
 		if _, err := a.Tenants.GetTenant(ctx, *tenant); err != nil {
-			return err // tenants.ErrNotFound becomes a usage error in withApp
+			return err // tenants.ErrTenantNotFound becomes a usage error in withApp
 		}
 		src, err := a.Webhooks.CreateSource(ctx, *tenant, *source)
 		if errors.Is(err, webhooks.ErrSourceExists) {
@@ -36,7 +34,7 @@ func webhookCreate(ctx context.Context, args []string, getenv func(string) strin
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, struct {
+		return printJSON(c.std.out, struct {
 			ID       string `json:"id"`
 			TenantID string `json:"tenantId"`
 			Source   string `json:"source"`

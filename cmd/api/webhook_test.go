@@ -19,7 +19,7 @@ func TestWebhookCreate(t *testing.T) {
 	env := map[string]string{"DATABASE_URL": dbtest.URL(t), "UPLOAD_DIR": t.TempDir()}
 	cli := func(args ...string) (string, string, error) {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), args, func(k string) string { return env[k] }, &out, &errOut)
+		err := run(context.Background(), args, func(k string) string { return env[k] }, streams{out: &out, err: &errOut})
 		return out.String(), errOut.String(), err
 	}
 	out, _, err := cli("tenant", "create", "--name", "Acme")

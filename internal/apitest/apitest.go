@@ -101,7 +101,7 @@ func (e *Env) Tenant(name string) *Tenant {
 		e.T.Fatalf("create tenant: %v", err)
 	}
 	email := strings.ToLower(strings.ReplaceAll(name, " ", "-")) + "-" + t.ID[len(t.ID)-8:] + "@example.com"
-	if _, err := svc.CreateUser(ctx, t.ID, email, "correct horse battery"); err != nil {
+	if _, err := svc.CreateUser(ctx, t.ID, email, "correct horse battery", tenants.RoleAdmin); err != nil {
 		e.T.Fatalf("create user: %v", err)
 	}
 	k, key, err := svc.CreateAPIKey(ctx, t.ID, "rw", tenants.AllScopes)

@@ -27,8 +27,14 @@ type Session struct {
 // 201 with a token and the session cookie.
 func Login(t testing.TB, env *Env, tenant *Tenant) Session {
 	t.Helper()
+	return LoginAs(t, env, tenant.Email, tenant.Password)
+}
+
+// LoginAs signs in with email and password, as Login does.
+func LoginAs(t testing.TB, env *Env, email, password string) Session {
+	t.Helper()
 	res := Do(t, env, Request{Method: http.MethodPost, Path: "/v1/sessions",
-		JSON: map[string]string{"email": tenant.Email, "password": tenant.Password}}).Expect(http.StatusCreated)
+		JSON: map[string]string{"email": email, "password": password}}).Expect(http.StatusCreated)
 	var s Session
 	res.Decode(&s)
 	for _, c := range res.Result().Cookies() {

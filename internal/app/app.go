@@ -5,6 +5,7 @@ package app
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
@@ -29,6 +31,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
 )
@@ -69,13 +72,18 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	ten := tenants.NewService(db.DB, opts.BcryptCost, opts.Now)
+	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db)
 	riskStore := riskstore.New(db.DB)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		Webhooks: webhooks.NewService(webhookstore.New(db), riskStore, opts.Now)}, nil
+		Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -109,14 +117,15 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	if err != nil {
 		return nil, err
 	}
-	secret, err := auth.LoadOrCreateSecret(ctx, a.DB.DB, cfg.Auth.JWTSecret, log)
+	authStore := authstore.New(a.DB.DB)
+	secret, err := auth.LoadOrCreateSecret(ctx, authStore, cfg.Auth.JWTSecret, log)
 	if err != nil {
 		a.Close()
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
 	return &Maintenance{Admin: a, Idempotency: idemStore,
-		Sessions: auth.NewSessions(a.DB.DB, a.Tenants, secret, opts.Now),
+		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
@@ -169,6 +178,28 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// openWebhookStore opens the webhook store with the instance's webhook secret key
+// (generated once, in the settings table, shared by every instance) and seals any
+// secret stored before secrets were sealed.
+func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore) (*webhookstore.Store, error) {
+	v, _, err := auth.StoredKey(ctx, settings, "webhook_secret_key")
+	if err != nil {
+		return nil, err
+	}
+	key, err := hex.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("webhook_secret_key setting: %w", err)
+	}
+	st, err := webhookstore.New(db, key)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := st.SealLegacy(ctx); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // sweepPause is the breather between sweep batches. SQLite has one writer and its

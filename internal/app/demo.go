@@ -29,7 +29,7 @@ const (
 func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 	if _, err := a.Tenants.FindTenantByName(ctx, DemoTenantName); err == nil {
 		return nil, nil
-	} else if !errors.Is(err, tenants.ErrNotFound) {
+	} else if !errors.Is(err, tenants.ErrTenantNotFound) {
 		return nil, err
 	}
 	t, err := a.Tenants.CreateTenant(ctx, DemoTenantName)
@@ -41,7 +41,7 @@ func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 		return nil, err
 	}
 	password := base64.RawURLEncoding.EncodeToString(raw[:])
-	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password); err != nil {
+	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password, tenants.RoleAdmin); err != nil {
 		return nil, err
 	}
 	_, secret, err := a.Tenants.CreateAPIKey(ctx, t.ID, "demo", tenants.AllScopes)

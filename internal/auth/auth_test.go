@@ -85,7 +85,7 @@ func TestRevokedKey(t *testing.T) {
 	env := newEnv(t)
 	a := env.Tenant("Acme")
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.ReadKey}).Expect(http.StatusOK)
-	if err := env.App.Tenants.RevokeAPIKey(context.Background(), a.ReadKeyID); err != nil {
+	if err := env.App.Tenants.RevokeAPIKeyByID(context.Background(), a.ReadKeyID); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
@@ -95,7 +95,7 @@ func TestRevokedKey(t *testing.T) {
 	// Revoking one key leaves the tenant's other keys working.
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}).Expect(http.StatusOK)
 	// Revoking again is harmless and keeps it revoked.
-	if err := env.App.Tenants.RevokeAPIKey(context.Background(), a.ReadKeyID); err != nil {
+	if err := env.App.Tenants.RevokeAPIKeyByID(context.Background(), a.ReadKeyID); err != nil {
 		t.Fatal(err)
 	}
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.ReadKey}).

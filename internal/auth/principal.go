@@ -29,19 +29,22 @@ type Principal struct {
 	// CredentialID is the API key ID or the session user's ID: the unit that rate
 	// limits count against.
 	CredentialID string
-	// SessionID is the JWT "jti" (sessions only), what logout revokes.
+	// SessionID is the stored ID of the session (the digest of the JWT "jti";
+	// sessions only), what logout revokes.
 	SessionID string
-	Scopes    []tenants.Scope
+	// Role is the session user's current role; empty for API keys, which manage
+	// nothing.
+	Role   tenants.Role
+	Scopes []tenants.Scope
 }
 
 // Has reports whether p carries scope.
 func (p *Principal) Has(scope tenants.Scope) bool { return slices.Contains(p.Scopes, scope) }
 
 // Admin reports whether p may use a tenant's administration routes (route.Route's
-// Admin flag). Until users have roles, every session user administers their tenant,
-// as every user could before those routes existed; API keys never do. Roles replace
-// this body, nothing else.
-func (p *Principal) Admin() bool { return p.Kind == KindSession }
+// Admin flag): a session user whose role, read with the session on this request, is
+// admin (docs/roles-and-credentials.md). API keys never are.
+func (p *Principal) Admin() bool { return p.Kind == KindSession && p.Role == tenants.RoleAdmin }
 
 type principalKey struct{}
 

@@ -3,17 +3,13 @@ package auth
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
-
-	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -34,30 +30,20 @@ type Claims struct {
 // Sessions issues and verifies session tokens. A token is valid while its signature,
 // expiry and its row in the sessions table all hold, so logout can end it early.
 type Sessions struct {
-	db     *gorm.DB
+	store  SessionStore
 	users  *tenants.Service
 	secret []byte
 	now    func() time.Time
 }
 
-// NewSessions returns Sessions signing with secret (at least 32 bytes). now may be nil.
-func NewSessions(db *gorm.DB, users *tenants.Service, secret []byte, now func() time.Time) *Sessions {
+// NewSessions returns Sessions over store signing with secret (at least 32 bytes).
+// now may be nil.
+func NewSessions(store SessionStore, users *tenants.Service, secret []byte, now func() time.Time) *Sessions {
 	if now == nil {
 		now = time.Now
 	}
-	return &Sessions{db: db, users: users, secret: secret, now: now}
+	return &Sessions{store: store, users: users, secret: secret, now: now}
 }
-
-type sessionRow struct {
-	ID        string
-	UserID    string
-	TenantID  string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	RevokedAt *time.Time
-}
-
-func (sessionRow) TableName() string { return "sessions" }
 
 // Login checks email and password and returns a signed token and its expiry.
 // Errors: tenants.ErrInvalidCredentials, or a store error.
@@ -73,9 +59,9 @@ func (s *Sessions) Login(ctx context.Context, email, password string) (string, t
 		return "", time.Time{}, err
 	}
 	jti := hex.EncodeToString(raw[:])
-	row := sessionRow{ID: jti, UserID: u.ID, TenantID: u.TenantID, CreatedAt: now, ExpiresAt: exp}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return "", time.Time{}, fmt.Errorf("create session: %w", database.Classify(err))
+	if err := s.store.CreateSession(ctx, Session{ID: sessionID(jti), UserID: u.ID, TenantID: u.TenantID,
+		CreatedAt: now, ExpiresAt: exp}); err != nil {
+		return "", time.Time{}, err
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, Claims{TenantID: u.TenantID, RegisteredClaims: jwt.RegisteredClaims{
 		Subject: u.ID, ID: jti, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(exp),
@@ -96,13 +82,12 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 	if err != nil || claims.ID == "" || claims.Subject == "" || claims.TenantID == "" {
 		return nil, ErrInvalidSession
 	}
-	var row sessionRow
-	err = database.Conn(ctx, s.db).Where("id = ?", claims.ID).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	row, err := s.store.Session(ctx, sessionID(claims.ID))
+	if errors.Is(err, ErrSessionNotFound) {
 		return nil, ErrInvalidSession
 	}
 	if err != nil {
-		return nil, fmt.Errorf("verify session: %w", database.Classify(err))
+		return nil, err
 	}
 	// The row is authoritative: its expiry holds even for a token whose exp claim
 	// says otherwise.
@@ -111,60 +96,71 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 		return nil, ErrInvalidSession
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
-		SessionID: row.ID, Scopes: tenants.AllScopes}, nil
+		SessionID: row.ID, Role: row.Role, Scopes: tenants.AllScopes}, nil
+}
+
+// sessionID is what the sessions table keys a token by: the SHA-256 of its jti, so
+// the table holds nothing a token could be rebuilt from (the jti is 128 random bits;
+// a fast digest suffices).
+func sessionID(jti string) string {
+	sum := sha256.Sum256([]byte(jti))
+	return hex.EncodeToString(sum[:])
+}
+
+// EndUserSessions ends every session of userID but the one with ID except (a
+// Principal's SessionID; empty: none), from the next request on. Called inside the
+// transaction that deletes the user or changes their password.
+func (s *Sessions) EndUserSessions(ctx context.Context, userID, except string) error {
+	return s.store.RevokeUserSessions(ctx, userID, except, s.now().UTC())
 }
 
 // Logout revokes the session with id so its token stops working at once.
 func (s *Sessions) Logout(ctx context.Context, id string) error {
-	err := database.Conn(ctx, s.db).Model(&sessionRow{}).Where("id = ? AND revoked_at IS NULL", id).
-		Update("revoked_at", s.now().UTC()).Error
-	return database.Classify(err)
+	return s.store.RevokeSession(ctx, id, s.now().UTC())
 }
 
-type settingRow struct {
-	Name  string `gorm:"primaryKey"`
-	Value string
-}
-
-func (settingRow) TableName() string { return "settings" }
+// jwtSecretSetting names the generated JWT secret in the settings store.
+const jwtSecretSetting = "jwt_secret"
 
 // LoadOrCreateSecret returns configured when set (at least 32 bytes). Otherwise it
-// returns the secret stored in the database, creating a random 256-bit one on first
-// use and logging a warning: every instance sharing the database then signs with the
+// returns the secret stored in settings, creating a random 256-bit one on first use
+// and logging a warning: every instance sharing the database then signs with the
 // same key, and sessions survive restarts.
-func LoadOrCreateSecret(ctx context.Context, db *gorm.DB, configured string, log *slog.Logger) ([]byte, error) {
+func LoadOrCreateSecret(ctx context.Context, settings SettingStore, configured string, log *slog.Logger) ([]byte, error) {
 	if configured != "" {
 		if len(configured) < 32 {
 			return nil, errors.New("JWT_SECRET must be at least 32 bytes")
 		}
 		return []byte(configured), nil
 	}
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	v, created, err := StoredKey(ctx, settings, jwtSecretSetting)
+	if err != nil {
 		return nil, err
 	}
-	// Insert-or-keep, then read back: two instances starting together agree.
-	fresh := settingRow{Name: "jwt_secret", Value: hex.EncodeToString(raw[:])}
-	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&fresh)
-	if res.Error != nil {
-		return nil, fmt.Errorf("store jwt secret: %w", database.Classify(res.Error))
-	}
-	var row settingRow
-	if err := db.WithContext(ctx).Where("name = ?", "jwt_secret").Take(&row).Error; err != nil {
-		return nil, fmt.Errorf("load jwt secret: %w", database.Classify(err))
-	}
-	if res.RowsAffected > 0 {
+	if created {
 		log.Warn("JWT_SECRET is not set: generated a random one and stored it in the database; set JWT_SECRET in production")
 	}
-	return []byte(row.Value), nil
+	return []byte(v), nil
+}
+
+// StoredKey returns the instance-wide random key stored under name as 64 hex
+// digits (256 bits), creating it on first use and reporting whether this call did.
+// Insert-or-keep, then read back: instances starting together agree on one key.
+func StoredKey(ctx context.Context, settings SettingStore, name string) (string, bool, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", false, err
+	}
+	created, err := settings.PutSettingIfAbsent(ctx, name, hex.EncodeToString(raw[:]))
+	if err != nil {
+		return "", false, err
+	}
+	v, err := settings.Setting(ctx, name)
+	return v, created, err
 }
 
 // DeleteExpired deletes the rows of sessions expired before now and returns how many
 // it deleted; their tokens are refused by their own expiry already.
 func (s *Sessions) DeleteExpired(ctx context.Context, now time.Time) (int, error) {
-	res := s.db.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&sessionRow{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete expired sessions: %w", database.Classify(res.Error))
-	}
-	return int(res.RowsAffected), nil
+	return s.store.DeleteExpiredSessions(ctx, now)
 }

@@ -133,6 +133,18 @@ func Default() Config {
 	return c
 }
 
+// PartOf returns the part the setting behind the flag named name belongs to, and
+// whether name is a setting's flag at all: a command's help lists the settings of
+// the parts it loads.
+func PartOf(name string) (Part, bool) {
+	for _, s := range settings {
+		if s.flag == name {
+			return s.part, true
+		}
+	}
+	return 0, false
+}
+
 // Values are one command line's settings as registered on its flag set.
 type Values struct {
 	fs   *flag.FlagSet
@@ -149,7 +161,9 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Values {
 		if e := getenv(s.env); e != "" {
 			def = e
 		}
-		v.vals[s.env] = fs.String(s.flag, def, s.usage+" ($"+s.env+")")
+		// The usage names the built-in default, never def: help must not print a value
+		// from the environment (DATABASE_URL may hold a password).
+		v.vals[s.env] = fs.String(s.flag, def, s.usage+" (env "+s.env+", default "+strconv.Quote(s.def)+")")
 	}
 	return v
 }

@@ -17,6 +17,7 @@ import (
 // all lists the migrations in order; append only.
 var all = []*gormigrate.Migration{
 	m0001Initial,
+	m0002Accounts,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.
@@ -55,7 +56,12 @@ func Apply(ctx context.Context, db *database.DB) (int, error) {
 	return ran, nil
 }
 
+// applied counts the recorded migrations. It works on a new session of c: c is the
+// connection's own handle, on which a chained Table() would stay set and send every
+// later migration's Migrator (AddColumn, …) to schema_migrations instead of the
+// table its model names.
 func applied(c *gorm.DB) (int, error) {
+	c = c.Session(&gorm.Session{NewDB: true})
 	if !c.Migrator().HasTable("schema_migrations") {
 		return 0, nil
 	}

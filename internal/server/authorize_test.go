@@ -17,7 +17,8 @@ import (
 func TestAuthorize(t *testing.T) {
 	t.Parallel()
 	readKey := &auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1", Scopes: []tenants.Scope{tenants.ScopeRisksRead}}
-	user := &auth.Principal{Kind: auth.KindSession, TenantID: "ten_1", Scopes: tenants.AllScopes}
+	admin := &auth.Principal{Kind: auth.KindSession, TenantID: "ten_1", Role: tenants.RoleAdmin, Scopes: tenants.AllScopes}
+	member := &auth.Principal{Kind: auth.KindSession, TenantID: "ten_1", Role: tenants.RoleMember, Scopes: tenants.AllScopes}
 	for _, tt := range []struct {
 		name  string
 		p     *auth.Principal
@@ -28,7 +29,9 @@ func TestAuthorize(t *testing.T) {
 		{"scope held", readKey, tenants.ScopeRisksRead, false, ""},
 		{"scope lacking", readKey, tenants.ScopeRisksWrite, false, problem.Forbidden},
 		{"admin route, API key", readKey, "", true, problem.Forbidden},
-		{"admin route, session user", user, "", true, ""},
+		{"admin route, admin", admin, "", true, ""},
+		{"admin route, member", member, "", true, problem.Forbidden},
+		{"member route, member", member, tenants.ScopeRisksWrite, false, ""},
 		{"no principal", nil, tenants.ScopeRisksRead, false, problem.Unauthenticated},
 		{"no principal, admin route", nil, "", true, problem.Unauthenticated},
 	} {

@@ -35,6 +35,9 @@ func toProblem(err error) (p *problem.Problem, unexpected bool) {
 	if p := problem.As(err); p != nil {
 		return p, false
 	}
+	if p := notFoundProblem(err); p != nil {
+		return p, false
+	}
 	if errors.Is(err, database.ErrUnavailable) {
 		return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: storeRetryAfter,
 			Detail: "the database could not be reached; retry after the Retry-After delay"}, true

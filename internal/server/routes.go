@@ -18,7 +18,9 @@ import (
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenanthttp"
 	"github.com/riskapi/riskapi/internal/upload"
+	"github.com/riskapi/riskapi/internal/webhooks/sourcehttp"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookhttp"
 )
 
@@ -45,6 +47,8 @@ func table(d Deps, cfg config.Config) []route.Route {
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
+	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
+	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)
 	return rs
 }
 

@@ -7,17 +7,14 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"net/mail"
 	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
-	"gorm.io/gorm"
 
-	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 // APIKeyPrefix starts every API key secret.
@@ -27,11 +24,11 @@ const APIKeyPrefix = "rk_"
 // one per request.
 const lastUsedEvery = time.Minute
 
-// Service stores tenants, users and API keys.
+// Service holds the rules of tenants, users and API keys over a Store.
 type Service struct {
-	db   *gorm.DB
-	now  func() time.Time
-	cost int
+	store Store
+	now   func() time.Time
+	cost  int
 
 	mu       sync.Mutex
 	lastSeen map[string]time.Time // key ID → last recorded use
@@ -45,126 +42,40 @@ type Service struct {
 // closing the database.
 func (s *Service) Wait() { s.touches.Wait() }
 
-// NewService returns a Service over db. bcryptCost 0 means bcrypt.DefaultCost; tests
-// pass bcrypt.MinCost. now may be nil (time.Now).
-func NewService(db *gorm.DB, bcryptCost int, now func() time.Time) *Service {
+// NewService returns a Service over store. bcryptCost 0 means bcrypt.DefaultCost;
+// tests pass bcrypt.MinCost. now may be nil (time.Now).
+func NewService(store Store, bcryptCost int, now func() time.Time) *Service {
 	if bcryptCost == 0 {
 		bcryptCost = bcrypt.DefaultCost
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &Service{db: db, now: now, cost: bcryptCost, lastSeen: map[string]time.Time{}}
-}
-
-type tenantRow struct {
-	ID        string
-	Name      string
-	CreatedAt time.Time
-}
-
-func (tenantRow) TableName() string { return "tenants" }
-
-type userRow struct {
-	ID           string
-	TenantID     string
-	Email        string
-	PasswordHash string
-	CreatedAt    time.Time
-}
-
-func (userRow) TableName() string { return "users" }
-
-type apiKeyRow struct {
-	ID         string
-	TenantID   string
-	Name       string
-	SecretHash string
-	Scopes     string
-	CreatedAt  time.Time
-	RevokedAt  *time.Time
-	LastUsedAt *time.Time
-}
-
-func (apiKeyRow) TableName() string { return "api_keys" }
-
-func (r apiKeyRow) toKey() APIKey {
-	var scopes []Scope
-	for _, s := range strings.Split(r.Scopes, ",") {
-		if s != "" {
-			scopes = append(scopes, Scope(s))
-		}
-	}
-	return APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes,
-		CreatedAt: r.CreatedAt, RevokedAt: r.RevokedAt, LastUsedAt: r.LastUsedAt}
+	return &Service{store: store, now: now, cost: bcryptCost, lastSeen: map[string]time.Time{}}
 }
 
 // CreateTenant creates a tenant named name (1–200 characters).
+// Errors: VALIDATION_FAILED naming "name".
 func (s *Service) CreateTenant(ctx context.Context, name string) (Tenant, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > 200 {
-		return Tenant{}, &InputError{Field: "name", Detail: "must be 1–200 characters"}
+		return Tenant{}, problem.Invalid("name", "must be 1–200 characters")
 	}
-	row := tenantRow{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.now().UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return Tenant{}, fmt.Errorf("create tenant: %w", database.Classify(err))
+	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.now().UTC()}
+	if err := s.store.CreateTenant(ctx, t); err != nil {
+		return Tenant{}, err
 	}
-	return Tenant{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+	return t, nil
 }
 
-// GetTenant returns the tenant with id, or ErrNotFound.
+// GetTenant returns the tenant with id, or ErrTenantNotFound.
 func (s *Service) GetTenant(ctx context.Context, id string) (Tenant, error) {
-	var row tenantRow
-	err := database.Conn(ctx, s.db).Where("id = ?", id).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Tenant{}, ErrNotFound
-	}
-	if err != nil {
-		return Tenant{}, fmt.Errorf("get tenant %s: %w", id, database.Classify(err))
-	}
-	return Tenant{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
+	return s.store.Tenant(ctx, id)
 }
 
-// FindTenantByName returns the oldest tenant named name, or ErrNotFound.
+// FindTenantByName returns the oldest tenant named name, or ErrTenantNotFound.
 func (s *Service) FindTenantByName(ctx context.Context, name string) (Tenant, error) {
-	var row tenantRow
-	err := database.Conn(ctx, s.db).Where("name = ?", name).Order("id").Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return Tenant{}, ErrNotFound
-	}
-	if err != nil {
-		return Tenant{}, fmt.Errorf("find tenant: %w", database.Classify(err))
-	}
-	return Tenant{ID: row.ID, Name: row.Name, CreatedAt: row.CreatedAt}, nil
-}
-
-// CreateUser adds a user to tenantID. The email is normalised to lower case; the
-// password (8–72 bytes, bcrypt's limit) is stored only as a bcrypt hash. Errors:
-// ErrNotFound (no such tenant), ErrEmailTaken, *InputError.
-func (s *Service) CreateUser(ctx context.Context, tenantID, email, password string) (User, error) {
-	email = strings.ToLower(strings.TrimSpace(email))
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-		return User{}, &InputError{Field: "email", Detail: "must be an email address"}
-	}
-	if len(password) < 8 || len(password) > 72 {
-		return User{}, &InputError{Field: "password", Detail: "must be 8–72 bytes"}
-	}
-	if _, err := s.GetTenant(ctx, tenantID); err != nil {
-		return User{}, err
-	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
-	if err != nil {
-		return User{}, fmt.Errorf("hash password: %w", err)
-	}
-	row := userRow{ID: ids.New(ids.User), TenantID: tenantID, Email: email,
-		PasswordHash: string(hash), CreatedAt: s.now().UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		if errors.Is(err, gorm.ErrDuplicatedKey) {
-			return User{}, ErrEmailTaken
-		}
-		return User{}, fmt.Errorf("create user: %w", database.Classify(err))
-	}
-	return User{ID: row.ID, TenantID: row.TenantID, Email: row.Email, CreatedAt: row.CreatedAt}, nil
+	return s.store.TenantByName(ctx, name)
 }
 
 // dummyHash keeps a failed login for an unknown email as slow as a wrong password:
@@ -180,32 +91,32 @@ func (s *Service) dummyHash() []byte {
 // Authenticate checks email and password and returns the user, or
 // ErrInvalidCredentials whichever part is wrong.
 func (s *Service) Authenticate(ctx context.Context, email, password string) (User, error) {
-	var row userRow
-	err := database.Conn(ctx, s.db).Where("email = ?", strings.ToLower(strings.TrimSpace(email))).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	u, hash, err := s.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+	if errors.Is(err, ErrUserNotFound) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, ErrInvalidCredentials
 	}
 	if err != nil {
-		return User{}, fmt.Errorf("find user: %w", database.Classify(err))
+		return User{}, err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(row.PasswordHash), []byte(password)) != nil {
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
 		return User{}, ErrInvalidCredentials
 	}
-	return User{ID: row.ID, TenantID: row.TenantID, Email: row.Email, CreatedAt: row.CreatedAt}, nil
+	return u, nil
 }
 
 // CreateAPIKey issues a key for tenantID with scopes and returns it with its secret
 // ("rk_" + 43 base64url characters, 256 bits of entropy). The secret is returned this
-// once; only its SHA-256 digest is stored. Errors: ErrNotFound, *InputError.
+// once; only its SHA-256 digest is stored. Errors: ErrTenantNotFound,
+// VALIDATION_FAILED naming "scopes" or "name".
 func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scopes []Scope) (APIKey, string, error) {
 	if len(scopes) == 0 {
-		return APIKey{}, "", &InputError{Field: "scopes", Detail: "at least one scope is required"}
+		return APIKey{}, "", problem.Invalid("scopes", "at least one scope is required")
 	}
 	if len([]rune(name)) > 200 {
-		return APIKey{}, "", &InputError{Field: "name", Detail: "must be at most 200 characters"}
+		return APIKey{}, "", problem.Invalid("name", "must be at most 200 characters")
 	}
-	if _, err := s.GetTenant(ctx, tenantID); err != nil {
+	if _, err := s.store.Tenant(ctx, tenantID); err != nil {
 		return APIKey{}, "", err
 	}
 	var raw [32]byte
@@ -213,30 +124,53 @@ func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scope
 		return APIKey{}, "", err
 	}
 	secret := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
-	strs := make([]string, len(scopes))
-	for i, sc := range scopes {
-		strs[i] = string(sc)
+	k := APIKey{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
+		Scopes: scopes, CreatedAt: s.now().UTC()}
+	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
+		return APIKey{}, "", err
 	}
-	row := apiKeyRow{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
-		SecretHash: hashSecret(secret), Scopes: strings.Join(strs, ","), CreatedAt: s.now().UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return APIKey{}, "", fmt.Errorf("create api key: %w", database.Classify(err))
-	}
-	return row.toKey(), secret, nil
+	return k, secret, nil
 }
 
-// RevokeAPIKey revokes the key with id; later requests with it fail. Revoking a
-// revoked key is a no-op. Errors: ErrNotFound.
-func (s *Service) RevokeAPIKey(ctx context.Context, id string) error {
-	res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ?", id).
-		Update("revoked_at", gorm.Expr("COALESCE(revoked_at, ?)", s.now().UTC()))
-	if res.Error != nil {
-		return fmt.Errorf("revoke api key: %w", database.Classify(res.Error))
+// RevokeAPIKey revokes the tenant's key with id; later requests with it fail.
+// Revoking a revoked key is a no-op. Errors: ErrAPIKeyNotFound (also for another
+// tenant's key).
+func (s *Service) RevokeAPIKey(ctx context.Context, tenantID, id string) error {
+	k, err := s.store.APIKeyByID(ctx, id)
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
-		return ErrNotFound
+	if k.TenantID != tenantID {
+		return ErrAPIKeyNotFound
 	}
-	return nil
+	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+}
+
+// RevokeAPIKeyByID revokes the key with id whatever its tenant: the operator's
+// command (api apikey revoke). Errors: ErrAPIKeyNotFound.
+func (s *Service) RevokeAPIKeyByID(ctx context.Context, id string) error {
+	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+}
+
+// APIKeys lists the tenant's keys newest first, revoked ones included; never their
+// secrets, which are not stored.
+func (s *Service) APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error) {
+	return s.store.APIKeys(ctx, tenantID, p)
+}
+
+// Tenants lists every tenant, oldest first (api tenant list).
+func (s *Service) Tenants(ctx context.Context) ([]Tenant, error) { return s.store.Tenants(ctx) }
+
+// SetTenantDisabled disables (true) or enables the tenant. From the next request
+// on, its API keys and sessions are refused with 401 by every instance, and its
+// users cannot sign in; nothing is deleted. Errors: ErrTenantNotFound.
+func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled bool) error {
+	var at *time.Time
+	if disabled {
+		now := s.now().UTC()
+		at = &now
+	}
+	return s.store.SetTenantDisabled(ctx, id, at)
 }
 
 // VerifyAPIKey returns the live key whose secret is secret, or ErrInvalidCredentials
@@ -246,19 +180,18 @@ func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, erro
 	if !strings.HasPrefix(secret, APIKeyPrefix) || len(secret) > 200 {
 		return APIKey{}, ErrInvalidCredentials
 	}
-	var row apiKeyRow
-	err := database.Conn(ctx, s.db).Where("secret_hash = ?", hashSecret(secret)).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	k, err := s.store.APIKeyBySecretHash(ctx, hashSecret(secret))
+	if errors.Is(err, ErrAPIKeyNotFound) {
 		return APIKey{}, ErrInvalidCredentials
 	}
 	if err != nil {
-		return APIKey{}, fmt.Errorf("verify api key: %w", database.Classify(err))
+		return APIKey{}, err
 	}
-	if row.RevokedAt != nil {
+	if k.RevokedAt != nil {
 		return APIKey{}, ErrInvalidCredentials
 	}
-	s.touch(ctx, row.ID)
-	return row.toKey(), nil
+	s.touch(ctx, k.ID)
+	return k, nil
 }
 
 func (s *Service) touch(ctx context.Context, keyID string) {
@@ -278,7 +211,7 @@ func (s *Service) touch(ctx context.Context, keyID string) {
 		defer s.touches.Done()
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", keyID).Update("last_used_at", now).Error
+		_ = s.store.TouchAPIKey(ctx, keyID, now)
 	}()
 }
 

@@ -2,20 +2,25 @@
 // API keys. Every other row in riskapi belongs to a tenant created here.
 //
 // Secrets never leave this package in stored form: passwords are kept as bcrypt
-// hashes, API keys as SHA-256 digests of high-entropy secrets.
+// hashes, API keys as SHA-256 digests of high-entropy secrets. Storage is behind
+// Store (internal/tenants/tenantstore); this package knows nothing of SQL or HTTP.
 package tenants
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 // Scope is a permission an API key carries.
 type Scope string
 
-// The scopes of the contract (docs/openapi.yaml).
+// The scopes of the contract (docs/openapi.yaml, securitySchemes).
 const (
 	ScopeRisksRead  Scope = "risks:read"
 	ScopeRisksWrite Scope = "risks:write"
@@ -24,24 +29,34 @@ const (
 // AllScopes lists every scope; session users hold all of them.
 var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite}
 
-// ParseScopes parses a comma-separated list such as "risks:read,risks:write".
-// It returns ErrInvalidInput for an empty list or an unknown scope.
+// ParseScopes parses a comma-separated list such as "risks:read,risks:write"
+// (blanks around names are ignored). Errors: as ScopesOf.
 func ParseScopes(s string) ([]Scope, error) {
-	var out []Scope
+	var names []string
 	for _, part := range strings.Split(s, ",") {
-		sc := Scope(strings.TrimSpace(part))
-		if sc == "" {
-			continue
+		if part = strings.TrimSpace(part); part != "" {
+			names = append(names, part)
 		}
+	}
+	return ScopesOf(names)
+}
+
+// ScopesOf returns the scopes named, without repeats, in their order. Errors: a
+// VALIDATION_FAILED *problem.Problem naming "scopes" for an empty list or an
+// unknown scope.
+func ScopesOf(names []string) ([]Scope, error) {
+	var out []Scope
+	for _, name := range names {
+		sc := Scope(name)
 		if !slices.Contains(AllScopes, sc) {
-			return nil, &InputError{Field: "scopes", Detail: "unknown scope " + string(sc) + " (want risks:read, risks:write)"}
+			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want risks:read, risks:write)", name))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
 		}
 	}
 	if len(out) == 0 {
-		return nil, &InputError{Field: "scopes", Detail: "at least one scope is required"}
+		return nil, problem.Invalid("scopes", "at least one scope is required")
 	}
 	return out, nil
 }
@@ -51,6 +66,27 @@ type Tenant struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
 	CreatedAt time.Time `json:"-"`
+	// DisabledAt is when an operator disabled the tenant, or nil. A disabled
+	// tenant's keys and sessions are refused; nothing of it is deleted.
+	DisabledAt *time.Time `json:"-"`
+}
+
+// Role is what a user may manage in their tenant (docs/roles-and-credentials.md).
+type Role string
+
+// The two roles: both read and write risks; only admins manage users, API keys and
+// webhook sources.
+const (
+	RoleAdmin  Role = "admin"
+	RoleMember Role = "member"
+)
+
+// ParseRole returns the role named s. Errors: VALIDATION_FAILED naming "role".
+func ParseRole(s string) (Role, error) {
+	if r := Role(s); r == RoleAdmin || r == RoleMember {
+		return r, nil
+	}
+	return "", problem.Invalid("role", "must be admin or member")
 }
 
 // User is a person who signs in to a tenant with email and password.
@@ -58,7 +94,15 @@ type User struct {
 	ID        string    `json:"id"`
 	TenantID  string    `json:"tenantId"`
 	Email     string    `json:"email"`
+	Role      Role      `json:"role"`
 	CreatedAt time.Time `json:"-"`
+}
+
+// Page selects one page of a newest-first list: up to Limit rows with IDs below
+// Before (empty: from the newest). IDs are UUIDv7, so ID order is creation order.
+type Page struct {
+	Before string
+	Limit  int
 }
 
 // APIKey is a tenant's credential for /v2. Its secret is known only at creation.
@@ -75,19 +119,79 @@ type APIKey struct {
 // Has reports whether k carries scope.
 func (k APIKey) Has(scope Scope) bool { return slices.Contains(k.Scopes, scope) }
 
-// Errors returned by Service.
+// Errors returned by Service and Store. The HTTP edge maps the not-found ones to
+// 404 NOT_FOUND in one table (internal/server); the CLI to usage errors.
 var (
-	// ErrNotFound: no tenant, user or key with that ID.
-	ErrNotFound = errors.New("not found")
+	// ErrTenantNotFound: no tenant with that ID or name.
+	ErrTenantNotFound = errors.New("tenant not found")
+	// ErrUserNotFound: no user with that ID or email (in that tenant).
+	ErrUserNotFound = errors.New("user not found")
+	// ErrAPIKeyNotFound: no API key with that ID or secret digest (in that tenant).
+	ErrAPIKeyNotFound = errors.New("API key not found")
 	// ErrInvalidCredentials: unknown email, wrong password, unknown or revoked key.
 	// One error for all, so callers cannot tell which part was wrong.
 	ErrInvalidCredentials = errors.New("invalid credentials")
-	// ErrEmailTaken: a user with that email exists already.
-	ErrEmailTaken = errors.New("email already registered")
+	// ErrEmailTaken: a user with that email exists already (emails are unique across
+	// tenants, as sign-in names no tenant). It is a VALIDATION_FAILED problem naming
+	// "email".
+	ErrEmailTaken = problem.Invalid("email", "is already registered")
 )
 
-// InputError is invalid input naming its field.
-type InputError struct{ Field, Detail string }
+// Store persists tenants, users and API keys. Methods write through the transaction
+// their context carries, if any (internal/database.Conn). List methods return up to
+// Page.Limit rows newest first and whether more follow. Every time returned is UTC.
+type Store interface {
+	// InTx runs fn in the transaction ctx carries, or in a new one that commits when
+	// fn returns nil; fn's context carries it.
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	// LockTenant holds the tenant's row until the transaction ends, so that checks
+	// across its users (the last admin) cannot race. Errors: ErrTenantNotFound.
+	LockTenant(ctx context.Context, id string) error
 
-// Error returns "<field>: <detail>".
-func (e *InputError) Error() string { return e.Field + ": " + e.Detail }
+	// CreateTenant inserts t.
+	CreateTenant(ctx context.Context, t Tenant) error
+	// Tenant returns the tenant with id, or ErrTenantNotFound.
+	Tenant(ctx context.Context, id string) (Tenant, error)
+	// TenantByName returns the oldest tenant named name, or ErrTenantNotFound.
+	TenantByName(ctx context.Context, name string) (Tenant, error)
+	// Tenants lists every tenant, oldest first.
+	Tenants(ctx context.Context) ([]Tenant, error)
+	// SetTenantDisabled sets the tenant's DisabledAt (nil enables it), or returns
+	// ErrTenantNotFound.
+	SetTenantDisabled(ctx context.Context, id string, at *time.Time) error
+
+	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
+	CreateUser(ctx context.Context, u User, passwordHash string) error
+	// UserByEmail returns the user with email and its password hash, or
+	// ErrUserNotFound; a user of a disabled tenant reads as absent.
+	UserByEmail(ctx context.Context, email string) (User, string, error)
+	// UserByID returns the user with id (of any tenant) and its password hash, or
+	// ErrUserNotFound.
+	UserByID(ctx context.Context, id string) (User, string, error)
+	// Users lists the tenant's users.
+	Users(ctx context.Context, tenantID string, p Page) ([]User, bool, error)
+	// CountAdmins counts the tenant's admins.
+	CountAdmins(ctx context.Context, tenantID string) (int, error)
+	// SetUserRole changes the user's role, or returns ErrUserNotFound.
+	SetUserRole(ctx context.Context, id string, role Role) error
+	// SetPasswordHash replaces the user's password hash, or returns ErrUserNotFound.
+	SetPasswordHash(ctx context.Context, id, hash string) error
+	// DeleteUser deletes the user, or returns ErrUserNotFound.
+	DeleteUser(ctx context.Context, id string) error
+
+	// CreateAPIKey inserts k with the SHA-256 digest (hex) of its secret.
+	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
+	// APIKeyBySecretHash returns the key whose secret has that digest, revoked or
+	// not, or ErrAPIKeyNotFound; a key of a disabled tenant reads as absent.
+	APIKeyBySecretHash(ctx context.Context, secretHash string) (APIKey, error)
+	// APIKeyByID returns the key with id (of any tenant), or ErrAPIKeyNotFound.
+	APIKeyByID(ctx context.Context, id string) (APIKey, error)
+	// APIKeys lists the tenant's keys, revoked ones included.
+	APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error)
+	// RevokeAPIKey sets the key's revocation time to at unless it is set already,
+	// or returns ErrAPIKeyNotFound.
+	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// TouchAPIKey records the key's last use at at. It writes outside any
+	// transaction ctx carries: bookkeeping never joins a request's unit of work.
+	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}

@@ -13,7 +13,9 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 )
 
 func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(query string, args ...any) []string) {
@@ -27,13 +29,13 @@ func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(que
 		}
 		return out
 	}
-	return tenants.NewService(db.DB, bcrypt.MinCost, c.Now), c, rows
+	return tenants.NewService(tenantstore.New(db.DB), bcrypt.MinCost, c.Now), c, rows
 }
 
-var inputField = func(err error) string {
-	var in *tenants.InputError
-	if errors.As(err, &in) {
-		return in.Field
+// inputField returns the one field a VALIDATION_FAILED problem names, or "".
+func inputField(err error) string {
+	if p := problem.As(err); p != nil && p.Code == problem.ValidationFailed && len(p.Errors) == 1 {
+		return p.Errors[0].Field
 	}
 	return ""
 }
@@ -56,11 +58,11 @@ func TestTenantsAndUsers(t *testing.T) {
 		}
 	}
 
-	u, err := svc.CreateUser(ctx, ten.ID, " Alice@Example.com ", "correct horse")
+	u, err := svc.CreateUser(ctx, ten.ID, " Alice@Example.com ", "correct horse", tenants.RoleMember)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(tenants.User{ID: u.ID, TenantID: ten.ID, Email: "alice@example.com"}, u,
+	if diff := cmp.Diff(tenants.User{ID: u.ID, TenantID: ten.ID, Email: "alice@example.com", Role: tenants.RoleMember}, u,
 		cmpIgnoreTime); diff != "" || !strings.HasPrefix(u.ID, "usr_") {
 		t.Errorf("user (-want +got):\n%s", diff)
 	}
@@ -75,7 +77,7 @@ func TestTenantsAndUsers(t *testing.T) {
 		wantField                     string
 	}{
 		{"taken, other case", ten.ID, "ALICE@example.com", "another pw", tenants.ErrEmailTaken, ""},
-		{"no tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "bob@example.com", "password1", tenants.ErrNotFound, ""},
+		{"no tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "bob@example.com", "password1", tenants.ErrTenantNotFound, ""},
 		{"bad email", ten.ID, "not an email", "password1", nil, "email"},
 		{"email with a name", ten.ID, "Bob <bob@example.com>", "password1", nil, "email"},
 		{"short password", ten.ID, "bob@example.com", "1234567", nil, "password"},
@@ -83,7 +85,7 @@ func TestTenantsAndUsers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := svc.CreateUser(ctx, tt.tenant, tt.email, tt.password)
+			_, err := svc.CreateUser(ctx, tt.tenant, tt.email, tt.password, tenants.RoleAdmin)
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
 			}
@@ -152,7 +154,7 @@ func TestAPIKeys(t *testing.T) {
 	}
 
 	clk.Advance(time.Minute)
-	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+	if err := svc.RevokeAPIKey(ctx, ten.ID, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := svc.VerifyAPIKey(ctx, secret); !errors.Is(err, tenants.ErrInvalidCredentials) {
@@ -163,20 +165,20 @@ func TestAPIKeys(t *testing.T) {
 	}
 	first := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID)
 	clk.Advance(time.Minute)
-	if err := svc.RevokeAPIKey(ctx, k.ID); err != nil {
+	if err := svc.RevokeAPIKey(ctx, ten.ID, k.ID); err != nil {
 		t.Errorf("revoking twice: %v", err)
 	}
 	if again := rows("SELECT revoked_at FROM api_keys WHERE id = ?", k.ID); !cmp.Equal(first, again) {
 		t.Errorf("revoking twice moved revoked_at %v → %v", first, again)
 	}
-	if err := svc.RevokeAPIKey(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrNotFound) {
+	if err := svc.RevokeAPIKeyByID(ctx, "key_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, tenants.ErrAPIKeyNotFound) {
 		t.Errorf("revoking an unknown key = %v, want ErrNotFound", err)
 	}
 
 	if _, _, err := svc.CreateAPIKey(ctx, ten.ID, "none", nil); inputField(err) != "scopes" {
 		t.Errorf("key without scopes: %v", err)
 	}
-	if _, _, err := svc.CreateAPIKey(ctx, "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "x", tenants.AllScopes); !errors.Is(err, tenants.ErrNotFound) {
+	if _, _, err := svc.CreateAPIKey(ctx, "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "x", tenants.AllScopes); !errors.Is(err, tenants.ErrTenantNotFound) {
 		t.Errorf("key for an unknown tenant: %v", err)
 	}
 }

@@ -68,6 +68,18 @@ func (s *Service) CreateSource(ctx context.Context, tenantID, name string) (*Sou
 	return src, nil
 }
 
+// Sources lists the tenant's sources newest first (Store.Sources), without their
+// secrets.
+func (s *Service) Sources(ctx context.Context, tenantID, before string, limit int) ([]*Source, bool, error) {
+	return s.store.Sources(ctx, tenantID, before, limit)
+}
+
+// DeleteSource deletes the tenant's source id: deliveries signed with its secret get
+// 401 from the next request on. Errors: ErrSourceNotFound.
+func (s *Service) DeleteSource(ctx context.Context, tenantID, id string) error {
+	return s.store.DeleteSource(ctx, tenantID, id)
+}
+
 // Source returns the source named name. Errors: ErrSourceNotFound.
 func (s *Service) Source(ctx context.Context, name string) (*Source, error) {
 	if !ValidSourceName(name) {

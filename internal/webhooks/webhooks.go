@@ -22,8 +22,10 @@ type Source struct {
 	TenantID string // whose risks its deliveries act on
 	// Name is the path segment senders post to; unique across all tenants.
 	Name string
-	// Secret is the HMAC key ("whsec_…"). It is stored as is: verifying a signature
-	// needs it, unlike an API key, whose hash suffices.
+	// Secret is the HMAC key ("whsec_…"). Verifying a signature needs the secret
+	// itself, unlike an API key, whose hash suffices: the store keeps it encrypted
+	// under an instance key (docs/roles-and-credentials.md), never in the clear,
+	// and no response but the creating one carries it.
 	Secret    string
 	CreatedAt time.Time // UTC
 }
@@ -71,6 +73,13 @@ type Store interface {
 	CreateSource(ctx context.Context, s *Source) error
 	// SourceByName returns the source named name, or ErrSourceNotFound.
 	SourceByName(ctx context.Context, name string) (*Source, error)
+	// Sources lists up to limit of the tenant's sources with IDs below before (empty:
+	// from the newest), newest first, and whether more follow. Their Secret is empty:
+	// a list never carries one.
+	Sources(ctx context.Context, tenantID, before string, limit int) ([]*Source, bool, error)
+	// DeleteSource deletes the tenant's source id and the event IDs it received, or
+	// returns ErrSourceNotFound (also for another tenant's source).
+	DeleteSource(ctx context.Context, tenantID, id string) error
 	// RecordEvent records that the source received eventID at, and reports whether
 	// this is the first time. A concurrent transaction recording the same event makes
 	// it wait for that one's outcome, so exactly one of them is first.

@@ -7,7 +7,6 @@ package attachmenthttp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"mime"
 	"net/http"
@@ -121,7 +120,7 @@ func (h handlers) upload(c echo.Context) error {
 		return f.MoveTo(dst)
 	})
 	if err != nil {
-		return notFound(err)
+		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, versionPrefix(c)+"/attachments/"+a.ID+"/content")
 	return c.JSON(http.StatusCreated, toResponse(a))
@@ -164,9 +163,6 @@ func (h handlers) content(c echo.Context) error {
 		return err
 	}
 	a, err := h.Store.Get(c.Request().Context(), tenant, id)
-	if errors.Is(err, attachments.ErrNotFound) {
-		return problem.New(problem.NotFound, "no such attachment")
-	}
 	if err != nil {
 		return err
 	}
@@ -195,13 +191,6 @@ func (h handlers) riskExists(c echo.Context, tenant, riskID string) error {
 		return problem.New(problem.NotFound, "no such risk")
 	}
 	_, err := h.Risks.Get(c.Request().Context(), tenant, riskID)
-	return notFound(err)
-}
-
-func notFound(err error) error {
-	if errors.Is(err, risks.ErrNotFound) {
-		return problem.New(problem.NotFound, "no such risk")
-	}
 	return err
 }
 

@@ -4,7 +4,6 @@
 package riskhttp
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -132,7 +131,7 @@ func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
 	}
 	r, err := h.risks.Update(c.Request().Context(), tenant, id, change)
 	if err != nil {
-		return notFound(err)
+		return err
 	}
 	return c.JSON(http.StatusOK, toResponse(r))
 }
@@ -147,7 +146,7 @@ func (h handlers) delete(c echo.Context) error {
 		return err
 	}
 	if err := h.risks.Delete(c.Request().Context(), tenant, id); err != nil {
-		return notFound(err)
+		return err
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -165,14 +164,7 @@ func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	}
 	r, err := h.risks.Store.Get(c.Request().Context(), tenant, id)
 	if err != nil {
-		return nil, notFound(err)
+		return nil, err
 	}
 	return r, nil
-}
-
-func notFound(err error) error {
-	if errors.Is(err, risks.ErrNotFound) {
-		return problem.New(problem.NotFound, "no such risk")
-	}
-	return err
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 )
 
 // These tests run risks.Service on a real database with no Idempotency-Key anywhere:
@@ -54,7 +55,7 @@ func newServiceEnv(t *testing.T) *serviceEnv {
 	t.Helper()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	ten, err := tenants.NewService(db.DB, 4, nil).CreateTenant(ctx, "Acme")
+	ten, err := tenants.NewService(tenantstore.New(db.DB), 4, nil).CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}

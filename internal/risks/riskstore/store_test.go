@@ -13,6 +13,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 )
 
 func str(s string) *string { return &s }
@@ -24,7 +25,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	svc := tenants.NewService(db.DB, 4, nil)
+	svc := tenants.NewService(tenantstore.New(db.DB), 4, nil)
 	a, err := svc.CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)

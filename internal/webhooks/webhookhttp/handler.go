@@ -16,7 +16,6 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/reqbody"
-	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
@@ -96,13 +95,8 @@ func Handler(cfg Config) echo.HandlerFunc {
 			return err // the envelope's fields, named as sent; inData is for the risk's
 		}
 		dup, err := cfg.Service.Receive(ctx, src, ev)
-		switch {
-		case errors.Is(err, webhooks.ErrFindingNotFound):
-			return problem.New(problem.NotFound, "no risk has this finding's externalId; send finding.created first")
-		case errors.Is(err, risks.ErrNotFound):
-			return problem.New(problem.NotFound, "no such risk")
-		case err != nil:
-			return inData(err)
+		if err != nil {
+			return inData(err) // not-found sentinels pass through to the edge's table
 		}
 		cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "webhook received",
 			slog.String("source", src.Name), slog.String("eventId", ev.ID),

@@ -21,12 +21,55 @@ import (
 type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
+	sealer  sealer
 }
 
 var _ webhooks.Store = (*Store)(nil)
 
-// New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+// New returns a Store over db that keeps signing secrets sealed with key (32
+// bytes, the instance's webhook secret key). The tables come from riskapi's
+// migrations.
+func New(db *database.DB, key []byte) (*Store, error) {
+	sl, err := newSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db.DB, dialect: db.Dialect, sealer: sl}, nil
+}
+
+// SealLegacy seals the secrets of sources created before secrets were sealed and
+// returns how many it sealed. Safe to run on several instances at once: each row
+// is rewritten only while it is still unsealed.
+func (s *Store) SealLegacy(ctx context.Context) (int, error) {
+	var rows []sourceRow
+	err := s.db.WithContext(ctx).Where("secret NOT LIKE ?", sealedPrefix+"%").Find(&rows).Error
+	if err != nil {
+		return 0, fmt.Errorf("find unsealed webhook secrets: %w", database.Classify(err))
+	}
+	n := 0
+	for _, w := range rows {
+		sealed, err := s.sealer.seal(w.ID, w.Secret)
+		if err != nil {
+			return n, fmt.Errorf("webhook source %s: %w", w.ID, err)
+		}
+		res := s.db.WithContext(ctx).Model(&sourceRow{}).Where("id = ? AND secret = ?", w.ID, w.Secret).
+			Update("secret", sealed)
+		if res.Error != nil {
+			return n, fmt.Errorf("seal webhook secret: %w", database.Classify(res.Error))
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
+}
+
+func (s *Store) toSource(w *sourceRow) (*webhooks.Source, error) {
+	secret, err := s.sealer.open(w.ID, w.Secret)
+	if err != nil {
+		return nil, err
+	}
+	return &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, Secret: secret,
+		CreatedAt: w.CreatedAt.UTC()}, nil
+}
 
 type sourceRow struct {
 	ID        string
@@ -61,8 +104,12 @@ func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
 	} else if !errors.Is(err, webhooks.ErrSourceNotFound) {
 		return err
 	}
-	err := conn.Create(&sourceRow{ID: src.ID, TenantID: src.TenantID, Source: src.Name,
-		Secret: src.Secret, CreatedAt: src.CreatedAt.UTC()}).Error
+	sealed, err := s.sealer.seal(src.ID, src.Secret)
+	if err != nil {
+		return err
+	}
+	err = conn.Create(&sourceRow{ID: src.ID, TenantID: src.TenantID, Source: src.Name,
+		Secret: sealed, CreatedAt: src.CreatedAt.UTC()}).Error
 	if errors.Is(err, gorm.ErrDuplicatedKey) {
 		return webhooks.ErrSourceExists
 	}
@@ -82,8 +129,49 @@ func (s *Store) SourceByName(ctx context.Context, name string) (*webhooks.Source
 	if err != nil {
 		return nil, fmt.Errorf("get webhook source: %w", database.Classify(err))
 	}
-	return &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, Secret: w.Secret,
-		CreatedAt: w.CreatedAt.UTC()}, nil
+	return s.toSource(&w)
+}
+
+// Sources lists the tenant's sources newest first.
+func (s *Store) Sources(ctx context.Context, tenantID, before string, limit int) ([]*webhooks.Source, bool, error) {
+	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
+	if before != "" {
+		q = q.Where("id < ?", before)
+	}
+	var rows []sourceRow
+	if err := q.Order("id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("list webhook sources: %w", database.Classify(err))
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	out := make([]*webhooks.Source, len(rows))
+	for i := range rows {
+		w := rows[i]
+		// A list never carries the secret: it is not even opened.
+		out[i] = &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, CreatedAt: w.CreatedAt.UTC()}
+	}
+	return out, more, nil
+}
+
+// DeleteSource deletes the tenant's source and its received event IDs in one
+// transaction, or returns webhooks.ErrSourceNotFound.
+func (s *Store) DeleteSource(ctx context.Context, tenantID, id string) error {
+	return s.InTx(ctx, func(ctx context.Context) error {
+		conn := database.Conn(ctx, s.db)
+		res := conn.Where("id = ? AND tenant_id = ?", id, tenantID).Delete(&sourceRow{})
+		if res.Error != nil {
+			return fmt.Errorf("delete webhook source: %w", database.Classify(res.Error))
+		}
+		if res.RowsAffected == 0 {
+			return webhooks.ErrSourceNotFound
+		}
+		if err := conn.Where("source_id = ?", id).Delete(&eventRow{}).Error; err != nil {
+			return fmt.Errorf("delete webhook events: %w", database.Classify(err))
+		}
+		return nil
+	})
 }
 
 // RecordEvent inserts the event unless it is there already (INSERT … ON CONFLICT DO

@@ -1,0 +1,136 @@
+// Package authstore stores sessions and instance settings (the generated JWT
+// secret) with GORM on SQLite or PostgreSQL. Its row types stay here; internal/auth
+// knows nothing of them.
+package authstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Store implements auth.SessionStore and auth.SettingStore.
+type Store struct{ db *gorm.DB }
+
+var (
+	_ auth.SessionStore = (*Store)(nil)
+	_ auth.SettingStore = (*Store)(nil)
+)
+
+// New returns a Store over db. The tables come from riskapi's migrations.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+type sessionRow struct {
+	ID        string
+	UserID    string
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+}
+
+func (sessionRow) TableName() string { return "sessions" }
+
+type settingRow struct {
+	Name  string `gorm:"primaryKey"`
+	Value string
+}
+
+func (settingRow) TableName() string { return "settings" }
+
+// CreateSession inserts sess.
+func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
+	row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
+		CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
+	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+		return fmt.Errorf("create session: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// sessionWithRole is a session row joined to its user's role. (A named field: GORM
+// cannot scan into an embedded struct of an unexported type.)
+type sessionWithRole struct {
+	Row  sessionRow `gorm:"embedded"`
+	Role string
+}
+
+// Session returns the session with id joined to its user (same tenant) and its
+// enabled tenant in one indexed statement, or auth.ErrSessionNotFound.
+func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
+	var row sessionWithRole
+	err := database.Conn(ctx, s.db).Table("sessions AS s").
+		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role").
+		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
+		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
+		Where("s.id = ?", id).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return auth.Session{}, auth.ErrSessionNotFound
+	}
+	if err != nil {
+		return auth.Session{}, fmt.Errorf("verify session: %w", database.Classify(err))
+	}
+	r := row.Row
+	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
+		Role: tenants.Role(row.Role)}, nil
+}
+
+// RevokeUserSessions revokes the user's live sessions but except.
+func (s *Store) RevokeUserSessions(ctx context.Context, userID, except string, at time.Time) error {
+	err := database.Conn(ctx, s.db).Model(&sessionRow{}).
+		Where("user_id = ? AND id <> ? AND revoked_at IS NULL", userID, except).
+		Update("revoked_at", at.UTC()).Error
+	if err != nil {
+		return fmt.Errorf("revoke sessions: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// RevokeSession sets revoked_at once.
+func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) error {
+	err := database.Conn(ctx, s.db).Model(&sessionRow{}).Where("id = ? AND revoked_at IS NULL", id).
+		Update("revoked_at", at.UTC()).Error
+	return database.Classify(err)
+}
+
+// DeleteExpiredSessions deletes sessions expired before now.
+func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
+	res := s.db.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&sessionRow{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("delete expired sessions: %w", database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}
+
+// PutSettingIfAbsent inserts (name, value) with ON CONFLICT DO NOTHING, so two
+// instances starting together keep the first one's value.
+func (s *Store) PutSettingIfAbsent(ctx context.Context, name, value string) (bool, error) {
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
+		Create(&settingRow{Name: name, Value: value})
+	if res.Error != nil {
+		return false, fmt.Errorf("store setting %s: %w", name, database.Classify(res.Error))
+	}
+	return res.RowsAffected > 0, nil
+}
+
+// Setting returns the value stored under name, or auth.ErrSettingNotFound.
+func (s *Store) Setting(ctx context.Context, name string) (string, error) {
+	var row settingRow
+	err := s.db.WithContext(ctx).Where("name = ?", name).Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", auth.ErrSettingNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("load setting %s: %w", name, database.Classify(err))
+	}
+	return row.Value, nil
+}

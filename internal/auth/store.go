@@ -1,0 +1,57 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Session is one sign-in: what a session token's "jti" names. Its row is
+// authoritative, so logout can end a token before its expiry.
+type Session struct {
+	ID        string // SHA-256 (hex) of the token's jti: the jti itself is never stored
+	UserID    string
+	TenantID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	RevokedAt *time.Time
+	// Role is the user's role as it is now, read with the session (not stored in it),
+	// so a demotion holds from the next request on.
+	Role tenants.Role
+}
+
+// ErrSessionNotFound: no session row with that ID.
+var ErrSessionNotFound = errors.New("session not found")
+
+// ErrSettingNotFound: no setting with that name.
+var ErrSettingNotFound = errors.New("setting not found")
+
+// SessionStore persists sessions (internal/auth/authstore).
+type SessionStore interface {
+	// CreateSession inserts s.
+	CreateSession(ctx context.Context, s Session) error
+	// Session returns the session with id and its user's current role, or
+	// ErrSessionNotFound, also when its user is gone or its tenant disabled. It
+	// reads the database every time: no instance may cache a session past its end.
+	Session(ctx context.Context, id string) (Session, error)
+	// RevokeSession sets the session's revocation time to at unless it is set.
+	RevokeSession(ctx context.Context, id string, at time.Time) error
+	// RevokeUserSessions revokes, at at, every live session of userID except the one
+	// with id except (empty: none excepted).
+	RevokeUserSessions(ctx context.Context, userID, except string, at time.Time) error
+	// DeleteExpiredSessions deletes sessions that expired before now and returns
+	// how many.
+	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
+}
+
+// SettingStore persists named, instance-wide settings such as the generated JWT
+// secret (internal/auth/authstore).
+type SettingStore interface {
+	// PutSettingIfAbsent stores value under name unless name is set already, and
+	// reports whether it stored it. Concurrent callers agree on one value.
+	PutSettingIfAbsent(ctx context.Context, name, value string) (bool, error)
+	// Setting returns the value stored under name, or ErrSettingNotFound.
+	Setting(ctx context.Context, name string) (string, error)
+}

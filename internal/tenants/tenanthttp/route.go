@@ -1,0 +1,223 @@
+// Package tenanthttp is the HTTP adapter of tenant self-service (/v1, session users;
+// docs/roles-and-credentials.md): the caller's own account (/me), and, for the
+// tenant's admins, its users and API keys. Every ID is looked up within the caller's
+// tenant, so another tenant's user or key is 404 like an absent one.
+package tenanthttp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Config wires the handlers.
+type Config struct {
+	// Tenants manages users and keys. Required.
+	Tenants *tenants.Service
+	// Sessions ends sessions when a user is removed or changes password. Required.
+	Sessions *auth.Sessions
+}
+
+type handlers struct{ Config }
+
+// Routes declares the self-service routes. /me is every user's; the rest is
+// admin-only (403 FORBIDDEN for members). POST /api-keys refuses Idempotency-Key
+// (422 IDEMPOTENCY_UNSUPPORTED_ROUTE): its response carries the key's secret, which
+// must never be kept in an idempotency record (docs/idempotency.md). Every other
+// write honours the key.
+func Routes(cfg Config) []route.Route {
+	h := handlers{cfg}
+	return []route.Route{
+		{Method: http.MethodGet, Path: "/me", Handler: h.me, Versions: route.V1},
+		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1},
+		{Method: http.MethodGet, Path: "/users", Handler: h.listUsers, Versions: route.V1, Admin: true},
+		{Method: http.MethodPost, Path: "/users", Handler: h.createUser, Versions: route.V1, Admin: true},
+		{Method: http.MethodPatch, Path: "/users/:id", Handler: h.setRole, Versions: route.V1, Admin: true},
+		{Method: http.MethodDelete, Path: "/users/:id", Handler: h.deleteUser, Versions: route.V1, Admin: true},
+		{Method: http.MethodGet, Path: "/api-keys", Handler: h.listKeys, Versions: route.V1, Admin: true},
+		{Method: http.MethodPost, Path: "/api-keys", Handler: h.createKey, Versions: route.V1, Admin: true,
+			Idempotency: idempotency.Unsupported},
+		{Method: http.MethodDelete, Path: "/api-keys/:id", Handler: h.revokeKey, Versions: route.V1, Admin: true},
+	}
+}
+
+func (h handlers) me(c echo.Context) error {
+	p, err := route.Principal(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u, err := h.Tenants.User(ctx, p.TenantID, p.CredentialID)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.GetTenant(ctx, p.TenantID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, meResponse{User: meUser{ID: u.ID, Email: u.Email, Role: u.Role},
+		Tenant: meTenant{ID: t.ID, Name: t.Name}})
+}
+
+// changePassword ends every other session of the caller in the transaction that
+// changes the password; the calling session stays.
+func (h handlers) changePassword(c echo.Context) error {
+	var req passwordRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	p, err := route.Principal(c)
+	if err != nil {
+		return err
+	}
+	err = h.Tenants.ChangePassword(c.Request().Context(), p.TenantID, p.CredentialID, req.CurrentPassword, req.NewPassword,
+		func(ctx context.Context) error { return h.Sessions.EndUserSessions(ctx, p.CredentialID, p.SessionID) })
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (h handlers) listUsers(c echo.Context) error {
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	pg, err := route.PagingOf(c, ids.User)
+	if err != nil {
+		return err
+	}
+	us, more, err := h.Tenants.Users(c.Request().Context(), tenant, tenants.Page{Before: pg.After, Limit: pg.Limit})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, route.NewPage(us, more, func(u tenants.User) string { return u.ID }, toUser))
+}
+
+func (h handlers) createUser(c echo.Context) error {
+	var req createUserRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	if err := req.validate(); err != nil {
+		return err
+	}
+	u, err := h.Tenants.CreateUser(c.Request().Context(), tenant, req.Email, req.Password, tenants.Role(req.Role))
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+u.ID)
+	return c.JSON(http.StatusCreated, toUser(u))
+}
+
+func (h handlers) setRole(c echo.Context) error {
+	var req roleRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, id, err := tenantAndID(c, ids.User)
+	if err != nil {
+		return err
+	}
+	role, err := req.role()
+	if err != nil {
+		return err
+	}
+	u, err := h.Tenants.SetRole(c.Request().Context(), tenant, id, role)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toUser(u))
+}
+
+// deleteUser ends every session of the user in the transaction that removes them.
+func (h handlers) deleteUser(c echo.Context) error {
+	tenant, id, err := tenantAndID(c, ids.User)
+	if err != nil {
+		return err
+	}
+	err = h.Tenants.DeleteUser(c.Request().Context(), tenant, id,
+		func(ctx context.Context) error { return h.Sessions.EndUserSessions(ctx, id, "") })
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func (h handlers) listKeys(c echo.Context) error {
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	pg, err := route.PagingOf(c, ids.APIKey)
+	if err != nil {
+		return err
+	}
+	ks, more, err := h.Tenants.APIKeys(c.Request().Context(), tenant, tenants.Page{Before: pg.After, Limit: pg.Limit})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, route.NewPage(ks, more, func(k tenants.APIKey) string { return k.ID }, toKey))
+}
+
+func (h handlers) createKey(c echo.Context) error {
+	var req createKeyRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	scopes, err := req.scopes()
+	if err != nil {
+		return err
+	}
+	k, secret, err := h.Tenants.CreateAPIKey(c.Request().Context(), tenant, req.Name, scopes)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+k.ID)
+	return c.JSON(http.StatusCreated, createdKey{keyResponse: toKey(k), Key: secret})
+}
+
+func (h handlers) revokeKey(c echo.Context) error {
+	tenant, id, err := tenantAndID(c, ids.APIKey)
+	if err != nil {
+		return err
+	}
+	if err := h.Tenants.RevokeAPIKey(c.Request().Context(), tenant, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// tenantAndID returns the caller's tenant and the :id parameter; an ID that is not
+// of kind prefix is 404 without a query (tenants.ErrUserNotFound or
+// ErrAPIKeyNotFound, rendered by the edge).
+func tenantAndID(c echo.Context, prefix string) (string, string, error) {
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return "", "", err
+	}
+	id := c.Param("id")
+	if !ids.Valid(prefix, id) {
+		if prefix == ids.User {
+			return "", "", tenants.ErrUserNotFound
+		}
+		return "", "", tenants.ErrAPIKeyNotFound
+	}
+	return tenant, id, nil
+}

@@ -1,0 +1,193 @@
+// Package tenantstore stores tenants, users and API keys with GORM on SQLite or
+// PostgreSQL. Its row types stay here; the domain (internal/tenants) knows nothing
+// of them.
+package tenantstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// Store implements tenants.Store.
+type Store struct{ db *gorm.DB }
+
+var _ tenants.Store = (*Store)(nil)
+
+// New returns a Store over db. The tables come from riskapi's migrations.
+func New(db *gorm.DB) *Store { return &Store{db: db} }
+
+type tenantRow struct {
+	ID         string
+	Name       string
+	CreatedAt  time.Time
+	DisabledAt *time.Time
+}
+
+func (tenantRow) TableName() string { return "tenants" }
+
+func (r tenantRow) toTenant() tenants.Tenant {
+	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt)}
+}
+
+type userRow struct {
+	ID           string
+	TenantID     string
+	Email        string
+	Role         string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+func (userRow) TableName() string { return "users" }
+
+func (r userRow) toUser() tenants.User {
+	return tenants.User{ID: r.ID, TenantID: r.TenantID, Email: r.Email, Role: tenants.Role(r.Role),
+		CreatedAt: r.CreatedAt.UTC()}
+}
+
+type apiKeyRow struct {
+	ID         string
+	TenantID   string
+	Name       string
+	SecretHash string
+	Scopes     string // comma-separated
+	CreatedAt  time.Time
+	RevokedAt  *time.Time
+	LastUsedAt *time.Time
+}
+
+func (apiKeyRow) TableName() string { return "api_keys" }
+
+func (r apiKeyRow) toKey() tenants.APIKey {
+	var scopes []tenants.Scope
+	for _, s := range strings.Split(r.Scopes, ",") {
+		if s != "" {
+			scopes = append(scopes, tenants.Scope(s))
+		}
+	}
+	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes,
+		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt)}
+}
+
+// utc returns t in UTC: every time the store returns is UTC, whatever the driver
+// read it as.
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// take reads one row into dst, turning "no row" into notFound.
+func take(q *gorm.DB, dst any, notFound error, what string) error {
+	err := q.Take(dst).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, database.Classify(err))
+	}
+	return nil
+}
+
+// CreateTenant inserts t.
+func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
+	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()}
+	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+		return fmt.Errorf("create tenant: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// Tenant returns the tenant with id, or tenants.ErrTenantNotFound.
+func (s *Store) Tenant(ctx context.Context, id string) (tenants.Tenant, error) {
+	var row tenantRow
+	err := take(database.Conn(ctx, s.db).Where("id = ?", id), &row, tenants.ErrTenantNotFound, "get tenant")
+	return row.toTenant(), err
+}
+
+// TenantByName returns the oldest tenant named name, or tenants.ErrTenantNotFound.
+func (s *Store) TenantByName(ctx context.Context, name string) (tenants.Tenant, error) {
+	var row tenantRow
+	err := take(database.Conn(ctx, s.db).Where("name = ?", name).Order("id"), &row,
+		tenants.ErrTenantNotFound, "find tenant")
+	return row.toTenant(), err
+}
+
+// CreateUser inserts u, or returns tenants.ErrEmailTaken.
+func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash string) error {
+	row := userRow{ID: u.ID, TenantID: u.TenantID, Email: u.Email, Role: string(u.Role), PasswordHash: passwordHash,
+		CreatedAt: u.CreatedAt.UTC()}
+	err := database.Conn(ctx, s.db).Create(&row).Error
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return tenants.ErrEmailTaken
+	}
+	if err != nil {
+		return fmt.Errorf("create user: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// UserByEmail returns the user with email, if its tenant is enabled, and its
+// password hash, or tenants.ErrUserNotFound.
+func (s *Store) UserByEmail(ctx context.Context, email string) (tenants.User, string, error) {
+	var row userRow
+	q := database.Conn(ctx, s.db).Where("email = ?", email).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
+	err := take(q, &row, tenants.ErrUserNotFound, "find user")
+	return row.toUser(), row.PasswordHash, err
+}
+
+// CreateAPIKey inserts k with its secret's digest.
+func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash string) error {
+	strs := make([]string, len(k.Scopes))
+	for i, sc := range k.Scopes {
+		strs[i] = string(sc)
+	}
+	row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
+		Scopes: strings.Join(strs, ","), CreatedAt: k.CreatedAt.UTC()}
+	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+		return fmt.Errorf("create api key: %w", database.Classify(err))
+	}
+	return nil
+}
+
+// APIKeyBySecretHash returns the key with that digest, if its tenant is enabled, or
+// tenants.ErrAPIKeyNotFound. One indexed statement per request: nothing is cached,
+// so a revocation or a disabled tenant holds on every instance from the next
+// request on.
+func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tenants.APIKey, error) {
+	var row apiKeyRow
+	q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
+	err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
+	return row.toKey(), err
+}
+
+// RevokeAPIKey sets revoked_at once, or returns tenants.ErrAPIKeyNotFound.
+func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ?", id).
+		Update("revoked_at", gorm.Expr("COALESCE(revoked_at, ?)", at.UTC()))
+	if res.Error != nil {
+		return fmt.Errorf("revoke api key: %w", database.Classify(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return tenants.ErrAPIKeyNotFound
+	}
+	return nil
+}
+
+// TouchAPIKey records the key's last use, on the pool rather than ctx's transaction.
+func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	err := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", id).Update("last_used_at", at.UTC()).Error
+	return database.Classify(err)
+}
