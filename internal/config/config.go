@@ -78,9 +78,13 @@ type Leases struct {
 	// IdleInTx makes PostgreSQL abort a session idle inside a transaction this long
 	// (a hung or partitioned process cannot hold a lock past the lease): the lease.
 	IdleInTx time.Duration
-	// Busy bounds a SQLite statement's wait for the write lock: half the lease, so
-	// waiting cannot outlast the handler's deadline.
-	Busy time.Duration
+	// Store bounds every wait on the store on a request's path: each statement,
+	// each unkeyed write's transaction, and a SQLite statement's wait for the write
+	// lock (its busy timeout). Half the lease: a request whose store stops answering
+	// (frozen, partitioned) is answered 503 STORE_UNAVAILABLE then, whatever it is —
+	// authentication, a read, an unkeyed or a keyed write — and waiting cannot
+	// outlast a keyed handler's deadline.
+	Store time.Duration
 	// OrphanGrace is how old unreferenced attachment bytes must be before the sweep
 	// removes them: well past the lease, beyond which no request's transaction
 	// survives, and at least an hour.
@@ -92,7 +96,7 @@ func (i Idempotency) Leases() Leases {
 	return Leases{
 		Handler:     i.Lease * 4 / 5,
 		IdleInTx:    i.Lease,
-		Busy:        i.Lease / 2,
+		Store:       i.Lease / 2,
 		OrphanGrace: max(time.Hour, 2*i.Lease),
 	}
 }

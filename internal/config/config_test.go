@@ -145,7 +145,7 @@ func TestLeases(t *testing.T) {
 	t.Parallel()
 	for _, lease := range []time.Duration{2 * time.Second, time.Minute, 2 * time.Hour} {
 		l := config.Idempotency{Lease: lease}.Leases()
-		if l.Handler >= lease || l.Busy >= l.Handler || l.IdleInTx != lease || l.OrphanGrace < 2*lease || l.OrphanGrace < time.Hour {
+		if l.Handler >= lease || l.Store >= l.Handler || l.IdleInTx != lease || l.OrphanGrace < 2*lease || l.OrphanGrace < time.Hour {
 			t.Errorf("lease %s: %+v", lease, l)
 		}
 	}

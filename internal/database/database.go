@@ -102,6 +102,9 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
+	if err := registerCallbacks(gdb); err != nil {
+		return nil, err
+	}
 	sqlDB, err := gdb.DB()
 	if err != nil {
 		return nil, err
@@ -138,6 +141,9 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", Classify(err))
 	}
+	if err := registerCallbacks(gdb); err != nil {
+		return nil, err
+	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
@@ -146,13 +152,28 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 	return &DB{DB: gdb, Dialect: Postgres, Dir: "data"}, nil
 }
 
-// Ping checks that the store answers; /readyz calls it.
+// Ping checks that the store answers.
 func (db *DB) Ping(ctx context.Context) error {
 	sqlDB, err := db.DB.DB()
 	if err != nil {
 		return err
 	}
 	return Classify(sqlDB.PingContext(ctx))
+}
+
+// CheckWrite checks that the store takes a committed write, which is what serving
+// requests needs: it stamps the one row of readiness_probes (migration 0006). A store
+// that answers reads but cannot write (SQLite or PostgreSQL on a full disk, a
+// read-only replica) fails it. /readyz calls it; ctx bounds it. Errors: classified.
+func (db *DB) CheckWrite(ctx context.Context) error {
+	res := db.WithContext(ctx).Exec("UPDATE readiness_probes SET checked_at = ? WHERE id = 1", time.Now().UTC())
+	if res.Error != nil {
+		return fmt.Errorf("readiness write: %w", Classify(res.Error))
+	}
+	if res.RowsAffected != 1 {
+		return fmt.Errorf("readiness write: the probe row is missing (run api migrate)")
+	}
+	return nil
 }
 
 // Close closes the pool.

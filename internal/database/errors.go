@@ -2,8 +2,10 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -11,13 +13,22 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// ErrUnavailable marks an error caused by a store that cannot be reached or is too
-// busy to answer: the HTTP edge turns it into 503 STORE_UNAVAILABLE with Retry-After.
+// ErrUnavailable marks an error caused by a store that cannot be reached, is too
+// busy to answer, or has no room left (a full disk): the HTTP edge turns it into
+// 503 STORE_UNAVAILABLE with Retry-After. All are temporary as far as a client can
+// tell; docs/errors.md says what a client does.
 var ErrUnavailable = errors.New("store unavailable")
 
+// ErrOutcomeUnknown marks a store failure after which a write may or may not have
+// committed: the connection was lost after its COMMIT (or a write outside any
+// transaction) may have reached the server. The 503 then says "outcome": "unknown"
+// instead of "not_executed" (docs/errors.md). It always comes with ErrUnavailable.
+var ErrOutcomeUnknown = errors.New("the write's outcome is unknown")
+
 // Classify returns err wrapped with ErrUnavailable when it means the store could not
-// be reached (connection refused or lost, server shutting down, SQLite busy or
-// locked), and err unchanged otherwise. Classify(nil) is nil.
+// be reached or lost its connection (refused, reset, closed, unexpected EOF, a
+// backend shut down or terminated), is busy (SQLite locked), or is out of space, and
+// err unchanged otherwise. Classify(nil) is nil.
 func Classify(err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) {
 		return err
@@ -28,10 +39,41 @@ func Classify(err error) error {
 	return err
 }
 
-type unavailableError struct{ err error }
+// CommitFailed classifies the error of a COMMIT, or of a write sent outside a
+// transaction, as Classify does, and marks it ErrOutcomeUnknown unless the store
+// surely did not commit: it answered with an error, nothing was sent (pgx's
+// SafeToRetry), the context ended before the call, or SQLite reported the failure
+// (SQLite commits in-process: its answer is the outcome).
+func CommitFailed(err error) error {
+	err = Classify(err)
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || notCommitted(err) {
+		return err
+	}
+	return &unavailableError{err: err, unknown: true}
+}
+
+func notCommitted(err error) bool {
+	var pgErr *pgconn.PgError
+	var connectErr *pgconn.ConnectError
+	msg := err.Error()
+	return errors.As(err, &pgErr) || errors.As(err, &connectErr) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) ||
+		// database/sql gives up before handing the call to the driver; once pgx has
+		// sent it, a deadline comes wrapped as pgconn's timeout.
+		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) && !pgconn.Timeout(err) ||
+		strings.Contains(msg, "sql: database is closed") || sqliteBusy(msg) || sqliteFull(msg)
+}
+
+type unavailableError struct {
+	err     error
+	unknown bool
+}
 
 func (e *unavailableError) Error() string { return "store unavailable: " + e.err.Error() }
 func (e *unavailableError) Unwrap() []error {
+	if e.unknown {
+		return []error{ErrUnavailable, ErrOutcomeUnknown, e.err}
+	}
 	return []error{ErrUnavailable, e.err}
 }
 
@@ -41,7 +83,12 @@ func unavailable(err error) bool {
 	var connectErr *pgconn.ConnectError
 	switch {
 	case errors.Is(err, driver.ErrBadConn), errors.Is(err, syscall.ECONNREFUSED),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		// A backend that dies mid-answer leaves pgx with a truncated message.
+		errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
+		errors.Is(err, sql.ErrConnDone):
+		return true
+	case OutOfSpace(err):
 		return true
 	case errors.As(err, &connectErr), errors.As(err, &netErr):
 		return true
@@ -49,10 +96,29 @@ func unavailable(err error) bool {
 		// Class 08: connection exception; 57P01..03: admin shutdown, crash shutdown,
 		// cannot connect now; 53300: too many connections.
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "53300"
-	case pgconn.SafeToRetry(err), errors.Is(err, context.DeadlineExceeded) && pgconn.Timeout(err):
+	case pgconn.SafeToRetry(err), pgconn.Timeout(err),
+		errors.Is(err, context.DeadlineExceeded):
 		return true
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY") ||
-		strings.Contains(msg, "sql: database is closed") || strings.Contains(msg, "conn closed")
+	return sqliteBusy(msg) || strings.Contains(msg, "sql: database is closed") ||
+		strings.Contains(msg, "conn closed") || strings.Contains(msg, "unexpected EOF")
+}
+
+// sqliteBusy reports SQLite's busy or locked: another writer holds the lock.
+func sqliteBusy(msg string) bool {
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")
+}
+
+// sqliteFull reports SQLITE_FULL, which SQLite words the same whatever the cause.
+func sqliteFull(msg string) bool { return strings.Contains(msg, "database or disk is full") }
+
+// OutOfSpace reports whether err means the store has no room left: a file system's
+// "no space left" or "quota exceeded" (the database's or the upload folder's),
+// SQLite's SQLITE_FULL or PostgreSQL's disk_full (53100). It is a temporary store
+// failure (503 STORE_UNAVAILABLE, docs/errors.md) wherever it comes from.
+func OutOfSpace(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		errors.As(err, &pgErr) && pgErr.Code == "53100" || sqliteFull(err.Error())
 }

@@ -30,16 +30,34 @@ func InTx(ctx context.Context) bool {
 }
 
 // RunInTx runs fn in the transaction ctx carries, or else in a new transaction on db
-// that commits when fn returns nil. fn must make its writes through Conn on the
-// context it is given. Errors: fn's, or the store's (classified).
-func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) error {
+// that commits when fn returns nil; a context marked by WithCallTimeout bounds the
+// new transaction as a whole. fn must make its writes through Conn on the context it
+// is given. Errors: fn's, or the store's (classified; a COMMIT whose outcome is
+// unknown is marked ErrOutcomeUnknown, see CommitFailed).
+func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) (err error) {
 	if InTx(ctx) {
 		return fn(ctx)
 	}
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		return fn(WithTx(ctx, tx))
-	})
-	return Classify(err)
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	tx := db.WithContext(ctx).Begin()
+	if tx.Error != nil {
+		return Classify(tx.Error)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tx.Rollback()
+		}
+	}()
+	if err := fn(WithTx(ctx, tx)); err != nil {
+		return Classify(err)
+	}
+	committed = true
+	if err := tx.Commit().Error; err != nil {
+		return CommitFailed(err)
+	}
+	return nil
 }
 
 // Runner is riskapi's one transaction runner: every write of more than one statement

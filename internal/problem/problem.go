@@ -120,7 +120,25 @@ type Problem struct {
 	// RetryAfter, when positive, is sent as the Retry-After header in whole seconds
 	// (rounded up), as 409, 429 and 503 require.
 	RetryAfter time.Duration
+	// Outcome is the "outcome" member every 503 STORE_UNAVAILABLE carries: whether
+	// the request's write may have been done (docs/errors.md). Empty otherwise.
+	Outcome Outcome
 }
+
+// Outcome says what a request refused with 503 STORE_UNAVAILABLE did
+// (docs/errors.md, docs/idempotency.md).
+type Outcome string
+
+const (
+	// NotExecuted: nothing was done; a retry, with or without the same key, cannot
+	// do it twice.
+	NotExecuted Outcome = "not_executed"
+	// OutcomeUnknown: the write ran and the store's connection was lost while it
+	// was being committed: it may or may not have been done. Retry with the same
+	// Idempotency-Key (a done write is then replayed, never repeated) or look the
+	// key up; never retry under a new key.
+	OutcomeUnknown Outcome = "unknown"
+)
 
 // New returns a Problem with code and a client-safe detail built by fmt.Sprintf.
 func New(code Code, format string, args ...any) *Problem {

@@ -3,21 +3,23 @@ package server
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/requestid"
 )
 
 // useChain installs the middleware every request passes, matched route or not, in
 // order: HEAD served as GET; the request id; logs and metrics (which also render
-// errors, so the final status is known); recovery from panics. Each route's own
-// middleware (routes.go) runs inside it.
-func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics) {
+// errors, so the final status is known); the store's call timeout (storeCall);
+// recovery from panics. Each route's own middleware (routes.go) runs inside it.
+func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics, storeCall time.Duration) {
 	e.Pre(headAsGet)
-	e.Use(requestid.Middleware(), observe(log, m))
+	e.Use(requestid.Middleware(), observe(log, m), callTimeout(storeCall))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -26,6 +28,20 @@ func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics) {
 			return problem.New(problem.Internal, "an internal error occurred; the request id identifies it in our logs")
 		},
 	}))
+}
+
+// callTimeout bounds every store call the request makes — authentication, reads,
+// unkeyed writes, the handler's statements — by d (config.Leases.Store): a store that
+// stops answering gets the request a 503 STORE_UNAVAILABLE after d instead of a hang.
+// It bounds the calls, not the request: an upload may stream for longer.
+func callTimeout(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			c.SetRequest(req.WithContext(database.WithCallTimeout(req.Context(), d)))
+			return next(c)
+		}
+	}
 }
 
 // headAsGet serves HEAD as the GET of the same route with the body discarded (RFC

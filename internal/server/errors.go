@@ -24,6 +24,7 @@ type problemBody struct {
 	Code      problem.Code         `json:"code"`
 	RequestID string               `json:"requestId"`
 	Errors    []problem.FieldError `json:"errors,omitempty"`
+	Outcome   problem.Outcome      `json:"outcome,omitempty"`
 }
 
 // storeRetryAfter is the Retry-After of 503 STORE_UNAVAILABLE.
@@ -38,9 +39,8 @@ func toProblem(err error) (p *problem.Problem, unexpected bool) {
 	if p := notFoundProblem(err); p != nil {
 		return p, false
 	}
-	if errors.Is(err, database.ErrUnavailable) {
-		return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: storeRetryAfter,
-			Detail: "the database could not be reached; retry after the Retry-After delay"}, true
+	if errors.Is(err, database.ErrUnavailable) || database.OutOfSpace(err) {
+		return storeProblem(err), true
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
@@ -64,6 +64,25 @@ func toProblem(err error) (p *problem.Problem, unexpected bool) {
 	return problem.New(problem.Internal, "an internal error occurred; the request id identifies it in our logs"), true
 }
 
+// storeProblem is the 503 STORE_UNAVAILABLE of a store failure outside the
+// idempotency engine (which words its own): authentication, reads, unkeyed writes,
+// and keyed handlers' own statements (rolled back with their reservation, so never
+// marked unknown). Its outcome is "unknown" only when a COMMIT, or a write outside
+// any transaction, lost its connection (database.ErrOutcomeUnknown).
+func storeProblem(err error) *problem.Problem {
+	p := &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: storeRetryAfter, Outcome: problem.NotExecuted,
+		Detail: "the database could not be reached and nothing was done; retry after the Retry-After delay"}
+	switch {
+	case errors.Is(err, database.ErrOutcomeUnknown):
+		p.Outcome = problem.OutcomeUnknown
+		p.Detail = "the database connection was lost while this write was being committed: it may or may not have been done. " +
+			"Check before retrying; a write sent with an Idempotency-Key can be retried with the same key safely"
+	case database.OutOfSpace(err):
+		p.Detail = "the server's storage is full and nothing was done; retry after the Retry-After delay"
+	}
+	return p
+}
+
 // errorHandler renders every error as application/problem+json with the request id,
 // Cache-Control: no-store and, where the code calls for it, Retry-After.
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
@@ -83,8 +102,12 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if p.RetryAfter > 0 {
 			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(p.RetryAfter.Seconds()))))
 		}
+		outcome := p.Outcome
+		if p.Code == problem.StoreUnavailable && outcome == "" {
+			outcome = problem.OutcomeUnknown // promise nothing that was not established
+		}
 		body := problemBody{Type: p.Code.TypeURI(), Title: p.Code.Title(), Status: p.Status(),
-			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors}
+			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(p.Status())
 			return

@@ -36,7 +36,7 @@ const slowRefill = 0.01
 func key(k string) http.Header { return http.Header{"Idempotency-Key": {k}} }
 
 // problemMembers are the members a problem document may have.
-var problemMembers = []string{"type", "title", "status", "detail", "code", "requestId", "errors"}
+var problemMembers = []string{"type", "title", "status", "detail", "code", "requestId", "errors", "outcome"}
 
 // checkProblem asserts the contract's error shape: status and code, RFC 9457 members,
 // requestId equal to X-Request-Id, Cache-Control: no-store. It returns the document.

@@ -56,11 +56,14 @@ func healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
+// readyz answers 200 when the instance can serve writes: the store takes a committed
+// write within 2 s (database.CheckWrite). Answering reads is not enough: on a full
+// disk every write would fail while a ping succeeds.
 func readyz(d Deps) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 		defer cancel()
-		if err := d.DB.Ping(ctx); err != nil {
+		if err := d.DB.CheckWrite(ctx); err != nil {
 			return err
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

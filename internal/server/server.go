@@ -63,7 +63,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	// Client addresses come from the connection, not from X-Forwarded-For, which
 	// any client can forge to dodge a per-address limit.
 	e.IPExtractor = echo.ExtractIPDirect()
-	useChain(e, d.Logger, newHTTPMetrics(d.Metrics))
+	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
 	m, err := newMounter(d, cfg)
 	if err != nil {
 		return nil, err

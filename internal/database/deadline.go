@@ -1,0 +1,96 @@
+package database
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+type callTimeoutKey struct{}
+
+// WithCallTimeout returns ctx marked so that every store call made with it — each
+// statement, and each transaction RunInTx opens — is given up after d (then 503
+// STORE_UNAVAILABLE): a store that stops answering (frozen, partitioned) cannot hold
+// a request for longer. The HTTP server marks every request's context with
+// config.Leases.Store; background work (sweeps, migrations) is not marked. A
+// non-positive d leaves ctx unmarked.
+func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, callTimeoutKey{}, d)
+}
+
+// bounded returns ctx with the call timeout it is marked with, if that ends before
+// ctx's own deadline, and its cancel function (a no-op when nothing was added).
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Value(callTimeoutKey{}).(time.Duration)
+	if !ok {
+		return ctx, func() {}
+	}
+	if dl, has := ctx.Deadline(); has && time.Until(dl) <= d {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+const cancelSetting = "riskapi:call-cancel"
+
+// registerCallbacks installs, on every kind of GORM operation, the call timeout of
+// WithCallTimeout (before) and the outcome marking of writes sent outside a
+// transaction (after, see markAutocommit).
+func registerCallbacks(db *gorm.DB) error {
+	cb := db.Callback()
+	// rows: the operation hands back rows the caller reads after it, so its
+	// context must outlive it; it is released with its parent (the request) or at
+	// its deadline.
+	return errors.Join(
+		cb.Create().Before("gorm:create").Register("riskapi:call_timeout", startCall),
+		cb.Create().After("gorm:create").Register("riskapi:call_done", endCall(true, false)),
+		cb.Update().Before("gorm:update").Register("riskapi:call_timeout", startCall),
+		cb.Update().After("gorm:update").Register("riskapi:call_done", endCall(true, false)),
+		cb.Delete().Before("gorm:delete").Register("riskapi:call_timeout", startCall),
+		cb.Delete().After("gorm:delete").Register("riskapi:call_done", endCall(true, false)),
+		cb.Raw().Before("gorm:raw").Register("riskapi:call_timeout", startCall),
+		cb.Raw().After("gorm:raw").Register("riskapi:call_done", endCall(true, false)),
+		cb.Query().Before("gorm:query").Register("riskapi:call_timeout", startCall),
+		cb.Query().After("gorm:query").Register("riskapi:call_done", endCall(false, false)),
+		cb.Row().Before("gorm:row").Register("riskapi:call_timeout", startCall),
+		cb.Row().After("gorm:row").Register("riskapi:call_done", endCall(false, true)),
+	)
+}
+
+// startCall gives the statement its call timeout.
+func startCall(tx *gorm.DB) {
+	ctx, cancel := bounded(tx.Statement.Context)
+	tx.Statement.Context = ctx
+	tx.Statement.Settings.Store(cancelSetting, cancel)
+}
+
+// endCall marks a write's outcome and releases the statement's timeout, unless it
+// returned rows still to be read.
+func endCall(write, rows bool) func(*gorm.DB) {
+	return func(tx *gorm.DB) {
+		if write {
+			markAutocommit(tx)
+		}
+		if c, ok := tx.Statement.Settings.Load(cancelSetting); ok && !rows {
+			c.(context.CancelFunc)()
+		}
+	}
+}
+
+// markAutocommit marks the error of a write sent outside any transaction (it
+// committed by itself, or not) with ErrOutcomeUnknown when the connection was lost
+// after the statement may have reached the server.
+func markAutocommit(tx *gorm.DB) {
+	if tx.Error == nil {
+		return
+	}
+	if _, inTx := tx.Statement.ConnPool.(gorm.TxCommitter); inTx {
+		return
+	}
+	tx.Error = CommitFailed(tx.Error)
+}

@@ -1,0 +1,293 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/netfault"
+)
+
+// proxied starts riskapi on a fresh PostgreSQL database reached through a TCP proxy
+// the test can stall, cut and restore, with a lease of lease (config.Leases.Store is
+// half of it). PostgreSQL only: SQLite has no connection to fault.
+func proxied(t *testing.T, lease time.Duration) (*apitest.Env, *netfault.Proxy) {
+	t.Helper()
+	if !dbtest.Postgres() {
+		t.Skip("connection faults need PostgreSQL (TEST_DATABASE_URL=postgres://…); SQLite has no connection")
+	}
+	var px *netfault.Proxy
+	env := apitest.New(t, func(c *config.Config) {
+		u, err := url.Parse(c.Database.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		px = netfault.StartT(t, u.Host)
+		u.Host = px.Addr()
+		c.Database.URL = u.String()
+		c.Idempotency.Lease = lease
+	})
+	return env, px
+}
+
+// checkUnavailable asserts a 503 STORE_UNAVAILABLE problem with Retry-After and the
+// given outcome, and returns it.
+func checkUnavailable(t *testing.T, res *apitest.Response, outcome string) map[string]any {
+	t.Helper()
+	doc := checkProblem(t, res, 503, "STORE_UNAVAILABLE")
+	checkRetryAfter(t, res)
+	if doc["outcome"] != outcome {
+		t.Errorf("outcome = %v, want %q; body %s", doc["outcome"], outcome, res.Body.String())
+	}
+	return doc
+}
+
+// warm fills the connection pool, so that the next requests use connections that
+// were open before the fault. A connection an earlier fault broke costs one 503.
+func warm(t *testing.T, env *apitest.Env, a *apitest.Tenant) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
+		}()
+	}
+	wg.Wait()
+}
+
+// eventually sends req until it succeeds, as a client retries: allowing 503s while
+// the pool replaces connections a fault broke (at most one per pooled connection),
+// and 409s while an earlier attempt's transaction ends; it returns the success.
+func eventually(t *testing.T, env *apitest.Env, req apitest.Request) *apitest.Response {
+	t.Helper()
+	for try := 0; ; try++ {
+		res := apitest.Do(t, env, req)
+		if res.Code < 300 {
+			return res
+		}
+		if res.Code != 503 && res.Code != 409 || try == 40 {
+			t.Fatalf("%s %s: %d %s", req.Method, req.Path, res.Code, res.Body.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestConnectionLossIs503: when the connections to PostgreSQL break — the backend
+// hangs up (as when it dies) or resets them — every request that used one is
+// answered 503 STORE_UNAVAILABLE with Retry-After and outcome not_executed, never
+// 500 (issue 13, item 2), and the next requests are served on fresh connections.
+func TestConnectionLossIs503(t *testing.T) {
+	t.Parallel()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	for _, fault := range []struct {
+		name string
+		cut  func()
+	}{{"hang-up", px.Cut}, {"reset", px.Reset}} {
+		for _, req := range []apitest.Request{
+			{Method: "GET", Path: "/v2/risks", Bearer: a.Key},
+			{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "unkeyed"}},
+			{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("loss-" + fault.name), JSON: map[string]any{"title": "keyed"}},
+		} {
+			t.Run(fault.name+" "+req.Method+" "+req.Header.Get("Idempotency-Key"), func(t *testing.T) {
+				warm(t, env, a)
+				fault.cut()
+				res := apitest.Do(t, env, req)
+				if res.Code != 503 {
+					// The pool may have noticed the cut before handing out a connection;
+					// then the request must have been served normally.
+					if res.Code >= 300 {
+						t.Fatalf("after a %s: %d %s, want 503 or success", fault.name, res.Code, res.Body.String())
+					}
+					return
+				}
+				checkUnavailable(t, res, "not_executed")
+				eventually(t, env, req)
+			})
+		}
+	}
+}
+
+// TestTerminatedBackendsAre503: backends killed with pg_terminate_backend while
+// requests run give 503 STORE_UNAVAILABLE with Retry-After, never 500; every keyed
+// write then completes exactly once when retried.
+func TestTerminatedBackendsAre503(t *testing.T) {
+	t.Parallel()
+	env, _ := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	admin, err := database.Open(context.Background(), env.App.Config.Database.URL, database.Options{MaxOpenConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	stop := make(chan struct{})
+	var killer sync.WaitGroup
+	killed := 0
+	killer.Add(1)
+	go func() {
+		defer killer.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			var n int
+			admin.Raw(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n)
+			killed += n
+		}
+	}()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				k := fmt.Sprintf("terminate-%d-%d", w, i)
+				for {
+					res := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+						Header: key(k), JSON: map[string]any{"title": k}})
+					mu.Lock()
+					statuses[res.Code]++
+					mu.Unlock()
+					if res.Code == 503 || res.Code == 409 {
+						if res.Header().Get("Retry-After") == "" {
+							t.Errorf("%d without Retry-After", res.Code)
+						}
+						continue
+					}
+					if res.Code != 201 {
+						t.Errorf("key %s: %d %s", k, res.Code, res.Body.String())
+					}
+					break
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	killer.Wait()
+	t.Logf("statuses %v, %d backends terminated", statuses, killed)
+	if statuses[503] == 0 {
+		t.Errorf("no request met a terminated backend: the test tested nothing")
+	}
+	var list struct{ Data []struct{ Title string } }
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=100", Bearer: a.Key}).Expect(200).Decode(&list)
+	if len(list.Data) != 100 {
+		t.Errorf("%d risks for 100 keys", len(list.Data))
+	}
+}
+
+// TestFrozenStoreIs503: with PostgreSQL frozen (the proxy holds every byte), API-key
+// authentication, a read, an unkeyed and a keyed write are each answered 503
+// STORE_UNAVAILABLE within the lease instead of hanging for the whole freeze (issue
+// 13, item 3); after the thaw the same requests succeed.
+func TestFrozenStoreIs503(t *testing.T) {
+	t.Parallel()
+	const lease = 2 * time.Second
+	const freeze = 20 * time.Second
+	env, px := proxied(t, lease)
+	a := env.Tenant("Acme")
+	warm(t, env, a)
+	px.Stall()
+	thaw := time.AfterFunc(freeze, px.Restore)
+	defer thaw.Stop()
+	reqs := []apitest.Request{
+		{Method: "GET", Path: "/v2/risks", Bearer: a.Key},
+		{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "unkeyed"}},
+		{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("frozen-1"), JSON: map[string]any{"title": "keyed"}},
+	}
+	var wg sync.WaitGroup
+	for _, req := range reqs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			res := apitest.Do(t, env, req)
+			took := time.Since(start)
+			if took > lease+time.Second {
+				t.Errorf("%s %s waited %s on a frozen store (lease %s, freeze %s)", req.Method, req.Path, took.Round(time.Millisecond), lease, freeze)
+			}
+			if res.Code != 503 {
+				t.Errorf("%s %s on a frozen store: %d %s, want 503", req.Method, req.Path, res.Code, res.Body.String())
+				return
+			}
+			doc := checkProblem(t, res, 503, "STORE_UNAVAILABLE")
+			checkRetryAfter(t, res)
+			if doc["outcome"] == nil {
+				t.Errorf("503 without outcome: %s", res.Body.String())
+			}
+		}()
+	}
+	wg.Wait()
+	px.Restore()
+	for _, req := range reqs {
+		eventually(t, env, req)
+	}
+}
+
+// TestLostCommitIsUnknown: the connection dies after a write's COMMIT reached
+// PostgreSQL and before its answer came back. The write is in fact committed, so the
+// 503 must say outcome "unknown", never "not_executed" (issue 13, item 1), and the
+// keyed retry replays it. The proxy recognises the final round trip by a parameter
+// only it carries: for a keyed write the stored response body, which travels in one
+// pipeline with the COMMIT; for an unkeyed one the INSERT that commits by itself.
+func TestLostCommitIsUnknown(t *testing.T) {
+	t.Parallel()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	warm(t, env, a)
+
+	keyed := apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("lost-commit-1"),
+		JSON: map[string]any{"title": "keyed lost commit"}}
+	px.CutAfter([]byte(`"title":"keyed lost commit"`))
+	checkUnavailable(t, apitest.Do(t, env, keyed), "unknown")
+	if px.PatternCuts() != 1 {
+		t.Fatalf("the proxy cut %d connections, want 1", px.PatternCuts())
+	}
+	px.Restore()
+	res := eventually(t, env, keyed).Expect(201)
+	if res.Header().Get("Idempotent-Replayed") != "true" {
+		t.Errorf("retry after a lost COMMIT ran again (Idempotent-Replayed %q): the write was committed", res.Header().Get("Idempotent-Replayed"))
+	}
+
+	px.CutAfter([]byte("unkeyed lost commit"))
+	checkUnavailable(t, apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+		JSON: map[string]any{"title": "unkeyed lost commit"}}), "unknown")
+	px.Restore()
+	var list struct{ Data []struct{ Title string } }
+	eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Decode(&list)
+	if len(list.Data) != 2 {
+		t.Errorf("%d risks after two lost answers, want both writes committed: %+v", len(list.Data), list.Data)
+	}
+}
+
+// TestUnreachableStoreIsNotExecuted: a keyed write refused because PostgreSQL cannot
+// be reached at all is 503 outcome not_executed, and the retry with the same key runs
+// it (once).
+func TestUnreachableStoreIsNotExecuted(t *testing.T) {
+	t.Parallel()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	req := apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("unreachable-1"), JSON: map[string]any{"title": "t"}}
+	px.Refuse(true)
+	px.Cut()
+	checkUnavailable(t, apitest.Do(t, env, req), "not_executed")
+	px.Restore()
+	res := apitest.Do(t, env, req).Expect(201)
+	if res.Header().Get("Idempotent-Replayed") != "false" {
+		t.Errorf("Idempotent-Replayed = %q after not_executed, want false", res.Header().Get("Idempotent-Replayed"))
+	}
+}
