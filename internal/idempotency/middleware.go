@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -82,7 +83,7 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 	defer cancel()
 	obs, err := e.Store.Reserve(hctx, rk)
 	if err != nil {
-		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err)
+		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err, problem.NotExecuted)
 	}
 	v := decide(obs, fp, now)
 	if v != run && obs.Held != nil {
@@ -101,7 +102,7 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 	tctx, err := obs.Held.Begin(hctx)
 	if err != nil {
 		e.release(ctx, obs.Held)
-		return OutcomeStoreUnavailable, e.unavailable(c, "begin", err)
+		return OutcomeStoreUnavailable, e.unavailable(c, "begin", err, problem.NotExecuted)
 	}
 	outcome := OutcomeExecuted
 	if obs.Record != nil {
@@ -168,9 +169,14 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 		rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
 		if err := res.Complete(hctx, rec); err != nil {
 			// Nothing was sent: the client's retry with the same key finds either the
-			// committed record (replay) or nothing (runs again). Never both.
+			// committed record (replay) or nothing (runs again). Never both. Whether
+			// anything was done is known unless the connection died during COMMIT.
 			resp.Committed = false
-			return OutcomeStoreUnavailable, e.unavailable(c, "complete", err)
+			outcome := problem.NotExecuted
+			if errors.Is(err, ErrOutcomeUnknown) {
+				outcome = problem.OutcomeUnknown
+			}
+			return OutcomeStoreUnavailable, e.unavailable(c, "complete", err, outcome)
 		}
 		buf.flushTo(origWriter, "false")
 		return outcome, nil
@@ -206,10 +212,17 @@ func (e *engine) release(ctx context.Context, res Reservation) {
 	}
 }
 
-// unavailable fails closed: without its record a keyed request must not run.
-func (e *engine) unavailable(c echo.Context, op string, err error) error {
+// unavailable fails closed: without its record a keyed request must not run. outcome
+// says what the client may assume (docs/idempotency.md, "When the store fails").
+func (e *engine) unavailable(c echo.Context, op string, err error, outcome problem.Outcome) error {
 	e.Logger.ErrorContext(c.Request().Context(), "idempotency store failed", slog.String("op", op),
-		slog.String("error", err.Error()))
-	return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: e.RetryAfter,
-		Detail: fmt.Sprintf("the idempotency store could not be reached; nothing was done, retry with the same Idempotency-Key after %s", e.RetryAfter)}
+		slog.String("outcome", string(outcome)), slog.String("error", err.Error()))
+	detail := fmt.Sprintf("the idempotency store could not be reached and nothing was done; "+
+		"retry with the same Idempotency-Key after %s", e.RetryAfter)
+	if outcome == problem.OutcomeUnknown {
+		detail = fmt.Sprintf("the store's connection was lost while this request was being committed: it may or may not have been done. "+
+			"Retry with the same Idempotency-Key after %s (if it was done, its response is replayed and nothing is done twice), "+
+			"or look the key up; never retry it under a new key", e.RetryAfter)
+	}
+	return &problem.Problem{Code: problem.StoreUnavailable, RetryAfter: e.RetryAfter, Outcome: outcome, Detail: detail}
 }

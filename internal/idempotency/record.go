@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -93,10 +94,18 @@ type Reservation interface {
 	// returned context. Errors: the store failed; call Release.
 	Begin(ctx context.Context) (context.Context, error)
 	// Complete stores rec (State COMPLETE) in the transaction and commits it with the
-	// handler's writes. On error nothing is committed — or, if the commit's outcome
-	// is unknown, both or neither are.
+	// handler's writes. On error nothing is committed — or, when the error wraps
+	// ErrOutcomeUnknown (the connection was lost while the COMMIT may have reached
+	// the store), both or neither are and nobody can tell which yet.
 	Complete(ctx context.Context, rec *Record) error
 	// Release rolls the transaction back, undoing the handler's writes, and frees
 	// the key. Calling it again is a no-op.
 	Release() error
 }
+
+// ErrOutcomeUnknown is wrapped by a Reservation.Complete error after which the
+// request's writes and its COMPLETE record may or may not have been committed. The
+// engine then answers 503 with outcome "unknown" instead of "not_executed": the
+// client must retry with the same key (a committed attempt is replayed) or look the
+// key up, and never assume nothing was done (docs/idempotency.md).
+var ErrOutcomeUnknown = errors.New("idempotency: the commit's outcome is unknown")

@@ -145,7 +145,7 @@ func (r *pgReservation) Complete(ctx context.Context, rec *idempotency.Record) e
 	}
 	if err != nil {
 		r.Release()
-		return fmt.Errorf("complete: %w", database.Classify(err))
+		return commitErr(err)
 	}
 	r.once.Do(func() { r.conn.Close() })
 	return nil

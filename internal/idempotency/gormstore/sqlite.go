@@ -63,7 +63,7 @@ func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Recor
 	err := r.tx.Commit().Error
 	r.once.Do(r.unlock)
 	if err != nil {
-		return fmt.Errorf("commit: %w", database.Classify(err))
+		return commitErr(err)
 	}
 	return nil
 }

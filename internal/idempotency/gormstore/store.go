@@ -139,3 +139,14 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (in
 	}
 	return int(res.RowsAffected), nil
 }
+
+// commitErr is the error of a Complete whose COMMIT failed: classified, and wrapping
+// idempotency.ErrOutcomeUnknown when the COMMIT may have reached the store before the
+// connection was lost (database.CommitFailed says when).
+func commitErr(err error) error {
+	err = database.CommitFailed(err)
+	if errors.Is(err, database.ErrOutcomeUnknown) {
+		return fmt.Errorf("complete: %w: %w", idempotency.ErrOutcomeUnknown, err)
+	}
+	return fmt.Errorf("complete: %w", err)
+}
