@@ -49,6 +49,9 @@ func CommitFailed(err error) error {
 	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || notCommitted(err) {
 		return err
 	}
+	if ue := (*unavailableError)(nil); errors.As(err, &ue) {
+		err = ue.err
+	}
 	return &unavailableError{err: err, unknown: true}
 }
 

@@ -46,8 +46,12 @@ type Answer struct {
 	Body     []byte
 	Replayed string // Idempotent-Replayed header: "true", "false" or ""
 	Code     string // problem+json "code" of an error response
-	Sent     time.Time
-	Latency  time.Duration
+	// Outcome is the problem's "outcome" member (503 STORE_UNAVAILABLE:
+	// "not_executed" or "unknown").
+	Outcome    string
+	RetryAfter string // the Retry-After header
+	Sent       time.Time
+	Latency    time.Duration
 }
 
 func (a Answer) String() string {
@@ -79,6 +83,10 @@ func (c *Client) Do(ctx context.Context, method, base, path, key string, body []
 		a.Err = err
 		return a
 	}
+	// Without GetBody net/http cannot resend the request on its own: every attempt
+	// is one the caller sees and accounts for (a keyed POST counts as idempotent, and
+	// the transport would otherwise retry some cut connections silently).
+	req.GetBody = nil
 	req.Header.Set("Authorization", "Bearer "+c.APIKey)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -99,12 +107,14 @@ func (c *Client) Do(ctx context.Context, method, base, path, key string, body []
 	}
 	a.Status = res.StatusCode
 	a.Replayed = res.Header.Get("Idempotent-Replayed")
+	a.RetryAfter = res.Header.Get("Retry-After")
 	if a.Status >= 400 {
 		var p struct {
-			Code string `json:"code"`
+			Code    string `json:"code"`
+			Outcome string `json:"outcome"`
 		}
 		if json.Unmarshal(a.Body, &p) == nil {
-			a.Code = p.Code
+			a.Code, a.Outcome = p.Code, p.Outcome
 		}
 	}
 	return a

@@ -15,7 +15,8 @@ import (
 type writeScenario struct {
 	keys, clients, dup int
 	lease              time.Duration
-	chaos              *chaos // nil: no kills
+	chaos              *chaos       // nil: no kills
+	faults             *storeFaults // nil: no store outages
 }
 
 func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, insts []*e2e.Instance) e2e.Report {
@@ -45,6 +46,9 @@ func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, inst
 	var cr chaosResult
 	if s.chaos != nil {
 		cr = s.chaos.run(t, loadCtx, rng, w, s.keys, insts)
+	}
+	if s.faults != nil {
+		s.faults.run(t, loadCtx, rng, w, s.keys)
 	}
 	w.Finish()
 	loadTook := time.Since(start)

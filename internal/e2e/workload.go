@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -49,9 +50,10 @@ type WriteTest struct {
 	issued   int
 	problems []string
 
-	// Counters, for the report.
+	// Counters, for the report. NotExecuted and Unknown count the 503s by their
+	// "outcome".
 	Attempts, NetErrors, InProgress, Unavailable, OtherStatus, Retries atomic.Int64
-	Executed, Replayed                                                 atomic.Int64
+	Executed, Replayed, NotExecuted, Unknown                           atomic.Int64
 }
 
 type keyState struct {
@@ -59,6 +61,9 @@ type keyState struct {
 	body       []byte
 	acks       []ack // every 2xx answer, in order of arrival
 	final      *ack  // the Verify answer
+	// mayHaveRun counts the answers after which the attempt may have committed
+	// without the client being told: network errors and 503 outcome "unknown".
+	mayHaveRun int
 	// A run of 409 answers: from the arrival of the first to the sending of the
 	// latest, the key was certainly blocked.
 	streakFrom time.Time
@@ -191,14 +196,29 @@ func (w *WriteTest) sendUntilDone(ctx context.Context, i int, phase string, star
 			if ctx.Err() == nil {
 				w.NetErrors.Add(1)
 			}
+			w.mayHaveRun(k)
 		case a.Status >= 200 && a.Status < 300:
 			w.acked(k, a, phase, target)
 			return
 		case a.Status == http.StatusConflict && a.Code == "IDEMPOTENCY_REQUEST_IN_PROGRESS":
 			w.InProgress.Add(1)
 			w.blocked(k, a)
-		case a.Status == http.StatusServiceUnavailable, a.Status == http.StatusTooManyRequests:
+			w.checkRetryAfter(k, a)
+		case a.Status == http.StatusServiceUnavailable:
 			w.Unavailable.Add(1)
+			w.checkRetryAfter(k, a)
+			switch a.Outcome {
+			case "not_executed":
+				w.NotExecuted.Add(1)
+			case "unknown":
+				w.Unknown.Add(1)
+				w.mayHaveRun(k)
+			default:
+				w.problemf("key %s (%s): 503 without outcome not_executed|unknown: %s", k.key, phase, a)
+			}
+		case a.Status == http.StatusTooManyRequests:
+			w.Unavailable.Add(1)
+			w.checkRetryAfter(k, a)
 		default:
 			w.OtherStatus.Add(1)
 			w.problemf("key %s (%s) via %s: unexpected answer %s", k.key, phase, target, a)
@@ -213,6 +233,18 @@ func (w *WriteTest) sendUntilDone(ctx context.Context, i int, phase string, star
 		if sleep(ctx, b/2+rand.N(b/2)) != nil {
 			continue // reported at the top of the loop
 		}
+	}
+}
+
+func (w *WriteTest) mayHaveRun(k *keyState) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	k.mayHaveRun++
+}
+
+func (w *WriteTest) checkRetryAfter(k *keyState, a Answer) {
+	if n, err := strconv.Atoi(a.RetryAfter); err != nil || n < 1 {
+		w.problemf("key %s: %d %s without a Retry-After of whole seconds (%q)", k.key, a.Status, a.Code, a.RetryAfter)
 	}
 }
 
@@ -264,8 +296,9 @@ func (w *WriteTest) problemf(format string, args ...any) {
 // Report is the outcome of a WriteTest.
 type Report struct {
 	Keys, Attempts, NetErrors, InProgress, Unavailable, OtherStatus, Retries int64
-	// Executed and Replayed count 2xx answers by Idempotent-Replayed, all phases.
-	Executed, Replayed int64
+	// Executed and Replayed count 2xx answers by Idempotent-Replayed, all phases;
+	// NotExecuted and Unknown count 503 answers by their outcome.
+	Executed, Replayed, NotExecuted, Unknown int64
 	// AckedBeforeFinal: keys with a 2xx before Verify; FinalExecuted: keys whose
 	// Verify answer ran the request (no earlier attempt had committed).
 	AckedBeforeFinal, FinalExecuted int
@@ -276,9 +309,9 @@ type Report struct {
 }
 
 func (r Report) String() string {
-	return fmt.Sprintf("keys=%d risks=%d requests=%d retries=%d network-errors=%d 409=%d 503/429=%d other=%d "+
+	return fmt.Sprintf("keys=%d risks=%d requests=%d retries=%d network-errors=%d 409=%d 503/429=%d (503 not_executed=%d unknown=%d) other=%d "+
 		"2xx-executed=%d 2xx-replayed=%d acked-before-final=%d final-executed=%d max-409-run=%s problems=%d",
-		r.Keys, r.Risks, r.Attempts, r.Retries, r.NetErrors, r.InProgress, r.Unavailable, r.OtherStatus,
+		r.Keys, r.Risks, r.Attempts, r.Retries, r.NetErrors, r.InProgress, r.Unavailable, r.NotExecuted, r.Unknown, r.OtherStatus,
 		r.Executed, r.Replayed, r.AckedBeforeFinal, r.FinalExecuted, r.MaxBlocked.Round(time.Millisecond), len(r.Problems))
 }
 
@@ -286,11 +319,14 @@ func (r Report) String() string {
 // answers collected: exactly one risk per key and none doubled; every 2xx answer of a
 // key identical (same risk, byte-identical body) and at most one of them executed;
 // every acknowledged risk present; each key answered 2xx by Verify; no key blocked by
-// 409 for longer than the lease.
+// 409 for longer than the lease; every 409 and 503 with Retry-After, and a key whose
+// write committed without any 2xx saying so (every 2xx a replay) answered at least
+// once with a network error or a 503 outcome "unknown" — never only "not_executed".
 func (w *WriteTest) Check(ctx context.Context, base string) Report {
 	r := Report{Keys: int64(len(w.keys)), Attempts: w.Attempts.Load(), NetErrors: w.NetErrors.Load(),
 		InProgress: w.InProgress.Load(), Unavailable: w.Unavailable.Load(), OtherStatus: w.OtherStatus.Load(),
-		Retries: w.Retries.Load(), Executed: w.Executed.Load(), Replayed: w.Replayed.Load()}
+		Retries: w.Retries.Load(), Executed: w.Executed.Load(), Replayed: w.Replayed.Load(),
+		NotExecuted: w.NotExecuted.Load(), Unknown: w.Unknown.Load()}
 	var problems []string
 	add := func(format string, args ...any) {
 		if len(problems) < 200 {
@@ -351,6 +387,12 @@ func (w *WriteTest) Check(ctx context.Context, base string) Report {
 		}
 		if executed > 1 {
 			add("DOUBLED: key %s executed %d times (Idempotent-Replayed: false on %d 2xx answers)", k.key, executed, executed)
+		}
+		if executed == 0 && len(all) > 0 && k.mayHaveRun == 0 {
+			// The attempt that committed told its client something else: only a
+			// network error or a 503 "unknown" may hide a committed write.
+			add("UNTRUE: key %s committed (every 2xx is a replay), yet no attempt was answered with a network error or a 503 "+
+				"outcome unknown: a 503 not_executed hid a committed write", k.key)
 		}
 		if len(all) == 0 || err != nil {
 			continue

@@ -23,7 +23,10 @@ type fakeAPI struct {
 	ignoreKeys bool // execute every request, keyed or not: retries double writes
 	loseEvery  int  // acknowledge but do not keep every n-th new risk
 	blockFor   time.Duration
-	mu         sync.Mutex
+	// lostOutcome, when set, answers the first attempt of every other key, after
+	// committing it, with a 503 of this outcome instead of cutting the connection.
+	lostOutcome string
+	mu          sync.Mutex
 	risks      []e2e.Risk
 	records    map[string][]byte
 	seen       map[string]int
@@ -57,6 +60,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if time.Since(f.firstSeen[key]) < f.blockFor {
 			w.Header().Set("Content-Type", "application/problem+json")
+			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusConflict)
 			io.WriteString(w, `{"code":"IDEMPOTENCY_REQUEST_IN_PROGRESS"}`)
 			return
@@ -81,6 +85,13 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.records[key] = rec
 	// Cut the first answer of every other key: the client must retry.
 	f.seen[key]++
+	if f.seen[key] == 1 && f.n%2 == 0 && f.lostOutcome != "" {
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintf(w, `{"code":"STORE_UNAVAILABLE","outcome":%q}`, f.lostOutcome)
+		return
+	}
 	if f.seen[key] == 1 && f.n%2 == 0 {
 		conn, _, _ := w.(http.Hijacker).Hijack()
 		conn.Close()
@@ -131,5 +142,11 @@ func TestWriteTestCatches(t *testing.T) {
 	}
 	if r := runFake(t, &fakeAPI{blockFor: 250 * time.Millisecond}, 100*time.Millisecond); !hasProblem(r, "BLOCKED") {
 		t.Errorf("a server that blocks keys past the lease was not caught: %s %v", r, r.Problems)
+	}
+	if r := runFake(t, &fakeAPI{lostOutcome: "unknown"}, time.Minute); len(r.Problems) > 0 || r.Unknown == 0 {
+		t.Errorf("a server that says unknown of a committed write: %s %v (want no problems)", r, r.Problems)
+	}
+	if r := runFake(t, &fakeAPI{lostOutcome: "not_executed"}, time.Minute); !hasProblem(r, "UNTRUE") {
+		t.Errorf("a server that says not_executed of a committed write was not caught: %s %v", r, r.Problems)
 	}
 }

@@ -119,7 +119,9 @@ func TestConnectionLossIs503(t *testing.T) {
 
 // TestTerminatedBackendsAre503: backends killed with pg_terminate_backend while
 // requests run give 503 STORE_UNAVAILABLE with Retry-After, never 500; every keyed
-// write then completes exactly once when retried.
+// write then completes exactly once when retried. (PostgreSQL's goodbye, SQLSTATE
+// 57P01, was classified before issue 13; this keeps it so. The hang-ups of
+// TestConnectionLossIs503 were not.)
 func TestTerminatedBackendsAre503(t *testing.T) {
 	t.Parallel()
 	env, _ := proxied(t, 10*time.Second)
@@ -154,7 +156,7 @@ func TestTerminatedBackendsAre503(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 25 {
+			for i := range 15 {
 				k := fmt.Sprintf("terminate-%d-%d", w, i)
 				for {
 					res := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
@@ -185,8 +187,8 @@ func TestTerminatedBackendsAre503(t *testing.T) {
 	}
 	var list struct{ Data []struct{ Title string } }
 	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=100", Bearer: a.Key}).Expect(200).Decode(&list)
-	if len(list.Data) != 100 {
-		t.Errorf("%d risks for 100 keys", len(list.Data))
+	if len(list.Data) != 60 {
+		t.Errorf("%d risks for 60 keys", len(list.Data))
 	}
 }
 
