@@ -27,11 +27,11 @@ type fakeAPI struct {
 	// committing it, with a 503 of this outcome instead of cutting the connection.
 	lostOutcome string
 	mu          sync.Mutex
-	risks      []e2e.Risk
-	records    map[string][]byte
-	seen       map[string]int
-	firstSeen  map[string]time.Time
-	n          int
+	risks       []e2e.Risk
+	records     map[string][]byte
+	seen        map[string]int
+	firstSeen   map[string]time.Time
+	n           int
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
