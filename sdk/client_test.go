@@ -955,3 +955,41 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Errorf("%d requests, %d risks; want the redirect not followed", n, srv.riskCount())
 	}
 }
+
+// TestStoreUnavailableOutcome: a 503 whose write may have committed (outcome
+// "unknown") is retried with the same key, and the retry's replay is the call's
+// result: one risk, never two. When retries run out, Error.Outcome tells the
+// caller which 503 it was.
+func TestStoreUnavailableOutcome(t *testing.T) {
+	c, srv, _ := newTestClient(t)
+	srv.inject(lostCommit(riskapi.OutcomeUnknown))
+	r, err := c.Risks.Create(context.Background(), createParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.recorded()
+	if len(reqs) != 2 || reqs[0].Key != reqs[1].Key {
+		t.Fatalf("server saw %d requests with keys %v, want 2 with one key", len(reqs), keysOf(reqs))
+	}
+	if !r.LastResponse.IdempotentReplayed {
+		t.Errorf("the retry was not a replay: %+v", r.LastResponse)
+	}
+	list, err := riskapi.Collect(c.Risks.List(context.Background(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(list); n != 1 {
+		t.Errorf("%d risks after one call whose first answer was lost, want 1", n)
+	}
+
+	c, srv, _ = newTestClient(t, riskapi.WithMaxRetries(0))
+	srv.inject(lostCommit(riskapi.OutcomeUnknown))
+	_, err = c.Risks.Create(context.Background(), createParams())
+	var apiErr *riskapi.Error
+	if !errors.As(err, &apiErr) || !errors.Is(err, riskapi.ErrStoreUnavailable) || apiErr.Outcome != riskapi.OutcomeUnknown {
+		t.Fatalf("err = %v, want STORE_UNAVAILABLE with Outcome unknown", err)
+	}
+	if apiErr.IdempotencyKey == "" {
+		t.Errorf("the error does not carry the key to retry with")
+	}
+}

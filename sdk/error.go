@@ -30,7 +30,18 @@ const (
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
 	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
 	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
-	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable; retried
+	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable or full; retried
+)
+
+// Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
+// (docs/errors.md).
+const (
+	// OutcomeNotExecuted: nothing was done; a retry cannot do it twice.
+	OutcomeNotExecuted = "not_executed"
+	// OutcomeUnknown: the write may or may not have been done. Retrying with
+	// the same idempotency key is safe (a done write is replayed); a new key
+	// may do it twice.
+	OutcomeUnknown = "unknown"
 )
 
 // Sentinel errors, one per code. errors.Is(err, ErrNotFound) is true when err
@@ -85,6 +96,14 @@ type Error struct {
 	// RetryAfter is the wait the server asked for with Retry-After (409,
 	// 429, 503), zero when absent.
 	RetryAfter time.Duration
+	// Outcome is what a 503 STORE_UNAVAILABLE says of the request:
+	// OutcomeNotExecuted (nothing was done) or OutcomeUnknown (the write ran
+	// and its commit may or may not have happened). Empty for other answers.
+	// The SDK retries both with the same key; when the retries run out, an
+	// unknown outcome means: retry the call with the same
+	// Params.IdempotencyKey later, or look the key up, but never send the
+	// write again under a new key (docs/sdk.md).
+	Outcome string
 	// Body is the raw response body, at most 64 KiB of it.
 	Body []byte
 }
@@ -149,6 +168,7 @@ type problem struct {
 	Code      string          `json:"code"`
 	RequestID string          `json:"requestId"`
 	Errors    []FieldError    `json:"errors"`
+	Outcome   string          `json:"outcome"`
 }
 
 // newError builds the *Error of a non-2xx response, reading at most
@@ -165,7 +185,7 @@ func newError(resp *http.Response, key string, now time.Time) *Error {
 	var p problem
 	if len(body) > 0 && json.Unmarshal(body, &p) == nil {
 		e.Type, e.Title, e.Detail, e.Code = p.Type, p.Title, p.Detail, p.Code
-		e.RequestID, e.Errors = p.RequestID, p.Errors
+		e.RequestID, e.Errors, e.Outcome = p.RequestID, p.Errors, p.Outcome
 	} else {
 		e.Title = http.StatusText(resp.StatusCode)
 		e.Detail = snippet(body)

@@ -160,6 +160,21 @@ func status(code int, problemCode, retryAfter string) fault {
 	}
 }
 
+// lostCommit runs the request to completion (so the server stores its outcome),
+// then answers 503 STORE_UNAVAILABLE with outcome instead: what riskapi says when
+// its database connection died during the COMMIT ("unknown"), or what a server
+// that lied would say ("not_executed").
+func lostCommit(outcome string) fault {
+	return func(w http.ResponseWriter, r *http.Request, next http.Handler) {
+		next.ServeHTTP(httptest.NewRecorder(), r)
+		w.Header().Set("Retry-After", "1")
+		w.Header().Set("Content-Type", "application/problem+json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		json.NewEncoder(w).Encode(map[string]any{"type": "https://riskapi.dev/problems/store-unavailable",
+			"title": "Store unavailable", "status": 503, "detail": "injected", "code": "STORE_UNAVAILABLE", "outcome": outcome})
+	}
+}
+
 // cutAfterAnswer runs the request to completion (so the server stores its
 // outcome), then closes the connection instead of sending the response: the
 // client sees a network error after the server has acted.
