@@ -14,7 +14,7 @@
 // go after the package (docs/performance.md):
 //
 //	go test -timeout 30m -run TestSweepUnderLoad -v ./internal/e2e/ -sweep.rows=1000000
-//	go test -timeout 30m -run 'TestCrash|TestScaleOut|TestFault' -v ./internal/e2e/ -e2e.scale=10
+//	go test -timeout 30m -run 'TestCrash|TestScaleOut|TestFault|TestStoreFault' -v ./internal/e2e/ -e2e.scale=10
 //
 // E2E_RACE=1 builds the server under test with -race; a data race it reports fails the
 // test.

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	scale = flag.Float64("e2e.scale", 1, "multiplies the keys and kills of the crash, scale-out and fault tests")
+	scale = flag.Float64("e2e.scale", 1, "multiplies the keys, kills and outages of the crash, scale-out, fault and store-fault tests")
 	seed  = flag.Uint64("e2e.seed", 0, "seed of the kill schedule (0: from the clock; the seed is logged)")
 )
 
