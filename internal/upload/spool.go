@@ -174,8 +174,9 @@ func contentType(v string) (string, error) {
 }
 
 // bodyError turns a failure to read the body into what the client sees: a malformed
-// multipart body is 400 here; the spool's own file system failing stays an internal
-// error; everything else — past the body limit, the client hanging up — is answered
+// multipart body is 400 here; the spool's own file system failing is returned as it
+// is (a full disk is 503 STORE_UNAVAILABLE at the edge, docs/errors.md; anything else
+// 500); everything else — past the body limit, the client hanging up — is answered
 // by reqbody.Error, as for every other body.
 func bodyError(err error) error {
 	if problem.As(err) == nil && isMultipartSyntax(err) {
