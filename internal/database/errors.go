@@ -42,8 +42,8 @@ func Classify(err error) error {
 // CommitFailed classifies the error of a COMMIT, or of a write sent outside a
 // transaction, as Classify does, and marks it ErrOutcomeUnknown unless the store
 // surely did not commit: it answered with an error, nothing was sent (pgx's
-// SafeToRetry), the context ended before the call, or SQLite reported the failure
-// (SQLite commits in-process: its answer is the outcome).
+// SafeToRetry), the context ended before the call, the store is out of space, or
+// SQLite reported busy (SQLite commits in-process: its answer is the outcome).
 func CommitFailed(err error) error {
 	err = Classify(err)
 	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || notCommitted(err) {
@@ -64,7 +64,7 @@ func notCommitted(err error) bool {
 		// database/sql gives up before handing the call to the driver; once pgx has
 		// sent it, a deadline comes wrapped as pgconn's timeout.
 		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) && !pgconn.Timeout(err) ||
-		strings.Contains(msg, "sql: database is closed") || sqliteBusy(msg) || sqliteFull(msg)
+		strings.Contains(msg, "sql: database is closed") || sqliteBusy(msg) || OutOfSpace(err)
 }
 
 type unavailableError struct {
