@@ -186,7 +186,8 @@ func TestTerminatedBackendsAre503(t *testing.T) {
 		t.Errorf("no request met a terminated backend: the test tested nothing")
 	}
 	var list struct{ Data []struct{ Title string } }
-	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=100", Bearer: a.Key}).Expect(200).Decode(&list)
+	// The last round of kills may have left dead connections in the pool.
+	eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=100", Bearer: a.Key}).Decode(&list)
 	if len(list.Data) != 60 {
 		t.Errorf("%d risks for 60 keys", len(list.Data))
 	}
@@ -288,7 +289,7 @@ func TestUnreachableStoreIsNotExecuted(t *testing.T) {
 	px.Cut()
 	checkUnavailable(t, apitest.Do(t, env, req), "not_executed")
 	px.Restore()
-	res := apitest.Do(t, env, req).Expect(201)
+	res := eventually(t, env, req).Expect(201) // pooled connections the cut broke cost a 503 each
 	if res.Header().Get("Idempotent-Replayed") != "false" {
 		t.Errorf("Idempotent-Replayed = %q after not_executed, want false", res.Header().Get("Idempotent-Replayed"))
 	}
