@@ -43,9 +43,9 @@ const cancelSetting = "riskapi:call-cancel"
 // transaction (after, see markAutocommit).
 func registerCallbacks(db *gorm.DB) error {
 	cb := db.Callback()
-	// rows: the operation hands back rows the caller reads after it, so its
-	// context must outlive it; it is released with its parent (the request) or at
-	// its deadline.
+	// Row hands back rows the caller reads after it returns, so its call context
+	// must outlive it (endCall's rows): it is released with its parent (the
+	// request) or at its deadline.
 	return errors.Join(
 		cb.Create().Before("gorm:create").Register("riskapi:call_timeout", startCall),
 		cb.Create().After("gorm:create").Register("riskapi:call_done", endCall(true, false)),
