@@ -7,6 +7,7 @@ package server
 
 import (
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -60,9 +61,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Logger)
-	// Client addresses come from the connection, not from X-Forwarded-For, which
-	// any client can forge to dodge a per-address limit.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics))
 	m, err := newMounter(d, cfg)
 	if err != nil {
@@ -74,4 +73,20 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		}
 	}
 	return e, nil
+}
+
+// clientAddress is how a request's client address is found (the sign-in limit keys
+// on it): the connection's address, unless that is one of the trusted proxies, whose
+// X-Forwarded-For is then read from the right, skipping trusted hops, to the first
+// address no trusted proxy vouches for. Without TRUSTED_PROXIES the header is never
+// read: any client could forge it to dodge a per-address limit.
+func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
