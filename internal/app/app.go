@@ -221,7 +221,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
-	srv := &http.Server{Handler: a.Echo, ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: a.Echo, ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(a.Logger.Handler(), slog.LevelWarn)}
 
 	sched := cron.New()

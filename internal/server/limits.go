@@ -12,6 +12,7 @@ import (
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
 // bodyLimit refuses bodies over n bytes with 413: at once when Content-Length says
@@ -24,6 +25,26 @@ func bodyLimit(n int64) echo.MiddlewareFunc {
 				return problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", n)
 			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, n)
+			return next(c)
+		}
+	}
+}
+
+// bodyDeadline gives a JSON or raw body d to arrive (reqbody.Deadline).
+func bodyDeadline(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			reqbody.Deadline(c.Response(), c.Request(), d)
+			return next(c)
+		}
+	}
+}
+
+// uploadPace keeps an upload arriving at min bytes per window (reqbody.MinRate).
+func uploadPace(min int64, window time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			reqbody.MinRate(c.Response(), c.Request(), min, window)
 			return next(c)
 		}
 	}

@@ -140,15 +140,15 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch r.Body.Kind {
 	case route.JSONBody:
-		mw = append(mw, bodyLimit(m.cfg.HTTP.MaxJSONBytes))
+		mw = append(mw, bodyLimit(m.cfg.HTTP.MaxJSONBytes), bodyDeadline(m.cfg.HTTP.BodyTimeout))
 	case route.RawBody:
-		mw = append(mw, bodyLimit(r.Body.Limit))
+		mw = append(mw, bodyLimit(r.Body.Limit), bodyDeadline(m.cfg.HTTP.BodyTimeout))
 	case route.UploadBody:
 		spool, err := upload.Config{Dir: m.spoolDir, Rules: r.Body.Form, Logger: m.log}.ToMiddleware()
 		if err != nil {
 			return nil, err
 		}
-		mw = append(mw, bodyLimit(m.cfg.Uploads.MaxBytes), spool)
+		mw = append(mw, bodyLimit(m.cfg.Uploads.MaxBytes), uploadPace(m.cfg.HTTP.UploadMinRate, m.cfg.HTTP.UploadRateWindow), spool)
 	}
 	switch {
 	case authn != nil:
