@@ -36,7 +36,7 @@ func TestDefaults(t *testing.T) {
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second,
 			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
-		Database: config.Database{URL: "sqlite://data/riskapi.db"},
+		Database:    config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"},
@@ -69,7 +69,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		TrustedProxies: []*net.IPNet{ten, doc}, HeaderTimeout: def.HeaderTimeout, BodyTimeout: def.BodyTimeout,
 		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, ShutdownGrace: def.ShutdownGrace},
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
-		Database: config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
+		Database:  config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -94,7 +94,9 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
 			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
 			HandlerTimeout: cfg.Idempotency.Leases().Handler,
-			Fingerprinter:  fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+			// A replayed 201 points at what the first one created (docs/idempotency.md).
+			KeepHeaders:   []string{echo.HeaderLocation},
+			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err
@@ -152,7 +154,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch {
 	case authn != nil:
-		mw = append(mw, authn, m.throttle)
+		mw = append(mw, noStore, authn, m.throttle)
 	case r.SignIn:
 		mw = append(mw, m.signIn)
 	}
@@ -164,6 +166,17 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		mw = append(mw, m.idempotency[r.Idempotency])
 	}
 	return mw, nil
+}
+
+// noStore marks every response of an authenticated route Cache-Control: no-store
+// (README.md, Connections): what a credential reads — a cookie-authenticated
+// download above all — must never be kept by a shared cache and served to another.
+// Set before anything answers, it is on replays and errors too.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
 }
 
 // authorize refuses with 403 FORBIDDEN a caller whose credential lacks scope ("" for
