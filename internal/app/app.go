@@ -28,6 +28,7 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
@@ -137,6 +138,16 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// redis is the shared rate limit store when REDIS_URL is set, else nil.
+	redis *ratelimit.Redis
+}
+
+// Close closes the rate limit store's connections, then Maintenance.
+func (a *App) Close() error {
+	if a.redis != nil {
+		a.redis.Close()
+	}
+	return a.Maintenance.Close()
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -148,16 +159,25 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
-	e, err := server.New(server.Deps{
+	app := &App{Maintenance: m}
+	var limits ratelimit.Store // nil: each instance counts alone
+	if url := cfg.RateLimit.RedisURL; url != "" {
+		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
+			m.Close()
+			return nil, err
+		}
+		limits = app.redis
+	}
+	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		Logger: log, Now: opts.Now,
+		Logger: log, Now: opts.Now, RateLimits: limits,
 	}, cfg)
 	if err != nil {
-		m.Close()
+		app.Close()
 		return nil, err
 	}
-	return &App{Maintenance: m, Echo: e}, nil
+	return app, nil
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It

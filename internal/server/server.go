@@ -18,6 +18,7 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestid"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -45,6 +46,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// RateLimits counts the rate limits: a ratelimit.Redis shared by every instance
+	// when REDIS_URL is set. Optional. Default: a ratelimit.Memory of this instance.
+	RateLimits ratelimit.Store
 }
 
 // New returns the configured Echo instance: the chain, then the route table. cfg is
@@ -58,6 +62,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		d.Logger = slog.Default()
 	}
 	d.Logger = slog.New(requestid.LogHandler(d.Logger.Handler()))
+	if d.RateLimits == nil {
+		d.RateLimits = ratelimit.NewMemory()
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Logger)
