@@ -85,7 +85,7 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
 		idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
-		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+		spoolDir:    attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
 		// they stream to disk, never held in memory (docs/idempotency.md).
