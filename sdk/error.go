@@ -25,7 +25,9 @@ const (
 	CodeNotFound                     = "NOT_FOUND"                       // 404: absent, or another tenant's
 	CodeMethodNotAllowed             = "METHOD_NOT_ALLOWED"              // 405: known path, wrong method
 	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
+	CodePreconditionFailed           = "PRECONDITION_FAILED"             // 412: If-Match or If-Unmodified-Since did not hold
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
+	CodeRangeNotSatisfiable          = "RANGE_NOT_SATISFIABLE"           // 416: Range outside the download's bytes
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
 	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
@@ -55,7 +57,9 @@ var (
 	ErrForbidden                    = &Error{Code: CodeForbidden}
 	ErrNotFound                     = &Error{Code: CodeNotFound}
 	ErrIdempotencyRequestInProgress = &Error{Code: CodeIdempotencyRequestInProgress}
+	ErrPreconditionFailed           = &Error{Code: CodePreconditionFailed}
 	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
+	ErrRangeNotSatisfiable          = &Error{Code: CodeRangeNotSatisfiable}
 	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
 	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}
 	ErrRateLimited                  = &Error{Code: CodeRateLimited}

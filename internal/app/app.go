@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,6 +28,7 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
@@ -136,6 +138,16 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// redis is the shared rate limit store when REDIS_URL is set, else nil.
+	redis *ratelimit.Redis
+}
+
+// Close closes the rate limit store's connections, then Maintenance.
+func (a *App) Close() error {
+	if a.redis != nil {
+		a.redis.Close()
+	}
+	return a.Maintenance.Close()
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -147,16 +159,25 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
-	e, err := server.New(server.Deps{
+	app := &App{Maintenance: m}
+	var limits ratelimit.Store // nil: each instance counts alone
+	if url := cfg.RateLimit.RedisURL; url != "" {
+		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
+			m.Close()
+			return nil, err
+		}
+		limits = app.redis
+	}
+	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		Logger: log, Now: opts.Now,
+		Logger: log, Now: opts.Now, RateLimits: limits,
 	}, cfg)
 	if err != nil {
-		m.Close()
+		app.Close()
 		return nil, err
 	}
-	return &App{Maintenance: m, Echo: e}, nil
+	return app, nil
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
@@ -214,14 +235,16 @@ func sweepPause(d database.Dialect) time.Duration {
 }
 
 // Serve listens on the configured address, runs the sweep on its schedule, and on
-// ctx's end stops accepting, lets in-flight requests finish (up to 30s) and returns.
-// ready, if not nil, receives the bound address once listening.
+// ctx's end drains (drain) and returns nil. ready, if not nil, receives the bound
+// address once listening.
 func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	ln, err := net.Listen("tcp", a.Config.HTTP.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
-	srv := &http.Server{Handler: a.Echo, ReadHeaderTimeout: 10 * time.Second,
+	var inFlight sync.WaitGroup
+	srv := &http.Server{Handler: counted(a.Echo, &inFlight),
+		ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,
 		ErrorLog: slog.NewLogLogger(a.Logger.Handler(), slog.LevelWarn)}
 
 	sched := cron.New()
@@ -247,14 +270,43 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 		return err
 	case <-ctx.Done():
 	}
-	a.Logger.Info("shutting down: finishing in-flight requests")
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return err
-	}
+	a.drain(ctx, srv, &inFlight)
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
+}
+
+// drain stops accepting connections and returns within ShutdownGrace (30 s): in-flight
+// requests may finish for the first 5/6 of it. Whatever still runs then — an upload
+// trickling in, a client that stopped reading — has its connection closed: its body
+// read fails, so its handler returns and removes its spooled files; drain waits the
+// last 1/6 for that, so that the process exits clean (README.md, Connections).
+func (a *App) drain(ctx context.Context, srv *http.Server, inFlight *sync.WaitGroup) {
+	a.Logger.Info("shutting down: finishing in-flight requests")
+	closeWait := a.Config.HTTP.ShutdownGrace / 6
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), a.Config.HTTP.ShutdownGrace-closeWait)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err == nil {
+		return
+	}
+	a.Logger.Warn("shutdown grace over: closing the connections of unfinished requests",
+		slog.Duration("grace", a.Config.HTTP.ShutdownGrace))
+	srv.Close()
+	done := make(chan struct{})
+	go func() { inFlight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(closeWait):
+		a.Logger.Warn("requests still running after their connections closed")
+	}
+}
+
+// counted counts h's requests in flight, so that drain can wait for them.
+func counted(h http.Handler, inFlight *sync.WaitGroup) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		defer inFlight.Done()
+		h.ServeHTTP(w, r)
+	})
 }

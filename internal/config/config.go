@@ -6,7 +6,10 @@
 // README.md lists the variables.
 package config
 
-import "time"
+import (
+	"net"
+	"time"
+)
 
 // Config is riskapi's configuration, one struct per component. A new variable is a
 // field in its component's struct and a row in settings.
@@ -20,13 +23,34 @@ type Config struct {
 	Sweep       Sweep
 }
 
-// HTTP configures the listener and request bodies. HTTP_IDLE_TIMEOUT and
-// TRUSTED_PROXIES belong here.
+// HTTP configures the listener, client addresses and request bodies. The fields
+// that are no variable are the promises of README.md's "Connections" and only tests
+// change them.
 type HTTP struct {
 	Addr string // ADDR, default ":8080"
 	// MaxJSONBytes bounds a JSON request body (413 PAYLOAD_TOO_LARGE past it,
 	// docs/errors.md). Not a variable: 1 MiB.
 	MaxJSONBytes int64
+	// IdleTimeout closes a keep-alive connection idle this long: HTTP_IDLE_TIMEOUT,
+	// default 2m.
+	IdleTimeout time.Duration
+	// TrustedProxies are the networks whose X-Forwarded-For is believed for the
+	// client address (TRUSTED_PROXIES, comma-separated CIDRs); empty: the
+	// connection's address is the client's.
+	TrustedProxies []*net.IPNet
+	// HeaderTimeout bounds the arrival of a request's headers. Not a variable: 10s.
+	HeaderTimeout time.Duration
+	// BodyTimeout bounds the arrival of a JSON (or other non-upload) body, from the
+	// moment the route starts reading. Not a variable: 30s.
+	BodyTimeout time.Duration
+	// UploadMinRate is the slowest an upload may arrive: at least UploadMinRate
+	// bytes in every UploadRateWindow, instead of a deadline for the whole body.
+	// Not variables: 1 KiB/s over 10s windows (10 KiB per 10 s).
+	UploadMinRate    int64
+	UploadRateWindow time.Duration
+	// ShutdownGrace is how long in-flight requests may run after SIGTERM before
+	// their connections are closed. Not a variable: 30s.
+	ShutdownGrace time.Duration
 }
 
 // Database configures the store.
@@ -54,11 +78,16 @@ type Uploads struct {
 	MaxBytes int64  // MAX_UPLOAD_BYTES, default 1 GiB
 }
 
-// RateLimit configures the per-credential rate limit. REDIS_URL (a limit shared by
-// every instance) belongs here.
+// RateLimit configures the per-credential rate limit.
 type RateLimit struct {
 	RPS   float64 // RATE_LIMIT_RPS, default 100; 0 turns limiting off
 	Burst int     // RATE_LIMIT_BURST, default 200
+	// RedisURL is REDIS_URL (redis://…): when set, every instance counts against
+	// one shared limit kept in Redis; default "": each instance counts alone.
+	RedisURL string
+	// RedisPrefix starts every key the limiter writes in Redis, so that several
+	// deployments (or tests) can share one Redis. Not a variable: "riskapi:".
+	RedisPrefix string
 }
 
 // Sweep configures the scheduled clean-up of expired records. Retention settings of

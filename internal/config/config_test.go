@@ -3,6 +3,7 @@ package config_test
 import (
 	"flag"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +34,12 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Config{
-		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20}, Database: config.Database{URL: "sqlite://data/riskapi.db"},
+		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second,
+			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
+		Database:    config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
-		RateLimit: config.RateLimit{RPS: 100, Burst: 200},
+		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults of README.md's configuration table (-want +got):\n%s", diff)
@@ -52,14 +55,21 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
-		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0",
+		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s",
+		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 	}
 	got, err := load(env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20},
-		Database: config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
+	def := config.Default().HTTP
+	_, ten, _ := net.ParseCIDR("10.0.0.0/8")
+	_, doc, _ := net.ParseCIDR("2001:db8::/32")
+	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20, IdleTimeout: 45 * time.Second,
+		TrustedProxies: []*net.IPNet{ten, doc}, HeaderTimeout: def.HeaderTimeout, BodyTimeout: def.BodyTimeout,
+		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, ShutdownGrace: def.ShutdownGrace},
+		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
+		Database:  config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -101,6 +111,10 @@ func TestBadValues(t *testing.T) {
 		{"rps not a number", "RATE_LIMIT_RPS", "fast"},
 		{"burst negative", "RATE_LIMIT_BURST", "-1"},
 		{"burst fraction", "RATE_LIMIT_BURST", "1.5"},
+		{"idle timeout", "HTTP_IDLE_TIMEOUT", "forever"},
+		{"proxy not a CIDR", "TRUSTED_PROXIES", "10.0.0.1"},
+		{"proxies garbled", "TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal"},
+		{"redis scheme", "REDIS_URL", "http://127.0.0.1:6379"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

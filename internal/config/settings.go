@@ -99,6 +99,29 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "close keep-alive connections idle this long", PartHTTP,
+		duration("HTTP_IDLE_TIMEOUT", time.Second, func(c *Config) *time.Duration { return &c.HTTP.IdleTimeout })},
+	{"TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", PartHTTP, func(c *Config, v string) error {
+		c.HTTP.TrustedProxies = nil
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			_, n, err := net.ParseCIDR(s)
+			if err != nil {
+				return fmt.Errorf("TRUSTED_PROXIES must be comma-separated CIDRs such as 10.0.0.0/8, got %q", s)
+			}
+			c.HTTP.TrustedProxies = append(c.HTTP.TrustedProxies, n)
+		}
+		return nil
+	}},
+	{"REDIS_URL", "redis-url", "", "redis://… to share rate limits between instances", PartRateLimit, func(c *Config, v string) error {
+		if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") {
+			return fmt.Errorf("REDIS_URL must start with redis:// or rediss://")
+		}
+		c.RateLimit.RedisURL = v
+		return nil
+	}},
 	{"RATE_LIMIT_BURST", "rate-limit-burst", "200", "burst per credential", PartRateLimit, func(c *Config, v string) (err error) {
 		if c.RateLimit.Burst, err = strconv.Atoi(v); err != nil || c.RateLimit.Burst < 0 {
 			return fmt.Errorf("RATE_LIMIT_BURST must be an integer ≥ 0, got %q", v)
@@ -124,7 +147,11 @@ func duration(name string, min time.Duration, field func(*Config) *time.Duration
 
 // Default returns the configuration with every variable at its default.
 func Default() Config {
-	c := Config{HTTP: HTTP{MaxJSONBytes: 1 << 20}}
+	c := Config{
+		HTTP: HTTP{MaxJSONBytes: 1 << 20, HeaderTimeout: 10 * time.Second, BodyTimeout: 30 * time.Second,
+			UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
+		RateLimit: RateLimit{RedisPrefix: "riskapi:"},
+	}
 	for _, s := range settings {
 		if err := s.set(&c, s.def); err != nil {
 			panic("config: the default of " + s.env + " is invalid: " + err.Error())

@@ -3,6 +3,7 @@ package idempotency
 import (
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -46,6 +47,12 @@ type Config struct {
 	// HandlerTimeout bounds the handler and its commit. Optional. Default 80% of
 	// Lease.
 	HandlerTimeout time.Duration
+	// KeepHeaders names the response headers, besides Content-Type, that a COMPLETE
+	// record stores and its replays carry (riskapi keeps Location, so a replayed 201
+	// points at what the first created). Headers are stored, and replayed, only when
+	// named here: one that carried a secret or a per-request value would otherwise be
+	// kept for the TTL. Optional. Default none.
+	KeepHeaders []string
 	// RetryAfter is sent with 409 IDEMPOTENCY_REQUEST_IN_PROGRESS and 503
 	// STORE_UNAVAILABLE. Optional. Default 1s.
 	RetryAfter time.Duration
@@ -128,6 +135,9 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	}
 	if config.Logger == nil {
 		config.Logger = slog.Default()
+	}
+	for i, h := range config.KeepHeaders {
+		config.KeepHeaders[i] = http.CanonicalHeaderKey(h)
 	}
 	e := &engine{Config: config}
 	return e.middleware, nil

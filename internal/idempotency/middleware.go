@@ -117,6 +117,9 @@ func (e *engine) replay(c echo.Context, rec *Record) (Outcome, error) {
 	if rec.ContentType != "" {
 		w.Header().Set(echo.HeaderContentType, rec.ContentType)
 	}
+	for k, v := range rec.Headers {
+		w.Header().Set(k, v)
+	}
 	w.Header().Set(HeaderReplayed, "true")
 	w.WriteHeader(rec.StatusCode)
 	if len(rec.Body) > 0 {
@@ -164,6 +167,7 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 		rec.State = StateComplete
 		rec.StatusCode = buf.status
 		rec.ContentType = buf.header.Get(echo.HeaderContentType)
+		rec.Headers = e.kept(buf.header)
 		rec.Body = buf.body.Bytes()
 		rec.CreatedAt = e.Now().UTC()
 		rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
@@ -191,12 +195,26 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 	return OutcomeFailed, herr
 }
 
+// kept returns the Config.KeepHeaders that h carries, nil if none.
+func (e *engine) kept(h http.Header) map[string]string {
+	var out map[string]string
+	for _, k := range e.KeepHeaders {
+		if v := h.Get(k); v != "" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
 // fail rolls the handler's writes back and marks the record FAILED. A failure to mark
 // it is only logged: FAILED and absent behave the same, so the client's error stands.
 func (e *engine) fail(ctx context.Context, res Reservation, rec *Record) {
 	e.release(ctx, res)
 	rec.State = StateFailed
-	rec.StatusCode, rec.ContentType, rec.Body = 0, "", nil
+	rec.StatusCode, rec.ContentType, rec.Headers, rec.Body = 0, "", nil, nil
 	rec.CreatedAt = e.Now().UTC()
 	rec.ExpiresAt = rec.CreatedAt.Add(e.TTL)
 	if err := e.Store.MarkFailed(ctx, rec, rec.CreatedAt); err != nil {

@@ -39,10 +39,12 @@ type Record struct {
 	// Fingerprint is the lowercase hex SHA-256 of the request (Fingerprinter).
 	Fingerprint string
 	State       State
-	// StatusCode, ContentType and Body are the response to replay (COMPLETE only).
-	// No other response header is stored.
+	// StatusCode, ContentType, Headers and Body are the response to replay
+	// (COMPLETE only). Headers holds the Config.KeepHeaders the response carried, by
+	// canonical name (one value each); no other response header is stored.
 	StatusCode  int
 	ContentType string
+	Headers     map[string]string
 	Body        []byte
 	CreatedAt   time.Time
 	// ExpiresAt is CreatedAt + TTL; from then on the record counts as absent.

@@ -19,6 +19,7 @@ var all = []*gormigrate.Migration{
 	m0001Initial,
 	m0002Accounts,
 	m0006Readiness,
+	m0007IdempotencyHeaders,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -19,8 +19,9 @@ import (
 // branch on it; titles and details may change wording, codes never do.
 type Code string
 
-// The codes of the external contract (docs/errors.md), plus
-// MethodNotAllowed for a known path called with the wrong method.
+// The codes of the external contract (docs/errors.md), plus MethodNotAllowed for a
+// known path called with the wrong method, and PreconditionFailed and
+// RangeNotSatisfiable for a download's conditional and Range headers.
 const (
 	ValidationFailed             Code = "VALIDATION_FAILED"
 	IdempotencyKeyInvalid        Code = "IDEMPOTENCY_KEY_INVALID"
@@ -29,6 +30,8 @@ const (
 	Forbidden                    Code = "FORBIDDEN"
 	NotFound                     Code = "NOT_FOUND"
 	MethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
+	PreconditionFailed           Code = "PRECONDITION_FAILED"
+	RangeNotSatisfiable          Code = "RANGE_NOT_SATISFIABLE"
 	IdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
 	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
@@ -47,6 +50,8 @@ var statusOf = map[Code]int{
 	Forbidden:                    http.StatusForbidden,
 	NotFound:                     http.StatusNotFound,
 	MethodNotAllowed:             http.StatusMethodNotAllowed,
+	PreconditionFailed:           http.StatusPreconditionFailed,
+	RangeNotSatisfiable:          http.StatusRequestedRangeNotSatisfiable,
 	IdempotencyRequestInProgress: http.StatusConflict,
 	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
 	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
@@ -64,6 +69,8 @@ var titleOf = map[Code]string{
 	Forbidden:                    "Forbidden",
 	NotFound:                     "Not found",
 	MethodNotAllowed:             "Method not allowed",
+	PreconditionFailed:           "Precondition failed",
+	RangeNotSatisfiable:          "Range not satisfiable",
 	IdempotencyRequestInProgress: "Request in progress",
 	PayloadTooLarge:              "Payload too large",
 	IdempotencyKeyReused:         "Idempotency key reused",

@@ -15,6 +15,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 
 	"github.com/riskapi/riskapi/internal/problem"
 )
@@ -129,8 +130,16 @@ func Error(err error) error {
 	if p := problem.As(err); p != nil {
 		return p
 	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return problem.Invalid("body", TooSlow)
+	}
 	return problem.Invalid("body", EndedEarly)
 }
+
+// TooSlow is the field detail of the 400 for a body that did not arrive in time
+// (Deadline, MinRate).
+const TooSlow = "arrived too slowly: a JSON body must arrive within 30 s, an upload at " +
+	"1 KiB/s or faster (README.md, Connections); send the whole request again"
 
 // EndedEarly is the field detail of the 400 for a body that could not be read to
 // its end.

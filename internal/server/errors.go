@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -97,6 +99,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 				slog.String("route", c.Path()), slog.String("error", err.Error()))
 		}
 		h := c.Response().Header()
+		if p.Code == problem.MethodNotAllowed {
+			allowHead(h)
+		}
 		h.Set(echo.HeaderContentType, "application/problem+json")
 		h.Set("Cache-Control", "no-store")
 		if p.RetryAfter > 0 {
@@ -113,5 +118,16 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		_ = c.JSON(p.Status(), body)
+	}
+}
+
+// allowHead adds HEAD to a 405's Allow wherever GET is allowed: every GET route
+// answers HEAD too (headAsGet), which Echo's router, knowing only its routes, leaves
+// out.
+func allowHead(h http.Header) {
+	allow := h.Get(echo.HeaderAllow)
+	methods := strings.Split(allow, ", ")
+	if slices.Contains(methods, http.MethodGet) && !slices.Contains(methods, http.MethodHead) {
+		h.Set(echo.HeaderAllow, allow+", "+http.MethodHead)
 	}
 }

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"errors"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -36,23 +38,46 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
-			if err := next(c); err != nil {
+			err := next(c)
+			if err != nil {
 				c.Error(err)
 			}
 			took := time.Since(start)
 			req, res := c.Request(), c.Response()
-			route := c.Path()
-			if route == "" {
-				route = "unmatched"
-			}
+			method, route := methodLabel(req.Method), routeLabel(c, err)
 			status := strconv.Itoa(res.Status)
-			m.requests.WithLabelValues(req.Method, route, status).Inc()
-			m.latency.WithLabelValues(req.Method, route, status).Observe(took.Seconds())
+			m.requests.WithLabelValues(method, route, status).Inc()
+			m.latency.WithLabelValues(method, route, status).Observe(took.Seconds())
 			log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("method", req.Method), slog.String("route", route),
+				slog.String("method", method), slog.String("route", route),
 				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
 				slog.Duration("took", took))
 			return nil
 		}
 	}
+}
+
+// knownMethods are the methods a label may name; any other is "other". A client
+// chooses the method, so a label taken from it as is would let one client add a
+// series (and its bytes) per request (docs/errors.md, "Metrics").
+var knownMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+}
+
+func methodLabel(m string) string {
+	if knownMethods[m] {
+		return m
+	}
+	return "other"
+}
+
+// routeLabel is the matched route's pattern (never the path, which carries IDs), or
+// "unmatched" for a path no route knows: for those Echo reports the pattern of the
+// nearest node of its tree, which names no route the request reached.
+func routeLabel(c echo.Context, err error) string {
+	if p := c.Path(); p != "" && !errors.Is(err, echo.ErrNotFound) {
+		return p
+	}
+	return "unmatched"
 }

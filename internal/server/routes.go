@@ -84,9 +84,11 @@ type mounter struct {
 }
 
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
+	failed := newFailOpen(d.Metrics, d.Logger)
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
-		throttle: rateLimit(cfg.RateLimit), signIn: loginLimit(cfg.RateLimit), idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
-		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
+		idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
+		spoolDir:    attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
 		// they stream to disk, never held in memory (docs/idempotency.md).
@@ -97,7 +99,9 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
 			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
 			HandlerTimeout: cfg.Idempotency.Leases().Handler,
-			Fingerprinter:  fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+			// A replayed 201 points at what the first one created (docs/idempotency.md).
+			KeepHeaders:   []string{echo.HeaderLocation},
+			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err
@@ -143,19 +147,19 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch r.Body.Kind {
 	case route.JSONBody:
-		mw = append(mw, bodyLimit(m.cfg.HTTP.MaxJSONBytes))
+		mw = append(mw, bodyLimit(m.cfg.HTTP.MaxJSONBytes), bodyDeadline(m.cfg.HTTP.BodyTimeout))
 	case route.RawBody:
-		mw = append(mw, bodyLimit(r.Body.Limit))
+		mw = append(mw, bodyLimit(r.Body.Limit), bodyDeadline(m.cfg.HTTP.BodyTimeout))
 	case route.UploadBody:
 		spool, err := upload.Config{Dir: m.spoolDir, Rules: r.Body.Form, Logger: m.log}.ToMiddleware()
 		if err != nil {
 			return nil, err
 		}
-		mw = append(mw, bodyLimit(m.cfg.Uploads.MaxBytes), spool)
+		mw = append(mw, bodyLimit(m.cfg.Uploads.MaxBytes), uploadPace(m.cfg.HTTP.UploadMinRate, m.cfg.HTTP.UploadRateWindow), spool)
 	}
 	switch {
 	case authn != nil:
-		mw = append(mw, authn, m.throttle)
+		mw = append(mw, noStore, authn, m.throttle)
 	case r.SignIn:
 		mw = append(mw, m.signIn)
 	}
@@ -167,6 +171,17 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		mw = append(mw, m.idempotency[r.Idempotency])
 	}
 	return mw, nil
+}
+
+// noStore marks every response of an authenticated route Cache-Control: no-store
+// (README.md, Connections): what a credential reads — a cookie-authenticated
+// download above all — must never be kept by a shared cache and served to another.
+// Set before anything answers, it is on replays and errors too.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
 }
 
 // authorize refuses with 403 FORBIDDEN a caller whose credential lacks scope ("" for

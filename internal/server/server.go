@@ -7,6 +7,7 @@ package server
 
 import (
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,6 +18,7 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestid"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -44,6 +46,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// RateLimits counts the rate limits: a ratelimit.Redis shared by every instance
+	// when REDIS_URL is set. Optional. Default: a ratelimit.Memory of this instance.
+	RateLimits ratelimit.Store
 }
 
 // New returns the configured Echo instance: the chain, then the route table. cfg is
@@ -57,12 +62,13 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		d.Logger = slog.Default()
 	}
 	d.Logger = slog.New(requestid.LogHandler(d.Logger.Handler()))
+	if d.RateLimits == nil {
+		d.RateLimits = ratelimit.NewMemory()
+	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Logger)
-	// Client addresses come from the connection, not from X-Forwarded-For, which
-	// any client can forge to dodge a per-address limit.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
 	m, err := newMounter(d, cfg)
 	if err != nil {
@@ -74,4 +80,20 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		}
 	}
 	return e, nil
+}
+
+// clientAddress is how a request's client address is found (the sign-in limit keys
+// on it): the connection's address, unless that is one of the trusted proxies, whose
+// X-Forwarded-For is then read from the right, skipping trusted hops, to the first
+// address no trusted proxy vouches for. Without TRUSTED_PROXIES the header is never
+// read: any client could forge it to dodge a per-address limit.
+func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }

@@ -183,7 +183,7 @@ func bodyError(err error) error {
 		return problem.Invalid("body", "is not a complete multipart/form-data body")
 	}
 	var pe *os.PathError
-	if errors.As(err, &pe) {
+	if errors.As(err, &pe) && !errors.Is(err, os.ErrDeadlineExceeded) {
 		return err // the spool's own file system
 	}
 	return reqbody.Error(err)

@@ -181,8 +181,53 @@ func (h handlers) content(c echo.Context) error {
 		disp = "attachment"
 	}
 	hd.Set("Content-Disposition", disp)
-	http.ServeContent(c.Response(), c.Request(), "", a.CreatedAt, fh)
-	return nil
+	w := &refusal{ResponseWriter: c.Response().Writer}
+	http.ServeContent(w, c.Request(), "", a.CreatedAt, fh)
+	return w.problem()
+}
+
+// refusal stands between http.ServeContent and the client to catch the errors it
+// writes itself as text/plain — 416 for a Range outside the file, 412 for a failed
+// If-Match or If-Unmodified-Since — so that they reach the client as problem+json
+// like every other error (docs/errors.md). Everything else passes through.
+type refusal struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *refusal) WriteHeader(status int) {
+	if status >= 400 {
+		r.status = status
+		return
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *refusal) Write(p []byte) (int, error) {
+	if r.status != 0 {
+		return len(p), nil
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+// problem returns the refusal ServeContent wrote, nil if it served the bytes. The
+// download's own headers go, except Content-Range ("bytes */size" on a 416 tells the
+// client the length), so the problem is not saved as the file.
+func (r *refusal) problem() error {
+	if r.status == 0 {
+		return nil
+	}
+	h := r.Header()
+	for _, k := range []string{"Content-Disposition", "Content-Security-Policy", "ETag", "Last-Modified", "Accept-Ranges"} {
+		h.Del(k)
+	}
+	switch r.status {
+	case http.StatusRequestedRangeNotSatisfiable:
+		return problem.New(problem.RangeNotSatisfiable, "the Range header asks for bytes outside the attachment; Content-Range gives its length")
+	case http.StatusPreconditionFailed:
+		return problem.New(problem.PreconditionFailed, "If-Match or If-Unmodified-Since does not hold for this attachment")
+	}
+	return fmt.Errorf("download answered %d", r.status)
 }
 
 // riskExists answers 404 unless the risk named by riskID is tenant's.

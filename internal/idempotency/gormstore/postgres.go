@@ -19,15 +19,15 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
-const selectRecord = `SELECT fingerprint, state, status_code, content_type, body, created_at, expires_at
+const selectRecord = `SELECT fingerprint, state, status_code, content_type, headers, body, created_at, expires_at
 	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
 
 const upsertRecord = `INSERT INTO idempotency_records
-	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
+	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at, headers)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12)
 	ON CONFLICT (scope, method, path, idem_key) DO UPDATE SET
 	fingerprint = excluded.fingerprint, state = excluded.state, status_code = excluded.status_code,
-	content_type = excluded.content_type, body = excluded.body, created_at = excluded.created_at,
+	content_type = excluded.content_type, headers = excluded.headers, body = excluded.body, created_at = excluded.created_at,
 	updated_at = excluded.updated_at, expires_at = excluded.expires_at`
 
 // reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
@@ -80,8 +80,8 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 
 func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, error) {
 	rec := &idempotency.Record{RecordKey: k}
-	var state string
-	err := row.Scan(&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
+	var state, headers string
+	err := row.Scan(&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &headers, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -89,6 +89,7 @@ func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, erro
 		return nil, err
 	}
 	rec.State = idempotency.State(state)
+	rec.Headers = decodeHeaders(headers)
 	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
 	return rec, nil
 }
@@ -128,7 +129,7 @@ func (r *pgReservation) Complete(ctx context.Context, rec *idempotency.Record) e
 	err := r.pgx(func(pc *pgx.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue(upsertRecord, rec.Scope, rec.Method, rec.Path, rec.Key, rec.Fingerprint, string(rec.State),
-			rec.StatusCode, rec.ContentType, rec.Body, rec.CreatedAt.UTC(), rec.ExpiresAt.UTC())
+			rec.StatusCode, rec.ContentType, rec.Body, rec.CreatedAt.UTC(), rec.ExpiresAt.UTC(), encodeHeaders(rec.Headers))
 		b.Queue("COMMIT")
 		br := pc.SendBatch(ctx, b)
 		defer br.Close()

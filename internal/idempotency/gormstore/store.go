@@ -15,6 +15,7 @@ package gormstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -57,6 +58,7 @@ type row struct {
 	State       string
 	StatusCode  int
 	ContentType string
+	Headers     string // Record.Headers as a JSON object, "" when none
 	Body        []byte
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -68,7 +70,7 @@ func (row) TableName() string { return "idempotency_records" }
 func toRow(r *idempotency.Record) *row {
 	return &row{Scope: r.Scope, Method: r.Method, Path: r.Path, IdemKey: r.Key,
 		Fingerprint: r.Fingerprint, State: string(r.State), StatusCode: r.StatusCode,
-		ContentType: r.ContentType, Body: r.Body, CreatedAt: r.CreatedAt.UTC(),
+		ContentType: r.ContentType, Headers: encodeHeaders(r.Headers), Body: r.Body, CreatedAt: r.CreatedAt.UTC(),
 		UpdatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
 }
 
@@ -76,7 +78,30 @@ func toRecord(w *row) *idempotency.Record {
 	return &idempotency.Record{
 		RecordKey:   idempotency.RecordKey{Scope: w.Scope, Method: w.Method, Path: w.Path, Key: w.IdemKey},
 		Fingerprint: w.Fingerprint, State: idempotency.State(w.State), StatusCode: w.StatusCode,
-		ContentType: w.ContentType, Body: w.Body, CreatedAt: w.CreatedAt.UTC(), ExpiresAt: w.ExpiresAt.UTC()}
+		ContentType: w.ContentType, Headers: decodeHeaders(w.Headers), Body: w.Body,
+		CreatedAt: w.CreatedAt.UTC(), ExpiresAt: w.ExpiresAt.UTC()}
+}
+
+// encodeHeaders stores a record's kept headers as a JSON object ("" for none).
+func encodeHeaders(h map[string]string) string {
+	if len(h) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(h) // a map of strings always marshals
+	return string(b)
+}
+
+// decodeHeaders reads what encodeHeaders stored. A value it cannot read replays
+// without headers rather than failing the replay: the body and status are intact.
+func decodeHeaders(s string) map[string]string {
+	if s == "" {
+		return nil
+	}
+	var h map[string]string
+	if json.Unmarshal([]byte(s), &h) != nil {
+		return nil
+	}
+	return h
 }
 
 func where(db *gorm.DB, k idempotency.RecordKey) *gorm.DB {
@@ -105,7 +130,7 @@ func (s *Store) MarkFailed(ctx context.Context, rec *idempotency.Record, now tim
 	w := toRow(rec)
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "scope"}, {Name: "method"}, {Name: "path"}, {Name: "idem_key"}},
-		DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "body", "updated_at", "expires_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "headers", "body", "updated_at", "expires_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
 			SQL:  "idempotency_records.state <> ? OR idempotency_records.expires_at <= ?",
 			Vars: []any{string(idempotency.StateComplete), now.UTC()},

@@ -70,6 +70,9 @@ func Handler(cfg Config) echo.HandlerFunc {
 		ctx := c.Request().Context()
 		src, err := cfg.Service.Source(ctx, c.Param("source"))
 		if errors.Is(err, webhooks.ErrSourceNotFound) {
+			// Every 401 names how to authenticate (RFC 9110 section 11.6.1): here, a
+			// signature by the source's secret (docs/uploads-and-webhooks.md).
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Webhook-Signature realm="riskapi"`)
 			return problem.New(problem.Unauthenticated, "no webhook source of that name; create one with `api webhook create`")
 		}
 		if err != nil {

@@ -1,0 +1,138 @@
+package ratelimit_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/riskapi/riskapi/internal/ratelimit"
+)
+
+// stores returns the stores under test: Memory, and Redis when one answers on
+// 127.0.0.1:6379 (keys under a prefix of the test's own, deleted afterwards).
+func stores(t testing.TB) map[string]ratelimit.Store {
+	out := map[string]ratelimit.Store{"memory": ratelimit.NewMemory()}
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if c.Ping(ctx).Err() != nil {
+		t.Log("no Redis on 127.0.0.1:6379: Memory only")
+		return out
+	}
+	prefix := "riskapi-test-" + uuid.NewString() + ":"
+	r, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		r.Close()
+		if keys, _ := c.Keys(context.Background(), "*"+prefix+"*").Result(); len(keys) > 0 {
+			c.Del(context.Background(), keys...)
+		}
+	})
+	out["redis"] = r
+	return out
+}
+
+// TestBurstThenRefuse: a bucket lets Burst requests through at once, counting
+// Remaining down, then refuses with a RetryAfter of about one emission interval;
+// keys have buckets of their own. Both stores agree.
+func TestBurstThenRefuse(t *testing.T) {
+	t.Parallel()
+	l := ratelimit.Limit{RPS: 0.5, Burst: 3} // refills one every 2 s
+	for name, s := range stores(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			for i := range 3 {
+				res, err := s.Allow(ctx, "k1", l)
+				if err != nil || !res.Allowed || res.Remaining != 2-i {
+					t.Fatalf("request %d: %+v %v, want allowed with %d remaining", i+1, res, err, 2-i)
+				}
+			}
+			res, err := s.Allow(ctx, "k1", l)
+			if err != nil || res.Allowed || res.Remaining != 0 {
+				t.Fatalf("4th: %+v %v, want refused", res, err)
+			}
+			if res.RetryAfter <= time.Second || res.RetryAfter > 2*time.Second || res.ResetAfter > 6*time.Second+100*time.Millisecond {
+				t.Errorf("4th: RetryAfter %s, ResetAfter %s; want about 2 s and at most 6 s", res.RetryAfter, res.ResetAfter)
+			}
+			if res, _ := s.Allow(ctx, "k2", l); !res.Allowed || res.Remaining != 2 {
+				t.Errorf("another key: %+v, want its own full bucket", res)
+			}
+		})
+	}
+	if w := l.Window(); w != 6*time.Second {
+		t.Errorf("Window() = %s, want 6s (3 requests at 0.5/s)", w)
+	}
+}
+
+// BenchmarkAllow is the cost of one check in each store, alone.
+func BenchmarkAllow(b *testing.B) {
+	l := ratelimit.Limit{RPS: 1e9, Burst: 1e9}
+	for name, s := range stores(b) {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Allow(context.Background(), "bench", l); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestLeasesNeverOverAdmit: three instances sharing a generous limit through Redis
+// take requests from the bucket in leases; hammered together they admit no more than
+// the burst plus what refilled meanwhile, and not much less.
+func TestLeasesNeverOverAdmit(t *testing.T) {
+	t.Parallel()
+	st := stores(t)
+	first, ok := st["redis"].(*ratelimit.Redis)
+	if !ok {
+		t.Skip("no Redis")
+	}
+	prefix := first.Prefix()
+	var insts []*ratelimit.Redis
+	for range 3 {
+		r, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		insts = append(insts, r)
+	}
+	l := ratelimit.Limit{RPS: 200, Burst: 100} // leases of 10
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range 600 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := insts[i%3].Allow(context.Background(), "hammered", l)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if res.Allowed {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	refilled := int(time.Since(start).Seconds()*l.RPS) + 1
+	if allowed > l.Burst+refilled {
+		t.Errorf("%d admitted, more than the burst %d plus %d refilled", allowed, l.Burst, refilled)
+	}
+	if allowed < l.Burst-3*10 {
+		t.Errorf("%d admitted, want about the burst %d (at most 3 leases of 10 stranded)", allowed, l.Burst)
+	}
+	t.Logf("%d admitted of 600 (burst %d, %d refilled meanwhile)", allowed, l.Burst, refilled)
+}

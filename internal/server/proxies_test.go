@@ -1,0 +1,59 @@
+package server_test
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
+)
+
+// TestTrustedProxiesNameTheClient: behind a proxy listed in TRUSTED_PROXIES the
+// sign-in limit counts each client by its X-Forwarded-For address, so one guesser
+// does not lock everyone behind the proxy out; a connection from anywhere else is
+// counted by its own address, whatever X-Forwarded-For it forges.
+func TestTrustedProxiesNameTheClient(t *testing.T) {
+	t.Parallel()
+	_, proxies, _ := net.ParseCIDR("192.0.2.0/24") // httptest's RemoteAddr is 192.0.2.1
+	env := apitest.New(t, func(c *config.Config) {
+		c.RateLimit.RPS, c.RateLimit.Burst = 100, 200
+		c.HTTP.TrustedProxies = []*net.IPNet{proxies}
+	})
+	a := env.Tenant("Acme")
+	login := func(remote, xff, password string) int {
+		req := httptest.NewRequest("POST", "/v1/sessions",
+			strings.NewReader(`{"email":"`+a.Email+`","password":"`+password+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = remote
+		if xff != "" {
+			req.Header.Set("X-Forwarded-For", xff)
+		}
+		return env.DoRaw(req).Code
+	}
+	for range 10 {
+		if got := login("192.0.2.1:4000", "198.51.100.7", "wrong"); got != http.StatusUnauthorized {
+			t.Fatalf("a wrong password through the proxy: %d, want 401", got)
+		}
+	}
+	if got := login("192.0.2.1:4001", "198.51.100.7", a.Password); got != http.StatusTooManyRequests {
+		t.Errorf("the guesser's 11th attempt: %d, want 429", got)
+	}
+	// Another client behind the same proxy, and one whose own proxy chain ends at ours.
+	if got := login("192.0.2.1:4002", "198.51.100.8", a.Password); got != http.StatusCreated {
+		t.Errorf("another client behind the proxy: %d, want 201 (the guesser locked it out)", got)
+	}
+	if got := login("192.0.2.1:4003", "198.51.100.7, 198.51.100.9", a.Password); got != http.StatusCreated {
+		t.Errorf("the rightmost untrusted address is the client: %d, want 201", got)
+	}
+
+	// Not a trusted proxy: X-Forwarded-For is ignored and the connection is counted.
+	for i := range 10 {
+		login("203.0.113.5:5000", "198.51.100."+string(rune('0'+i)), "wrong")
+	}
+	if got := login("203.0.113.5:5001", "198.51.100.99", a.Password); got != http.StatusTooManyRequests {
+		t.Errorf("an untrusted connection forging X-Forwarded-For: %d, want 429", got)
+	}
+}
