@@ -1,0 +1,67 @@
+package requestlog
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+)
+
+// Sweeper deletes entries older than TTL in bounded batches, like the idempotency
+// sweep: each batch is a short statement, so writes keep their latency while a
+// backlog is deleted. Safe to run on every instance at once.
+type Sweeper struct {
+	// Store holds the entries. Required.
+	Store Store
+	// TTL is how long entries are kept (REQUEST_LOG_TTL). Required.
+	TTL time.Duration
+	// BatchSize bounds each delete. Optional. Default 1000.
+	BatchSize int
+	// Pause is slept between batches (SQLite's one writer needs the breather; see
+	// docs/performance.md). Optional. Default 0.
+	Pause time.Duration
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+	// Logger: optional.
+	Logger *slog.Logger
+}
+
+// Sweep deletes every entry older than TTL at the start of the call and returns how
+// many it deleted. It stops early when ctx is done, returning the count so far and
+// ctx's error. Errors: a TTL that is not positive (nothing is deleted).
+func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
+	batch, ttl, now := s.BatchSize, s.TTL, time.Now
+	if batch <= 0 {
+		batch = 1000
+	}
+	if ttl <= 0 {
+		return 0, errors.New("requestlog: Sweeper.TTL must be positive")
+	}
+	if s.Now != nil {
+		now = s.Now
+	}
+	start := time.Now()
+	cutoff := now().Add(-ttl)
+	total := 0
+	for {
+		n, err := s.Store.DeleteBefore(ctx, cutoff, batch)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n < batch {
+			break
+		}
+		if s.Pause > 0 {
+			select {
+			case <-ctx.Done():
+				return total, ctx.Err()
+			case <-time.After(s.Pause):
+			}
+		}
+	}
+	if s.Logger != nil {
+		s.Logger.Info("request log sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
+	}
+	return total, nil
+}
