@@ -27,6 +27,8 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
+	"github.com/riskapi/riskapi/internal/requestlog"
+	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
@@ -42,6 +44,10 @@ type Options struct {
 	BcryptCost int
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// RequestLogSkipper, when it returns true, leaves the request unlogged: for
+	// benchmarks that measure what the log costs on one server, with it on and off
+	// by turns. Optional. Default: every authenticated request is logged.
+	RequestLogSkipper func(echo.Context) bool
 }
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
@@ -108,6 +114,11 @@ type Maintenance struct {
 	Sweeper     *idempotency.Sweeper
 	// Orphans removes attachment bytes no row refers to; Sweep runs it.
 	Orphans *attachments.OrphanSweeper
+	// RequestLogSweeper deletes request-log entries older than REQUEST_LOG_TTL;
+	// Sweep runs it.
+	RequestLogSweeper *requestlog.Sweeper
+
+	requestLog *requestlogstore.Store
 }
 
 // OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
@@ -124,7 +135,10 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
-	return &Maintenance{Admin: a, Idempotency: idemStore,
+	logStore := requestlogstore.New(a.DB)
+	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
+		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
+			Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
@@ -132,10 +146,14 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	}, nil
 }
 
-// App is a wired riskapi: Maintenance plus the HTTP server.
+// App is a wired riskapi: Maintenance plus the HTTP server and the request log's
+// writer.
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// RequestLog buffers request-log entries and inserts them in batches off the
+	// request path (docs/requests.md); Close flushes it.
+	RequestLog *requestlog.Writer
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -147,27 +165,52 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
-	e, err := server.New(server.Deps{
-		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
-		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		Logger: log, Now: opts.Now,
-	}, cfg)
+	logWriter, err := requestlog.NewWriter(requestlog.WriterConfig{Store: m.requestLog,
+		Metrics: requestlog.NewMetrics(reg), Logger: log})
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	return &App{Maintenance: m, Echo: e}, nil
+	e, err := server.New(server.Deps{
+		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
+		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
+		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
+		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now,
+	}, cfg)
+	if err != nil {
+		logWriter.Close(ctx)
+		m.Close()
+		return nil, err
+	}
+	return &App{Maintenance: m, Echo: e, RequestLog: logWriter}, nil
+}
+
+// Close stores the request-log entries still buffered (waiting up to 10s), then
+// closes what Maintenance holds. Call it once the server has stopped.
+func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.RequestLog.Close(ctx); err != nil {
+		a.Logger.Warn("request log: entries still buffered at shutdown were lost", slog.String("error", err.Error()))
+	}
+	return a.Maintenance.Close()
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
-// then sweeps orphaned attachment bytes, which it logs but does not count (the count
-// is the idempotency records', api sweep's contract); an orphan sweep failure is
-// logged, not returned, so it never hides the records' result.
+// then sweeps orphaned attachment bytes, request-log entries past their TTL and
+// expired sessions, which it logs but does not count (the count is the idempotency
+// records', api sweep's contract); their failures are logged, not returned, so they
+// never hide the records' result.
 func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	n, err := a.Sweeper.Sweep(ctx)
 	if a.Orphans != nil && ctx.Err() == nil {
 		if _, oerr := a.Orphans.Sweep(ctx); oerr != nil {
 			a.Logger.Error("attachment orphan sweep failed", slog.String("error", oerr.Error()))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, lerr := a.RequestLogSweeper.Sweep(ctx); lerr != nil {
+			a.Logger.Error("request log sweep failed", slog.String("error", lerr.Error()))
 		}
 	}
 	if ctx.Err() == nil {

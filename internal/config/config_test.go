@@ -35,7 +35,7 @@ func TestDefaults(t *testing.T) {
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20}, Database: config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
-		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
+		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -52,7 +52,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
-		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0",
+		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "REQUEST_LOG_TTL": "48h",
 	}
 	got, err := load(env)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20},
 		Database: config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
-		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
+		Sweep:       config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}
@@ -95,6 +95,8 @@ func TestBadValues(t *testing.T) {
 		{"lease not a duration", "IDEMPOTENCY_LEASE", "1"},
 		{"required not a bool", "IDEMPOTENCY_REQUIRED", "maybe"},
 		{"schedule", "SWEEP_SCHEDULE", "every ten minutes"},
+		{"request log ttl zero", "REQUEST_LOG_TTL", "0s"},
+		{"request log ttl not a duration", "REQUEST_LOG_TTL", "30 days"},
 		{"upload bytes", "MAX_UPLOAD_BYTES", "1GB"},
 		{"upload bytes zero", "MAX_UPLOAD_BYTES", "0"},
 		{"rps negative", "RATE_LIMIT_RPS", "-1"},
