@@ -5,11 +5,12 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/sweep"
 )
 
-// Sweeper deletes entries older than TTL in bounded batches, like the idempotency
-// sweep: each batch is a short statement, so writes keep their latency while a
-// backlog is deleted. Safe to run on every instance at once.
+// Sweeper deletes entries older than TTL in bounded batches (internal/sweep), like
+// the idempotency sweep. Safe to run on every instance at once.
 type Sweeper struct {
 	// Store holds the entries. Required.
 	Store Store
@@ -30,35 +31,20 @@ type Sweeper struct {
 // many it deleted. It stops early when ctx is done, returning the count so far and
 // ctx's error. Errors: a TTL that is not positive (nothing is deleted).
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
-	batch, ttl, now := s.BatchSize, s.TTL, time.Now
-	if batch <= 0 {
-		batch = 1000
-	}
-	if ttl <= 0 {
+	if s.TTL <= 0 {
 		return 0, errors.New("requestlog: Sweeper.TTL must be positive")
 	}
+	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
 	start := time.Now()
-	cutoff := now().Add(-ttl)
-	total := 0
-	for {
-		n, err := s.Store.DeleteBefore(ctx, cutoff, batch)
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if n < batch {
-			break
-		}
-		if s.Pause > 0 {
-			select {
-			case <-ctx.Done():
-				return total, ctx.Err()
-			case <-time.After(s.Pause):
-			}
-		}
+	cutoff := now().Add(-s.TTL)
+	total, err := sweep.Batches(ctx, s.BatchSize, s.Pause, func(ctx context.Context, limit int) (int, error) {
+		return s.Store.DeleteBefore(ctx, cutoff, limit)
+	})
+	if err != nil {
+		return total, err
 	}
 	if s.Logger != nil {
 		s.Logger.Info("request log sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
