@@ -132,19 +132,10 @@ func (s *RequestsService) ListPage(ctx context.Context, p *RequestListParams) (*
 	if p == nil {
 		p = &RequestListParams{}
 	}
-	page := new(Page[LoggedRequest])
-	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/requests", p.query(), &p.Params, nil, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = info
-	for _, r := range page.Data {
-		if r != nil {
-			r.LastResponse = info
-		}
-	}
-	return page, nil
+	return getPage[LoggedRequest](ctx, s.client, "/v2/requests", p.query(), &p.Params)
 }
+
+func (r *LoggedRequest) setLastResponse(info *APIResponse) { r.LastResponse = info }
 
 // Get fetches the log entry of the request with the given request id
 // (GET /v2/requests/{id}).
