@@ -37,8 +37,12 @@ func TestPeekSeesProcessingWithoutTakingTheLock(t *testing.T) {
 	other := k
 	other.Key = "peek-key-2"
 
-	res, _, err := holder.Reserve(ctx, k, time.Now())
-	if err != nil {
+	obs, err := holder.Reserve(ctx, k)
+	if err != nil || obs.Held == nil {
+		t.Fatalf("reserve: %+v, %v", obs, err)
+	}
+	res := obs.Held
+	if _, err := res.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// On PostgreSQL more held keys, so that lock ids of both signs are checked (the
@@ -46,11 +50,11 @@ func TestPeekSeesProcessingWithoutTakingTheLock(t *testing.T) {
 	for i := range 8 * len(peekers[1:]) {
 		more := k
 		more.Key = fmt.Sprintf("peek-more-%d", i)
-		r, _, err := holder.Reserve(ctx, more, time.Now())
-		if err != nil {
-			t.Fatal(err)
+		o, err := holder.Reserve(ctx, more)
+		if err != nil || o.Held == nil {
+			t.Fatalf("reserve %s: %+v, %v", more.Key, o, err)
 		}
-		defer r.Release()
+		defer o.Held.Release()
 		for j, p := range peekers {
 			if _, locked, err := p.Peek(ctx, more); err != nil || !locked {
 				t.Errorf("peeker %d: held key %s reads locked=%v (%v)", j, more.Key, locked, err)
