@@ -52,6 +52,10 @@ func TestRequestLogAndKeyInspector(t *testing.T) {
 	if err != nil || one.Route != "/v2/risks" || one.IdempotencyKey != "sdk-log-key-1" || one.ErrorCode != "" {
 		t.Errorf("Requests.Get: %+v, %v", one, err)
 	}
+	// The reads above are logged as they end: store them before listing them.
+	if err := s.env.App.RequestLog.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
 	gets, err := riskapi.Collect(c.Requests.List(ctx, &riskapi.RequestListParams{Method: "GET", Since: time.Now().Add(-time.Hour)}))
 	if err != nil || len(gets) == 0 {
 		t.Errorf("GET entries: %d, %v", len(gets), err)

@@ -98,6 +98,7 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
 			HandlerTimeout: cfg.Idempotency.Leases().Handler,
 			Fingerprinter:  fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+			OnOutcome: requestloghttp.NoteOutcome,
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err

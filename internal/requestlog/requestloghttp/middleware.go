@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/requestid"
 	"github.com/riskapi/riskapi/internal/requestlog"
@@ -107,16 +108,22 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 const noteKey = "requestlog.idempotency"
 
 // idempotencyNote is where the idempotency engine reports what it did with the
-// request (NoteIdempotency), for the entry written when the request ends.
+// request (NoteOutcome), for the entry written when the request ends.
 type idempotencyNote struct {
 	key     string
 	outcome requestlog.Outcome
 }
 
-// NoteIdempotency records, for c's entry, the request's Idempotency-Key and what the
-// engine did with it. Without the middleware around c it does nothing.
-func NoteIdempotency(c echo.Context, key string, outcome requestlog.Outcome) {
+// NoteOutcome is the idempotency engine's OnOutcome (idempotency.Config): it records,
+// for c's entry, the request's Idempotency-Key and what the engine did with it, in
+// the log's words — taking over a FAILED or expired record is "executed". Without the
+// middleware around c it does nothing.
+func NoteOutcome(c echo.Context, key string, o idempotency.Outcome) {
+	out := requestlog.Outcome(o)
+	if o == idempotency.OutcomeTakenOver {
+		out = requestlog.OutcomeExecuted
+	}
 	if n, ok := c.Get(noteKey).(*idempotencyNote); ok {
-		n.key, n.outcome = key, outcome
+		n.key, n.outcome = key, out
 	}
 }

@@ -67,5 +67,6 @@ func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Recor
 	if rec.StatusCode != 0 {
 		out.StatusCode = &rec.StatusCode
 	}
+	out.RequestID = orNull(rec.RequestID)
 	return out
 }
