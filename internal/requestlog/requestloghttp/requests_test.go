@@ -117,6 +117,12 @@ func TestEachOutcomeIsLogged(t *testing.T) {
 	if got := list(t, env, a.Key, "method=GET&status=200"); len(got) < 2 || got[0].Route != "/v2/requests" {
 		t.Errorf("the log's own reads: %d GET 200 entries, newest %+v", len(got), got)
 	}
+	metrics := apitest.Do(t, env, apitest.Request{Method: http.MethodGet, Path: "/metrics"}).Expect(http.StatusOK).Body.String()
+	if !strings.Contains(metrics, "riskapi_request_log_entries_written_total ") || strings.Contains(metrics, "riskapi_request_log_entries_written_total 0\n") ||
+		!strings.Contains(metrics, `riskapi_request_log_entries_dropped_total{reason="buffer_full"} 0`) ||
+		!strings.Contains(metrics, "riskapi_request_log_batch_duration_seconds_count") {
+		t.Errorf("/metrics lacks the request log's series, or counts no entry written")
+	}
 }
 
 // TestFiltersAndPaging: every filter narrows the list, a page of 2 walks it all
@@ -257,6 +263,11 @@ func TestNothingSecretIsLogged(t *testing.T) {
 	rows := rowsAsText(t, env, "request_log_entries")
 	if len(rows) < 5 {
 		t.Fatalf("only %d entries logged", len(rows))
+	}
+	// What never authenticated (the failed sign-in) is not logged at all.
+	var unauthenticated int64
+	if err := env.App.DB.Table("request_log_entries").Where("status = 401").Count(&unauthenticated).Error; err != nil || unauthenticated != 0 {
+		t.Errorf("%d entries of unauthenticated requests (%v)", unauthenticated, err)
 	}
 	secrets := map[string]string{"API key": a.Key, "session token": session, "password": a.Password}
 	for _, place := range []string{"query", "body", "desc", "header", "patch", "badkey", "cookie", "password", "invalid"} {
