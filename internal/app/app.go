@@ -32,6 +32,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
+	"github.com/riskapi/riskapi/internal/sweep"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -138,7 +139,7 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	logStore := requestlogstore.New(a.DB)
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
-			Logger: log, Pause: sweepPause(a.DB.Dialect)},
+			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
 		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
@@ -254,6 +255,19 @@ func sweepPause(d database.Dialect) time.Duration {
 		return 5 * time.Millisecond
 	}
 	return 0
+}
+
+// requestLogPacing paces the request log's sweep. On SQLite a batch of log entries
+// costs several times a batch of idempotency records (seven b-trees per row, two of
+// them in random order: request ids and keys), and 1000-row batches with a 5 ms
+// pause starved writers past their busy timeout (503s) while 1M entries were swept;
+// small batches, each followed by a rest as long as itself, leave writers the lock
+// at least half the time. PostgreSQL's writers do not wait on the sweep.
+func requestLogPacing(d database.Dialect) sweep.Pacing {
+	if d == database.SQLite {
+		return sweep.Pacing{Size: 200, Pause: 20 * time.Millisecond, Rest: 1}
+	}
+	return sweep.Pacing{}
 }
 
 // Serve listens on the configured address, runs the sweep on its schedule, and on

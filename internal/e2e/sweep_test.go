@@ -86,12 +86,12 @@ func TestRequestLogSweepUnderLoad(t *testing.T) {
 	creds := e2e.ProvisionT(t, url, t.Name())
 	a := openApp(t, url)
 	if *sweepBatch > 0 {
-		a.RequestLogSweeper.BatchSize = *sweepBatch
+		a.RequestLogSweeper.Pacing.Size = *sweepBatch
 	}
 	if *sweepPause >= 0 {
-		a.RequestLogSweeper.Pause = *sweepPause
+		a.RequestLogSweeper.Pacing.Pause = *sweepPause
 	}
-	t.Logf("sweeper: BatchSize %d, Pause %s, TTL %s", a.RequestLogSweeper.BatchSize, a.RequestLogSweeper.Pause, a.RequestLogSweeper.TTL)
+	t.Logf("sweeper: %+v (Size 0 means 1000), TTL %s", a.RequestLogSweeper.Pacing, a.RequestLogSweeper.TTL)
 	var cutoff time.Time
 	run := sweepUnderLoad(t, url, creds, func(ctx context.Context, rows int) {
 		cutoff = time.Now().UTC().Add(-a.RequestLogSweeper.TTL)

@@ -36,7 +36,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	}
 	start := time.Now()
 	cutoff := now()
-	total, err := sweep.Batches(ctx, s.BatchSize, s.Pause, func(ctx context.Context, limit int) (int, error) {
+	total, err := sweep.Batches(ctx, sweep.Pacing{Size: s.BatchSize, Pause: s.Pause}, func(ctx context.Context, limit int) (int, error) {
 		return s.Store.DeleteExpired(ctx, cutoff, limit)
 	})
 	s.Metrics.swept(total, time.Since(start))

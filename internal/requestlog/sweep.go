@@ -16,11 +16,10 @@ type Sweeper struct {
 	Store Store
 	// TTL is how long entries are kept (REQUEST_LOG_TTL). Required.
 	TTL time.Duration
-	// BatchSize bounds each delete. Optional. Default 1000.
-	BatchSize int
-	// Pause is slept between batches (SQLite's one writer needs the breather; see
-	// docs/performance.md). Optional. Default 0.
-	Pause time.Duration
+	// Pacing bounds each delete and the breather between them (SQLite's one writer
+	// needs it; see docs/performance.md). Optional. Default: batches of 1000, no
+	// pause.
+	Pacing sweep.Pacing
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 	// Logger: optional.
@@ -40,7 +39,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	}
 	start := time.Now()
 	cutoff := now().Add(-s.TTL)
-	total, err := sweep.Batches(ctx, s.BatchSize, s.Pause, func(ctx context.Context, limit int) (int, error) {
+	total, err := sweep.Batches(ctx, s.Pacing, func(ctx context.Context, limit int) (int, error) {
 		return s.Store.DeleteBefore(ctx, cutoff, limit)
 	})
 	if err != nil {

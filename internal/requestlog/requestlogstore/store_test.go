@@ -14,6 +14,7 @@ import (
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
+	"github.com/riskapi/riskapi/internal/sweep"
 )
 
 var base = time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.UTC)
@@ -222,7 +223,7 @@ func TestSweepDeletesOnlyOld(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sw := &requestlog.Sweeper{Store: s, TTL: 24 * time.Hour, BatchSize: 50, Now: func() time.Time { return now }}
+			sw := &requestlog.Sweeper{Store: s, TTL: 24 * time.Hour, Pacing: sweep.Pacing{Size: 50}, Now: func() time.Time { return now }}
 			n, err := sw.Sweep(ctx)
 			if err != nil {
 				t.Error(err)
