@@ -328,20 +328,11 @@ func (s *AttachmentsService) List(ctx context.Context, riskID string) iter.Seq2[
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
-		page := new(Page[Attachment])
-		info, err := s.client.doJSON(ctx, http.MethodGet, riskPath(riskID)+"/attachments", q, nil, nil, page)
-		if err != nil {
-			return nil, err
-		}
-		page.LastResponse = info
-		for _, a := range page.Data {
-			if a != nil {
-				a.LastResponse = info
-			}
-		}
-		return page, nil
+		return getPage[Attachment](ctx, s.client, riskPath(riskID)+"/attachments", q, nil)
 	})
 }
+
+func (a *Attachment) setLastResponse(info *APIResponse) { a.LastResponse = info }
 
 // AttachmentContent is a download in progress: read the file from it (or its
 // Body) and close it. It is an io.ReadCloser.

@@ -51,6 +51,10 @@ type Client struct {
 	Risks *RisksService
 	// Attachments manages files attached to risks.
 	Attachments *AttachmentsService
+	// Requests reads the request log: /v2/requests.
+	Requests *RequestsService
+	// IdempotencyKeys inspects idempotency keys: /v2/idempotency-keys.
+	IdempotencyKeys *IdempotencyKeysService
 
 	apiKey     string
 	baseURL    *url.URL
@@ -129,6 +133,8 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.common.client = c
 	c.Risks = (*RisksService)(&c.common)
 	c.Attachments = (*AttachmentsService)(&c.common)
+	c.Requests = (*RequestsService)(&c.common)
+	c.IdempotencyKeys = (*IdempotencyKeysService)(&c.common)
 	return c, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"net/http"
+	"net/url"
 )
 
 // Page is one page of a list endpoint, the envelope
@@ -46,6 +48,30 @@ func (p *Page[T]) UnmarshalJSON(b []byte) error {
 		p.NextCursor = *w.NextCursor
 	}
 	return nil
+}
+
+// respondable is an item of a list that records the exchange that returned it
+// (its LastResponse).
+type respondable[T any] interface {
+	*T
+	setLastResponse(*APIResponse)
+}
+
+// getPage fetches one page of the list at path with query q and gives the page and
+// each of its items the exchange's APIResponse.
+func getPage[T any, P respondable[T]](ctx context.Context, c *Client, path string, q url.Values, params *Params) (*Page[T], error) {
+	page := new(Page[T])
+	info, err := c.doJSON(ctx, http.MethodGet, path, q, params, nil, page)
+	if err != nil {
+		return nil, err
+	}
+	page.LastResponse = info
+	for _, it := range page.Data {
+		if it != nil {
+			P(it).setLastResponse(info)
+		}
+	}
+	return page, nil
 }
 
 // paginate walks pages from cursor on, fetching the next page only once the

@@ -295,19 +295,10 @@ func (s *RisksService) ListPage(ctx context.Context, p *RiskListParams) (*Page[R
 		}
 		params = &p.Params
 	}
-	page := new(Page[Risk])
-	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/risks", q, params, nil, page)
-	if err != nil {
-		return nil, err
-	}
-	page.LastResponse = info
-	for _, r := range page.Data {
-		if r != nil {
-			r.LastResponse = info
-		}
-	}
-	return page, nil
+	return getPage[Risk](ctx, s.client, "/v2/risks", q, params)
 }
+
+func (r *Risk) setLastResponse(info *APIResponse) { r.LastResponse = info }
 
 // write sends body with method to path and decodes the risk answered.
 func (s *RisksService) write(ctx context.Context, method, path string, params *Params, body any) (*Risk, error) {

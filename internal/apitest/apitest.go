@@ -55,14 +55,21 @@ func Config(tb testing.TB) config.Config {
 // New starts riskapi with Config(tb), modified by each of mods.
 func New(tb testing.TB, mods ...func(*config.Config)) *Env {
 	tb.Helper()
+	return NewWith(tb, app.Options{}, mods...)
+}
+
+// NewWith is New with app options (its clock and bcrypt cost are always the test's).
+func NewWith(tb testing.TB, opts app.Options, mods ...func(*config.Config)) *Env {
+	tb.Helper()
 	cfg := Config(tb)
 	for _, m := range mods {
 		m(&cfg)
 	}
 	clock := &Clock{}
+	opts.BcryptCost, opts.Now = bcrypt.MinCost, clock.Now
 	logs := &syncBuffer{}
 	a, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, nil)),
-		app.Options{BcryptCost: bcrypt.MinCost, Now: clock.Now})
+		opts)
 	if err != nil {
 		tb.Fatalf("open app: %v", err)
 	}

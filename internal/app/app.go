@@ -29,9 +29,12 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
 	"github.com/riskapi/riskapi/internal/ratelimit"
+	"github.com/riskapi/riskapi/internal/requestlog"
+	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
+	"github.com/riskapi/riskapi/internal/sweep"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -44,6 +47,10 @@ type Options struct {
 	BcryptCost int
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// RequestLogSkipper, when it returns true, leaves the request unlogged: for
+	// benchmarks that measure what the log costs on one server, with it on and off
+	// by turns. Optional. Default: every authenticated request is logged.
+	RequestLogSkipper func(echo.Context) bool
 }
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
@@ -110,6 +117,11 @@ type Maintenance struct {
 	Sweeper     *idempotency.Sweeper
 	// Orphans removes attachment bytes no row refers to; Sweep runs it.
 	Orphans *attachments.OrphanSweeper
+	// RequestLogSweeper deletes request-log entries older than REQUEST_LOG_TTL;
+	// Sweep runs it.
+	RequestLogSweeper *requestlog.Sweeper
+
+	requestLog *requestlogstore.Store
 }
 
 // OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
@@ -126,7 +138,10 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
-	return &Maintenance{Admin: a, Idempotency: idemStore,
+	logStore := requestlogstore.New(a.DB)
+	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
+		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
+			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
 		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
@@ -134,16 +149,27 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	}, nil
 }
 
-// App is a wired riskapi: Maintenance plus the HTTP server.
+// App is a wired riskapi: Maintenance plus the HTTP server and the request log's
+// writer.
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// RequestLog buffers request-log entries and inserts them in batches off the
+	// request path (docs/requests.md); Close flushes it.
+	RequestLog *requestlog.Writer
 	// redis is the shared rate limit store when REDIS_URL is set, else nil.
 	redis *ratelimit.Redis
 }
 
-// Close closes the rate limit store's connections, then Maintenance.
+// Close stores the request-log entries still buffered (waiting up to 10s), closes
+// the rate limit store's connections, then what Maintenance holds. Call it once the
+// server has stopped.
 func (a *App) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := a.RequestLog.Close(ctx); err != nil {
+		a.Logger.Warn("request log: entries still buffered at shutdown were lost", slog.String("error", err.Error()))
+	}
 	if a.redis != nil {
 		a.redis.Close()
 	}
@@ -159,10 +185,17 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
-	app := &App{Maintenance: m}
+	logWriter, err := requestlog.NewWriter(requestlog.WriterConfig{Store: m.requestLog,
+		Metrics: requestlog.NewMetrics(reg), Logger: log})
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
+	app := &App{Maintenance: m, RequestLog: logWriter}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
+			logWriter.Close(ctx)
 			m.Close()
 			return nil, err
 		}
@@ -171,7 +204,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		Logger: log, Now: opts.Now, RateLimits: limits,
+		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
+		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits,
 	}, cfg)
 	if err != nil {
 		app.Close()
@@ -181,14 +215,20 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
-// then sweeps orphaned attachment bytes, which it logs but does not count (the count
-// is the idempotency records', api sweep's contract); an orphan sweep failure is
-// logged, not returned, so it never hides the records' result.
+// then sweeps orphaned attachment bytes, request-log entries past their TTL and
+// expired sessions, which it logs but does not count (the count is the idempotency
+// records', api sweep's contract); their failures are logged, not returned, so they
+// never hide the records' result.
 func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	n, err := a.Sweeper.Sweep(ctx)
 	if a.Orphans != nil && ctx.Err() == nil {
 		if _, oerr := a.Orphans.Sweep(ctx); oerr != nil {
 			a.Logger.Error("attachment orphan sweep failed", slog.String("error", oerr.Error()))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, lerr := a.RequestLogSweeper.Sweep(ctx); lerr != nil {
+			a.Logger.Error("request log sweep failed", slog.String("error", lerr.Error()))
 		}
 	}
 	if ctx.Err() == nil {
@@ -232,6 +272,19 @@ func sweepPause(d database.Dialect) time.Duration {
 		return 5 * time.Millisecond
 	}
 	return 0
+}
+
+// requestLogPacing paces the request log's sweep. On SQLite a batch of log entries
+// costs several times a batch of idempotency records (seven b-trees per row, two of
+// them in random order: request ids and keys), and 1000-row batches with a 5 ms
+// pause starved writers past their busy timeout (503s) while 1M entries were swept;
+// small batches, each followed by a rest as long as itself, leave writers the lock
+// at least half the time. PostgreSQL's writers do not wait on the sweep.
+func requestLogPacing(d database.Dialect) sweep.Pacing {
+	if d == database.SQLite {
+		return sweep.Pacing{Size: 200, Pause: 20 * time.Millisecond, Rest: 1}
+	}
+	return sweep.Pacing{}
 }
 
 // Serve listens on the configured address, runs the sweep on its schedule, and on

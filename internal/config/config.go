@@ -94,6 +94,9 @@ type RateLimit struct {
 // the records it removes (REQUEST_LOG_TTL, EVENT_TTL) belong here.
 type Sweep struct {
 	Schedule string // SWEEP_SCHEDULE, robfig/cron spec, default "@every 10m"
+	// RequestLogTTL is REQUEST_LOG_TTL, default 720h: how long request-log entries
+	// are kept (docs/requests.md).
+	RequestLogTTL time.Duration
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

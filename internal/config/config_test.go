@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
 		Database:    config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
-		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
+		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -55,7 +55,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
-		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s",
+		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 	}
 	got, err := load(env)
@@ -71,7 +71,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
 		Database:  config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
-		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
+		Sweep:       config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}
@@ -105,6 +105,8 @@ func TestBadValues(t *testing.T) {
 		{"lease not a duration", "IDEMPOTENCY_LEASE", "1"},
 		{"required not a bool", "IDEMPOTENCY_REQUIRED", "maybe"},
 		{"schedule", "SWEEP_SCHEDULE", "every ten minutes"},
+		{"request log ttl zero", "REQUEST_LOG_TTL", "0s"},
+		{"request log ttl not a duration", "REQUEST_LOG_TTL", "30 days"},
 		{"upload bytes", "MAX_UPLOAD_BYTES", "1GB"},
 		{"upload bytes zero", "MAX_UPLOAD_BYTES", "0"},
 		{"rps negative", "RATE_LIMIT_RPS", "-1"},

@@ -83,6 +83,8 @@ var settings = []setting{
 		c.Sweep.Schedule = v
 		return nil
 	}},
+	{"REQUEST_LOG_TTL", "request-log-ttl", "720h", "how long request-log entries are kept", PartSweep,
+		duration("REQUEST_LOG_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Sweep.RequestLogTTL })},
 	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", PartUploads, func(c *Config, v string) error {
 		c.Uploads.Dir = v
 		return nil

@@ -44,6 +44,89 @@ type write struct {
 //
 //	TEST_DATABASE_URL=postgres://… go test -run TestSweepUnderLoad -sweep.rows=1000000 -v ./internal/e2e/
 func TestSweepUnderLoad(t *testing.T) {
+	url := dbtest.URL(t)
+	creds := e2e.ProvisionT(t, url, t.Name())
+	a := openApp(t, url)
+	if *sweepBatch > 0 {
+		a.Sweeper.BatchSize = *sweepBatch
+	}
+	if *sweepPause >= 0 {
+		a.Sweeper.Pause = *sweepPause
+	}
+	t.Logf("sweeper: BatchSize %d, Pause %s (0 means the default, 1000)", a.Sweeper.BatchSize, a.Sweeper.Pause)
+	run := sweepUnderLoad(t, url, creds, func(ctx context.Context, rows int) {
+		insertExpired(t, ctx, a.DB, creds.TenantID, rows)
+	}, a.Sweeper.Sweep)
+
+	var expired, live int64
+	if err := a.DB.Table("idempotency_records").Where("expires_at <= ?", time.Now().UTC()).Count(&expired).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DB.Table("idempotency_records").Where("expires_at > ?", time.Now().UTC()).Count(&live).Error; err != nil {
+		t.Fatal(err)
+	}
+	if expired != 0 {
+		t.Errorf("%d expired records left after the sweep", expired)
+	}
+	if live != int64(run.acknowledged) {
+		t.Errorf("%d live records for %d acknowledged keyed writes: the sweep deleted live records, or writes were lost", live, run.acknowledged)
+	}
+}
+
+// TestRequestLogSweepUnderLoad is TestSweepUnderLoad for the request log:
+// -sweep.rows entries older than REQUEST_LOG_TTL, deleted by the app's own
+// RequestLogSweeper while writers keep sending keyed writes (each of which is
+// logged too). Every old entry goes, every entry of the run stays.
+//
+// Full run (docs/performance.md):
+//
+//	TEST_DATABASE_URL=postgres://… go test -run TestRequestLogSweepUnderLoad -sweep.rows=1000000 -v ./internal/e2e/
+func TestRequestLogSweepUnderLoad(t *testing.T) {
+	url := dbtest.URL(t)
+	creds := e2e.ProvisionT(t, url, t.Name())
+	a := openApp(t, url)
+	if *sweepBatch > 0 {
+		a.RequestLogSweeper.Pacing.Size = *sweepBatch
+	}
+	if *sweepPause >= 0 {
+		a.RequestLogSweeper.Pacing.Pause = *sweepPause
+	}
+	t.Logf("sweeper: %+v (Size 0 means 1000), TTL %s", a.RequestLogSweeper.Pacing, a.RequestLogSweeper.TTL)
+	var cutoff time.Time
+	run := sweepUnderLoad(t, url, creds, func(ctx context.Context, rows int) {
+		cutoff = time.Now().UTC().Add(-a.RequestLogSweeper.TTL)
+		insertOldLogEntries(t, ctx, a.DB, creds.TenantID, rows, cutoff)
+	}, a.RequestLogSweeper.Sweep)
+
+	var old, kept int64
+	if err := a.DB.Table("request_log_entries").Where("created_at < ?", cutoff).Count(&old).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DB.Table("request_log_entries").Where("created_at >= ?", cutoff).Count(&kept).Error; err != nil {
+		t.Fatal(err)
+	}
+	if old != 0 {
+		t.Errorf("%d old entries left after the sweep", old)
+	}
+	// Every write was logged, and the buffer may still hold the last second's.
+	if kept > int64(run.writes) || kept < int64(run.writes)*9/10 {
+		t.Errorf("%d entries of the run kept for %d writes sent", kept, run.writes)
+	}
+}
+
+// loadRun is what sweepUnderLoad measured.
+type loadRun struct {
+	writes, acknowledged int
+}
+
+// sweepUnderLoad starts a server on url, inserts the run's rows (-sweep.rows, or a
+// CI default) with insert, keeps -sweep.clients writers sending keyed writes, and
+// after a baseline runs sweep. It fails t if the sweep does not delete exactly the
+// rows inserted or any write fails (or the p99 ratio exceeds -sweep.maxratio), and
+// logs the write p99 during the sweep against the p99 before it.
+func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func(ctx context.Context, rows int),
+	sweep func(ctx context.Context) (int, error)) loadRun {
+	t.Helper()
 	rows := *sweepRows
 	if rows <= 0 {
 		// SQLite runs in this test binary's process (pure Go, and ten times slower
@@ -60,25 +143,13 @@ func TestSweepUnderLoad(t *testing.T) {
 			baseline = 20 * time.Second
 		}
 	}
-	url := dbtest.URL(t)
-	creds := e2e.ProvisionT(t, url, t.Name())
 	in := e2e.StartT(t, e2e.Config{DatabaseURL: url, Name: "api", Lease: 10 * time.Second,
 		Env: []string{"SWEEP_SCHEDULE=@every 24h"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-
-	// The sweeper, wired by internal/app exactly as in the server and `api sweep`.
-	a := openApp(t, url)
-	if *sweepBatch > 0 {
-		a.Sweeper.BatchSize = *sweepBatch
-	}
-	if *sweepPause >= 0 {
-		a.Sweeper.Pause = *sweepPause
-	}
-	t.Logf("sweeper: BatchSize %d, Pause %s (0 means the default, 1000)", a.Sweeper.BatchSize, a.Sweeper.Pause)
 	start := time.Now()
-	insertExpired(t, ctx, a.DB, creds.TenantID, rows)
-	t.Logf("inserted %d expired records in %s", rows, time.Since(start).Round(time.Millisecond))
+	insert(ctx, rows)
+	t.Logf("inserted %d rows to sweep in %s", rows, time.Since(start).Round(time.Millisecond))
 
 	client := e2e.NewClient(creds.APIKey, *sweepClients)
 	defer client.Close()
@@ -117,7 +188,7 @@ func TestSweepUnderLoad(t *testing.T) {
 	loadStart := time.Now()
 	sleepCtx(ctx, baseline)
 	sweepStart := time.Now()
-	deleted, err := a.Sweeper.Sweep(ctx)
+	deleted, err := sweep(ctx)
 	sweepEnd := time.Now()
 	sleepCtx(ctx, 500*time.Millisecond)
 	close(stop)
@@ -146,27 +217,14 @@ func TestSweepUnderLoad(t *testing.T) {
 	if sb.P99 > 0 {
 		ratio = float64(sd.P99) / float64(sb.P99)
 	}
-	t.Logf("sweep deleted %d records in %s (%.0f/s); writers: %d clients, %d writes in all, %d failed",
+	t.Logf("sweep deleted %d rows in %s (%.0f/s); writers: %d clients, %d writes in all, %d failed",
 		deleted, took.Round(time.Millisecond), float64(deleted)/took.Seconds(), *sweepClients, len(writes), failed)
 	t.Logf("writes without the sweep: %s, %.0f/s", sb, float64(sb.N)/(sweepStart.Sub(loadStart)-500*time.Millisecond).Seconds())
 	t.Logf("writes during the sweep:  %s, %.0f/s", sd, float64(sd.N)/took.Seconds())
 	t.Logf("write p99 during/without the sweep: %.2f (goal ≤ 2)", ratio)
 
 	if deleted != rows {
-		t.Errorf("the sweep deleted %d records, want the %d expired ones", deleted, rows)
-	}
-	var expired, live int64
-	if err := a.DB.WithContext(ctx).Table("idempotency_records").Where("expires_at <= ?", time.Now().UTC()).Count(&expired).Error; err != nil {
-		t.Fatal(err)
-	}
-	if err := a.DB.WithContext(ctx).Table("idempotency_records").Where("expires_at > ?", time.Now().UTC()).Count(&live).Error; err != nil {
-		t.Fatal(err)
-	}
-	if expired != 0 {
-		t.Errorf("%d expired records left after the sweep", expired)
-	}
-	if ok := int64(len(writes) - failed); live != ok {
-		t.Errorf("%d live records for %d acknowledged keyed writes: the sweep deleted live records, or writes were lost", live, ok)
+		t.Errorf("the sweep deleted %d rows, want the %d inserted to be swept", deleted, rows)
 	}
 	if failed > 0 {
 		t.Errorf("%d writes failed during the run, e.g. %v", failed, errs)
@@ -177,6 +235,7 @@ func TestSweepUnderLoad(t *testing.T) {
 	if *sweepMaxRatio > 0 && ratio > *sweepMaxRatio {
 		t.Errorf("write p99 during the sweep is %.2f× the p99 without it, over -sweep.maxratio %.2f", ratio, *sweepMaxRatio)
 	}
+	return loadRun{writes: len(writes), acknowledged: len(writes) - failed}
 }
 
 // openApp wires riskapi on url as `api sweep` does, quietly.
@@ -194,6 +253,42 @@ func openApp(t *testing.T, url string) *app.Maintenance {
 	}
 	t.Cleanup(func() { a.Close() })
 	return a
+}
+
+// insertOldLogEntries inserts n request-log entries of tenant created before cutoff
+// (spread over n milliseconds), in one statement, then puts the table in the state
+// an old table is in, like insertExpired.
+func insertOldLogEntries(t *testing.T, ctx context.Context, db *database.DB, tenant string, n int, cutoff time.Time) {
+	t.Helper()
+	oldest := cutoff.Add(-time.Hour - time.Duration(n)*time.Millisecond)
+	var stmts []string
+	var args []any
+	if db.Dialect == database.Postgres {
+		stmts = []string{`INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route, status,
+			duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome, error_code, created_at)
+			SELECT ?, 'log_' || lpad(to_hex(g), 32, '0'), md5(g::text), 'POST', '/v2/risks', '/v2/risks', 201, 1500,
+				'api_key', 'key_old', 'old-key-' || g, 'executed', NULL, CAST(? AS timestamptz) + g * interval '1 millisecond'
+			FROM generate_series(1, ?) AS g`,
+			`VACUUM ANALYZE request_log_entries`, `CHECKPOINT`}
+		args = []any{tenant, oldest, n}
+	} else {
+		stmts = []string{`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?)
+			INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route, status,
+			duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome, error_code, created_at)
+			SELECT ?, printf('log_%032x', i), hex(randomblob(16)), 'POST', '/v2/risks', '/v2/risks', 201, 1500,
+				'api_key', 'key_old', 'old-key-' || i, 'executed', NULL, ?
+			FROM g`,
+			`ANALYZE request_log_entries`, `PRAGMA wal_checkpoint(TRUNCATE)`}
+		args = []any{n, tenant, oldest}
+	}
+	if err := db.WithContext(ctx).Exec(stmts[0], args...).Error; err != nil {
+		t.Fatalf("insert old request log entries: %v", err)
+	}
+	for _, s := range stmts[1:] {
+		if err := db.WithContext(ctx).Exec(s).Error; err != nil {
+			t.Logf("%s: %v", s, err)
+		}
+	}
 }
 
 // insertExpired inserts n complete records that expired a day ago, spread over

@@ -63,6 +63,9 @@ type Config struct {
 	Now func() time.Time
 	// Metrics counts outcomes. Optional.
 	Metrics *Metrics
+	// OnOutcome is told, once per keyed request that reached its record, the key and
+	// what the engine did with it (riskapi's request log records it). Optional.
+	OnOutcome func(c echo.Context, key string, o Outcome)
 	// Logger logs one line per keyed request with its outcome (never the body).
 	// Optional. Default slog.Default().
 	Logger *slog.Logger

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/requestid"
 )
 
 // engine is the configured middleware.
@@ -62,7 +63,7 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		rk := RecordKey{Scope: scope, Method: req.Method, Path: req.URL.Path, Key: key}
 		outcome, err := e.handle(c, next, rk, fp)
-		e.Metrics.outcome(outcome)
+		e.report(c, key, outcome)
 		e.Logger.LogAttrs(req.Context(), slog.LevelInfo, "idempotent request",
 			slog.String("outcome", string(outcome)),
 			slog.String("method", rk.Method), slog.String("path", rk.Path))
@@ -134,6 +135,7 @@ func (e *engine) replay(c echo.Context, rec *Record) (Outcome, error) {
 // the record; hctx is the request's deadline without the transaction.
 func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation, tctx context.Context, rec *Record, outcome Outcome, hctx context.Context) (_ Outcome, err error) {
 	origReq := c.Request()
+	rec.RequestID = requestid.From(origReq.Context())
 	resp := c.Response()
 	origWriter := resp.Writer
 	buf := newRecorder()
@@ -154,7 +156,7 @@ func (e *engine) execute(c echo.Context, next echo.HandlerFunc, res Reservation,
 		restore()
 		e.fail(hctx, res, rec)
 		origWriter.Header().Set(HeaderReplayed, "false")
-		e.Metrics.outcome(OutcomeFailed)
+		e.report(c, rec.Key, OutcomeFailed)
 		if p != nil {
 			panic(p)
 		}
@@ -207,6 +209,14 @@ func (e *engine) kept(h http.Header) map[string]string {
 		}
 	}
 	return out
+}
+
+// report counts what the engine did with a keyed request and tells OnOutcome.
+func (e *engine) report(c echo.Context, key string, o Outcome) {
+	e.Metrics.outcome(o)
+	if e.OnOutcome != nil {
+		e.OnOutcome(c, key, o)
+	}
 }
 
 // fail rolls the handler's writes back and marks the record FAILED. A failure to mark

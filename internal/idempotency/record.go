@@ -49,6 +49,9 @@ type Record struct {
 	CreatedAt   time.Time
 	// ExpiresAt is CreatedAt + TTL; from then on the record counts as absent.
 	ExpiresAt time.Time
+	// RequestID is the request id of the attempt that stored the record, for the
+	// key inspector (docs/requests.md); "" when unknown.
+	RequestID string
 }
 
 // Live reports whether r is still honoured at now.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/sweep"
 )
 
 // Sweeper deletes expired records in bounded batches. Expiry does not depend on it —
@@ -28,34 +30,18 @@ type Sweeper struct {
 // and returns how many it deleted. It stops early when ctx is done, returning the
 // count so far and ctx's error.
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
-	batch := s.BatchSize
-	if batch <= 0 {
-		batch = 1000
-	}
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
 	start := time.Now()
 	cutoff := now()
-	total := 0
-	defer func() { s.Metrics.swept(total, time.Since(start)) }()
-	for {
-		n, err := s.Store.DeleteExpired(ctx, cutoff, batch)
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if n < batch {
-			break
-		}
-		if s.Pause > 0 {
-			select {
-			case <-ctx.Done():
-				return total, ctx.Err()
-			case <-time.After(s.Pause):
-			}
-		}
+	total, err := sweep.Batches(ctx, sweep.Pacing{Size: s.BatchSize, Pause: s.Pause}, func(ctx context.Context, limit int) (int, error) {
+		return s.Store.DeleteExpired(ctx, cutoff, limit)
+	})
+	s.Metrics.swept(total, time.Since(start))
+	if err != nil {
+		return total, err
 	}
 	if s.Logger != nil {
 		s.Logger.Info("idempotency sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))

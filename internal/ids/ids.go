@@ -18,6 +18,8 @@ const (
 	Risk       = "risk"
 	Attachment = "att"
 	Webhook    = "whk"
+	// RequestLog names request-log entries; internal, the list's cursor only.
+	RequestLog = "log"
 )
 
 // New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".

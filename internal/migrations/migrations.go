@@ -18,6 +18,7 @@ import (
 var all = []*gormigrate.Migration{
 	m0001Initial,
 	m0002Accounts,
+	m0004RequestLog,
 	m0006Readiness,
 	m0007IdempotencyHeaders,
 }

@@ -85,6 +85,13 @@ func storeProblem(err error) *problem.Problem {
 	return p
 }
 
+// problemOf is the status and code the client is answered for err (the request log
+// records them before errorHandler renders the error).
+func problemOf(err error) (int, string) {
+	p, _ := toProblem(err)
+	return p.Status(), string(p.Code)
+}
+
 // errorHandler renders every error as application/problem+json with the request id,
 // Cache-Control: no-store and, where the code calls for it, Retry-After.
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {

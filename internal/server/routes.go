@@ -15,6 +15,7 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -49,6 +50,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
 	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
 	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)
+	rs = append(rs, requestloghttp.Routes(requestloghttp.RoutesConfig{Store: d.RequestLogStore, Keys: d.IdempotencyKeys, Now: d.Now})...)
 	return rs
 }
 
@@ -79,6 +81,7 @@ type mounter struct {
 	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
 	idempotency      map[idempotency.Policy]echo.MiddlewareFunc
+	requestLog       echo.MiddlewareFunc
 	spoolDir         string
 	log              *slog.Logger
 }
@@ -102,11 +105,18 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			// A replayed 201 points at what the first one created (docs/idempotency.md).
 			KeepHeaders:   []string{echo.HeaderLocation},
 			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+			OnOutcome: requestloghttp.NoteOutcome,
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err
 		}
 		m.idempotency[p] = mw
+	}
+	var err error
+	m.requestLog, err = requestloghttp.Config{Sink: d.RequestLog, Skipper: d.RequestLogSkipper,
+		Problem: problemOf, Now: d.Now}.ToMiddleware()
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -134,7 +144,8 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 	return nil
 }
 
-// chain is r's middleware, outermost first: the body limit, then spooling (outside
+// chain is r's middleware, outermost first: on authenticated routes the request log
+// (docs/requests.md), then the body limit, then spooling (outside
 // authentication and idempotency, so that whatever the request's outcome — replay,
 // 422, error, panic — its spooled files are removed when it ends; it reads nothing
 // itself), authentication by authn (nil: none), the rate limit, scope and role, and
@@ -142,6 +153,11 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 // before anything else about the request is looked at (docs/idempotency.md).
 func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.MiddlewareFunc, error) {
 	var mw []echo.MiddlewareFunc
+	if authn != nil {
+		// Outermost, so that its duration and status are the request's; it logs only
+		// what passed authentication.
+		mw = append(mw, m.requestLog)
+	}
 	if r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet {
 		mw = append(mw, m.idempotency[r.Idempotency])
 	}

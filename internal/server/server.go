@@ -20,6 +20,8 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestid"
+	"github.com/riskapi/riskapi/internal/requestlog"
+	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -36,6 +38,16 @@ type Deps struct {
 	Attachments attachments.Store
 	// Webhooks verifies and processes inbound webhook deliveries.
 	Webhooks *webhooks.Service
+	// RequestLog receives one entry per authenticated request (a requestlog.Writer).
+	// Required.
+	RequestLog requestloghttp.Sink
+	// RequestLogSkipper leaves a request unlogged when it returns true (benchmarks).
+	// Optional.
+	RequestLogSkipper func(echo.Context) bool
+	// RequestLogStore answers GET /requests. Required.
+	RequestLogStore requestlog.Store
+	// IdempotencyKeys answers the key inspector (gormstore.Store). Required.
+	IdempotencyKeys requestloghttp.KeyPeeker
 	// Metrics receives the HTTP and idempotency metrics and is served at /metrics.
 	Metrics *prometheus.Registry
 	// IdempotencyMetrics, optional: shared with the sweeper.

@@ -24,10 +24,13 @@ type Scope string
 const (
 	ScopeRisksRead  Scope = "risks:read"
 	ScopeRisksWrite Scope = "risks:write"
+	// ScopeRequestsRead reads the request log and inspects idempotency keys
+	// (docs/requests.md). Keys created before it existed do not hold it.
+	ScopeRequestsRead Scope = "requests:read"
 )
 
 // AllScopes lists every scope; session users hold all of them.
-var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite}
+var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead}
 
 // ParseScopes parses a comma-separated list such as "risks:read,risks:write"
 // (blanks around names are ignored). Errors: as ScopesOf.
@@ -49,7 +52,7 @@ func ScopesOf(names []string) ([]Scope, error) {
 	for _, name := range names {
 		sc := Scope(name)
 		if !slices.Contains(AllScopes, sc) {
-			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want risks:read, risks:write)", name))
+			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want risks:read, risks:write, requests:read)", name))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)

@@ -23,12 +23,12 @@ const selectRecord = `SELECT fingerprint, state, status_code, content_type, head
 	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
 
 const upsertRecord = `INSERT INTO idempotency_records
-	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at, headers)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12)
+	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at, headers, request_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13)
 	ON CONFLICT (scope, method, path, idem_key) DO UPDATE SET
 	fingerprint = excluded.fingerprint, state = excluded.state, status_code = excluded.status_code,
 	content_type = excluded.content_type, headers = excluded.headers, body = excluded.body, created_at = excluded.created_at,
-	updated_at = excluded.updated_at, expires_at = excluded.expires_at`
+	updated_at = excluded.updated_at, expires_at = excluded.expires_at, request_id = excluded.request_id`
 
 // reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
 // one pipeline on a pinned connection. The read is its own statement, so under READ
@@ -129,7 +129,7 @@ func (r *pgReservation) Complete(ctx context.Context, rec *idempotency.Record) e
 	err := r.pgx(func(pc *pgx.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue(upsertRecord, rec.Scope, rec.Method, rec.Path, rec.Key, rec.Fingerprint, string(rec.State),
-			rec.StatusCode, rec.ContentType, rec.Body, rec.CreatedAt.UTC(), rec.ExpiresAt.UTC(), encodeHeaders(rec.Headers))
+			rec.StatusCode, rec.ContentType, rec.Body, rec.CreatedAt.UTC(), rec.ExpiresAt.UTC(), encodeHeaders(rec.Headers), nullable(rec.RequestID))
 		b.Queue("COMMIT")
 		br := pc.SendBatch(ctx, b)
 		defer br.Close()

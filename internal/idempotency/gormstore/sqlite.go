@@ -88,7 +88,7 @@ func (r *sqliteReservation) Release() error {
 // key had.
 var upsertComplete = clause.OnConflict{
 	Columns:   []clause.Column{{Name: "scope"}, {Name: "method"}, {Name: "path"}, {Name: "idem_key"}},
-	DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "headers", "body", "created_at", "updated_at", "expires_at"}),
+	DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "headers", "body", "created_at", "updated_at", "expires_at", "request_id"}),
 }
 
 // localLocks is SQLite's key lock: one process owns the database file.

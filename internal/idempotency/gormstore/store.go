@@ -63,6 +63,8 @@ type row struct {
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	ExpiresAt   time.Time
+	// RequestID is NULL on records written before the column existed.
+	RequestID *string
 }
 
 func (row) TableName() string { return "idempotency_records" }
@@ -71,15 +73,26 @@ func toRow(r *idempotency.Record) *row {
 	return &row{Scope: r.Scope, Method: r.Method, Path: r.Path, IdemKey: r.Key,
 		Fingerprint: r.Fingerprint, State: string(r.State), StatusCode: r.StatusCode,
 		ContentType: r.ContentType, Headers: encodeHeaders(r.Headers), Body: r.Body, CreatedAt: r.CreatedAt.UTC(),
-		UpdatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
+		UpdatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC(), RequestID: nullable(r.RequestID)}
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func toRecord(w *row) *idempotency.Record {
-	return &idempotency.Record{
+	rec := &idempotency.Record{
 		RecordKey:   idempotency.RecordKey{Scope: w.Scope, Method: w.Method, Path: w.Path, Key: w.IdemKey},
 		Fingerprint: w.Fingerprint, State: idempotency.State(w.State), StatusCode: w.StatusCode,
 		ContentType: w.ContentType, Headers: decodeHeaders(w.Headers), Body: w.Body,
 		CreatedAt: w.CreatedAt.UTC(), ExpiresAt: w.ExpiresAt.UTC()}
+	if w.RequestID != nil {
+		rec.RequestID = *w.RequestID
+	}
+	return rec
 }
 
 // encodeHeaders stores a record's kept headers as a JSON object ("" for none).
@@ -130,7 +143,7 @@ func (s *Store) MarkFailed(ctx context.Context, rec *idempotency.Record, now tim
 	w := toRow(rec)
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "scope"}, {Name: "method"}, {Name: "path"}, {Name: "idem_key"}},
-		DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "headers", "body", "updated_at", "expires_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"fingerprint", "state", "status_code", "content_type", "headers", "body", "updated_at", "expires_at", "request_id"}),
 		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
 			SQL:  "idempotency_records.state <> ? OR idempotency_records.expires_at <= ?",
 			Vars: []any{string(idempotency.StateComplete), now.UTC()},

@@ -1,0 +1,72 @@
+package requestloghttp
+
+import (
+	"time"
+
+	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/requestlog"
+)
+
+// entryResponse is an entry as docs/requests.md shows it: absent members are null.
+type entryResponse struct {
+	ID                 string             `json:"id"`
+	Method             string             `json:"method"`
+	Path               string             `json:"path"`
+	Route              string             `json:"route"`
+	Status             int                `json:"status"`
+	DurationMs         float64            `json:"durationMs"`
+	Credential         credentialResponse `json:"credential"`
+	IdempotencyKey     *string            `json:"idempotencyKey"`
+	IdempotencyOutcome *string            `json:"idempotencyOutcome"`
+	ErrorCode          *string            `json:"errorCode"`
+	CreatedAt          time.Time          `json:"createdAt"`
+}
+
+type credentialResponse struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toResponse(e *requestlog.Entry) entryResponse {
+	return entryResponse{ID: e.RequestID, Method: e.Method, Path: e.Path, Route: e.Route, Status: e.Status,
+		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
+		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
+		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
+		ErrorCode: orNull(e.ErrorCode), CreatedAt: e.CreatedAt.UTC()}
+}
+
+func entryID(e *requestlog.Entry) string { return e.ID }
+
+// keyResponse is what the key inspector says of one idempotency key. While the key
+// is processing nothing is settled yet: statusCode, the times and requestId are null.
+type keyResponse struct {
+	Key        string     `json:"key"`
+	Method     string     `json:"method"`
+	Path       string     `json:"path"`
+	State      string     `json:"state"`
+	StatusCode *int       `json:"statusCode"`
+	CreatedAt  *time.Time `json:"createdAt"`
+	ExpiresAt  *time.Time `json:"expiresAt"`
+	RequestID  *string    `json:"requestId"`
+}
+
+func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Record) keyResponse {
+	out := keyResponse{Key: k.Key, Method: k.Method, Path: k.Path, State: state}
+	if state == stateProcessing || rec == nil {
+		return out
+	}
+	created, expires := rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	out.CreatedAt, out.ExpiresAt = &created, &expires
+	if rec.StatusCode != 0 {
+		out.StatusCode = &rec.StatusCode
+	}
+	out.RequestID = orNull(rec.RequestID)
+	return out
+}

@@ -1,0 +1,185 @@
+package requestlog
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// WriterConfig configures a Writer.
+type WriterConfig struct {
+	// Store receives the batches. Required.
+	Store Store
+	// BufferSize is how many entries may wait for their insert; beyond it entries
+	// are dropped and counted. Optional. Default 10000.
+	BufferSize int
+	// BatchSize bounds one insert. Optional. Default 500.
+	BatchSize int
+	// FlushInterval is the longest an entry waits for a batch to fill: about the
+	// window in which a crash loses entries (docs/requests.md). Optional. Default
+	// 500ms.
+	FlushInterval time.Duration
+	// InsertTimeout bounds one insert. Optional. Default 10s.
+	InsertTimeout time.Duration
+	// Metrics, Logger: optional.
+	Metrics *Metrics
+	Logger  *slog.Logger
+}
+
+// Writer takes entries from requests without ever blocking them and inserts them
+// in batches from one background goroutine. When the store is slower than the
+// traffic the buffer fills and further entries are dropped (and counted) rather
+// than slowing requests down: the log describes requests, it must not throttle them.
+type Writer struct {
+	cfg     WriterConfig
+	ch      chan *Entry
+	flushes chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	closed  atomic.Bool
+	once    sync.Once
+}
+
+// NewWriter starts a Writer. Errors: a missing Store.
+func NewWriter(cfg WriterConfig) (*Writer, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("requestlog: Store is required")
+	}
+	if cfg.BufferSize <= 0 {
+		cfg.BufferSize = 10000
+	}
+	if cfg.BatchSize <= 0 {
+		cfg.BatchSize = 500
+	}
+	if cfg.FlushInterval <= 0 {
+		cfg.FlushInterval = 500 * time.Millisecond
+	}
+	if cfg.InsertTimeout <= 0 {
+		cfg.InsertTimeout = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	w := &Writer{cfg: cfg, ch: make(chan *Entry, cfg.BufferSize), flushes: make(chan chan struct{}),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go w.run()
+	return w, nil
+}
+
+// Write queues e and returns at once; it reports false when e was dropped (buffer
+// full, or the Writer closed).
+func (w *Writer) Write(e *Entry) bool {
+	if w.closed.Load() {
+		w.cfg.Metrics.drop(DropClosed, 1)
+		return false
+	}
+	select {
+	case w.ch <- e:
+		return true
+	default:
+		w.cfg.Metrics.drop(DropBufferFull, 1)
+		return false
+	}
+}
+
+// Flush inserts every entry queued before the call and returns when they are
+// stored (or dropped), or when ctx ends.
+func (w *Writer) Flush(ctx context.Context) error {
+	ack := make(chan struct{})
+	select {
+	case w.flushes <- ack:
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close stops taking entries, inserts those queued and returns when done or when
+// ctx ends. Call it after the HTTP server has shut down, so that no request still
+// writes; an entry written after Close is dropped and counted.
+func (w *Writer) Close(ctx context.Context) error {
+	w.once.Do(func() {
+		w.closed.Store(true)
+		close(w.stop)
+	})
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// run is the one inserter: a batch goes out when it is full, when its oldest entry
+// has waited FlushInterval, on Flush and on Close.
+func (w *Writer) run() {
+	defer close(w.done)
+	batch := make([]*Entry, 0, w.cfg.BatchSize)
+	timer := time.NewTimer(w.cfg.FlushInterval)
+	timer.Stop()
+	for {
+		select {
+		case e := <-w.ch:
+			if len(batch) == 0 {
+				timer.Reset(w.cfg.FlushInterval)
+			}
+			if batch = append(batch, e); len(batch) >= w.cfg.BatchSize {
+				batch = w.insert(batch)
+				timer.Stop()
+			}
+		case <-timer.C:
+			batch = w.insert(batch)
+		case ack := <-w.flushes:
+			batch = w.insert(w.drain(batch))
+			timer.Stop()
+			close(ack)
+		case <-w.stop:
+			w.insert(w.drain(batch))
+			return
+		}
+	}
+}
+
+// drain moves every queued entry into batch, inserting full batches on the way.
+func (w *Writer) drain(batch []*Entry) []*Entry {
+	for {
+		select {
+		case e := <-w.ch:
+			if batch = append(batch, e); len(batch) >= w.cfg.BatchSize {
+				batch = w.insert(batch)
+			}
+		default:
+			return batch
+		}
+	}
+}
+
+// insert stores batch and returns it emptied. A failed insert drops the batch:
+// retrying would hold up every later entry behind a store that is failing.
+func (w *Writer) insert(batch []*Entry) []*Entry {
+	if len(batch) == 0 {
+		return batch
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.InsertTimeout)
+	start := time.Now()
+	err := w.cfg.Store.Insert(ctx, batch)
+	cancel()
+	w.cfg.Metrics.batch(len(batch), time.Since(start), err)
+	if err != nil {
+		w.cfg.Metrics.drop(DropInsertFailed, len(batch))
+		w.cfg.Logger.Warn("request log: batch insert failed, entries dropped",
+			slog.Int("entries", len(batch)), slog.String("error", err.Error()))
+	}
+	clear(batch)
+	return batch[:0]
+}

@@ -1,0 +1,70 @@
+package sweep_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/sweep"
+)
+
+// TestBatches: batches run until one comes back short, every batch bounded; an error
+// or a cancelled pause stops the loop with the count so far.
+func TestBatches(t *testing.T) {
+	t.Parallel()
+	left := 2500
+	var limits []int
+	n, err := sweep.Batches(context.Background(), sweep.Pacing{Size: 1000, Pause: time.Millisecond}, func(_ context.Context, limit int) (int, error) {
+		limits = append(limits, limit)
+		d := min(limit, left)
+		left -= d
+		return d, nil
+	})
+	if err != nil || n != 2500 || len(limits) != 3 || limits[0] != 1000 {
+		t.Errorf("deleted %d in batches %v (%v), want 2500 in 3 of 1000", n, limits, err)
+	}
+
+	boom := errors.New("boom")
+	n, err = sweep.Batches(context.Background(), sweep.Pacing{Size: 10}, func(context.Context, int) (int, error) { return 4, boom })
+	if n != 4 || !errors.Is(err, boom) {
+		t.Errorf("on error: %d, %v", n, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	n, err = sweep.Batches(ctx, sweep.Pacing{Size: 10, Pause: time.Hour}, func(context.Context, int) (int, error) {
+		calls++
+		cancel()
+		return 10, nil
+	})
+	if n != 10 || calls != 1 || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the pause: %d after %d calls, %v", n, calls, err)
+	}
+}
+
+// TestRestScalesThePause: with Rest, a slow batch is followed by a pause at least
+// Rest times as long.
+func TestRestScalesThePause(t *testing.T) {
+	t.Parallel()
+	var ends, starts []time.Time
+	calls := 0
+	_, err := sweep.Batches(context.Background(), sweep.Pacing{Size: 1, Rest: 2}, func(context.Context, int) (int, error) {
+		starts = append(starts, time.Now())
+		calls++
+		time.Sleep(20 * time.Millisecond)
+		ends = append(ends, time.Now())
+		if calls == 3 {
+			return 0, nil
+		}
+		return 1, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(ends[i-1]); gap < 40*time.Millisecond {
+			t.Errorf("pause %d was %s, want at least twice the 20ms batch", i, gap)
+		}
+	}
+}
