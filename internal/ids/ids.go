@@ -18,6 +18,9 @@ const (
 	Risk       = "risk"
 	Attachment = "att"
 	Webhook    = "whk"
+	Event      = "evt"
+	// Endpoint names an outbound webhook endpoint (Stripe's "we_").
+	Endpoint = "we"
 )
 
 // New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".

@@ -1,0 +1,132 @@
+package eventstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events/delivery"
+)
+
+// claimSQL leases due deliveries under a token: the lease is next_attempt_at, so a
+// claim whose instance dies simply falls due again. On PostgreSQL the candidates are
+// locked with SKIP LOCKED, so concurrent instances claim disjoint rows without
+// waiting; SQLite's IMMEDIATE transactions already serialise its one writer.
+func (s *Store) claimSQL(skip bool) string {
+	lock := ""
+	if s.dialect == database.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	notIn := ""
+	if skip {
+		notIn = " AND endpoint_id NOT IN ?"
+	}
+	return `UPDATE webhook_deliveries SET lease_token = ?, next_attempt_at = ?, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?` + notIn +
+		` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
+}
+
+type jobRow struct {
+	ID         int64
+	TenantID   string
+	EventID    string
+	EndpointID string
+	Attempts   int
+	RetryUntil time.Time
+	CreatedAt  time.Time
+	URL        string `gorm:"column:url"`
+	Secret     string
+	Payload    string
+}
+
+const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
+	e.url, e.secret, ev.payload
+	FROM webhook_deliveries d
+	JOIN webhook_endpoints e ON e.id = d.endpoint_id
+	JOIN events ev ON ev.id = d.event_id
+	WHERE d.id IN ? AND d.lease_token = ?`
+
+// Claim leases up to limit due deliveries and returns them with what sending needs.
+func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip []string) ([]*delivery.Job, error) {
+	var b [16]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	args := []any{token, now.UTC().Add(lease), now.UTC()}
+	if len(skip) > 0 {
+		args = append(args, skip)
+	}
+	args = append(args, limit)
+	var ids []int64
+	conn := database.Conn(ctx, s.db)
+	if err := conn.Raw(s.claimSQL(len(skip) > 0), args...).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []jobRow
+	if err := conn.Raw(jobSQL, ids, token).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load claimed deliveries: %w", database.Classify(err))
+	}
+	jobs := make([]*delivery.Job, len(rows))
+	for i, r := range rows {
+		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
+			EndpointID: r.EndpointID, URL: r.URL, Secret: r.Secret, Payload: []byte(r.Payload),
+			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC()}
+	}
+	return jobs, nil
+}
+
+// Settle records r's attempt and moves the delivery on, if j's claim still holds it.
+func (s *Store) Settle(ctx context.Context, j *delivery.Job, r *delivery.Result) error {
+	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+		conn := database.Conn(ctx, s.db)
+		set := map[string]any{"lease_token": nil}
+		switch {
+		case r.Delivered:
+			set["state"], set["delivered_at"] = stateDelivered, r.Attempt.CreatedAt.UTC()
+		case !r.RetryAt.IsZero():
+			set["state"], set["next_attempt_at"] = statePending, r.RetryAt.UTC()
+		default:
+			set["state"] = stateFailed
+		}
+		res := conn.Table("webhook_deliveries").Where("id = ? AND lease_token = ?", j.DeliveryID, j.Token).Updates(set)
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return delivery.ErrLeaseLost
+		}
+		a := r.Attempt
+		return conn.Create(&attemptRow{TenantID: j.TenantID, EndpointID: j.EndpointID, EventID: j.EventID,
+			DeliveryID: j.DeliveryID, Attempt: a.N, StatusCode: a.StatusCode, Error: truncate(a.Error, 200),
+			DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt.UTC()}).Error
+	})
+	if err != nil && err != delivery.ErrLeaseLost {
+		return fmt.Errorf("settle delivery: %w", database.Classify(err))
+	}
+	return err
+}
+
+// Release makes j's delivery due at once, unattempted, if j's claim still holds it.
+func (s *Store) Release(ctx context.Context, j *delivery.Job) error {
+	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, attempts = attempts - 1,
+		next_attempt_at = ? WHERE id = ? AND lease_token = ?`, time.Now().UTC(), j.DeliveryID, j.Token)
+	if res.Error != nil {
+		return fmt.Errorf("release delivery: %w", database.Classify(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return delivery.ErrLeaseLost
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
