@@ -51,6 +51,8 @@ type Client struct {
 	Risks *RisksService
 	// Attachments manages files attached to risks.
 	Attachments *AttachmentsService
+	// Events reads the tenant's events: /v2/events.
+	Events *EventsService
 
 	apiKey     string
 	baseURL    *url.URL
@@ -129,6 +131,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.common.client = c
 	c.Risks = (*RisksService)(&c.common)
 	c.Attachments = (*AttachmentsService)(&c.common)
+	c.Events = (*EventsService)(&c.common)
 	return c, nil
 }
 
