@@ -19,15 +19,19 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -42,6 +46,8 @@ type Options struct {
 	BcryptCost int
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// Webhooks tunes outbound delivery. Optional.
+	Webhooks WebhookOptions
 }
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
@@ -58,6 +64,8 @@ type Admin struct {
 
 	risks       *risks.Service
 	attachments attachments.Store
+	events      *eventstore.Store
+	emitter     *events.Emitter
 	clock       func() time.Time // Options.Now
 }
 
@@ -73,8 +81,12 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
-	attStore := attachmentstore.New(db)
-	riskStore := riskstore.New(db.DB)
+	evStore := eventstore.New(db)
+	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
+	// Every write of a risk or an attachment, whichever path makes it, emits its
+	// event in its own transaction (docs/events.md).
+	attStore := attachmenthttp.Emitting(attachmentstore.New(db), emitter)
+	riskStore := riskhttp.Emitting(riskstore.New(db.DB), db.DB, emitter)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
@@ -83,7 +95,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
+		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -108,6 +120,8 @@ type Maintenance struct {
 	Sweeper     *idempotency.Sweeper
 	// Orphans removes attachment bytes no row refers to; Sweep runs it.
 	Orphans *attachments.OrphanSweeper
+	// EventSweeper deletes events older than EVENT_TTL; Sweep runs it.
+	EventSweeper *events.Sweeper
 }
 
 // OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
@@ -129,13 +143,18 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
+		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pause: sweepPause(a.DB.Dialect),
+			Now: opts.Now, Logger: log},
 	}, nil
 }
 
-// App is a wired riskapi: Maintenance plus the HTTP server.
+// App is a wired riskapi: Maintenance plus the HTTP server and the delivery of
+// events to webhook endpoints.
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// Events manages webhook endpoints and delivers events; Serve runs its worker.
+	Events *Events
 }
 
 // Open connects to the store, applies migrations and builds the server.
@@ -147,16 +166,17 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
+	evs := newEvents(m.Admin, reg, opts.Webhooks)
 	e, err := server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		Logger: log, Now: opts.Now,
+		Logger: log, Now: opts.Now, Events: evs.HTTP,
 	}, cfg)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	return &App{Maintenance: m, Echo: e}, nil
+	return &App{Maintenance: m, Echo: e, Events: evs}, nil
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
@@ -175,6 +195,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 			a.Logger.Error("session sweep failed", slog.String("error", serr.Error()))
 		} else if m > 0 {
 			a.Logger.Info("session sweep", slog.Int("deleted", m))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, eerr := a.EventSweeper.Sweep(ctx); eerr != nil {
+			a.Logger.Error("event sweep failed", slog.String("error", eerr.Error()))
 		}
 	}
 	return n, err
@@ -235,6 +260,13 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	sched.Start()
 	defer func() { <-sched.Stop().Done() }()
+	// Every instance delivers events. On shutdown it stops claiming and lets the
+	// attempts in flight finish (each at most delivery.AttemptTimeout); whatever it
+	// had claimed but not started goes back to the queue for any instance.
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan struct{})
+	go func() { defer close(workerDone); a.Events.run(wctx, a.Logger) }()
+	defer func() { stopWorker(); <-workerDone }()
 
 	a.Logger.Info("riskapi listening", slog.String("addr", ln.Addr().String()))
 	if ready != nil {

@@ -18,6 +18,7 @@ type Config struct {
 	Uploads     Uploads
 	RateLimit   RateLimit
 	Sweep       Sweep
+	Outbound    Outbound
 }
 
 // HTTP configures the listener and request bodies. HTTP_IDLE_TIMEOUT and
@@ -64,7 +65,17 @@ type RateLimit struct {
 // Sweep configures the scheduled clean-up of expired records. Retention settings of
 // the records it removes (REQUEST_LOG_TTL, EVENT_TTL) belong here.
 type Sweep struct {
-	Schedule string // SWEEP_SCHEDULE, robfig/cron spec, default "@every 10m"
+	Schedule string        // SWEEP_SCHEDULE, robfig/cron spec, default "@every 10m"
+	EventTTL time.Duration // EVENT_TTL, default 720h: how long events are kept and listable
+}
+
+// Outbound configures the delivery of events to webhook endpoints (docs/events.md).
+type Outbound struct {
+	// RetryFor is WEBHOOK_RETRY_FOR, default 72h: how long a failing delivery is retried.
+	RetryFor time.Duration
+	// AllowPrivate is WEBHOOK_ALLOW_PRIVATE, default false: when true, endpoints may
+	// be loopback or private addresses (tests, on-premise).
+	AllowPrivate bool
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

@@ -35,8 +35,8 @@ func TestDefaults(t *testing.T) {
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20}, Database: config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
-		Sweep:       config.Sweep{Schedule: "@every 10m"}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
-		RateLimit: config.RateLimit{RPS: 100, Burst: 200},
+		Sweep:       config.Sweep{Schedule: "@every 10m", EventTTL: 720 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
+		RateLimit: config.RateLimit{RPS: 100, Burst: 200}, Outbound: config.Outbound{RetryFor: 72 * time.Hour},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults of README.md's configuration table (-want +got):\n%s", diff)
@@ -53,6 +53,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0",
+		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true",
 	}
 	got, err := load(env)
 	if err != nil {
@@ -61,7 +62,8 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20},
 		Database: config.Database{URL: "postgres://db/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
-		Sweep:       config.Sweep{Schedule: "@hourly"}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024}}
+		Sweep:       config.Sweep{Schedule: "@hourly", EventTTL: 48 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024},
+		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}
@@ -101,6 +103,9 @@ func TestBadValues(t *testing.T) {
 		{"rps not a number", "RATE_LIMIT_RPS", "fast"},
 		{"burst negative", "RATE_LIMIT_BURST", "-1"},
 		{"burst fraction", "RATE_LIMIT_BURST", "1.5"},
+		{"event ttl zero", "EVENT_TTL", "0s"},
+		{"retry window not a duration", "WEBHOOK_RETRY_FOR", "3 days"},
+		{"allow private not a bool", "WEBHOOK_ALLOW_PRIVATE", "yes please"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

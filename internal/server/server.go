@@ -16,6 +16,7 @@ import (
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events/eventhttp"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/requestid"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -34,6 +35,9 @@ type Deps struct {
 	Attachments attachments.Store
 	// Webhooks verifies and processes inbound webhook deliveries.
 	Webhooks *webhooks.Service
+	// Events reads events and manages outbound webhook endpoints; its Wake and
+	// Metrics hear of every request that committed events (docs/events.md).
+	Events eventhttp.Config
 	// Metrics receives the HTTP and idempotency metrics and is served at /metrics.
 	Metrics *prometheus.Registry
 	// IdempotencyMetrics, optional: shared with the sweeper.
@@ -64,6 +68,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	// any client can forge to dodge a per-address limit.
 	e.IPExtractor = echo.ExtractIPDirect()
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics))
+	// Inside the request id, outside every route's idempotency and unit of work: it
+	// links the request to the events it commits.
+	e.Use(eventhttp.Capture(d.Events))
 	m, err := newMounter(d, cfg)
 	if err != nil {
 		return nil, err

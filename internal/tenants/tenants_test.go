@@ -190,7 +190,7 @@ func TestParseScopes(t *testing.T) {
 		want []tenants.Scope
 	}{
 		{"risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
-		{"risks:read,risks:write", tenants.AllScopes},
+		{"risks:read,risks:write", []tenants.Scope{tenants.ScopeRisksRead, tenants.ScopeRisksWrite}},
 		{" risks:write , risks:read ,", []tenants.Scope{tenants.ScopeRisksWrite, tenants.ScopeRisksRead}},
 		{"risks:read,risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
 		{"", nil},

@@ -85,7 +85,7 @@ func (g *Guard) CheckURL(ctx context.Context, u *url.URL) error {
 	}
 	for _, ip := range ips {
 		if g.allowed(ip) != nil {
-			return fmt.Errorf("must not point at a loopback, private, link-local or other internal address (%s resolves to one)", u.Hostname())
+			return fmt.Errorf("must not point at a loopback, private, link-local or other internal address (%s is or resolves to one)", u.Hostname())
 		}
 	}
 	return nil
