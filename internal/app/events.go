@@ -54,5 +54,16 @@ func newEvents(a *Admin, reg prometheus.Registerer, o WebhookOptions) *Events {
 		store: a.events, dialect: a.DB.Dialect}
 }
 
-// run delivers until ctx ends.
-func (e *Events) run(ctx context.Context, _ *slog.Logger) { e.Worker.Run(ctx) }
+// run delivers until ctx ends. On SQLite, which one process uses at a time, the
+// claims left in the store are a crashed run's: they are released at once rather
+// than when their leases end.
+func (e *Events) run(ctx context.Context, log *slog.Logger) {
+	if e.dialect == database.SQLite {
+		if n, err := e.store.ReleaseClaims(ctx, e.Worker.Now()); err != nil {
+			log.Warn("webhook delivery: could not release a previous run's claims", slog.String("error", err.Error()))
+		} else if n > 0 {
+			log.Info("webhook delivery: resuming a previous run's claimed deliveries", slog.Int("deliveries", n))
+		}
+	}
+	e.Worker.Run(ctx)
+}

@@ -130,3 +130,15 @@ func truncate(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// ReleaseClaims makes every claimed delivery due at now. Only for a store no other
+// process can be using (SQLite, at startup): the claims are then a dead process's,
+// and need not wait for their leases to end.
+func (s *Store) ReleaseClaims(ctx context.Context, now time.Time) (int, error) {
+	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, next_attempt_at = ?
+		WHERE state = 'pending' AND lease_token IS NOT NULL`, now.UTC())
+	if res.Error != nil {
+		return 0, fmt.Errorf("release claims: %w", database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}
