@@ -37,16 +37,16 @@ var m0005Events = &gormigrate.Migration{
 			TenantID   string `gorm:"size:40;not null"`
 			EventID    string `gorm:"size:40;not null;index"`
 			EndpointID string `gorm:"size:40;not null;index"`
-			// pending, delivered or failed; the worker claims due pending rows.
+			// pending or failed (given up); the worker claims due pending rows and
+			// deletes them once delivered (the attempts table is the log).
 			State string `gorm:"size:16;not null;index:idx_webhook_deliveries_due,priority:1"`
 			// When pending: when it is due; while claimed: when the claim's lease ends.
 			NextAttemptAt time.Time `gorm:"not null;index:idx_webhook_deliveries_due,priority:2"`
 			Attempts      int       `gorm:"not null"`
 			// The fencing token of the current claim: only its holder may settle it.
-			LeaseToken  *string   `gorm:"size:32"`
-			RetryUntil  time.Time `gorm:"not null"`
-			CreatedAt   time.Time `gorm:"not null"`
-			DeliveredAt *time.Time
+			LeaseToken *string   `gorm:"size:32"`
+			RetryUntil time.Time `gorm:"not null"`
+			CreatedAt  time.Time `gorm:"not null"`
 		}
 		type webhookAttempt struct {
 			// The delivery log pages newest first per endpoint.

@@ -28,6 +28,8 @@ type Job struct {
 	URL        string
 	Secret     string // "whsec_…"
 	Payload    []byte
+	// LeaseEnds is when the claim's lease ends: the delivery is due again then.
+	LeaseEnds time.Time
 	// Attempt is this attempt's number, from 1.
 	Attempt    int
 	RetryUntil time.Time // no attempt starts after this
@@ -44,6 +46,12 @@ type Result struct {
 	RetryAt time.Time
 }
 
+// Settlement is a job and the result of its attempt.
+type Settlement struct {
+	Job    *Job
+	Result *Result
+}
+
 // ErrLeaseLost: the job's claim was taken over (its lease ran out) or its delivery
 // deleted; the result was not recorded.
 var ErrLeaseLost = errors.New("delivery: claim no longer held")
@@ -54,10 +62,11 @@ type Store interface {
 	// those to the endpoints in skip, and leases them until now+lease under one new
 	// token. Rows another transaction is claiming are skipped, not waited for.
 	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip []string) ([]*Job, error)
-	// Settle records r's attempt in the delivery log and marks the delivery
-	// delivered, due again at r.RetryAt, or failed — if j's claim still holds it.
-	// Errors: ErrLeaseLost; the store's.
-	Settle(ctx context.Context, j *Job, r *Result) error
+	// Settle records each settlement's attempt in the delivery log and marks its
+	// delivery delivered, due again at RetryAt, or failed — those whose claim still
+	// holds them — in one transaction. held[i] reports whether batch[i]'s claim held
+	// (false: its result was dropped, like ErrLeaseLost).
+	Settle(ctx context.Context, batch []Settlement) (held []bool, err error)
 	// Release gives j back unattempted, due at once, if its claim still holds it.
 	Release(ctx context.Context, j *Job) error
 }

@@ -38,7 +38,7 @@ func NewSender(guard *Guard, now func() time.Time) *Sender {
 		Proxy:                 nil,
 		DialContext:           guard.DialContext,
 		ForceAttemptHTTP2:     true,
-		MaxIdleConnsPerHost:   4,
+		MaxIdleConnsPerHost:   16, // at least Worker.PerEndpoint: connections are reused, not redialled
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ResponseHeaderTimeout: AttemptTimeout,

@@ -20,7 +20,7 @@ import (
 func allowPrivate(c *config.Config) { c.Outbound.AllowPrivate = true }
 
 // start runs the app's delivery worker, quick to poll and retry, until t ends.
-func start(t *testing.T, env *apitest.Env) {
+func start(t testing.TB, env *apitest.Env) {
 	t.Helper()
 	w := env.App.Events.Worker
 	w.Poll = 20 * time.Millisecond
@@ -31,7 +31,7 @@ func start(t *testing.T, env *apitest.Env) {
 	t.Cleanup(func() { cancel(); <-done })
 }
 
-func login(t *testing.T, env *apitest.Env, a *apitest.Tenant) string {
+func login(t testing.TB, env *apitest.Env, a *apitest.Tenant) string {
 	t.Helper()
 	var s struct{ Token string }
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}}).
@@ -46,7 +46,7 @@ type endpoint struct {
 	Secret string   `json:"secret"`
 }
 
-func createEndpoint(t *testing.T, env *apitest.Env, tok, url string, types ...string) endpoint {
+func createEndpoint(t testing.TB, env *apitest.Env, tok, url string, types ...string) endpoint {
 	t.Helper()
 	body := map[string]any{"url": url}
 	if types != nil {

@@ -5,7 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
+
+	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/delivery"
@@ -75,38 +78,75 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	for i, r := range rows {
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
 			EndpointID: r.EndpointID, URL: r.URL, Secret: r.Secret, Payload: []byte(r.Payload),
-			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC()}
+			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
 }
 
-// Settle records r's attempt and moves the delivery on, if j's claim still holds it.
-func (s *Store) Settle(ctx context.Context, j *delivery.Job, r *delivery.Result) error {
+// Settle records a batch of attempts in one transaction: one DELETE of the
+// deliveries delivered (fenced by their claims' tokens), one UPDATE per failure (a
+// given-up delivery stays, failed), one INSERT of the log entries whose claims held.
+func (s *Store) Settle(ctx context.Context, batch []delivery.Settlement) ([]bool, error) {
+	held := make([]bool, len(batch))
 	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
 		conn := database.Conn(ctx, s.db)
-		set := map[string]any{"lease_token": nil}
-		switch {
-		case r.Delivered:
-			set["state"], set["delivered_at"] = stateDelivered, r.Attempt.CreatedAt.UTC()
-		case !r.RetryAt.IsZero():
-			set["state"], set["next_attempt_at"] = statePending, r.RetryAt.UTC()
-		default:
-			set["state"] = stateFailed
+		if err := s.settleDelivered(conn, batch, held); err != nil {
+			return err
 		}
-		res := conn.Table("webhook_deliveries").Where("id = ? AND lease_token = ?", j.DeliveryID, j.Token).Updates(set)
-		if res.Error != nil {
-			return res.Error
+		var log []attemptRow
+		for i, st := range batch {
+			j, r := st.Job, st.Result
+			if !r.Delivered {
+				set := map[string]any{"lease_token": nil, "state": stateFailed}
+				if !r.RetryAt.IsZero() {
+					set["state"], set["next_attempt_at"] = statePending, r.RetryAt.UTC()
+				}
+				res := conn.Table("webhook_deliveries").Where("id = ? AND lease_token = ?", j.DeliveryID, j.Token).Updates(set)
+				if res.Error != nil {
+					return res.Error
+				}
+				held[i] = res.RowsAffected == 1
+			}
+			if held[i] {
+				a := r.Attempt
+				log = append(log, attemptRow{TenantID: j.TenantID, EndpointID: j.EndpointID, EventID: j.EventID,
+					DeliveryID: j.DeliveryID, Attempt: a.N, StatusCode: a.StatusCode, Error: truncate(a.Error, 200),
+					DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt.UTC()})
+			}
 		}
-		if res.RowsAffected == 0 {
-			return delivery.ErrLeaseLost
+		if len(log) == 0 {
+			return nil
 		}
-		a := r.Attempt
-		return conn.Create(&attemptRow{TenantID: j.TenantID, EndpointID: j.EndpointID, EventID: j.EventID,
-			DeliveryID: j.DeliveryID, Attempt: a.N, StatusCode: a.StatusCode, Error: truncate(a.Error, 200),
-			DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt.UTC()}).Error
+		return conn.Create(&log).Error
 	})
-	if err != nil && err != delivery.ErrLeaseLost {
-		return fmt.Errorf("settle delivery: %w", database.Classify(err))
+	if err != nil {
+		return nil, fmt.Errorf("settle deliveries: %w", database.Classify(err))
+	}
+	return held, nil
+}
+
+// settleDelivered removes the batch's delivered deliveries from the queue in one
+// statement, each only if its claim's token still holds it, and notes which did in
+// held. The delivery log keeps their story; the queue keeps only what is still due.
+func (s *Store) settleDelivered(conn *gorm.DB, batch []delivery.Settlement, held []bool) error {
+	var pairs []string
+	var args []any
+	index := map[int64]int{}
+	for i, st := range batch {
+		if st.Result.Delivered {
+			pairs = append(pairs, "(?, ?)")
+			args = append(args, st.Job.DeliveryID, st.Job.Token)
+			index[st.Job.DeliveryID] = i
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	var ids []int64
+	err := conn.Raw(`DELETE FROM webhook_deliveries WHERE (id, lease_token) IN (`+strings.Join(pairs, ", ")+`) RETURNING id`,
+		args...).Scan(&ids).Error
+	for _, id := range ids {
+		held[index[id]] = true
 	}
 	return err
 }

@@ -31,11 +31,10 @@ var (
 // New returns a Store over db. The tables come from riskapi's migrations.
 func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
 
-// Delivery states.
+// Delivery states. A delivered delivery leaves the queue; the log keeps its attempts.
 const (
-	statePending   = "pending"
-	stateDelivered = "delivered"
-	stateFailed    = "failed"
+	statePending = "pending"
+	stateFailed  = "failed"
 )
 
 type eventRow struct {
