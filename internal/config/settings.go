@@ -25,6 +25,9 @@ const (
 	PartUploads
 	PartRateLimit
 	PartSweep
+	// PartRetention is the Sweep component's retention settings (EVENT_TTL): what
+	// `api sweep` needs of it, without the schedule it does not use.
+	PartRetention
 	PartOutbound
 )
 
@@ -106,7 +109,7 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable", PartSweep,
+	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable", PartRetention,
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried", PartOutbound,
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
