@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,6 +184,29 @@ func TestExactlyOneEventPerCommittedChange(t *testing.T) {
 		if got.Body.String() != string(d.Body) {
 			t.Errorf("delivered %s, but GET /v2/events/%s is %s", d.Body, d.ID(), got.Body)
 		}
+	}
+	webhooktest.VerifyWithNode(t, ep.Secret, rcv.Deliveries())
+
+	// The worker records an attempt just after the receiver answered it.
+	for _, want := range []string{`riskapi_events_emitted_total{type="risk.created"} 1`, `riskapi_events_emitted_total{type="risk.deleted"} 1`,
+		`riskapi_webhook_deliveries_total{outcome="delivered"} 3`, `riskapi_webhook_delivery_lag_seconds_count 3`} {
+		deadline := time.Now().Add(10 * time.Second)
+		for !strings.Contains(env.Do(apitest.Request{Method: "GET", Path: "/metrics"}).Expect(200).Body.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("/metrics lacks %q", want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// A redelivery sends the event again under the same webhook-id.
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/events/" + created.ID + "/redeliver", Bearer: tok}).Expect(202)
+	deadline := time.Now().Add(15 * time.Second)
+	for rcv.IDs()[created.ID] != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("redelivered event arrived %d times, want 2", rcv.IDs()[created.ID])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	webhooktest.VerifyWithNode(t, ep.Secret, rcv.Deliveries())
 }
