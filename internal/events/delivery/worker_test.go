@@ -196,11 +196,7 @@ func TestRetriesKeepTheWebhookID(t *testing.T) {
 		}
 	}
 	webhooktest.VerifyWithNode(t, ep.Secret, rcv.Deliveries())
-	var log []*events.Attempt
-	waitFor(t, func() bool {
-		log, _, _ = f.store.Attempts(context.Background(), tenant, ep.ID, events.AttemptFilter{Limit: 10})
-		return len(log) == 3
-	})
+	log := f.waitLog(t, ep.ID, 3)
 	for i, a := range log { // newest first
 		n := 3 - i
 		wantStatus, delivered := http.StatusServiceUnavailable, false
@@ -395,11 +391,7 @@ func TestSSRFGuard(t *testing.T) {
 	f.run(t, &delivery.Worker{Sender: delivery.NewSender(&delivery.Guard{Resolver: res}, nil),
 		Backoff: delivery.Backoff{Base: time.Hour}})
 	f.emit(t, events.RiskCreated, map[string]any{})
-	var log []*events.Attempt
-	waitFor(t, func() bool {
-		log, _, _ = f.store.Attempts(context.Background(), tenant, ep.ID, events.AttemptFilter{Limit: 10})
-		return len(log) == 1
-	})
+	log := f.waitLog(t, ep.ID, 1)
 	if !strings.HasPrefix(log[0].Error, "refused:") || log[0].StatusCode != 0 {
 		t.Fatalf("attempt %+v, want refused at connect time", log[0])
 	}
@@ -419,17 +411,25 @@ func TestRedirectsNotFollowed(t *testing.T) {
 	ep := f.endpoint(t, redirector.URL)
 	f.run(t, &delivery.Worker{Backoff: delivery.Backoff{Base: time.Hour}})
 	f.emit(t, events.RiskCreated, map[string]any{})
-	var log []*events.Attempt
-	waitFor(t, func() bool {
-		log, _, _ = f.store.Attempts(context.Background(), tenant, ep.ID, events.AttemptFilter{Limit: 10})
-		return len(log) == 1
-	})
+	log := f.waitLog(t, ep.ID, 1)
 	if log[0].StatusCode != http.StatusTemporaryRedirect || log[0].Delivered() {
 		t.Fatalf("attempt %+v, want a failed 307", log[0])
 	}
 	if n := len(target.Deliveries()); n != 0 {
 		t.Fatal("redirect followed")
 	}
+}
+
+// waitLog waits until the endpoint's delivery log has n entries and returns them,
+// newest first.
+func (f *fixture) waitLog(t *testing.T, endpointID string, n int) []*events.Attempt {
+	t.Helper()
+	var log []*events.Attempt
+	waitFor(t, func() bool {
+		log, _, _ = f.store.Attempts(context.Background(), tenant, endpointID, events.AttemptFilter{Limit: 100})
+		return len(log) == n
+	})
+	return log
 }
 
 func waitFor(t *testing.T, cond func() bool) {

@@ -80,14 +80,22 @@ func (h handlers) list(c echo.Context) error {
 		func(e *events.Event) string { return e.ID }, func(e *events.Event) json.RawMessage { return payloadOf(e) }))
 }
 
+// target returns the caller's tenant and the :id parameter, which must be an ID with
+// prefix: anything else is 404 "no such <what>" without touching the store.
+func target(c echo.Context, prefix, what string) (tenant, id string, err error) {
+	if tenant, err = route.Tenant(c); err != nil {
+		return "", "", err
+	}
+	if id = c.Param("id"); !ids.Valid(prefix, id) {
+		return "", "", problem.New(problem.NotFound, "no such %s", what)
+	}
+	return tenant, id, nil
+}
+
 func (h handlers) event(c echo.Context) (*events.Event, error) {
-	tenant, err := route.Tenant(c)
+	tenant, id, err := target(c, ids.Event, "event")
 	if err != nil {
 		return nil, err
-	}
-	id := c.Param("id")
-	if !ids.Valid(ids.Event, id) {
-		return nil, problem.New(problem.NotFound, "no such event")
 	}
 	ev, err := h.Events.Get(c.Request().Context(), tenant, id)
 	if errors.Is(err, events.ErrNotFound) {
@@ -105,13 +113,9 @@ func (h handlers) get(c echo.Context) error {
 }
 
 func (h handlers) redeliver(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	tenant, id, err := target(c, ids.Event, "event")
 	if err != nil {
 		return err
-	}
-	id := c.Param("id")
-	if !ids.Valid(ids.Event, id) {
-		return problem.New(problem.NotFound, "no such event")
 	}
 	n, err := h.Endpoints.Redeliver(c.Request().Context(), tenant, id)
 	if errors.Is(err, events.ErrNotFound) {
@@ -158,13 +162,9 @@ func (h handlers) listEndpoints(c echo.Context) error {
 }
 
 func (h handlers) deleteEndpoint(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	tenant, id, err := target(c, ids.Endpoint, "webhook endpoint")
 	if err != nil {
 		return err
-	}
-	id := c.Param("id")
-	if !ids.Valid(ids.Endpoint, id) {
-		return problem.New(problem.NotFound, "no such webhook endpoint")
 	}
 	err = h.Endpoints.Store.DeleteEndpoint(c.Request().Context(), tenant, id)
 	if errors.Is(err, events.ErrEndpointNotFound) {
@@ -177,13 +177,9 @@ func (h handlers) deleteEndpoint(c echo.Context) error {
 }
 
 func (h handlers) deliveries(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	tenant, id, err := target(c, ids.Endpoint, "webhook endpoint")
 	if err != nil {
 		return err
-	}
-	id := c.Param("id")
-	if !ids.Valid(ids.Endpoint, id) {
-		return problem.New(problem.NotFound, "no such webhook endpoint")
 	}
 	f, err := attemptPaging(c)
 	if err != nil {
