@@ -50,11 +50,13 @@ func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object an
 		return nil, fmt.Errorf("encode %s event: %w", typ, err)
 	}
 	ev.Payload = payload
-	if _, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor)); err != nil {
+	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor))
+	if err != nil {
 		return nil, err
 	}
 	if req != nil {
 		req.emitted = append(req.emitted, typ)
+		req.queued += n
 	}
 	return ev, nil
 }

@@ -51,12 +51,17 @@ type Request struct {
 	// IdempotencyKey is the request's Idempotency-Key, or "" when it had none.
 	IdempotencyKey string
 
-	emitted []Type // what this request emitted, for metrics and the worker's wake-up
+	emitted []Type // what this request emitted, for metrics
+	queued  int    // deliveries its events queued, for the worker's wake-up
 }
 
 // Emitted returns the types of the events emitted under r so far (in order). Once
 // the request's unit of work has committed, they are the request's events.
 func (r *Request) Emitted() []Type { return slices.Clone(r.emitted) }
+
+// Queued is how many deliveries the events emitted under r queued: none when no
+// endpoint of the tenant subscribes to them.
+func (r *Request) Queued() int { return r.queued }
 
 type requestKey struct{}
 

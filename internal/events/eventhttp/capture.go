@@ -60,7 +60,8 @@ func Capture(cfg Config) echo.MiddlewareFunc {
 					m.emitted.WithLabelValues(string(t)).Inc()
 				}
 			}
-			if wake != nil {
+			// Only when there is something to send: on SQLite a claim takes the write lock.
+			if wake != nil && r.Queued() > 0 {
 				wake.Wake()
 			}
 			return err

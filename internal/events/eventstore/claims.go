@@ -62,8 +62,13 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		args = append(args, skip)
 	}
 	args = append(args, limit)
-	var ids []int64
 	conn := database.Conn(ctx, s.db)
+	if s.dialect == database.SQLite && !s.anyDue(conn, now, skip) {
+		// An UPDATE takes SQLite's one write lock even when it matches nothing; a
+		// read first keeps idle polls from queueing behind, or ahead of, writers.
+		return nil, nil
+	}
+	var ids []int64
 	if err := conn.Raw(s.claimSQL(len(skip) > 0), args...).Scan(&ids).Error; err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
 	}
@@ -81,6 +86,20 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
+}
+
+// anyDue reports whether a pending delivery is due at now, outside skip. On error it
+// says yes, so that the claim itself reports the error.
+func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip []string) bool {
+	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC())
+	if len(skip) > 0 {
+		q = q.Where("endpoint_id NOT IN ?", skip)
+	}
+	var ids []int64
+	if err := q.Limit(1).Pluck("id", &ids).Error; err != nil {
+		return true
+	}
+	return len(ids) > 0
 }
 
 // Settle records a batch of attempts in one transaction: one DELETE of the
