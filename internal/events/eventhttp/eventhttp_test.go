@@ -376,3 +376,33 @@ func TestAttachmentCreatedEmits(t *testing.T) {
 		t.Fatalf("attachment.created events %+v, want one for %s", evs, att.ID)
 	}
 }
+
+// TestMembersReadEventsButManageNoEndpoints: a member reads events; managing
+// endpoints, their log and redeliveries is for admins (403 FORBIDDEN).
+func TestMembersReadEventsButManageNoEndpoints(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	admin, member := env.User(a.ID, tenants.RoleAdmin).Token, env.User(a.ID, tenants.RoleMember).Token
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/risks", Bearer: member, JSON: map[string]any{"title": "t"}}).Expect(201)
+	evs := listEvents(t, env, a.Key, "")
+	if len(evs) != 1 {
+		t.Fatalf("%d events", len(evs))
+	}
+	env.Do(apitest.Request{Method: "GET", Path: "/v1/events", Bearer: member}).Expect(200)
+	env.Do(apitest.Request{Method: "GET", Path: "/v1/events/" + evs[0].ID, Bearer: member}).Expect(200)
+	ep := createEndpoint(t, env, admin, "https://93.184.216.34/hook")
+	for _, r := range []apitest.Request{
+		{Method: "POST", Path: "/v1/webhook-endpoints", JSON: map[string]any{"url": "https://93.184.216.34/x"}},
+		{Method: "GET", Path: "/v1/webhook-endpoints"},
+		{Method: "DELETE", Path: "/v1/webhook-endpoints/" + ep.ID},
+		{Method: "GET", Path: "/v1/webhook-endpoints/" + ep.ID + "/deliveries"},
+		{Method: "POST", Path: "/v1/events/" + evs[0].ID + "/redeliver"},
+	} {
+		r.Bearer = member
+		env.Do(r).ExpectProblem(403, "FORBIDDEN")
+	}
+	if n := len(listEndpoints(t, env, admin)); n != 1 {
+		t.Fatalf("%d endpoints after a member's attempts, want the admin's one", n)
+	}
+}
