@@ -3,6 +3,7 @@ module github.com/riskapi/riskapi
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/glebarez/sqlite v1.11.0
 	github.com/go-gormigrate/gormigrate/v2 v2.1.7
@@ -17,6 +18,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/redis/go-redis/v9 v9.23.0
 	github.com/robfig/cron/v3 v3.0.1
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	golang.org/x/crypto v0.59.0
 	golang.org/x/time v0.16.0
 	gorm.io/driver/postgres v1.6.3

@@ -55,6 +55,8 @@ type Client struct {
 	Requests *RequestsService
 	// IdempotencyKeys inspects idempotency keys: /v2/idempotency-keys.
 	IdempotencyKeys *IdempotencyKeysService
+	// Events reads the tenant's events: /v2/events.
+	Events *EventsService
 
 	apiKey     string
 	baseURL    *url.URL
@@ -135,6 +137,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.Attachments = (*AttachmentsService)(&c.common)
 	c.Requests = (*RequestsService)(&c.common)
 	c.IdempotencyKeys = (*IdempotencyKeysService)(&c.common)
+	c.Events = (*EventsService)(&c.common)
 	return c, nil
 }
 

@@ -74,8 +74,9 @@ var noConfig = []config.Part{}
 var commands = []spec{
 	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
 	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
-	{"sweep", "[flags]", "delete expired idempotency records, sessions and orphaned uploads now",
-		[]config.Part{config.PartDatabase, config.PartAuth, config.PartIdempotency, config.PartUploads}, sweep},
+	// PartRetention for EVENT_TTL, without the schedule the command does not use.
+	{"sweep", "[flags]", "delete expired idempotency records, sessions, orphaned uploads and events now",
+		[]config.Part{config.PartDatabase, config.PartAuth, config.PartIdempotency, config.PartUploads, config.PartRetention}, sweep},
 	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
 	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},
 	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", dbOnly, tenantDisable},

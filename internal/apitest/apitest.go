@@ -93,7 +93,7 @@ type Tenant struct {
 	ID       string
 	Email    string
 	Password string
-	// Key has risks:read and risks:write; ReadKey only risks:read.
+	// Key has every scope (tenants.AllScopes); ReadKey only risks:read.
 	Key, ReadKey     string
 	KeyID, ReadKeyID string
 }

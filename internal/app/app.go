@@ -20,11 +20,14 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/migrations"
@@ -32,6 +35,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
@@ -51,6 +55,8 @@ type Options struct {
 	// benchmarks that measure what the log costs on one server, with it on and off
 	// by turns. Optional. Default: every authenticated request is logged.
 	RequestLogSkipper func(echo.Context) bool
+	// Webhooks tunes outbound delivery. Optional.
+	Webhooks WebhookOptions
 }
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
@@ -67,6 +73,8 @@ type Admin struct {
 
 	risks       *risks.Service
 	attachments attachments.Store
+	events      *eventstore.Store
+	emitter     *events.Emitter
 	clock       func() time.Time // Options.Now
 }
 
@@ -82,8 +90,12 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
-	attStore := attachmentstore.New(db)
-	riskStore := riskstore.New(db.DB)
+	evStore := eventstore.New(db)
+	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
+	// Every write of a risk or an attachment, whichever path makes it, emits its
+	// event in its own transaction (docs/events.md).
+	attStore := attachmenthttp.Emitting(attachmentstore.New(db), emitter)
+	riskStore := riskhttp.Emitting(riskstore.New(db.DB), db.DB, emitter)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
@@ -92,7 +104,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
+		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -122,6 +134,8 @@ type Maintenance struct {
 	RequestLogSweeper *requestlog.Sweeper
 
 	requestLog *requestlogstore.Store
+	// EventSweeper deletes events older than EVENT_TTL; Sweep runs it.
+	EventSweeper *events.Sweeper
 }
 
 // OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
@@ -146,14 +160,18 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
+		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pause: sweepPause(a.DB.Dialect),
+			Now: opts.Now, Logger: log},
 	}, nil
 }
 
-// App is a wired riskapi: Maintenance plus the HTTP server and the request log's
-// writer.
+// App is a wired riskapi: Maintenance plus the HTTP server, the request log's
+// writer and the delivery of events to webhook endpoints.
 type App struct {
 	*Maintenance
 	Echo *echo.Echo
+	// Events manages webhook endpoints and delivers events; Serve runs its worker.
+	Events *Events
 	// RequestLog buffers request-log entries and inserts them in batches off the
 	// request path (docs/requests.md); Close flushes it.
 	RequestLog *requestlog.Writer
@@ -187,11 +205,12 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
 	logWriter, err := requestlog.NewWriter(requestlog.WriterConfig{Store: m.requestLog,
 		Metrics: requestlog.NewMetrics(reg), Logger: log})
+	evs := newEvents(m.Admin, reg, opts.Webhooks)
 	if err != nil {
 		m.Close()
 		return nil, err
 	}
-	app := &App{Maintenance: m, RequestLog: logWriter}
+	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
@@ -205,7 +224,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
-		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits,
+		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
 	}, cfg)
 	if err != nil {
 		app.Close()
@@ -236,6 +255,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 			a.Logger.Error("session sweep failed", slog.String("error", serr.Error()))
 		} else if m > 0 {
 			a.Logger.Info("session sweep", slog.Int("deleted", m))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, eerr := a.EventSweeper.Sweep(ctx); eerr != nil {
+			a.Logger.Error("event sweep failed", slog.String("error", eerr.Error()))
 		}
 	}
 	return n, err
@@ -311,6 +335,13 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	sched.Start()
 	defer func() { <-sched.Stop().Done() }()
+	// Every instance delivers events. On shutdown it stops claiming and lets the
+	// attempts in flight finish (each at most delivery.AttemptTimeout); whatever it
+	// had claimed but not started goes back to the queue for any instance.
+	wctx, stopWorker := context.WithCancel(ctx)
+	workerDone := make(chan struct{})
+	go func() { defer close(workerDone); a.Events.run(wctx, a.Logger) }()
+	defer func() { stopWorker(); <-workerDone }()
 
 	a.Logger.Info("riskapi listening", slog.String("addr", ln.Addr().String()))
 	if ready != nil {

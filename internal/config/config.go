@@ -21,6 +21,7 @@ type Config struct {
 	Uploads     Uploads
 	RateLimit   RateLimit
 	Sweep       Sweep
+	Outbound    Outbound
 }
 
 // HTTP configures the listener, client addresses and request bodies. The fields
@@ -97,6 +98,17 @@ type Sweep struct {
 	// RequestLogTTL is REQUEST_LOG_TTL, default 720h: how long request-log entries
 	// are kept (docs/requests.md).
 	RequestLogTTL time.Duration
+	// EventTTL is EVENT_TTL, default 720h: how long events are kept and listable.
+	EventTTL time.Duration
+}
+
+// Outbound configures the delivery of events to webhook endpoints (docs/events.md).
+type Outbound struct {
+	// RetryFor is WEBHOOK_RETRY_FOR, default 72h: how long a failing delivery is retried.
+	RetryFor time.Duration
+	// AllowPrivate is WEBHOOK_ALLOW_PRIVATE, default false: when true, endpoints may
+	// be loopback or private addresses (tests, on-premise).
+	AllowPrivate bool
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

@@ -25,6 +25,10 @@ const (
 	PartUploads
 	PartRateLimit
 	PartSweep
+	// PartRetention is the Sweep component's retention settings (EVENT_TTL): what
+	// `api sweep` needs of it, without the schedule it does not use.
+	PartRetention
+	PartOutbound
 )
 
 // setting is one variable: its flag, default, usage, the part it belongs to, and set,
@@ -130,6 +134,17 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable", PartRetention,
+		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
+	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried", PartOutbound,
+		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
+	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses", PartOutbound,
+		func(c *Config, v string) (err error) {
+			if c.Outbound.AllowPrivate, err = strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("WEBHOOK_ALLOW_PRIVATE must be true or false, got %q", v)
+			}
+			return nil
+		}},
 }
 
 // duration is the setter of a duration variable name of at least min.

@@ -22,7 +22,8 @@ import (
 // are never inherited: an instance sees only what its Config says.
 var riskapiEnv = []string{"ADDR", "DATABASE_URL", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
 	"IDEMPOTENCY_REQUIRED", "SWEEP_SCHEDULE", "UPLOAD_DIR", "MAX_UPLOAD_BYTES", "RATE_LIMIT_RPS", "RATE_LIMIT_BURST",
-	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT"}
+	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT",
+	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE"}
 
 // Config describes an instance.
 type Config struct {

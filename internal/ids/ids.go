@@ -20,6 +20,9 @@ const (
 	Webhook    = "whk"
 	// RequestLog names request-log entries; internal, the list's cursor only.
 	RequestLog = "log"
+	Event      = "evt"
+	// Endpoint names an outbound webhook endpoint (Stripe's "we_").
+	Endpoint = "we"
 )
 
 // New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".

@@ -21,6 +21,7 @@ var all = []*gormigrate.Migration{
 	m0004RequestLog,
 	m0006Readiness,
 	m0007IdempotencyHeaders,
+	m0005Events,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

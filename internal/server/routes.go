@@ -13,6 +13,7 @@ import (
 	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/events/eventhttp"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
@@ -47,6 +48,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
+	rs = append(rs, eventhttp.Routes(d.Events)...)
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
 	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
 	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)

@@ -17,6 +17,7 @@ import (
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events/eventhttp"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestid"
@@ -48,6 +49,9 @@ type Deps struct {
 	RequestLogStore requestlog.Store
 	// IdempotencyKeys answers the key inspector (gormstore.Store). Required.
 	IdempotencyKeys requestloghttp.KeyPeeker
+	// Events reads events and manages outbound webhook endpoints; its Wake and
+	// Metrics hear of every request that committed events (docs/events.md).
+	Events eventhttp.Config
 	// Metrics receives the HTTP and idempotency metrics and is served at /metrics.
 	Metrics *prometheus.Registry
 	// IdempotencyMetrics, optional: shared with the sweeper.
@@ -82,6 +86,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
+	// Inside the request id, outside every route's idempotency and unit of work: it
+	// links the request to the events it commits.
+	e.Use(eventhttp.Capture(d.Events))
 	m, err := newMounter(d, cfg)
 	if err != nil {
 		return nil, err

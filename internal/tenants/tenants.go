@@ -27,10 +27,13 @@ const (
 	// ScopeRequestsRead reads the request log and inspects idempotency keys
 	// (docs/requests.md). Keys created before it existed do not hold it.
 	ScopeRequestsRead Scope = "requests:read"
+	// ScopeEventsRead reads events (docs/events.md). Keys created before it existed
+	// do not hold it.
+	ScopeEventsRead Scope = "events:read"
 )
 
 // AllScopes lists every scope; session users hold all of them.
-var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead}
+var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead, ScopeEventsRead}
 
 // ParseScopes parses a comma-separated list such as "risks:read,risks:write"
 // (blanks around names are ignored). Errors: as ScopesOf.
@@ -52,7 +55,7 @@ func ScopesOf(names []string) ([]Scope, error) {
 	for _, name := range names {
 		sc := Scope(name)
 		if !slices.Contains(AllScopes, sc) {
-			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want risks:read, risks:write, requests:read)", name))
+			return nil, problem.Invalid("scopes", fmt.Sprintf("unknown scope %q (want one of %s)", name, scopeNames()))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)
@@ -197,4 +200,13 @@ type Store interface {
 	// TouchAPIKey records the key's last use at at. It writes outside any
 	// transaction ctx carries: bookkeeping never joins a request's unit of work.
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}
+
+// scopeNames lists AllScopes for messages: "risks:read, risks:write, …".
+func scopeNames() string {
+	names := make([]string, len(AllScopes))
+	for i, s := range AllScopes {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
 }

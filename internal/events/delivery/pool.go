@@ -1,0 +1,117 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// pool tracks this instance's claimed deliveries: attempts in flight, and claims
+// waiting for a slot of their endpoint.
+type pool struct {
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	inFlight map[string]int    // endpoint ID → attempts in flight
+	queued   map[string][]*Job // endpoint ID → claims waiting for a slot
+	total    int               // attempts in flight plus claims waiting
+	done     chan struct{}     // signalled when an attempt ends: a slot is free
+	results  chan Settlement   // attempts' results, for the settler
+}
+
+// fill claims due deliveries while this instance has free slots, and starts them.
+// Endpoints at their bound are left out of the claim; a claim may still bring more
+// for one endpoint than it has slots, and those wait here for one.
+func (w *Worker) fill(ctx context.Context, p *pool) {
+	for ctx.Err() == nil {
+		p.mu.Lock()
+		free := w.Concurrency - p.total
+		var skip []string
+		for ep, n := range p.inFlight {
+			if n >= w.PerEndpoint {
+				skip = append(skip, ep)
+			}
+		}
+		p.mu.Unlock()
+		if free <= 0 {
+			return
+		}
+		jobs, err := w.Store.Claim(ctx, w.Now(), w.Lease, free, skip)
+		if err != nil {
+			if ctx.Err() == nil {
+				w.Logger.Warn("webhook delivery: claim failed", slog.String("error", err.Error()))
+			}
+			return
+		}
+		p.mu.Lock()
+		for _, j := range jobs {
+			p.total++
+			p.queued[j.EndpointID] = append(p.queued[j.EndpointID], j)
+			w.next(ctx, p, j.EndpointID)
+		}
+		p.mu.Unlock()
+		if len(jobs) < free {
+			return
+		}
+	}
+}
+
+// next starts endpoint ep's waiting claims while it has free slots. A claim whose
+// lease would end before an attempt could finish goes back to the store instead, due
+// at once. The caller holds p.mu.
+func (w *Worker) next(ctx context.Context, p *pool, ep string) {
+	// Attempts outlive ctx's end by at most AttemptTimeout, so a shutdown does not
+	// cut a delivery the receiver may already have taken.
+	actx := context.WithoutCancel(ctx)
+	for len(p.queued[ep]) > 0 && p.inFlight[ep] < w.PerEndpoint {
+		j := p.queued[ep][0]
+		p.queued[ep] = p.queued[ep][1:]
+		if j.LeaseEnds.Sub(w.Now()) < AttemptTimeout+time.Second {
+			p.total--
+			go w.release(actx, j)
+			continue
+		}
+		p.inFlight[ep]++
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			p.results <- w.attempt(actx, j)
+			p.mu.Lock()
+			p.inFlight[ep]--
+			p.total--
+			w.next(ctx, p, ep)
+			if p.inFlight[ep] == 0 && len(p.queued[ep]) == 0 {
+				delete(p.inFlight, ep)
+				delete(p.queued, ep)
+			}
+			p.mu.Unlock()
+			select {
+			case p.done <- struct{}{}:
+			default:
+			}
+		}()
+	}
+}
+
+// releaseQueued gives back every claim still waiting for a slot, so that another
+// instance can send them at once rather than when their leases end.
+func (w *Worker) releaseQueued(ctx context.Context, p *pool) {
+	p.mu.Lock()
+	var jobs []*Job
+	for ep, js := range p.queued {
+		jobs = append(jobs, js...)
+		delete(p.queued, ep)
+	}
+	p.total -= len(jobs)
+	p.mu.Unlock()
+	for _, j := range jobs {
+		w.release(ctx, j)
+	}
+}
+
+func (w *Worker) release(ctx context.Context, j *Job) {
+	if err := w.Store.Release(ctx, j); err != nil && !errors.Is(err, ErrLeaseLost) {
+		w.Logger.Warn("webhook delivery: release failed", slog.String("error", err.Error()))
+	}
+}

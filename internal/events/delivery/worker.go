@@ -1,0 +1,189 @@
+package delivery
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// wakeDelay is how long the worker gathers wake-ups before claiming.
+const wakeDelay = 5 * time.Millisecond
+
+// Worker delivers due events. Every instance runs one; the store's claims keep two
+// instances from sending the same delivery at once.
+type Worker struct {
+	// Store claims and settles deliveries. Required.
+	Store Store
+	// Sender makes the attempts. Required.
+	Sender *Sender
+	// Backoff spaces the retries of a failing delivery. Optional. Default Backoff{}.
+	Backoff Backoff
+	// Concurrency bounds this instance's claims: attempts in flight and claims
+	// waiting for a slot of their endpoint. Optional. Default 32.
+	Concurrency int
+	// PerEndpoint bounds this instance's attempts in flight to one endpoint, so a
+	// slow receiver neither takes every slot nor gets flooded. Optional. Default 8.
+	PerEndpoint int
+	// Lease is how long a claim holds a delivery; past it another instance may take
+	// it over. It must exceed AttemptTimeout. Optional. Default AttemptTimeout+5s.
+	Lease time.Duration
+	// Poll is how often the store is asked for due deliveries when nothing wakes
+	// the worker. Optional. Default 1s.
+	Poll time.Duration
+	// Metrics, optional.
+	Metrics *Metrics
+	// Logger, optional (slog.Default()).
+	Logger *slog.Logger
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+
+	wake     chan struct{}
+	initOnce sync.Once
+}
+
+func (w *Worker) init() {
+	w.initOnce.Do(func() {
+		w.wake = make(chan struct{}, 1)
+		if w.Concurrency <= 0 {
+			w.Concurrency = 32
+		}
+		if w.PerEndpoint <= 0 {
+			w.PerEndpoint = 8
+		}
+		if w.Lease <= AttemptTimeout {
+			w.Lease = AttemptTimeout + 5*time.Second
+		}
+		if w.Poll <= 0 {
+			w.Poll = time.Second
+		}
+		if w.Logger == nil {
+			w.Logger = slog.Default()
+		}
+		if w.Now == nil {
+			w.Now = time.Now
+		}
+	})
+}
+
+// Wake makes the worker look for due deliveries now, rather than at its next poll.
+// Call it after committing a transaction that queued deliveries. It never blocks.
+func (w *Worker) Wake() {
+	w.init()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers until ctx ends, then waits for the attempts in flight (each bounded
+// by AttemptTimeout), records their results and returns nil.
+func (w *Worker) Run(ctx context.Context) error {
+	w.init()
+	p := &pool{inFlight: map[string]int{}, queued: map[string][]*Job{}, done: make(chan struct{}, 1),
+		results: make(chan Settlement, 4*w.Concurrency)}
+	settled := make(chan struct{})
+	go func() { defer close(settled); w.settle(context.WithoutCancel(ctx), p.results) }()
+	timer := time.NewTicker(w.Poll)
+	defer timer.Stop()
+	for {
+		w.fill(ctx, p)
+		select {
+		case <-ctx.Done():
+			w.releaseQueued(context.WithoutCancel(ctx), p)
+			p.wg.Wait()
+			close(p.results)
+			<-settled
+			return nil
+		case <-w.wake:
+			// Commits come in bursts under load: a short pause lets one claim take
+			// the deliveries of many, at a cost of this much lag.
+			select {
+			case <-time.After(wakeDelay):
+			case <-ctx.Done():
+			}
+		case <-p.done:
+		case <-timer.C:
+		}
+	}
+}
+
+// attempt sends j once and returns the result to settle. The endpoint's slot is
+// free again as soon as the answer is in; recording it is the settler's.
+func (w *Worker) attempt(ctx context.Context, j *Job) Settlement {
+	status, failure, d := w.Sender.Send(ctx, j)
+	now := w.Now().UTC()
+	r := &Result{Delivered: failure == ""}
+	r.Attempt.EndpointID, r.Attempt.EventID, r.Attempt.N = j.EndpointID, j.EventID, j.Attempt
+	r.Attempt.StatusCode, r.Attempt.Error, r.Attempt.Duration = status, failure, d
+	r.Attempt.CreatedAt = now.Truncate(time.Microsecond)
+	if !r.Delivered {
+		if next := now.Add(w.Backoff.Wait(j.Attempt)); !next.After(j.RetryUntil) {
+			r.RetryAt = next
+		}
+	}
+	return Settlement{Job: j, Result: r}
+}
+
+// maxSettleBatch bounds the results recorded in one transaction; settleDelay is how
+// long the settler gathers results before recording them. A result waiting there
+// holds no slot: the endpoint's next attempt has already started.
+const (
+	maxSettleBatch = 64
+	settleDelay    = 2 * time.Millisecond
+)
+
+// settle records results as they come, as many as are waiting in one transaction:
+// under load one commit covers many deliveries. It returns once results is closed
+// and drained. A batch that cannot be recorded is logged; its claims' leases end and
+// the deliveries fall due again (at least once).
+func (w *Worker) settle(ctx context.Context, results <-chan Settlement) {
+	for first := range results {
+		batch := []Settlement{first}
+		gather := time.NewTimer(settleDelay)
+	drain:
+		for len(batch) < maxSettleBatch {
+			select {
+			case s, ok := <-results:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, s)
+			case <-gather.C:
+				break drain
+			}
+		}
+		gather.Stop()
+		held, err := w.Store.Settle(ctx, batch)
+		if err != nil {
+			w.Logger.Error("webhook delivery: could not record attempts; their deliveries will be retried",
+				slog.Int("attempts", len(batch)), slog.String("error", err.Error()))
+			continue
+		}
+		for i, s := range batch {
+			w.report(s, held[i])
+		}
+	}
+}
+
+// report counts and logs one recorded attempt.
+func (w *Worker) report(s Settlement, held bool) {
+	j, r := s.Job, s.Result
+	if !held {
+		w.Logger.Warn("webhook delivery: claim lost before settling; another attempt will follow",
+			slog.String("eventId", j.EventID), slog.String("endpointId", j.EndpointID))
+		return
+	}
+	outcome := OutcomeDelivered
+	switch {
+	case r.Delivered:
+	case !r.RetryAt.IsZero():
+		outcome = OutcomeRetrying
+	default:
+		outcome = OutcomeGaveUp
+	}
+	w.Metrics.observe(outcome, r.Attempt.CreatedAt.Sub(j.CreatedAt))
+	w.Logger.Debug("webhook delivery", slog.String("eventId", j.EventID), slog.String("endpointId", j.EndpointID),
+		slog.Int("attempt", j.Attempt), slog.String("outcome", outcome), slog.Int("status", r.Attempt.StatusCode),
+		slog.Duration("duration", r.Attempt.Duration))
+}

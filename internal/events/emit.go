@@ -1,0 +1,62 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/ids"
+)
+
+// DefaultRetryFor is how long a failing delivery is retried (WEBHOOK_RETRY_FOR).
+const DefaultRetryFor = 72 * time.Hour
+
+// Emitter writes events into the transaction of the change they report.
+type Emitter struct {
+	// Store persists events. Required.
+	Store Store
+	// RetryFor bounds the retries of each delivery the event queues. Optional.
+	// Default DefaultRetryFor.
+	RetryFor time.Duration
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+}
+
+// Emit records that typ happened to object (its JSON form, as the API returns it) in
+// tenantID, through the transaction ctx carries: it commits or rolls back with the
+// change. The event carries the request ctx carries (WithRequest), if any.
+//
+// Errors: ErrNoUnitOfWork when ctx carries no transaction; the store's.
+func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object any) (*Event, error) {
+	now := time.Now
+	if e.Now != nil {
+		now = e.Now
+	}
+	retryFor := e.RetryFor
+	if retryFor <= 0 {
+		retryFor = DefaultRetryFor
+	}
+	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ,
+		CreatedAt: now().UTC().Truncate(time.Microsecond)}
+	var env envelope
+	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
+	req := RequestFrom(ctx)
+	if req != nil {
+		env.Request.ID, env.Request.IdempotencyKey = nullable(req.ID), nullable(req.IdempotencyKey)
+	}
+	payload, err := json.Marshal(env)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s event: %w", typ, err)
+	}
+	ev.Payload = payload
+	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor))
+	if err != nil {
+		return nil, err
+	}
+	if req != nil {
+		req.emitted = append(req.emitted, typ)
+		req.queued += n
+	}
+	return ev, nil
+}

@@ -1,0 +1,122 @@
+package events
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// SecretPrefix starts every endpoint signing secret; the rest is the standard base64
+// of the HMAC key (Standard Webhooks).
+const SecretPrefix = "whsec_"
+
+// MaxURLLength bounds an endpoint URL.
+const MaxURLLength = 2048
+
+// Endpoint is a URL a tenant's events are delivered to (docs/events.md).
+type Endpoint struct {
+	ID       string // "we_…"
+	TenantID string
+	URL      string // http or https
+	// Types are the event types it receives; empty means every type.
+	Types []Type
+	// Secret signs its deliveries ("whsec_" + base64 of 32 random bytes). It is
+	// stored as is, since signing needs it, and shown to the client only once.
+	Secret    string
+	CreatedAt time.Time // UTC, microseconds
+}
+
+// Subscribed reports whether e receives events of type t.
+func (e *Endpoint) Subscribed(t Type) bool { return len(e.Types) == 0 || slices.Contains(e.Types, t) }
+
+// ErrEndpointNotFound: no endpoint with that ID in that tenant.
+var ErrEndpointNotFound = errors.New("webhook endpoint not found")
+
+// AddressChecker decides whether a URL's host may receive deliveries; the SSRF
+// guard (internal/events/delivery) implements it.
+type AddressChecker interface {
+	// CheckURL resolves u's host and returns an error saying why it is refused, or nil.
+	CheckURL(ctx context.Context, u *url.URL) error
+}
+
+// NewEndpoint validates rawURL and types and returns an endpoint for tenantID with a
+// fresh secret. types "*" or none subscribes to every type. guard decides whether the
+// URL's address may be used.
+//
+// Errors: *problem.Problem VALIDATION_FAILED naming "url" or "events".
+func NewEndpoint(ctx context.Context, guard AddressChecker, tenantID, rawURL string, types []string, now time.Time) (*Endpoint, error) {
+	u, err := parseEndpointURL(rawURL)
+	if err != nil {
+		return nil, problem.Invalid("url", err.Error())
+	}
+	ts, err := parseTypes(types)
+	if err != nil {
+		return nil, problem.Invalid("events", err.Error())
+	}
+	if err := guard.CheckURL(ctx, u); err != nil {
+		return nil, problem.Invalid("url", err.Error())
+	}
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return nil, err
+	}
+	return &Endpoint{ID: ids.New(ids.Endpoint), TenantID: tenantID, URL: u.String(), Types: ts,
+		Secret: SecretPrefix + base64.StdEncoding.EncodeToString(key[:]), CreatedAt: now}, nil
+}
+
+func parseEndpointURL(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, errors.New("is required")
+	}
+	if len(raw) > MaxURLLength {
+		return nil, errors.New("must be at most 2048 characters")
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, errors.New("is not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, errors.New("must be an http or https URL")
+	case u.Hostname() == "":
+		return nil, errors.New("must name a host")
+	case u.User != nil:
+		return nil, errors.New("must not carry a user name or password")
+	case u.Fragment != "":
+		return nil, errors.New("must not carry a fragment")
+	}
+	return u, nil
+}
+
+func parseTypes(in []string) ([]Type, error) {
+	if len(in) == 0 || (len(in) == 1 && in[0] == "*") {
+		return nil, nil
+	}
+	out := make([]Type, 0, len(in))
+	for _, s := range in {
+		t := Type(s)
+		if !t.Valid() {
+			return nil, errors.New("must be \"*\" or event types among " + TypeNames())
+		}
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// TypeNames lists the event types for messages: "risk.created, risk.updated, …".
+func TypeNames() string {
+	s := make([]string, len(Types))
+	for i, t := range Types {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,105 @@
+package events
+
+import (
+	"context"
+	"time"
+)
+
+// Attempt is one try at delivering an event to an endpoint: the delivery log.
+type Attempt struct {
+	ID         int64 // increasing; the delivery log's cursor
+	EndpointID string
+	EventID    string
+	// N counts the attempts of one delivery from 1; a redelivery starts again at 1.
+	N int
+	// StatusCode is the endpoint's HTTP status, or 0 when no response arrived.
+	StatusCode int
+	// Error says why the attempt failed ("" when it delivered). It never carries
+	// the response body.
+	Error     string
+	Duration  time.Duration
+	CreatedAt time.Time
+}
+
+// Delivered reports whether the attempt delivered the event (a 2xx in time).
+func (a *Attempt) Delivered() bool { return a.Error == "" }
+
+// AttemptFilter selects a page of an endpoint's attempts, newest first.
+type AttemptFilter struct {
+	Limit  int   // 1–100
+	Before int64 // only attempts with a smaller ID, if positive (the cursor)
+}
+
+// EndpointStore persists endpoints and reads the delivery log. Methods write through
+// the transaction their context carries, if any.
+type EndpointStore interface {
+	// InTx runs fn in the transaction ctx carries, or in a new one.
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	// CreateEndpoint inserts e.
+	CreateEndpoint(ctx context.Context, e *Endpoint) error
+	// Endpoints returns the tenant's endpoints, oldest first.
+	Endpoints(ctx context.Context, tenantID string) ([]*Endpoint, error)
+	// DeleteEndpoint deletes the tenant's endpoint with id, its queued deliveries
+	// and its delivery log, or returns ErrEndpointNotFound.
+	DeleteEndpoint(ctx context.Context, tenantID, id string) error
+	// Attempts returns a page of the endpoint's delivery log, newest first, and
+	// whether more follow; ErrEndpointNotFound when the tenant has no such endpoint.
+	Attempts(ctx context.Context, tenantID, endpointID string, f AttemptFilter) ([]*Attempt, bool, error)
+	// Requeue queues a new delivery of ev, due at now and given up at retryUntil, to
+	// each endpoint of its tenant subscribed to its type, and returns how many.
+	Requeue(ctx context.Context, ev *Event, now, retryUntil time.Time) (int, error)
+}
+
+// Endpoints manages a tenant's webhook endpoints (admin only, docs/events.md).
+type Endpoints struct {
+	Store  EndpointStore
+	Events Store
+	// Guard refuses URLs whose host is not allowed (SSRF). Required.
+	Guard AddressChecker
+	// RetryFor bounds a redelivery's retries. Optional. Default DefaultRetryFor.
+	RetryFor time.Duration
+	// Now is the clock. Optional. Default time.Now.
+	Now func() time.Time
+}
+
+func (s *Endpoints) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC().Truncate(time.Microsecond)
+	}
+	return time.Now().UTC().Truncate(time.Microsecond)
+}
+
+// Create validates and stores a new endpoint and returns it with its secret, the
+// only time the secret leaves the store. Errors: VALIDATION_FAILED naming "url" or
+// "events"; the store's.
+func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types []string) (*Endpoint, error) {
+	e, err := NewEndpoint(ctx, s.Guard, tenantID, rawURL, types, s.now())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Store.CreateEndpoint(ctx, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Redeliver queues the tenant's event eventID again for every endpoint subscribed
+// to its type now, with a fresh retry window, and returns how many deliveries it
+// queued. Receivers see the same webhook-id as before. Errors: ErrNotFound.
+func (s *Endpoints) Redeliver(ctx context.Context, tenantID, eventID string) (int, error) {
+	retryFor := s.RetryFor
+	if retryFor <= 0 {
+		retryFor = DefaultRetryFor
+	}
+	var n int
+	err := s.Store.InTx(ctx, func(ctx context.Context) error {
+		ev, err := s.Events.Get(ctx, tenantID, eventID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		n, err = s.Store.Requeue(ctx, ev, now, now.Add(retryFor))
+		return err
+	})
+	return n, err
+}

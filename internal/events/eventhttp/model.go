@@ -1,0 +1,74 @@
+package eventhttp
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/events"
+)
+
+// endpointRequest is POST /v1/webhook-endpoints' body.
+type endpointRequest struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+}
+
+// endpointResponse is an endpoint as listed: never its secret.
+type endpointResponse struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	Events    []string  `json:"events"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// createdEndpointResponse is the one response that carries the secret.
+type createdEndpointResponse struct {
+	endpointResponse
+	Secret string `json:"secret"`
+}
+
+func toEndpoint(e *events.Endpoint) endpointResponse {
+	types := []string{"*"}
+	if len(e.Types) > 0 {
+		types = make([]string, len(e.Types))
+		for i, t := range e.Types {
+			types[i] = string(t)
+		}
+	}
+	return endpointResponse{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt}
+}
+
+// attemptResponse is one entry of an endpoint's delivery log.
+type attemptResponse struct {
+	EventID string `json:"eventId"`
+	Attempt int    `json:"attempt"`
+	// Status is the endpoint's HTTP status, null when no response arrived.
+	Status     *int      `json:"status"`
+	Delivered  bool      `json:"delivered"`
+	Error      *string   `json:"error"`
+	DurationMs int64     `json:"durationMs"`
+	CreatedAt  time.Time `json:"createdAt"`
+}
+
+func toAttempt(a *events.Attempt) attemptResponse {
+	r := attemptResponse{EventID: a.EventID, Attempt: a.N, Delivered: a.Delivered(),
+		DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt}
+	if a.StatusCode != 0 {
+		s := a.StatusCode
+		r.Status = &s
+	}
+	if a.Error != "" {
+		e := a.Error
+		r.Error = &e
+	}
+	return r
+}
+
+// redeliverResponse answers POST /v1/events/{id}/redeliver.
+type redeliverResponse struct {
+	EventID string `json:"eventId"`
+	// Deliveries is how many endpoints the event was queued for.
+	Deliveries int `json:"deliveries"`
+}
+
+func payloadOf(ev *events.Event) json.RawMessage { return ev.Payload }

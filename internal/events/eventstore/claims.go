@@ -1,0 +1,203 @@
+package eventstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events/delivery"
+)
+
+// claimSQL leases due deliveries under a token: the lease is next_attempt_at, so a
+// claim whose instance dies simply falls due again. On PostgreSQL the candidates are
+// locked with SKIP LOCKED, so concurrent instances claim disjoint rows without
+// waiting; SQLite's IMMEDIATE transactions already serialise its one writer.
+func (s *Store) claimSQL(skip bool) string {
+	lock := ""
+	if s.dialect == database.Postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	notIn := ""
+	if skip {
+		notIn = " AND endpoint_id NOT IN ?"
+	}
+	return `UPDATE webhook_deliveries SET lease_token = ?, next_attempt_at = ?, attempts = attempts + 1
+		WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?` + notIn +
+		` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
+}
+
+type jobRow struct {
+	ID         int64
+	TenantID   string
+	EventID    string
+	EndpointID string
+	Attempts   int
+	RetryUntil time.Time
+	CreatedAt  time.Time
+	URL        string `gorm:"column:url"`
+	Secret     string
+	Payload    string
+}
+
+const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
+	e.url, e.secret, ev.payload
+	FROM webhook_deliveries d
+	JOIN webhook_endpoints e ON e.id = d.endpoint_id
+	JOIN events ev ON ev.id = d.event_id
+	WHERE d.id IN ? AND d.lease_token = ?`
+
+// Claim leases up to limit due deliveries and returns them with what sending needs.
+func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip []string) ([]*delivery.Job, error) {
+	var b [16]byte
+	rand.Read(b[:])
+	token := hex.EncodeToString(b[:])
+	args := []any{token, now.UTC().Add(lease), now.UTC()}
+	if len(skip) > 0 {
+		args = append(args, skip)
+	}
+	args = append(args, limit)
+	conn := database.Conn(ctx, s.db)
+	if s.dialect == database.SQLite && !s.anyDue(conn, now, skip) {
+		// An UPDATE takes SQLite's one write lock even when it matches nothing; a
+		// read first keeps idle polls from queueing behind, or ahead of, writers.
+		return nil, nil
+	}
+	var ids []int64
+	if err := conn.Raw(s.claimSQL(len(skip) > 0), args...).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var rows []jobRow
+	if err := conn.Raw(jobSQL, ids, token).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("load claimed deliveries: %w", database.Classify(err))
+	}
+	jobs := make([]*delivery.Job, len(rows))
+	for i, r := range rows {
+		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
+			EndpointID: r.EndpointID, URL: r.URL, Secret: r.Secret, Payload: []byte(r.Payload),
+			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
+	}
+	return jobs, nil
+}
+
+// anyDue reports whether a pending delivery is due at now, outside skip. On error it
+// says yes, so that the claim itself reports the error.
+func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip []string) bool {
+	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC())
+	if len(skip) > 0 {
+		q = q.Where("endpoint_id NOT IN ?", skip)
+	}
+	var ids []int64
+	if err := q.Limit(1).Pluck("id", &ids).Error; err != nil {
+		return true
+	}
+	return len(ids) > 0
+}
+
+// Settle records a batch of attempts in one transaction: one DELETE of the
+// deliveries delivered (fenced by their claims' tokens), one UPDATE per failure (a
+// given-up delivery stays, failed), one INSERT of the log entries whose claims held.
+func (s *Store) Settle(ctx context.Context, batch []delivery.Settlement) ([]bool, error) {
+	held := make([]bool, len(batch))
+	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+		conn := database.Conn(ctx, s.db)
+		if err := s.settleDelivered(conn, batch, held); err != nil {
+			return err
+		}
+		var log []attemptRow
+		for i, st := range batch {
+			j, r := st.Job, st.Result
+			if !r.Delivered {
+				set := map[string]any{"lease_token": nil, "state": stateFailed}
+				if !r.RetryAt.IsZero() {
+					set["state"], set["next_attempt_at"] = statePending, r.RetryAt.UTC()
+				}
+				res := conn.Table("webhook_deliveries").Where("id = ? AND lease_token = ?", j.DeliveryID, j.Token).Updates(set)
+				if res.Error != nil {
+					return res.Error
+				}
+				held[i] = res.RowsAffected == 1
+			}
+			if held[i] {
+				a := r.Attempt
+				log = append(log, attemptRow{TenantID: j.TenantID, EndpointID: j.EndpointID, EventID: j.EventID,
+					DeliveryID: j.DeliveryID, Attempt: a.N, StatusCode: a.StatusCode, Error: truncate(a.Error, 200),
+					DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt.UTC()})
+			}
+		}
+		if len(log) == 0 {
+			return nil
+		}
+		return conn.Create(&log).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("settle deliveries: %w", database.Classify(err))
+	}
+	return held, nil
+}
+
+// settleDelivered removes the batch's delivered deliveries from the queue in one
+// statement, each only if its claim's token still holds it, and notes which did in
+// held. The delivery log keeps their story; the queue keeps only what is still due.
+func (s *Store) settleDelivered(conn *gorm.DB, batch []delivery.Settlement, held []bool) error {
+	var pairs []string
+	var args []any
+	index := map[int64]int{}
+	for i, st := range batch {
+		if st.Result.Delivered {
+			pairs = append(pairs, "(?, ?)")
+			args = append(args, st.Job.DeliveryID, st.Job.Token)
+			index[st.Job.DeliveryID] = i
+		}
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	var ids []int64
+	err := conn.Raw(`DELETE FROM webhook_deliveries WHERE (id, lease_token) IN (`+strings.Join(pairs, ", ")+`) RETURNING id`,
+		args...).Scan(&ids).Error
+	for _, id := range ids {
+		held[index[id]] = true
+	}
+	return err
+}
+
+// Release makes j's delivery due at once, unattempted, if j's claim still holds it.
+func (s *Store) Release(ctx context.Context, j *delivery.Job) error {
+	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, attempts = attempts - 1,
+		next_attempt_at = ? WHERE id = ? AND lease_token = ?`, time.Now().UTC(), j.DeliveryID, j.Token)
+	if res.Error != nil {
+		return fmt.Errorf("release delivery: %w", database.Classify(res.Error))
+	}
+	if res.RowsAffected == 0 {
+		return delivery.ErrLeaseLost
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// ReleaseClaims makes every claimed delivery due at now. Only for a store no other
+// process can be using (SQLite, at startup): the claims are then a dead process's,
+// and need not wait for their leases to end.
+func (s *Store) ReleaseClaims(ctx context.Context, now time.Time) (int, error) {
+	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, next_attempt_at = ?
+		WHERE state = 'pending' AND lease_token IS NOT NULL`, now.UTC())
+	if res.Error != nil {
+		return 0, fmt.Errorf("release claims: %w", database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}

@@ -1,0 +1,202 @@
+// Package eventstore stores events, webhook endpoints, queued deliveries and the
+// delivery log with GORM on SQLite or PostgreSQL. Its row types stay here.
+package eventstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/delivery"
+)
+
+// Store implements events.Store, events.EndpointStore and delivery.Store.
+type Store struct {
+	db      *gorm.DB
+	dialect database.Dialect
+}
+
+var (
+	_ events.Store         = (*Store)(nil)
+	_ events.EndpointStore = (*Store)(nil)
+	_ delivery.Store       = (*Store)(nil)
+)
+
+// New returns a Store over db. The tables come from riskapi's migrations.
+func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+
+// Delivery states. A delivered delivery leaves the queue; the log keeps its attempts.
+const (
+	statePending = "pending"
+	stateFailed  = "failed"
+)
+
+type eventRow struct {
+	ID        string
+	TenantID  string
+	Type      string
+	Payload   string
+	CreatedAt time.Time `gorm:"autoCreateTime:false"`
+}
+
+func (eventRow) TableName() string { return "events" }
+
+func toEvent(r *eventRow) *events.Event {
+	return &events.Event{ID: r.ID, TenantID: r.TenantID, Type: events.Type(r.Type),
+		CreatedAt: r.CreatedAt.UTC(), Payload: []byte(r.Payload)}
+}
+
+// InTx runs fn in the transaction ctx carries, or in a new one.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	return database.RunInTx(ctx, s.db, fn)
+}
+
+// queueSQL queues one delivery of an event to each subscribed endpoint of its
+// tenant, in one statement: endpoints store their types as "*" or ",a,b,".
+const queueSQL = `INSERT INTO webhook_deliveries
+	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
+	SELECT tenant_id, ?, id, 'pending', 0, ?, ?, ? FROM webhook_endpoints
+	WHERE tenant_id = ? AND (event_types = '*' OR event_types LIKE ?)`
+
+func (s *Store) queue(ctx context.Context, ev *events.Event, due, retryUntil time.Time) (int, error) {
+	res := database.Conn(ctx, s.db).Exec(queueSQL, ev.ID, due.UTC(), retryUntil.UTC(), due.UTC(),
+		ev.TenantID, "%,"+string(ev.Type)+",%")
+	if res.Error != nil {
+		return 0, fmt.Errorf("queue deliveries of %s: %w", ev.ID, database.Classify(res.Error))
+	}
+	return int(res.RowsAffected), nil
+}
+
+// insertQueuePG is Insert in one statement on PostgreSQL: the event and its
+// deliveries in one round trip, since every write of the API pays for it.
+const insertQueuePG = `WITH ev AS (INSERT INTO events (id, tenant_id, type, payload, created_at)
+	VALUES (?, ?, ?, ?, ?) RETURNING id)
+	INSERT INTO webhook_deliveries
+	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
+	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ?, ?, ? FROM webhook_endpoints e CROSS JOIN ev
+	WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE ?)`
+
+// Insert stores ev and queues its deliveries in the transaction ctx carries.
+// Errors: events.ErrNoUnitOfWork when ctx carries none; the store's.
+func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Time) (int, error) {
+	if !database.InTx(ctx) {
+		return 0, events.ErrNoUnitOfWork
+	}
+	at := ev.CreatedAt.UTC()
+	if s.dialect == database.Postgres {
+		res := database.Conn(ctx, s.db).Exec(insertQueuePG, ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
+			at, retryUntil.UTC(), at, ev.TenantID, "%,"+string(ev.Type)+",%")
+		if res.Error != nil {
+			return 0, fmt.Errorf("insert event: %w", database.Classify(res.Error))
+		}
+		return int(res.RowsAffected), nil
+	}
+	row := &eventRow{ID: ev.ID, TenantID: ev.TenantID, Type: string(ev.Type), Payload: string(ev.Payload), CreatedAt: at}
+	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
+		return 0, fmt.Errorf("insert event: %w", database.Classify(err))
+	}
+	return s.queue(ctx, ev, ev.CreatedAt, retryUntil)
+}
+
+// Requeue queues a new delivery of ev to each subscribed endpoint.
+func (s *Store) Requeue(ctx context.Context, ev *events.Event, now, retryUntil time.Time) (int, error) {
+	return s.queue(ctx, ev, now, retryUntil)
+}
+
+// Get returns the tenant's event with id, or events.ErrNotFound.
+func (s *Store) Get(ctx context.Context, tenantID, id string) (*events.Event, error) {
+	var r eventRow
+	err := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&r).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, events.ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get event: %w", database.Classify(err))
+	}
+	return toEvent(&r), nil
+}
+
+// List returns up to f.Limit of the tenant's events, newest first (IDs are UUIDv7),
+// and whether more follow.
+func (s *Store) List(ctx context.Context, tenantID string, f events.Filter) ([]*events.Event, bool, error) {
+	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
+	if f.Type != "" {
+		q = q.Where("type = ?", string(f.Type))
+	}
+	if f.Before != "" {
+		q = q.Where("id < ?", f.Before)
+	}
+	var rows []eventRow
+	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, fmt.Errorf("list events: %w", database.Classify(err))
+	}
+	more := len(rows) > f.Limit
+	if more {
+		rows = rows[:f.Limit]
+	}
+	out := make([]*events.Event, len(rows))
+	for i := range rows {
+		out[i] = toEvent(&rows[i])
+	}
+	return out, more, nil
+}
+
+// DeleteCreatedBefore deletes up to limit events created before t, oldest first,
+// with their deliveries and delivery log, in one transaction.
+func (s *Store) DeleteCreatedBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	var n int
+	err := database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+		conn := database.Conn(ctx, s.db)
+		var ids []string
+		if err := conn.Model(&eventRow{}).Where("created_at < ?", t.UTC()).Order("created_at").
+			Limit(limit).Pluck("id", &ids).Error; err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		for _, table := range []string{"webhook_attempts", "webhook_deliveries"} {
+			if err := conn.Exec("DELETE FROM "+table+" WHERE event_id IN ?", ids).Error; err != nil {
+				return err
+			}
+		}
+		res := conn.Where("id IN ?", ids).Delete(&eventRow{})
+		n = int(res.RowsAffected)
+		return res.Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sweep events: %w", database.Classify(err))
+	}
+	return n, nil
+}
+
+// typesColumn encodes an endpoint's types for queueSQL's LIKE.
+func typesColumn(ts []events.Type) string {
+	if len(ts) == 0 {
+		return "*"
+	}
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		s[i] = string(t)
+	}
+	return "," + strings.Join(s, ",") + ","
+}
+
+func parseTypesColumn(c string) []events.Type {
+	if c == "*" {
+		return nil
+	}
+	var out []events.Type
+	for _, p := range strings.Split(strings.Trim(c, ","), ",") {
+		if p != "" {
+			out = append(out, events.Type(p))
+		}
+	}
+	return out
+}
