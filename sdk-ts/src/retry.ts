@@ -8,41 +8,14 @@
  * instead of running the request twice.
  */
 
+import { NetworkError } from "./errors.js";
+
 /** The outcome of {@link classify}: whether to try again, and why (for logs and tests). */
 export interface RetryDecision {
   /** True when the same request, with the same idempotency key, should be sent again. */
   retry: boolean;
   /** A short human-readable reason, e.g. "429: rate limited". */
   reason: string;
-}
-
-/**
- * NetworkError is an attempt that got no usable HTTP response: the connection
- * was refused, reset or cut (before the request was sent or while the answer
- * was being read), or the attempt timed out. The request may or may not have
- * reached the server; retrying it with the same key is safe either way.
- */
-export class NetworkError extends Error {
-  /** The HTTP method of the failed attempt, e.g. "POST". */
-  readonly method: string;
-  /** The URL of the failed attempt. */
-  readonly url: string;
-  /** The idempotency key the call sent; undefined for reads. */
-  readonly idempotencyKey: string | undefined;
-  /** How many attempts the call made before it gave up (1 when not retried). */
-  attempts: number;
-
-  constructor(
-    message: string,
-    init: { method: string; url: string; idempotencyKey?: string; attempts?: number; cause?: unknown },
-  ) {
-    super(message, { cause: init.cause });
-    this.name = "NetworkError";
-    this.method = init.method;
-    this.url = init.url;
-    this.idempotencyKey = init.idempotencyKey;
-    this.attempts = init.attempts ?? 1;
-  }
 }
 
 /**
