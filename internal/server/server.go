@@ -29,6 +29,7 @@ import (
 	"github.com/riskapi/riskapi/internal/upload"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookhttp"
+	"github.com/riskapi/riskapi/web"
 )
 
 // Settings are the server's tunables (from riskapi's configuration).
@@ -184,6 +185,11 @@ func New(d Deps, s Settings) (*echo.Echo, error) {
 	e.POST("/webhooks/inbound/:source", webhookhttp.Handler(webhookhttp.Config{
 		Service: d.Webhooks, MaxBodyBytes: webhookhttp.DefaultMaxBodyBytes, Now: d.Now, Logger: log,
 	}), idem, webhookLimit)
+
+	// The dashboard (docs/dashboard.md): GET paths that no route above matched.
+	if err := web.Routes(e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
