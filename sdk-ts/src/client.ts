@@ -43,7 +43,8 @@ export interface ClientOptions {
  * (docs/idempotency.md). Create one and share it.
  *
  * @throws TypeError when an option makes no sense (empty key, negative
- * retries, non-positive waits, a base URL that is not absolute http/https).
+ * retries, non-positive waits, a base URL that is not absolute http/https),
+ * and when crypto.randomUUID is missing (a browser page outside a secure context).
  */
 export class RiskApi {
   /** Risks of the key's tenant. */
@@ -71,8 +72,11 @@ function resolve(o: ClientOptions): TransportConfig {
   const maxWaitMs = positive("maxWaitMs", o.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   const maxElapsedMs = positive("maxElapsedMs", o.maxElapsedMs ?? 60_000);
   const attemptTimeoutMs = positive("attemptTimeoutMs", o.attemptTimeoutMs ?? 120_000);
-  const f = o.fetch ?? globalThis.fetch;
-  if (typeof f !== "function") throw new TypeError("riskapi: no fetch: pass options.fetch");
+  if (typeof (o.fetch ?? globalThis.fetch) !== "function") throw new TypeError("riskapi: no fetch: pass options.fetch");
+  // Browsers offer randomUUID only in secure contexts (https, localhost).
+  if (typeof globalThis.crypto?.randomUUID !== "function") {
+    throw new TypeError("riskapi: crypto.randomUUID is unavailable (a browser page needs https or localhost)");
+  }
   const ua = `riskapi-sdk-ts/${SDK_VERSION}`;
   return {
     baseUrl: base.origin + base.pathname.replace(/\/+$/, ""),

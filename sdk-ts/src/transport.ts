@@ -186,6 +186,7 @@ async function attemptOnce(
   );
   const onAbort = () => ctl.abort(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
+  let handedOver = false;
   try {
     let res: Response;
     let text: string | undefined;
@@ -221,7 +222,10 @@ async function attemptOnce(
         }),
       };
     }
-    if (req.expect !== "json") return { settled: { json: undefined, response: res } };
+    if (req.expect !== "json") {
+      handedOver = req.expect === "raw";
+      return { settled: { json: undefined, response: res } };
+    }
     try {
       return { settled: { json: JSON.parse(text ?? ""), response: res } };
     } catch (e) {
@@ -229,7 +233,8 @@ async function attemptOnce(
     }
   } finally {
     clearTimeout(timer);
-    opts.signal?.removeEventListener("abort", onAbort);
+    // An unread download stays tied to the caller's signal while it is read.
+    if (!handedOver) opts.signal?.removeEventListener("abort", onAbort);
   }
 }
 

@@ -241,3 +241,20 @@ describe("paging", () => {
     expect(seen).toHaveLength(3);
   });
 });
+
+describe("downloads", () => {
+  it("retry until the headers arrive, then hand over the unread bytes", async () => {
+    const bytes = new TextEncoder().encode("the bytes");
+    const { client, seen } = fakeClient([
+      cut(),
+      new Response(bytes, { status: 200, headers: { "Content-Type": "text/plain", "Content-Length": "9", ETag: '"abc123"' } }),
+    ]);
+    const d = await client.attachments.download("att_1");
+    expect(seen.map((s) => [s.url.pathname, s.headers.get("Accept"), s.headers.has("Idempotency-Key")])).toEqual([
+      ["/v2/attachments/att_1/content", "*/*", false],
+      ["/v2/attachments/att_1/content", "*/*", false],
+    ]);
+    expect([d.contentType, d.size, d.sha256]).toEqual(["text/plain", 9, "abc123"]);
+    expect(await d.response.text()).toBe("the bytes");
+  });
+});
