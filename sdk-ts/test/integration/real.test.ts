@@ -8,7 +8,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { NetworkError, RiskApi, RiskApiError, type ClientOptions, type ResponseInfo } from "../../src/index.js";
-import { FaultProxy } from "./faultproxy.js";
+import { FaultProxy } from "@riskapi/testkit";
 import { startServer, type Server } from "./server.js";
 
 let server: Server;

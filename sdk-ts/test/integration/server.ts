@@ -1,16 +1,13 @@
-// A real riskapi server for integration tests: the binary built by
+// A real riskapi server for the SDK's integration tests: the binary built by
 // globalSetup.ts, run with `serve --demo` on a fresh database of the store
-// under test — a temporary SQLite file, or, when TEST_DATABASE_URL names a
-// PostgreSQL server, a database riskapi_t_ts_<random> created on it for this
-// run and dropped afterwards.
+// under test (@riskapi/testkit's freshDatabase: SQLite, or PostgreSQL when
+// TEST_DATABASE_URL is set).
 
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import pg from "pg";
+import { firstLine, freshDatabase, listenAddr, terminate } from "@riskapi/testkit";
 
 /** The credentials `serve --demo` prints once, on one JSON line. */
 export interface Demo {
@@ -25,87 +22,30 @@ export interface Server {
   /** "http://127.0.0.1:<port>". */
   baseUrl: string;
   demo: Demo;
-  /** "sqlite" or "postgres". */
-  store: string;
+  store: "sqlite" | "postgres";
   stop(): Promise<void>;
 }
 
 /** Starts the binary with a fresh database; stop() ends it (SIGTERM) and drops the database. */
 export async function startServer(binary: string): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), "riskapi-ts-srv-"));
-  const db = await freshDatabase(dir);
+  const db = await freshDatabase(dir, "riskapi_t_ts_");
   const child = spawn(binary, ["serve", "--demo"], {
+    // No rate limit: the tests send bursts from one key.
     env: { PATH: process.env.PATH ?? "", ADDR: "127.0.0.1:0", DATABASE_URL: db.url, UPLOAD_DIR: join(dir, "uploads"), RATE_LIMIT_RPS: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const stderr: string[] = [];
-  try {
-    const [demo, addr] = await Promise.all([firstLine(child, "stdout", () => true, stderr), firstLine(child, "stderr", (l) => l.includes("riskapi listening"), stderr)]);
-    const baseUrl = "http://" + (JSON.parse(addr) as { addr: string }).addr;
-    return {
-      baseUrl,
-      demo: JSON.parse(demo) as Demo,
-      store: db.store,
-      stop: async () => {
-        await terminate(child);
-        await db.drop();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
-  } catch (e) {
+  const log: string[] = [];
+  const stop = async () => {
     await terminate(child);
     await db.drop();
     await rm(dir, { recursive: true, force: true });
-    throw new Error(`riskapi did not start: ${String(e)}\n${stderr.join("\n")}`);
-  }
-}
-
-function firstLine(child: ChildProcess, stream: "stdout" | "stderr", match: (line: string) => boolean, log: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child[stream]! });
-    let found = false;
-    rl.on("line", (line) => {
-      if (stream === "stderr") log.push(line);
-      if (!found && match(line)) {
-        found = true;
-        resolve(line);
-      }
-    });
-    child.once("exit", (code) => found || reject(new Error(`exited with ${code} before a line on ${stream}`)));
-    setTimeout(() => found || reject(new Error(`no line on ${stream} within 60 s`)), 60_000).unref();
-  });
-}
-
-async function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function freshDatabase(dir: string): Promise<{ url: string; store: string; drop: () => Promise<void> }> {
-  const admin = process.env.TEST_DATABASE_URL;
-  if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
-    return { url: "sqlite://" + join(dir, "riskapi.db"), store: "sqlite", drop: async () => {} };
-  }
-  const name = "riskapi_t_ts_" + randomBytes(6).toString("hex");
-  const query = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
   };
-  await query(`CREATE DATABASE ${name}`);
-  const url = new URL(admin);
-  url.pathname = "/" + name;
-  return {
-    url: url.toString(),
-    store: "postgres",
-    drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  };
+  try {
+    const [demo, baseUrl] = await Promise.all([firstLine(child, "stdout", () => true, log), listenAddr(child, log)]);
+    return { baseUrl, demo: JSON.parse(demo) as Demo, store: db.store, stop };
+  } catch (e) {
+    await stop();
+    throw new Error(`riskapi did not start: ${String(e)}\n${log.join("\n")}`);
+  }
 }
