@@ -111,10 +111,12 @@ export function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
  * A 2xx body that is not the JSON the contract promises: sending the request
  * again would not change it, so it is not retried.
  */
-class BadResponseError extends Error {}
+class BadResponseError extends Error {
+  override name = "BadResponseError";
+}
 
 /** The result of one attempt: a settled call, or the error that ended the attempt. */
-type Attempt = { settled: Settled } | { error: RiskApiError | NetworkError | unknown; cause?: unknown };
+type Attempt = { settled: Settled } | { error: unknown };
 
 /**
  * Runs req until it settles or the budget is spent. A write carries one
@@ -201,7 +203,10 @@ async function attemptOnce(
       });
       // The body is read inside the attempt: a connection cut while the
       // answer streams in is a network error like any other, and retried.
-      if (!res.ok || req.expect !== "raw") text = await res.text();
+      // Not for an error answer, though: its status decides, and a 500 whose
+      // problem document was cut short is still not retried.
+      if (!res.ok) text = await res.text().catch(() => "");
+      else if (req.expect !== "raw") text = await res.text();
     } catch (e) {
       if (classify(e).retry) {
         const msg = e instanceof Error ? e.message : String(e);

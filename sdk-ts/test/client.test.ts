@@ -86,6 +86,14 @@ describe("retry policy", () => {
     expect(seen[1]!.headers.get("Idempotency-Key")).toBe(seen[0]!.headers.get("Idempotency-Key"));
   });
 
+  it("does not retry a 500 whose body was cut short", async () => {
+    const cutBody = () =>
+      new Response(new ReadableStream({ start: (c) => { c.enqueue(new TextEncoder().encode('{"code":')); c.error(new TypeError("terminated")); } }), { status: 500, headers: { "X-Request-Id": "r500" } });
+    const { client, seen } = fakeClient([cutBody, json(201, risk("risk_1"))]);
+    await expect(client.risks.create({ title: "t" })).rejects.toMatchObject({ status: 500, code: "", requestId: "r500" });
+    expect(seen).toHaveLength(1);
+  });
+
   it("does not retry a 2xx that is not JSON", async () => {
     const { client, seen } = fakeClient([new Response("<html>", { status: 201 })]);
     await expect(client.risks.create({ title: "t" })).rejects.toThrow(/not JSON/);
