@@ -5,8 +5,10 @@
 // forwarded untouched. Every request it receives is recorded.
 
 import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { join, normalize } from "node:path";
 
 /** What the proxy does with a matched request. */
 export type Fault =
@@ -38,6 +40,7 @@ export class FaultProxy {
   private readonly rules: { method: string; path: string; attempt: number; fault: Fault }[] = [];
   private readonly counts = new Map<string, number>();
   private readonly agent = new http.Agent({ keepAlive: false });
+  private files: { prefix: string; dir: string } | undefined;
 
   private constructor(
     private readonly server: http.Server,
@@ -56,6 +59,15 @@ export class FaultProxy {
   /** The proxy's base URL. */
   get url(): string {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /**
+   * Answers GET requests under prefix (e.g. "/sdk/") with the files of dir,
+   * unrecorded, so that a browser page loaded from the proxy calls the API on
+   * the same origin.
+   */
+  serveFiles(prefix: string, dir: string): void {
+    this.files = { prefix, dir };
   }
 
   /** Applies fault to the attempt-th request (from 1) with method and path. */
@@ -77,6 +89,10 @@ export class FaultProxy {
   private async serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const method = req.method ?? "GET";
     const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (this.files && method === "GET" && path.startsWith(this.files.prefix)) {
+      await serveFile(res, this.files.dir, path.slice(this.files.prefix.length));
+      return;
+    }
     const id = `${method} ${path}`;
     const attempt = (this.counts.get(id) ?? 0) + 1;
     this.counts.set(id, attempt);
@@ -141,4 +157,19 @@ async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer[]> {
   const chunks: Buffer[] = [];
   for await (const c of stream) chunks.push(c);
   return chunks;
+}
+
+const fileTypes: Record<string, string> = { ".js": "text/javascript", ".html": "text/html", ".map": "application/json" };
+
+async function serveFile(res: http.ServerResponse, dir: string, rel: string): Promise<void> {
+  const clean = normalize("/" + rel).slice(1);
+  const type = fileTypes[clean.slice(clean.lastIndexOf("."))] ?? "application/octet-stream";
+  try {
+    const body = await readFile(join(dir, clean));
+    res.writeHead(200, { "Content-Type": type, "Cache-Control": "no-store" });
+    res.end(body);
+  } catch {
+    res.writeHead(404, { "Content-Type": "text/plain" });
+    res.end("not found");
+  }
 }
