@@ -6,6 +6,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["e2e/**/*.test.ts"],
+    globalSetup: ["e2e/globalSetup.ts"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 240_000,

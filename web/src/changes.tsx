@@ -3,7 +3,7 @@
  * header and a panel listing each change as pending, done or refused.
  */
 import type { Change } from "./outbox/change";
-import { outbox, useChanges, type Progress } from "./state";
+import { outbox, useChanges, useOnline, type Progress } from "./state";
 
 /** PendingIndicator says how many changes are not yet settled. */
 export function PendingIndicator() {
@@ -21,6 +21,7 @@ export function PendingIndicator() {
 /** ChangesPanel lists the changes, newest first, with their state and what the server said. */
 export function ChangesPanel() {
   const { changes, progress } = useChanges();
+  const online = useOnline();
   if (changes.length === 0) return null;
   const settled = changes.filter((c) => c.state !== "pending");
   return (
@@ -32,7 +33,7 @@ export function ChangesPanel() {
       </p>
       <ul>
         {[...changes].reverse().map((c) => (
-          <ChangeRow key={c.key} c={c} progress={progress[c.key]} />
+          <ChangeRow key={c.key} c={c} progress={progress[c.key]} online={online} />
         ))}
       </ul>
       <div class="row">
@@ -49,13 +50,14 @@ export function ChangesPanel() {
   );
 }
 
-function ChangeRow({ c, progress }: { c: Change; progress: Progress | undefined }) {
+function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | undefined; online: boolean }) {
   const uploading = c.state === "pending" && c.body?.kind === "file" && progress;
   return (
     <li class={"change " + c.state} data-key={c.key}>
       <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
       {uploading && <UploadProgress p={progress} />}
       <div class="meta">
+        {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
         {c.attempts > 0 && <span>{c.attempts === 1 ? "1 attempt" : `${c.attempts} attempts`}</span>}
         {c.lastReason && <span>{c.lastStatus ? `${c.lastStatus}: ` : ""}{c.lastReason}</span>}
         {c.problem?.code && <code>{c.problem.code}</code>}

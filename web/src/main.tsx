@@ -16,6 +16,7 @@ async function main(): Promise<void> {
     transport: xhrTransport,
     locks: navigator.locks,
     channel: new BroadcastChannel("riskapi-outbox"),
+    online: () => navigator.onLine,
   });
   setOutbox(box);
   box.start();

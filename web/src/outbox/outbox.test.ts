@@ -196,6 +196,21 @@ describe("Outbox", () => {
     expect(server.sent.at(-1)!.by).not.toBe(senderName);
   });
 
+  it("waits while offline and sends on retryNow (the online event)", async () => {
+    const server = new FakeServer();
+    let online = false;
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, online: () => online });
+    open.push(o);
+    o.start();
+    await o.enqueue(create("A"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.sent).toHaveLength(0);
+    online = true;
+    o.retryNow();
+    await settled(o, 1);
+    expect(server.sent).toHaveLength(1);
+  });
+
   it("tells other tabs when a change settles", async () => {
     const db = "db" + n++;
     const server = new FakeServer();

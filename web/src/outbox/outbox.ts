@@ -53,6 +53,11 @@ export interface OutboxOptions {
   rand?: () => number;
   /** Optional. Default crypto.randomUUID (a UUID v4 idempotency key). */
   newKey?: () => string;
+  /**
+   * Optional. Default () => true. When it says false (navigator.onLine), the
+   * sender waits for retryNow() (the "online" event) instead of failing attempts.
+   */
+  online?: () => boolean;
 }
 
 /** Outbox: see the file comment. Call start() once per tab, stop() when it goes away. */
@@ -72,6 +77,7 @@ export class Outbox {
       now: () => Date.now(),
       rand: Math.random,
       newKey: () => crypto.randomUUID(),
+      online: () => true,
       ...opts,
     };
     if (this.o.channel) this.o.channel.onmessage = (ev) => this.receive(ev.data as Message);
@@ -151,7 +157,7 @@ export class Outbox {
     // again safe).
     while (!this.stopped) {
       const head = (await this.o.store.all()).find((c) => c.state === "pending");
-      if (!head) {
+      if (!head || !this.o.online()) {
         await this.sleep(Infinity);
         continue;
       }
