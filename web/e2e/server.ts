@@ -3,14 +3,13 @@
 // temporary SQLite file, or, when TEST_DATABASE_URL names a PostgreSQL server,
 // a database riskapi_t_e2e_<random> created for the run and dropped after it.
 
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import pg from "pg";
+import { freshDatabase, listenAddr, terminate } from "@riskapi/testkit";
 
 /** A user the tests sign in as. */
 export interface Account {
@@ -34,7 +33,7 @@ export interface Server {
 /** startServer starts binary with a fresh database; stop() ends it (SIGTERM) and drops the database. */
 export async function startServer(binary: string): Promise<Server> {
   const dir = await mkdtemp(join(tmpdir(), "riskapi-e2e-"));
-  const db = await freshDatabase(dir);
+  const db = await freshDatabase(dir, "riskapi_t_e2e_");
   const env = {
     PATH: process.env.PATH ?? "",
     DATABASE_URL: db.url,
@@ -55,8 +54,7 @@ export async function startServer(binary: string): Promise<Server> {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const line = await listening(child, log);
-    const baseUrl = "http://" + (JSON.parse(line) as { addr: string }).addr;
+    const baseUrl = await listenAddr(child, log);
     const account = async (role: "admin" | "member" = "admin", tenantId?: string): Promise<Account> => {
       const tid = tenantId ?? String((await cli("tenant", "create", "--name", "e2e " + randomBytes(3).toString("hex"))).id);
       const email = `${role}-${randomBytes(4).toString("hex")}@e2e.test`;
@@ -70,49 +68,4 @@ export async function startServer(binary: string): Promise<Server> {
     await stop();
     throw new Error(`riskapi did not start: ${String(e)}\n${log.join("\n")}`);
   }
-}
-
-function listening(child: ChildProcess, log: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let found = false;
-    createInterface({ input: child.stderr! }).on("line", (line) => {
-      log.push(line);
-      if (!found && line.includes("riskapi listening")) {
-        found = true;
-        resolve(line);
-      }
-    });
-    child.once("exit", (code) => found || reject(new Error(`exited with ${code}`)));
-    setTimeout(() => found || reject(new Error("not listening within 60 s")), 60_000).unref();
-  });
-}
-
-async function terminate(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function freshDatabase(dir: string): Promise<{ url: string; store: "sqlite" | "postgres"; drop: () => Promise<void> }> {
-  const admin = process.env.TEST_DATABASE_URL;
-  if (!admin || !/^postgres(ql)?:\/\//.test(admin)) {
-    return { url: "sqlite://" + join(dir, "riskapi.db"), store: "sqlite", drop: async () => {} };
-  }
-  const name = "riskapi_t_e2e_" + randomBytes(6).toString("hex");
-  const query = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await query(`CREATE DATABASE ${name}`);
-  const url = new URL(admin);
-  url.pathname = "/" + name;
-  return { url: url.toString(), store: "postgres", drop: () => query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

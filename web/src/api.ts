@@ -60,6 +60,13 @@ export interface Me {
   tenant: { id: string; name: string };
 }
 
+/**
+ * UNAUTHENTICATED is dispatched on window whenever /v1 answers 401 (the
+ * session expired, was logged out, or the user was removed): the app shows the
+ * sign-in form, and the outbox holds its changes until the user is back.
+ */
+export const UNAUTHENTICATED = "riskapi:unauthenticated";
+
 /** request sends one request and returns its JSON (undefined for 204); non-2xx throws ApiError. */
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const init: RequestInit = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
@@ -71,6 +78,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   const text = await res.text();
   const json: unknown = text ? safeJSON(text) : undefined;
   if (!res.ok) {
+    if (res.status === 401 && path !== "/v1/sessions") dispatchEvent(new Event(UNAUTHENTICATED));
     const p = (json ?? {}) as Record<string, unknown>;
     const s = (v: unknown) => (typeof v === "string" ? v : "");
     throw new ApiError(res.status, s(p.code), s(p.detail) || s(p.title), s(p.requestId) || (res.headers.get("X-Request-Id") ?? ""));

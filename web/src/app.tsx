@@ -3,7 +3,7 @@
  * indicator, and the page for the current path.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, request } from "./api";
+import { ApiError, request, UNAUTHENTICATED } from "./api";
 import { ChangesPanel, PendingIndicator } from "./changes";
 import { AdminPage } from "./pages/admin";
 import { EventsPage } from "./pages/events";
@@ -30,13 +30,27 @@ export function App() {
     });
   }, []);
   useEffect(refresh, [refresh]);
+  useEffect(() => {
+    const signedOut = () => setSession(null);
+    addEventListener(UNAUTHENTICATED, signedOut);
+    return () => removeEventListener(UNAUTHENTICATED, signedOut);
+  }, []);
 
   const signedIn = () => {
     outbox().retryNow();
     refresh();
     navigate("/");
   };
-  const signOut = async () => {
+  const [confirmSignOut, setConfirmSignOut] = useState(0);
+  const signOut = async (discardPending: boolean) => {
+    const pending = (await outbox().list()).filter((c) => c.state === "pending");
+    if (pending.length > 0 && !discardPending) {
+      setConfirmSignOut(pending.length);
+      return;
+    }
+    // Changes left queued would otherwise be sent by whoever signs in next.
+    for (const c of pending) await outbox().discard(c.key, "discarded at sign-out");
+    setConfirmSignOut(0);
     try {
       await request("DELETE", "/v1/sessions");
     } catch (err) {
@@ -65,8 +79,18 @@ export function App() {
         <PendingIndicator />
         {!online && <span class="badge offline">Offline</span>}
         <span class="who">{session.me ? `${session.me.user.email} (${session.me.user.role})` : ""}</span>
-        <button type="button" class="secondary" onClick={signOut}>Sign out</button>
+        <button type="button" class="secondary" onClick={() => void signOut(false)}>Sign out</button>
       </header>
+      {confirmSignOut > 0 && (
+        <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
+          <span>
+            {confirmSignOut === 1 ? "1 change has" : `${confirmSignOut} changes have`} not reached the server yet.
+            Signing out discards {confirmSignOut === 1 ? "it" : "them"}.
+          </span>
+          <button type="button" class="danger" onClick={() => void signOut(true)}>Discard and sign out</button>
+          <button type="button" class="secondary" onClick={() => setConfirmSignOut(0)}>Cancel</button>
+        </div>
+      )}
       {error && <p class="error" role="alert">{error}</p>}
       <main>{page(path, session)}</main>
       <ChangesPanel />

@@ -125,10 +125,13 @@ describe("Outbox", () => {
   it("keeps sending in the order the user acted", async () => {
     const server = new FakeServer();
     server.script.push({ status: 503 }, { status: 409 });
-    const o = await tab("db" + n++, server);
-    for (const t of ["1", "2", "3"]) await o.enqueue(create(t));
-    await settled(o, 3);
-    expect(server.risks).toEqual(["1", "2", "3"]);
+    // A clock that never moves: changes made within one millisecond keep their order.
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, rand: () => 0, now: () => 1000 });
+    open.push(o);
+    for (const t of ["1", "2", "3", "4", "5", "6"]) await o.enqueue(create(t));
+    o.start();
+    await settled(o, 6);
+    expect(server.risks).toEqual(["1", "2", "3", "4", "5", "6"]);
   });
 
   it("waits at least Retry-After before the next attempt", async () => {
@@ -209,6 +212,18 @@ describe("Outbox", () => {
     o.retryNow();
     await settled(o, 1);
     expect(server.sent).toHaveLength(1);
+  });
+
+  it("never sends a change discarded at sign-out", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server, false);
+    const a = await o.enqueue(create("A"));
+    await o.enqueue(create("B"));
+    await o.discard(a.key, "discarded at sign-out");
+    o.start();
+    const [ra] = await settled(o, 2);
+    expect(ra).toMatchObject({ state: "refused", lastReason: "discarded at sign-out" });
+    expect(server.risks).toEqual(["B"]);
   });
 
   it("tells other tabs when a change settles", async () => {

@@ -67,6 +67,7 @@ export class Outbox {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private force = true;
+  private lastCreated = 0;
   private stopped = false;
   private release: (() => void) | undefined;
   private sending = false;
@@ -90,7 +91,10 @@ export class Outbox {
 
   /** enqueue stores a new change with a freshly minted key and wakes the sender. */
   async enqueue(input: ChangeInput): Promise<Change> {
-    const c = newChange(input, this.o.newKey(), this.o.now());
+    // Strictly increasing in this tab, so that two changes made within one
+    // millisecond keep their order (the queue is sorted by createdAt).
+    this.lastCreated = Math.max(this.o.now(), this.lastCreated + 1);
+    const c = newChange(input, this.o.newKey(), this.lastCreated);
     await this.o.store.put(c);
     this.publish({ type: "changed", key: c.key, state: c.state });
     this.nudge();
@@ -108,6 +112,18 @@ export class Outbox {
     if (!c || c.state === "pending") return;
     await this.o.store.delete(key);
     this.publish({ type: "changed", key });
+  }
+
+  /**
+   * discard gives up a pending change at the user's request (signing out with
+   * changes not yet sent): it is shown as refused and never sent again. An
+   * attempt already in flight may still reach the server.
+   */
+  async discard(key: string, reason: string): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state !== "pending") return;
+    await this.o.store.put({ ...c, state: "refused", lastReason: reason, settledAt: this.o.now(), nextAttemptAt: 0 });
+    this.publish({ type: "changed", key, state: "refused" });
   }
 
   /**

@@ -4,6 +4,7 @@
  * (same origin); the change's idempotency key goes in Idempotency-Key.
  */
 import { parseRetryAfter } from "@riskapi/sdk/retry";
+import { UNAUTHENTICATED } from "../api";
 import type { Attempt, Change } from "./change";
 import type { Transport } from "./outbox";
 
@@ -26,6 +27,7 @@ export const xhrTransport: Transport = {
       xhr.onabort = failed("aborted");
       xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : 0);
       xhr.onload = () => {
+        if (xhr.status === 401) dispatchEvent(new Event(UNAUTHENTICATED));
         let json: unknown;
         try {
           json = xhr.responseText ? JSON.parse(xhr.responseText) : undefined;
