@@ -338,7 +338,7 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await expect.poll(() => page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
     await page.waitForTimeout(1200);
     const out = process.env.E2E_SCREENSHOT;
-    if (out) await page.screenshot({ path: out, fullPage: false });
+    if (out) await page.screenshot({ path: out, clip: { x: 0, y: 0, width: 1280, height: 520 } });
     await b.context.setOffline(false);
     await settled(page, "Flood risk at the Leeds office");
     await allSaved(page);

@@ -57,6 +57,7 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
       <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
       {uploading && <UploadProgress p={progress} />}
       <div class="meta">
+        <span>made {new Date(c.createdAt).toLocaleString()}</span>
         {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
         {c.attempts > 0 && <span>{c.attempts === 1 ? "1 attempt" : `${c.attempts} attempts`}</span>}
         {c.lastReason && <span>{c.lastStatus ? `${c.lastStatus}: ` : ""}{c.lastReason}</span>}
