@@ -66,30 +66,9 @@ export function App() {
   if (session === null) return <SignIn onSignedIn={signedIn} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
-      <header>
-        <a href="/" class="brand">riskapi</a>
-        <nav aria-label="Main">
-          <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
-          <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
-          <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
-          {isAdmin(session) && (
-            <a href="/admin/users" aria-current={path.startsWith("/admin") ? "page" : undefined}>Admin</a>
-          )}
-        </nav>
-        <PendingIndicator />
-        {!online && <span class="badge offline">Offline</span>}
-        <span class="who">{session.me ? `${session.me.user.email} (${session.me.user.role})` : ""}</span>
-        <button type="button" class="secondary" onClick={() => void signOut(false)}>Sign out</button>
-      </header>
+      <Header path={path} session={session} online={online} onSignOut={() => void signOut(false)} />
       {confirmSignOut > 0 && (
-        <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
-          <span>
-            {confirmSignOut === 1 ? "1 change has" : `${confirmSignOut} changes have`} not reached the server yet.
-            Signing out discards {confirmSignOut === 1 ? "it" : "them"}.
-          </span>
-          <button type="button" class="danger" onClick={() => void signOut(true)}>Discard and sign out</button>
-          <button type="button" class="secondary" onClick={() => setConfirmSignOut(0)}>Cancel</button>
-        </div>
+        <ConfirmSignOut count={confirmSignOut} onConfirm={() => void signOut(true)} onCancel={() => setConfirmSignOut(0)} />
       )}
       {error && <p class="error" role="alert">{error}</p>}
       <main>{page(path, session)}</main>
@@ -105,4 +84,40 @@ function page(path: string, session: Session) {
   if (path === "/events") return <EventsPage />;
   if (path.startsWith("/admin")) return <AdminPage path={path} session={session} />;
   return <RisksPage />;
+}
+
+/** Header: navigation (Admin for admins only), the pending-changes indicator, who is signed in. */
+function Header(props: { path: string; session: Session; online: boolean; onSignOut: () => void }) {
+  const { path, session } = props;
+  return (
+    <header>
+      <a href="/" class="brand">riskapi</a>
+      <nav aria-label="Main">
+        <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
+        <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
+        <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
+        {isAdmin(session) && (
+          <a href="/admin/users" aria-current={path.startsWith("/admin") ? "page" : undefined}>Admin</a>
+        )}
+      </nav>
+      <PendingIndicator />
+      {!props.online && <span class="badge offline">Offline</span>}
+      <span class="who">{session.me ? `${session.me.user.email} (${session.me.user.role})` : ""}</span>
+      <button type="button" class="secondary" onClick={props.onSignOut}>Sign out</button>
+    </header>
+  );
+}
+
+/** ConfirmSignOut asks before discarding changes not yet sent. */
+function ConfirmSignOut(props: { count: number; onConfirm: () => void; onCancel: () => void }) {
+  const n = props.count;
+  return (
+    <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
+      <span>
+        {n === 1 ? "1 change has" : `${n} changes have`} not reached the server yet. Signing out discards {n === 1 ? "it" : "them"}.
+      </span>
+      <button type="button" class="danger" onClick={props.onConfirm}>Discard and sign out</button>
+      <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
+    </div>
+  );
 }
