@@ -111,9 +111,14 @@ describe(`the SDK against a real riskapi (${process.env.TEST_DATABASE_URL ? "Pos
     proxy.on("POST", "/v2/risks", 1, { action: "hold-answer", ms: 10_000 });
     const title = unique("slow answer");
     const r = await client.risks.create({ title });
+    // A busy server may be slower than the attempt timeout more than once,
+    // or answer a retry 409 while the first attempt still runs: every
+    // attempt carries the one key, one ran, and the last was a replay.
     const seen = proxy.requests("POST", "/v2/risks");
-    expect(seen.map((s) => s.key)).toEqual([seen[0]!.key, seen[0]!.key]);
-    expect(seen[1]!.replayed).toBe(true);
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seen.map((s) => s.key)).size).toBe(1);
+    expect(seen.filter((s) => s.status === 201 && !s.replayed)).toHaveLength(1);
+    expect(seen.at(-1)).toMatchObject({ status: 201, replayed: true });
     expect(await risksTitled(title)).toEqual([r.id]);
   });
 
