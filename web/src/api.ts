@@ -20,39 +20,9 @@ export class ApiError extends Error {
   }
 }
 
-/** A page of a list route: {"data","hasMore","nextCursor"} (docs/openapi.yaml). */
-export interface Page<T> {
-  data: T[];
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
-/** Risk as the API returns it. */
-export interface Risk {
-  id: string;
-  title: string;
-  description: string;
-  category: string;
-  likelihood: number | null;
-  impact: number | null;
-  riskScore: number | null;
-  status: "open" | "mitigated" | "closed";
-  owner: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/** Attachment as the API returns it. */
-export interface Attachment {
-  id: string;
-  riskId: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  description: string;
-  createdAt: string;
-}
+// The API's shapes come from docs/openapi.yaml through the SDK's generated
+// types (type-only: nothing of the SDK is bundled for them).
+export type { Attachment, Page, Risk, RiskCreateParams, RiskUpdateParams } from "@riskapi/sdk";
 
 /** GET /v1/me (docs/openapi.yaml, tenant self-service). */
 export interface Me {

@@ -3,7 +3,7 @@
  * bar, download). Every change goes through the outbox.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, get, type Attachment, type Risk } from "../api";
+import { ApiError, get, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
 import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
@@ -52,8 +52,8 @@ function EditRisk({ risk }: { risk: Risk }) {
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
-    const json = {
-      title: f.title, description: f.description, category: f.category, owner: f.owner, status: f.status,
+    const json: RiskUpdateParams = {
+      title: f.title, description: f.description, category: f.category, owner: f.owner, status: f.status as Risk["status"],
       likelihood: Number(f.likelihood), impact: Number(f.impact),
       riskScore: Number(f.likelihood) * Number(f.impact),
     };

@@ -3,7 +3,7 @@
  * risks that are still in the outbox shown beside what the server holds.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { get, query, type Page, type Risk } from "../api";
+import { get, query, type Page, type Risk, type RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { outbox, useChanges, useSettled } from "../state";
 import { ScoreSelect } from "./risk";
@@ -99,8 +99,7 @@ function NewRisk() {
   const [category, setCategory] = useState("");
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, unknown> = { title, likelihood: Number(likelihood), impact: Number(impact) };
-    if (category) body.category = category;
+    const body: RiskCreateParams = { title, likelihood: Number(likelihood), impact: Number(impact), ...(category ? { category } : {}) };
     await outbox().enqueue({ method: "POST", path: "/v1/risks", body: { kind: "json", json: body }, label: `Create risk “${title}”` });
     setTitle("");
     setCategory("");
