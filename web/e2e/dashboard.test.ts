@@ -350,6 +350,48 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await mb.page.getByText("Only admins manage users").waitFor();
   });
 
+  it("shows the request log, events and API keys, or says the server lacks them", async () => {
+    const { b, page } = await signedIn();
+    const title = unique("Logged");
+    await createRisk(page, title);
+    await settled(page, title);
+    const key = await page.locator("li.change.done", { hasText: title }).getAttribute("data-key");
+
+    await page.getByRole("link", { name: "Request log" }).click();
+    if ((await page.request.get("/v1/requests")).status() === 404) {
+      await page.getByText("The request log is not available on this server.").waitFor();
+    } else {
+      await page.getByRole("form", { name: "Filters" }).getByLabel("Idempotency key").fill(key!);
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.getByRole("cell", { name: new RegExp(`${key}.*executed`) }).waitFor();
+    }
+
+    await page.getByRole("link", { name: "Events" }).click();
+    if ((await page.request.get("/v1/events")).status() === 404) {
+      await page.getByText("The event list is not available on this server.").waitFor();
+    } else {
+      await page.getByRole("button", { name: "risk.created" }).first().waitFor();
+    }
+
+    await page.goto("/admin/api-keys");
+    if ((await page.request.get("/v1/api-keys")).status() === 404) {
+      await page.getByText("API key management is not available on this server.").waitFor();
+      return;
+    }
+    const create = page.getByRole("button", { name: "Create API key" });
+    await b.context.setOffline(true);
+    await expect.poll(() => create.isDisabled()).toBe(true); // a secret is never queued
+    await b.context.setOffline(false);
+    await page.getByRole("form", { name: "Create an API key" }).getByLabel("Name").fill("from the dashboard");
+    await create.click();
+    const secret = await page.getByTestId("secret").textContent();
+    expect(secret).toMatch(/^rk_/);
+    const res = await page.request.get("/v2/risks", { headers: { Authorization: `Bearer ${secret}` } });
+    expect(res.status()).toBe(200);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.getByTestId("secret").count()).toBe(0);
+  });
+
   it("screenshot: the risk list with a pending change", async () => {
     const { b, page } = await signedIn();
     for (const [t, l, i] of [["Vendor contract missing a DPA", 3, 4], ["Single point of failure in payments", 2, 5], ["Laptops without disk encryption", 4, 3], ["Backups never restored in a test", 3, 3]] as const) {

@@ -26,19 +26,27 @@ export function AdminPage({ path, session }: { path: string; session: Session })
   );
 }
 
-/** useCreate sends an online-only create and keeps its error. */
-function useCreate() {
+/**
+ * useCreate sends an online-only create and keeps its error and, for routes
+ * that answer with a secret, the secret to show once. After a success it
+ * re-reads the list.
+ */
+function useCreate(reload: () => void) {
   const [error, setError] = useState("");
-  const run = async <T,>(path: string, body: unknown): Promise<T | undefined> => {
+  const [secret, setSecret] = useState("");
+  const run = async (path: string, body: unknown, secretOf?: (created: Record<string, unknown>) => unknown): Promise<boolean> => {
     setError("");
     try {
-      return await request<T>("POST", path, body);
+      const created = await request<Record<string, unknown>>("POST", path, body);
+      if (secretOf) setSecret(String(secretOf(created) ?? ""));
+      reload();
+      return true;
     } catch (err) {
       setError(err instanceof ApiError ? `${err.status} ${err.code}: ${err.detail}` : "Cannot reach the server; nothing was created.");
-      return undefined;
+      return false;
     }
   };
-  return { error, run };
+  return { error, secret, clearSecret: () => setSecret(""), run };
 }
 
 interface User { id: string; email: string; role: "admin" | "member"; createdAt: string }
@@ -46,15 +54,12 @@ interface User { id: string; email: string; role: "admin" | "member"; createdAt:
 function Users({ session }: { session: Session }) {
   const list = useList<User>("/v1/users?limit=100");
   const online = useOnline();
-  const create = useCreate();
+  const create = useCreate(list.reload);
   const [f, setF] = useState({ email: "", password: "", role: "member" });
   if (list.unavailable) return <Unavailable what="User management" route="GET /v1/users" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run("/v1/users", f)) {
-      setF({ email: "", password: "", role: "member" });
-      list.reload();
-    }
+    if (await create.run("/v1/users", f)) setF({ email: "", password: "", role: "member" });
   };
   return (
     <>
@@ -104,23 +109,17 @@ const SCOPES = ["risks:read", "risks:write", "requests:read", "events:read"];
 function ApiKeys() {
   const list = useList<ApiKey>("/v1/api-keys?limit=100");
   const online = useOnline();
-  const create = useCreate();
+  const create = useCreate(list.reload);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["risks:read", "risks:write"]);
-  const [secret, setSecret] = useState("");
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    const k = await create.run<{ key: string }>("/v1/api-keys", { name, scopes });
-    if (k) {
-      setSecret(k.key);
-      setName("");
-      list.reload();
-    }
+    if (await create.run("/v1/api-keys", { name, scopes }, (k) => k.key)) setName("");
   };
   return (
     <>
-      {secret && <Secret label="New API key" value={secret} onDone={() => setSecret("")} />}
+      {create.secret && <Secret label="New API key" value={create.secret} onDone={create.clearSecret} />}
       {list.error && <p class="error" role="alert">{list.error}</p>}
       <table>
         <thead><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Last used</th><th /></tr></thead>
@@ -176,22 +175,16 @@ function Webhooks() {
 function Sources() {
   const list = useList<Source>("/v1/webhook-sources?limit=100");
   const online = useOnline();
-  const create = useCreate();
+  const create = useCreate(list.reload);
   const [source, setSource] = useState("");
-  const [secret, setSecret] = useState("");
   if (list.unavailable) return <Unavailable what="Webhook sources" route="GET /v1/webhook-sources" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    const s = await create.run<{ secret: string }>("/v1/webhook-sources", { source });
-    if (s) {
-      setSecret(s.secret);
-      setSource("");
-      list.reload();
-    }
+    if (await create.run("/v1/webhook-sources", { source }, (s) => s.secret)) setSource("");
   };
   return (
     <>
-      {secret && <Secret label="Signing secret of the new source" value={secret} onDone={() => setSecret("")} />}
+      {create.secret && <Secret label="Signing secret of the new source" value={create.secret} onDone={create.clearSecret} />}
       <ul>
         {list.page?.data.map((s) => (
           <li key={s.id}>
@@ -213,25 +206,19 @@ function Sources() {
 function Endpoints() {
   const list = useList<Endpoint>("/v1/webhook-endpoints?limit=100");
   const online = useOnline();
-  const create = useCreate();
+  const create = useCreate(list.reload);
   const [url, setUrl] = useState("");
   const [events, setEvents] = useState<string[]>(EVENT_TYPES);
-  const [secret, setSecret] = useState("");
   const [shown, setShown] = useState<string | null>(null);
   const deliveries = useList<Delivery>(shown ? `/v1/webhook-endpoints/${shown}/deliveries?limit=50` : null);
   if (list.unavailable) return <Unavailable what="Webhook endpoints" route="GET /v1/webhook-endpoints" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    const s = await create.run<{ secret: string }>("/v1/webhook-endpoints", { url, events });
-    if (s) {
-      setSecret(s.secret);
-      setUrl("");
-      list.reload();
-    }
+    if (await create.run("/v1/webhook-endpoints", { url, events }, (ep) => ep.secret)) setUrl("");
   };
   return (
     <>
-      {secret && <Secret label="Signing secret of the new endpoint" value={secret} onDone={() => setSecret("")} />}
+      {create.secret && <Secret label="Signing secret of the new endpoint" value={create.secret} onDone={create.clearSecret} />}
       <ul>
         {list.page?.data.map((ep) => (
           <li key={ep.id}>

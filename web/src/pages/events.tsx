@@ -31,7 +31,7 @@ export function EventsPage() {
         </select>
       </label>
       {list.unavailable ? (
-        <Unavailable what="Events" route="GET /v1/events" />
+        <Unavailable what="The event list" route="GET /v1/events" />
       ) : (
         <>
           {list.error && <p class="error" role="alert">{list.error}</p>}
