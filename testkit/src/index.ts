@@ -5,3 +5,5 @@ export { buildApi, repoRoot, type Binary } from "./binary.js";
 export { freshDatabase, type Database } from "./database.js";
 export { firstLine, listenAddr, terminate } from "./process.js";
 export { FaultProxy, type Fault, type Proxied } from "./faultproxy.js";
+export { startServer, type ServerOptions, type ServerProcess } from "./server.js";
+import "./provided.js";
