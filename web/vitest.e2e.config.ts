@@ -1,12 +1,12 @@
 import { defineConfig } from "vitest/config";
 
 // End-to-end tests drive a real Chromium against a real riskapi server (see
-// e2e/harness.ts); they share one server binary and run one file at a time on
-// this machine's few cores.
+// e2e/server.ts and e2e/browser.ts); the binary is built once for the run
+// (testkit's globalSetup), and files run one at a time on a machine of few cores.
 export default defineConfig({
   test: {
     include: ["e2e/**/*.test.ts"],
-    globalSetup: ["e2e/globalSetup.ts"],
+    globalSetup: ["@riskapi/testkit/globalSetup"],
     environment: "node",
     testTimeout: 120_000,
     hookTimeout: 240_000,
