@@ -6,7 +6,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 npm run build
-changed=$(git status --porcelain --untracked-files=all -- dist)
+# Against the index (what is committed, or staged to be): changed or deleted
+# files, then files the build made that git does not know.
+changed=$( (git diff --name-status -- dist; git ls-files --others --exclude-standard -- dist) )
 if [ -n "$changed" ]; then
   echo "web/dist differs from the committed build; run 'npm run build' in web/ and commit web/dist:" >&2
   echo "$changed" >&2
