@@ -81,7 +81,7 @@ function page(path: string, session: Session) {
   const risk = /^\/risks\/([^/]+)$/.exec(path);
   if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} />;
   if (path === "/requests") return <RequestsPage />;
-  if (path === "/events") return <EventsPage />;
+  if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
   if (path.startsWith("/admin")) return <AdminPage path={path} session={session} />;
   return <RisksPage />;
 }

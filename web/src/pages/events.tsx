@@ -15,8 +15,8 @@ interface Event_ {
 
 const TYPES = ["", "risk.created", "risk.updated", "risk.deleted", "attachment.created"];
 
-/** EventsPage lists events; Redeliver queues POST /v1/events/{id}/redeliver. */
-export function EventsPage() {
+/** EventsPage lists events; for admins, Redeliver queues POST /v1/events/{id}/redeliver. */
+export function EventsPage({ admin }: { admin: boolean }) {
   const [type, setType] = useState("");
   const [cursor, setCursor] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
@@ -40,9 +40,11 @@ export function EventsPage() {
               <li key={ev.id}>
                 <button type="button" class="link" onClick={() => setOpen(open === ev.id ? null : ev.id)}>{ev.type}</button>{" "}
                 <code>{ev.id}</code> {new Date(ev.createdAt).toLocaleString()}{" "}
-                <button type="button" class="secondary" onClick={() => void outbox().enqueue({ method: "POST", path: `/v1/events/${ev.id}/redeliver`, body: null, label: `Redeliver ${ev.id}` })}>
-                  Redeliver
-                </button>
+                {admin && (
+                  <button type="button" class="secondary" onClick={() => void outbox().enqueue({ method: "POST", path: `/v1/events/${ev.id}/redeliver`, body: null, label: `Redeliver ${ev.id}` })}>
+                    Redeliver
+                  </button>
+                )}
                 {open === ev.id && <pre>{JSON.stringify(ev, null, 2)}</pre>}
               </li>
             ))}
