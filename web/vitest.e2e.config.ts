@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 240_000,
     fileParallelism: false,
+    // The browser and the server share a busy machine with the Go tests.
+    expect: { poll: { timeout: 15_000, interval: 100 } },
     pool: "forks",
   },
 });
