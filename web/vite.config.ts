@@ -10,6 +10,9 @@ export default defineConfig({
   // JSX for Preact (the automatic runtime, as tsconfig.json says).
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   resolve: { alias: { "@riskapi/sdk/retry": retry } },
+  // `npm run dev`: the API stays same-origin through Vite's proxy, so the
+  // session cookie and the cross-site write check work as they do at /.
+  server: { proxy: { "/v1": process.env.RISKAPI_URL ?? "http://127.0.0.1:8080" } },
   build: {
     outDir: "dist",
     emptyOutDir: true,
