@@ -26,6 +26,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/webhooks"
+	"github.com/riskapi/riskapi/web"
 )
 
 // Deps are the server's collaborators.
@@ -97,6 +98,10 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		if err := m.mount(e, r); err != nil {
 			return nil, err
 		}
+	}
+	// The dashboard (docs/dashboard.md): GET paths that no route above matched.
+	if err := web.Routes(e); err != nil {
+		return nil, err
 	}
 	return e, nil
 }

@@ -1,0 +1,115 @@
+/** The attachment calls of /v2 (docs/openapi.yaml, tag "attachments"; docs/uploads-and-webhooks.md). */
+
+import { paginate } from "./page.js";
+import type { Send } from "./risks.js";
+import type { CallOptions } from "./transport.js";
+import type { Attachment, ListParams, Page } from "./types.js";
+
+/**
+ * The bytes of an upload. Each is re-readable, so every retry sends the same
+ * bytes (and the server's fingerprint, which covers their SHA-256, matches):
+ * a Blob or File (browsers), a Buffer or other Uint8Array, an ArrayBuffer, or
+ * a string (sent as UTF-8). Streams are not accepted, because a retry could
+ * not read them again.
+ */
+export type UploadSource = Blob | ArrayBuffer | Uint8Array | string;
+
+/** The parts of an upload. */
+export interface AttachmentUploadParams {
+  /** The file's bytes. */
+  file: UploadSource;
+  /** The filename kept with it; default the File's name, else "file". */
+  filename?: string;
+  /** Its MIME type; default the Blob's type, else application/octet-stream. */
+  contentType?: string;
+  /** An optional description, at most 10,000 characters. */
+  description?: string;
+}
+
+/** A downloaded attachment: the headers at once, the bytes as you read them. */
+export interface AttachmentContent {
+  /** The MIME type given at upload. */
+  contentType: string;
+  /** The size in bytes from Content-Length, when the server sent one. */
+  size: number | undefined;
+  /** The lowercase hex SHA-256 of the bytes (the ETag), when sent. */
+  sha256: string | undefined;
+  /** The unread response: read it with `.arrayBuffer()`, `.blob()` or `.body`. A connection lost while reading rejects the read; download again. */
+  response: Response;
+}
+
+/** Files attached to risks of the API key's tenant. */
+export class Attachments {
+  constructor(private readonly send: Send) {}
+
+  /** Uploads a file to a risk (POST /v2/risks/{id}/attachments, multipart/form-data, 201). */
+  async upload(riskId: string, params: AttachmentUploadParams, opts?: CallOptions): Promise<Attachment> {
+    const blob = toBlob(params.file, params.contentType);
+    const filename = params.filename ?? fileName(params.file) ?? "file";
+    const r = await this.send(
+      {
+        method: "POST",
+        path: `/v2/risks/${encodeURIComponent(riskId)}/attachments`,
+        // A new form per attempt over the same Blob: fetch consumes a body.
+        body: () => {
+          const form = new FormData();
+          form.append("file", blob, filename);
+          if (params.description !== undefined) form.append("description", params.description);
+          return { body: form };
+        },
+        expect: "json",
+      },
+      opts,
+    );
+    return r.json as Attachment;
+  }
+
+  /** Reads one page of a risk's attachments, oldest first. */
+  async listPage(riskId: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<Attachment>> {
+    const r = await this.send(
+      {
+        method: "GET",
+        path: `/v2/risks/${encodeURIComponent(riskId)}/attachments`,
+        query: { limit: params.limit, cursor: params.cursor },
+        expect: "json",
+      },
+      opts,
+    );
+    return r.json as Page<Attachment>;
+  }
+
+  /** Every attachment of a risk, page by page: `for await (const a of client.attachments.list(riskId)) …`. */
+  list(riskId: string, params: ListParams = {}, opts?: CallOptions): AsyncGenerator<Attachment, void, undefined> {
+    return paginate((cursor) => this.listPage(riskId, { limit: params.limit, cursor }, opts), params.cursor);
+  }
+
+  /** Downloads an attachment's bytes (GET /v2/attachments/{id}/content); retried until its headers arrive. */
+  async download(attachmentId: string, opts?: CallOptions): Promise<AttachmentContent> {
+    const r = await this.send(
+      { method: "GET", path: `/v2/attachments/${encodeURIComponent(attachmentId)}/content`, expect: "raw", accept: "*/*" },
+      opts,
+    );
+    const h = r.response.headers;
+    const len = h.get("Content-Length");
+    const etag = h.get("ETag")?.replace(/^"|"$/g, "");
+    return {
+      contentType: h.get("Content-Type") ?? "application/octet-stream",
+      size: len === null ? undefined : Number(len),
+      sha256: etag || undefined,
+      response: r.response,
+    };
+  }
+}
+
+function toBlob(file: UploadSource, contentType: string | undefined): Blob {
+  if (file instanceof Blob) {
+    return contentType === undefined || contentType === file.type ? file : new Blob([file], { type: contentType });
+  }
+  // Buffers are ArrayBuffer-backed, which is what BlobPart asks for.
+  return new Blob([file as BlobPart], { type: contentType ?? "application/octet-stream" });
+}
+
+function fileName(file: UploadSource): string | undefined {
+  const name = (file as { name?: unknown }).name;
+  return typeof name === "string" && name !== "" ? name : undefined;
+}

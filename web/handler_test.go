@@ -1,0 +1,132 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/labstack/echo/v4"
+)
+
+// newServer is an Echo with one API route beside the dashboard, as the real
+// server has many.
+func newServer(t *testing.T) *echo.Echo {
+	t.Helper()
+	e := echo.New()
+	e.GET("/v1/risks", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]any{"data": []any{}}) })
+	if err := Routes(e); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func do(e *echo.Echo, method, target string, hdr ...string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, target, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	rec := httptest.NewRecorder()
+	e.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestDashboardIsServedWithAStrictPolicy(t *testing.T) {
+	e := newServer(t)
+	for _, path := range []string{"/", "/risks/risk_123", "/admin/users", "/requests?idempotencyKey=abc"} {
+		rec := do(e, http.MethodGet, path)
+		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			t.Fatalf("GET %s: %d %q, want the app's HTML", path, rec.Code, rec.Header().Get("Content-Type"))
+		}
+		if !strings.Contains(rec.Body.String(), `<div id="app">`) {
+			t.Errorf("GET %s: body is not index.html", path)
+		}
+		h := rec.Header()
+		for name, want := range map[string]string{
+			"Content-Security-Policy": ContentSecurityPolicy,
+			"X-Frame-Options":         "DENY",
+			"X-Content-Type-Options":  "nosniff",
+			"Cache-Control":           "no-cache",
+		} {
+			if got := h.Get(name); got != want {
+				t.Errorf("GET %s: %s = %q, want %q", path, name, got, want)
+			}
+		}
+	}
+	for _, directive := range []string{"default-src 'self'", "script-src 'self'", "frame-ancestors 'none'"} {
+		if !strings.Contains(ContentSecurityPolicy, directive) {
+			t.Errorf("policy lacks %q", directive)
+		}
+	}
+	if strings.Contains(ContentSecurityPolicy, "unsafe-") {
+		t.Errorf("policy allows unsafe sources: %s", ContentSecurityPolicy)
+	}
+}
+
+// The policy forbids inline script, so the build must have none, and load
+// nothing from another origin.
+func TestBuildHasNoInlineScriptAndNothingFromElsewhere(t *testing.T) {
+	index, err := fs.ReadFile(Files(), "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range regexp.MustCompile(`<script[^>]*>`).FindAllString(string(index), -1) {
+		if !strings.Contains(tag, `src="/`) {
+			t.Errorf("inline or foreign script: %s", tag)
+		}
+	}
+	for _, ref := range regexp.MustCompile(`(?:src|href)="([^"]*)"`).FindAllStringSubmatch(string(index), -1) {
+		if !strings.HasPrefix(ref[1], "/") || strings.HasPrefix(ref[1], "//") {
+			t.Errorf("reference to another origin: %s", ref[1])
+		}
+	}
+}
+
+func TestAssetsAreCachedByTheirHashedName(t *testing.T) {
+	e := newServer(t)
+	assets, err := fs.Glob(Files(), "assets/*.js")
+	if err != nil || len(assets) == 0 {
+		t.Fatalf("no built script in dist/assets (%v)", err)
+	}
+	rec := do(e, http.MethodGet, "/"+assets[0])
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Type"), "javascript") {
+		t.Fatalf("GET %s: %d %q", assets[0], rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if got := rec.Header().Get("Cache-Control"); got != "public, max-age=31536000, immutable" {
+		t.Errorf("Cache-Control = %q", got)
+	}
+	etag := rec.Header().Get("ETag")
+	if again := do(e, http.MethodGet, "/"+assets[0], "If-None-Match", etag); again.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match %s: %d, want 304", etag, again.Code)
+	}
+	if miss := do(e, http.MethodGet, "/assets/index-missing.js"); miss.Code != http.StatusNotFound {
+		t.Errorf("missing asset: %d, want 404 (not the HTML)", miss.Code)
+	}
+}
+
+func TestAPIPathsAreNeverTheDashboard(t *testing.T) {
+	e := newServer(t)
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{http.MethodGet, "/v1/no-such-thing", http.StatusNotFound},
+		{http.MethodGet, "/v2/risks", http.StatusNotFound},
+		{http.MethodGet, "/v1", http.StatusNotFound},
+		{http.MethodGet, "/webhooks/inbound/x", http.StatusNotFound},
+		{http.MethodGet, "/no-such-page", http.StatusNotFound},
+		{http.MethodPost, "/", http.StatusMethodNotAllowed},
+		{http.MethodDelete, "/v1/risks", http.StatusMethodNotAllowed},
+		{http.MethodGet, "/v1/risks", http.StatusOK},
+	} {
+		rec := do(e, tc.method, tc.path)
+		if rec.Code != tc.want {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, rec.Code, tc.want)
+		}
+		if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			t.Errorf("%s %s: answered with the dashboard", tc.method, tc.path)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { afterAttempt, newChange, type Change } from "./change";
+
+const key = "6f1c2b1e-8d7a-4c5b-9e0f-1a2b3c4d5e6f";
+const fresh = (): Change =>
+  newChange({ method: "POST", path: "/v1/risks", body: { kind: "json", json: { title: "Flood" } }, label: "Create risk" }, key, 1000);
+const half = () => 0.5;
+
+describe("afterAttempt", () => {
+  it.each([
+    [201, "done"],
+    [204, "done"],
+    [200, "done"],
+    [409, "pending"],
+    [429, "pending"],
+    [502, "pending"],
+    [503, "pending"],
+    [504, "pending"],
+    [500, "refused"],
+    [422, "refused"],
+    [400, "refused"],
+    [403, "refused"],
+    [404, "refused"],
+    [413, "refused"],
+  ] as const)("status %i leaves the change %s", (status, state) => {
+    const c = afterAttempt(fresh(), { status }, 2000, half);
+    expect(c.state).toBe(state);
+    expect(c.key).toBe(key);
+    expect(c.attempts).toBe(1);
+    expect(c.lastStatus).toBe(status);
+  });
+
+  it("retries a network error and keeps the key", () => {
+    const c = afterAttempt(fresh(), { error: new TypeError("Failed to fetch") }, 2000, half);
+    expect(c.state).toBe("pending");
+    expect(c.key).toBe(key);
+    expect(c.lastStatus).toBe(0);
+    expect(c.nextAttemptAt).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("refuses what is not a network failure", () => {
+    const c = afterAttempt(fresh(), { error: new RangeError("bug") }, 2000, half);
+    expect(c.state).toBe("refused");
+  });
+
+  it("honours Retry-After exactly, capped at 30 s", () => {
+    const c = afterAttempt(fresh(), { status: 429, retryAfterMs: 7000 }, 2000, () => 0);
+    expect(c.nextAttemptAt).toBe(9000);
+    const capped = afterAttempt(fresh(), { status: 503, retryAfterMs: 3_600_000 }, 2000, () => 0);
+    expect(capped.nextAttemptAt).toBe(32_000);
+  });
+
+  it("backs off with full jitter inside a doubling ceiling capped at 30 s", () => {
+    let c = fresh();
+    const waits: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const before = c.attempts;
+      c = afterAttempt(c, { status: 502 }, 0, () => 0.999999);
+      waits.push(c.nextAttemptAt);
+      expect(c.nextAttemptAt).toBeLessThan(Math.min(30_000, 500 * 2 ** before));
+      expect(afterAttempt({ ...c, attempts: before }, { status: 502 }, 0, () => 0).nextAttemptAt).toBe(0);
+    }
+    expect(waits[0]).toBeGreaterThan(400);
+    expect(waits.at(-1)).toBeGreaterThan(29_000);
+  });
+
+  it("settles on a replay and says so", () => {
+    const c = afterAttempt(fresh(), { status: 201, replayed: true, json: { id: "risk_1" }, requestId: "req_1" }, 2000, half);
+    expect(c).toMatchObject({ state: "done", replayed: true, result: { id: "risk_1" }, requestId: "req_1", settledAt: 2000 });
+  });
+
+  it("shows a reused key as refused with the server's problem", () => {
+    const problem = { code: "IDEMPOTENCY_KEY_REUSED", detail: "this key was used with another request", requestId: "req_9" };
+    const c = afterAttempt(fresh(), { status: 422, json: problem }, 2000, half);
+    expect(c.state).toBe("refused");
+    expect(c.problem).toEqual(problem);
+    expect(c.lastReason).toBe(problem.detail);
+  });
+
+  it("holds a change on 401 until the user signs in again", () => {
+    const c = afterAttempt(fresh(), { status: 401 }, 2000, half);
+    expect(c.state).toBe("pending");
+    expect(c.nextAttemptAt).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});

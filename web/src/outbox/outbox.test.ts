@@ -1,0 +1,242 @@
+import "fake-indexeddb/auto";
+import { locks } from "web-locks";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Attempt, Change } from "./change";
+import { Outbox, type Transport } from "./outbox";
+import { ChangeStore } from "./store";
+
+/**
+ * FakeServer keeps idempotency records the way docs/idempotency.md says the
+ * server does, so the tests see what a user would: how many risks exist.
+ */
+class FakeServer implements Transport {
+  readonly records = new Map<string, { body: string; status: number; json: unknown }>();
+  readonly risks: string[] = [];
+  readonly sent: { key: string; path: string; by: string }[] = [];
+  /** Scripted outcomes of the next attempts, taken in order. */
+  readonly script: ("lose-response" | "network" | { status: number; retryAfterMs?: number })[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  constructor(private readonly who = "tab") {}
+
+  as(who: string): Transport {
+    return { send: (c, p) => this.handle(c, p, who) };
+  }
+
+  send(c: Change, p: (l: number, t: number) => void): Promise<Attempt> {
+    return this.handle(c, p, this.who);
+  }
+
+  private async handle(c: Change, _p: (l: number, t: number) => void, by: string): Promise<Attempt> {
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      await new Promise((r) => setTimeout(r, 2));
+      this.sent.push({ key: c.key, path: c.path, by });
+      const step = this.script.shift();
+      if (step === "network") return { error: new TypeError("Failed to fetch") };
+      if (step && typeof step === "object") return { status: step.status, ...(step.retryAfterMs ? { retryAfterMs: step.retryAfterMs } : {}) };
+      const body = JSON.stringify(c.body);
+      const rec = this.records.get(c.key);
+      let res: Attempt;
+      if (rec && rec.body !== body) res = { status: 422, json: { code: "IDEMPOTENCY_KEY_REUSED", detail: "reused" } };
+      else if (rec) res = { status: rec.status, json: rec.json, replayed: true };
+      else {
+        const title = (c.body as { json: { title: string } }).json.title;
+        this.risks.push(title);
+        const json = { id: "risk_" + this.risks.length, title };
+        this.records.set(c.key, { body, status: 201, json });
+        res = { status: 201, json, replayed: false };
+      }
+      // The server committed, then the response was lost on the way back.
+      if (step === "lose-response") return { error: new TypeError("Failed to fetch") };
+      return res;
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+let n = 0;
+const open: Outbox[] = [];
+async function tab(dbName: string, transport: Transport, start = true): Promise<Outbox> {
+  const o = new Outbox({
+    store: await ChangeStore.open(dbName),
+    transport,
+    locks,
+    channel: new BroadcastChannel(dbName),
+    rand: () => 0,
+  });
+  open.push(o);
+  if (start) o.start();
+  return o;
+}
+const create = (title: string) => ({ method: "POST", path: "/v1/risks", body: { kind: "json", json: { title } }, label: title }) as const;
+
+/** settled waits until every change in the outbox has left "pending". */
+async function settled(o: Outbox, count: number): Promise<Change[]> {
+  for (let i = 0; i < 500; i++) {
+    const all = await o.list();
+    if (all.length === count && all.every((c) => c.state !== "pending")) return all;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("outbox did not settle: " + JSON.stringify(await o.list()));
+}
+
+afterEach(async () => {
+  for (const o of open.splice(0)) await o.stop();
+});
+
+describe("Outbox", () => {
+  it("sends a retry with the same key after a lost response, and the server's replay settles it", async () => {
+    const server = new FakeServer();
+    server.script.push("lose-response", "network");
+    const o = await tab("db" + n++, server);
+    const c = await o.enqueue(create("Flood"));
+    const [done] = await settled(o, 1);
+    expect(server.sent.map((s) => s.key)).toEqual([c.key, c.key, c.key]);
+    expect(server.risks).toEqual(["Flood"]);
+    expect(done).toMatchObject({ state: "done", replayed: true, attempts: 3 });
+  });
+
+  it("mints a different UUID v4 key for each change", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server);
+    const a = await o.enqueue(create("A"));
+    const b = await o.enqueue(create("B"));
+    expect(a.key).not.toBe(b.key);
+    expect(a.key).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await settled(o, 2);
+  });
+
+  it("shows a reused key as refused and still sends the changes after it", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server, false);
+    const a = await o.enqueue(create("A"));
+    server.records.set(a.key, { body: "another body", status: 201, json: {} });
+    await o.enqueue(create("B"));
+    o.start();
+    const [ra, rb] = await settled(o, 2);
+    expect(ra).toMatchObject({ state: "refused", lastStatus: 422, problem: { code: "IDEMPOTENCY_KEY_REUSED" } });
+    expect(rb).toMatchObject({ state: "done", label: "B" });
+    expect(server.risks).toEqual(["B"]);
+  });
+
+  it("keeps sending in the order the user acted", async () => {
+    const server = new FakeServer();
+    server.script.push({ status: 503 }, { status: 409 });
+    // A clock that never moves: changes made within one millisecond keep their order.
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, rand: () => 0, now: () => 1000 });
+    open.push(o);
+    for (const t of ["1", "2", "3", "4", "5", "6"]) await o.enqueue(create(t));
+    o.start();
+    await settled(o, 6);
+    expect(server.risks).toEqual(["1", "2", "3", "4", "5", "6"]);
+  });
+
+  it("waits at least Retry-After before the next attempt", async () => {
+    const server = new FakeServer();
+    server.script.push({ status: 429, retryAfterMs: 300 });
+    const o = await tab("db" + n++, server);
+    const times: number[] = [];
+    o.subscribe((e) => e.type === "changed" && times.push(Date.now()));
+    await o.enqueue(create("A"));
+    await settled(o, 1);
+    // times: enqueued, after the 429, after the 201.
+    expect(times).toHaveLength(3);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(290);
+  });
+
+  it("sends a change queued before a reload exactly once, from the reloaded page", async () => {
+    const db = "db" + n++;
+    const server = new FakeServer();
+    const before = await tab(db, server, false);
+    const c = await before.enqueue(create("Queued"));
+    await before.stop();
+    const after = await tab(db, server);
+    const [done] = await settled(after, 1);
+    expect(done!.key).toBe(c.key);
+    expect(server.risks).toEqual(["Queued"]);
+  });
+
+  it("holds a change after 401 until retryNow (signed in again)", async () => {
+    const server = new FakeServer();
+    server.script.push({ status: 401 });
+    const o = await tab("db" + n++, server);
+    await o.enqueue(create("A"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await o.list())[0]).toMatchObject({ state: "pending", lastStatus: 401 });
+    expect(server.sent).toHaveLength(1);
+    o.retryNow();
+    await settled(o, 1);
+    expect(server.risks).toEqual(["A"]);
+  });
+
+  it("has one sender across two tabs, and the other takes over when it closes", async () => {
+    const db = "db" + n++;
+    const server = new FakeServer();
+    const one = await tab(db, server.as("one"));
+    const two = await tab(db, server.as("two"));
+    await new Promise((r) => setTimeout(r, 50));
+    expect([one.isSender, two.isSender].filter(Boolean)).toHaveLength(1);
+    const [sender, other] = one.isSender ? [one, two] : [two, one];
+    const senderName = one.isSender ? "one" : "two";
+    for (let i = 0; i < 5; i++) {
+      await one.enqueue(create("one-" + i));
+      await two.enqueue(create("two-" + i));
+    }
+    await settled(other, 10);
+    expect(server.maxInFlight).toBe(1);
+    expect(new Set(server.sent.map((s) => s.by))).toEqual(new Set([senderName]));
+    expect(server.risks).toHaveLength(10);
+    expect(new Set(server.sent.map((s) => s.key)).size).toBe(10);
+
+    await sender.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(other.isSender).toBe(true);
+    await other.enqueue(create("after"));
+    await settled(other, 11);
+    expect(server.sent.at(-1)!.by).not.toBe(senderName);
+  });
+
+  it("waits while offline and sends on retryNow (the online event)", async () => {
+    const server = new FakeServer();
+    let online = false;
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, online: () => online });
+    open.push(o);
+    o.start();
+    await o.enqueue(create("A"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(server.sent).toHaveLength(0);
+    online = true;
+    o.retryNow();
+    await settled(o, 1);
+    expect(server.sent).toHaveLength(1);
+  });
+
+  it("never sends a change discarded at sign-out", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server, false);
+    const a = await o.enqueue(create("A"));
+    await o.enqueue(create("B"));
+    await o.discard(a.key, "discarded at sign-out");
+    o.start();
+    const [ra] = await settled(o, 2);
+    expect(ra).toMatchObject({ state: "refused", lastReason: "discarded at sign-out" });
+    expect(server.risks).toEqual(["B"]);
+  });
+
+  it("tells other tabs when a change settles", async () => {
+    const db = "db" + n++;
+    const server = new FakeServer();
+    const sender = await tab(db, server);
+    const watcher = await tab(db, server, false);
+    const seen: string[] = [];
+    watcher.subscribe((e) => e.type === "changed" && e.state && seen.push(e.state));
+    await watcher.enqueue(create("A"));
+    await settled(watcher, 1);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen).toContain("done");
+    expect(sender.isSender).toBe(true);
+  });
+});

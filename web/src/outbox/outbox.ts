@@ -1,0 +1,240 @@
+/**
+ * Outbox queues the user's writes in IndexedDB and sends them, one at a time
+ * and in the order they were made, until each settles (docs/dashboard.md).
+ *
+ * Only one tab of a browser sends: the sender holds the Web Lock
+ * {@link SENDER_LOCK} for as long as it lives, and the other tabs wait for it
+ * (the browser hands the lock on when the sender's tab closes). Every tab may
+ * enqueue; only the sender changes a pending change's state, so no two tabs
+ * ever race on a record. Tabs tell each other about new changes, progress and
+ * settled ones through a BroadcastChannel.
+ */
+import { afterAttempt, newChange, resume, type Attempt, type Change, type ChangeInput } from "./change";
+import type { ChangeStore } from "./store";
+
+/** The Web Lock the sending tab holds. */
+export const SENDER_LOCK = "riskapi-outbox-sender";
+
+/** Transport sends one attempt of a change; it never throws: a failure is `{error}`. */
+export interface Transport {
+  send(c: Change, onProgress: (loaded: number, total: number) => void): Promise<Attempt>;
+}
+
+/** The part of the Web Locks API (navigator.locks) the outbox uses. */
+export interface LockManagerLike {
+  request(name: string, callback: (lock: unknown) => Promise<unknown>): Promise<unknown>;
+}
+
+/** The part of BroadcastChannel the outbox uses. */
+export interface ChannelLike {
+  postMessage(message: unknown): void;
+  onmessage: ((ev: MessageEvent) => void) | null;
+  close(): void;
+}
+
+/** What subscribers hear: the queue changed (re-read it), or an upload progressed. */
+export type OutboxEvent =
+  | { type: "changed"; key?: string; state?: Change["state"] }
+  | { type: "progress"; key: string; loaded: number; total: number };
+
+/** Messages between tabs. */
+type Message = OutboxEvent | { type: "wake" } | { type: "retry" };
+
+/** OutboxOptions wire an outbox; only store, transport and locks are required. */
+export interface OutboxOptions {
+  store: ChangeStore;
+  transport: Transport;
+  locks: LockManagerLike;
+  /** Optional. Reaches the other tabs; without it, one tab only. */
+  channel?: ChannelLike;
+  /** Optional. Default Date.now. */
+  now?: () => number;
+  /** Optional. Default Math.random (the backoff's jitter). */
+  rand?: () => number;
+  /** Optional. Default crypto.randomUUID (a UUID v4 idempotency key). */
+  newKey?: () => string;
+  /**
+   * Optional. Default () => true. When it says false (navigator.onLine), the
+   * sender waits for retryNow() (the "online" event) instead of failing attempts.
+   */
+  online?: () => boolean;
+}
+
+/** Outbox: see the file comment. Call start() once per tab, stop() when it goes away. */
+export class Outbox {
+  private readonly o: Required<Omit<OutboxOptions, "channel">> & { channel?: ChannelLike };
+  private readonly listeners = new Set<(e: OutboxEvent) => void>();
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private force = true;
+  private lastCreated = 0;
+  private stopped = false;
+  private release: (() => void) | undefined;
+  private sending = false;
+  private done: Promise<unknown> | undefined;
+
+  constructor(opts: OutboxOptions) {
+    this.o = {
+      now: () => Date.now(),
+      rand: Math.random,
+      newKey: () => crypto.randomUUID(),
+      online: () => true,
+      ...opts,
+    };
+    if (this.o.channel) this.o.channel.onmessage = (ev) => this.receive(ev.data as Message);
+  }
+
+  /** isSender is true while this tab holds the sender lock. */
+  get isSender(): boolean {
+    return this.sending;
+  }
+
+  /** enqueue stores a new change with a freshly minted key and wakes the sender. */
+  async enqueue(input: ChangeInput): Promise<Change> {
+    // Strictly increasing in this tab, so that two changes made within one
+    // millisecond keep their order (the queue is sorted by createdAt).
+    this.lastCreated = Math.max(this.o.now(), this.lastCreated + 1);
+    const c = newChange(input, this.o.newKey(), this.lastCreated);
+    await this.o.store.put(c);
+    this.publish({ type: "changed", key: c.key, state: c.state });
+    this.nudge();
+    return c;
+  }
+
+  /** list returns every change, oldest first. */
+  list(): Promise<Change[]> {
+    return this.o.store.all();
+  }
+
+  /** dismiss forgets a settled change; a pending one cannot be dismissed. */
+  async dismiss(key: string): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state === "pending") return;
+    await this.o.store.delete(key);
+    this.publish({ type: "changed", key });
+  }
+
+  /**
+   * discard gives up a pending change at the user's request (signing out with
+   * changes not yet sent): it is shown as refused and never sent again. An
+   * attempt already in flight may still reach the server.
+   */
+  async discard(key: string, reason: string): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state !== "pending") return;
+    await this.o.store.put({ ...c, state: "refused", lastReason: reason, settledAt: this.o.now(), nextAttemptAt: 0 });
+    this.publish({ type: "changed", key, state: "refused" });
+  }
+
+  /**
+   * retryNow makes the waiting change due now, ignoring its backoff: the
+   * browser is back online, the user signed in again, or asked.
+   */
+  retryNow(): void {
+    this.force = true;
+    this.wake();
+    this.o.channel?.postMessage({ type: "retry" } satisfies Message);
+  }
+
+  /** subscribe calls fn on every event of this tab or another; returns the unsubscribe. */
+  subscribe(fn: (e: OutboxEvent) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /** start queues for the sender lock; once held, this tab sends until stop(). */
+  start(): void {
+    if (this.done) return;
+    this.done = this.o.locks.request(SENDER_LOCK, () => {
+      if (this.stopped) return Promise.resolve();
+      this.sending = true;
+      return new Promise<void>((resolve) => {
+        this.release = resolve;
+        void this.run().finally(() => {
+          this.sending = false;
+          resolve();
+        });
+      });
+    });
+  }
+
+  /** stop ends sending (releasing the lock to another tab) and closes the channel. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    this.release?.();
+    await this.done;
+    this.o.channel?.close();
+  }
+
+  private async run(): Promise<void> {
+    // force starts true: a change left waiting or mid-attempt by a closed tab
+    // is due at once (it may have reached the server; its key makes sending it
+    // again safe).
+    while (!this.stopped) {
+      const head = (await this.o.store.all()).find((c) => c.state === "pending");
+      if (!head || !this.o.online()) {
+        await this.sleep(Infinity);
+        continue;
+      }
+      const c = this.force ? resume(head) : head;
+      this.force = false;
+      const wait = c.nextAttemptAt - this.o.now();
+      if (wait > 0) {
+        await this.sleep(wait);
+        continue;
+      }
+      const attempt = await this.o.transport.send(c, (loaded, total) =>
+        this.publish({ type: "progress", key: c.key, loaded, total }),
+      );
+      const next = afterAttempt(c, attempt, this.o.now(), this.o.rand);
+      await this.o.store.put(next);
+      this.publish({ type: "changed", key: next.key, state: next.state });
+    }
+  }
+
+  /** sleep waits ms, or less when woken (a wake before the sleep counts). */
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const t = Number.isFinite(ms) ? setTimeout(finish, Math.min(ms, 2 ** 31 - 1)) : undefined;
+      const self = this;
+      function finish() {
+        clearTimeout(t);
+        self.wakeUp = undefined;
+        self.woken = false;
+        resolve();
+      }
+      this.wakeUp = finish;
+    });
+  }
+
+  private wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /** nudge wakes the sender, here or in another tab. */
+  private nudge(): void {
+    this.wake();
+    this.o.channel?.postMessage({ type: "wake" } satisfies Message);
+  }
+
+  private receive(m: Message): void {
+    if (m.type === "retry") this.force = true;
+    if (m.type === "wake" || m.type === "retry") this.wake();
+    else this.emit(m);
+  }
+
+  private publish(e: OutboxEvent): void {
+    this.emit(e);
+    this.o.channel?.postMessage(e);
+  }
+
+  private emit(e: OutboxEvent): void {
+    for (const fn of this.listeners) fn(e);
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The dashboard's shared state: the outbox of this tab, the connection state,
+ * and hooks that re-render when they change.
+ */
+import { useEffect, useState } from "preact/hooks";
+import type { Change } from "./outbox/change";
+import type { Outbox } from "./outbox/outbox";
+
+let current: Outbox | undefined;
+
+/** setOutbox installs the tab's outbox (main.tsx does, once). */
+export function setOutbox(o: Outbox): void {
+  current = o;
+}
+
+/** outbox returns the tab's outbox. */
+export function outbox(): Outbox {
+  if (!current) throw new Error("outbox not started");
+  return current;
+}
+
+/** Upload progress of a change being sent, in bytes. */
+export interface Progress {
+  loaded: number;
+  total: number;
+}
+
+/** useChanges returns every change (oldest first) and the progress of uploads in flight. */
+export function useChanges(): { changes: Change[]; progress: Record<string, Progress> } {
+  const [changes, setChanges] = useState<Change[]>([]);
+  const [progress, setProgress] = useState<Record<string, Progress>>({});
+  useEffect(() => {
+    let live = true;
+    const reload = () => void outbox().list().then((all) => live && setChanges(all));
+    reload();
+    const off = outbox().subscribe((e) => {
+      if (e.type === "progress") setProgress((p) => ({ ...p, [e.key]: { loaded: e.loaded, total: e.total } }));
+      else reload();
+    });
+    return () => {
+      live = false;
+      off();
+    };
+  }, []);
+  return { changes, progress };
+}
+
+/** useSettled calls fn whenever a change settles as done (in any tab): time to re-read. */
+export function useSettled(fn: () => void): void {
+  useEffect(() => outbox().subscribe((e) => e.type === "changed" && e.state === "done" && fn()), [fn]);
+}
+
+/** useOnline tracks navigator.onLine. */
+export function useOnline(): boolean {
+  const [online, setOnline] = useState(navigator.onLine);
+  useEffect(() => {
+    const on = () => setOnline(true);
+    const off = () => setOnline(false);
+    addEventListener("online", on);
+    addEventListener("offline", off);
+    return () => {
+      removeEventListener("online", on);
+      removeEventListener("offline", off);
+    };
+  }, []);
+  return online;
+}
