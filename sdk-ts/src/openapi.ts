@@ -162,14 +162,223 @@ export interface paths {
          * Download an attachment's bytes
          * @description The stored bytes with the MIME type given at upload, as a download
          *     (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`, a sandboxing
-         *     `Content-Security-Policy`: uploaded HTML is never rendered on the API's origin). `Range`
-         *     and `If-None-Match` requests are honoured (the `ETag` is the quoted SHA-256). Another
+         *     `Content-Security-Policy`: uploaded HTML is never rendered on the API's origin). `Range`,
+         *     `If-None-Match` and `If-Match` requests are honoured (the `ETag` is the quoted SHA-256); a
+         *     range outside the bytes is 416 and a failed `If-Match` 412, both problem+json. Another
          *     tenant's attachment is 404.
          */
         get: operations["v1GetAttachmentContent"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller and their tenant
+         * @description Every signed-in user, admin or member.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the caller's password
+         * @description Checks `currentPassword` (wrong: 400 `VALIDATION_FAILED` naming it) and sets
+         *     `newPassword` (8–72 bytes). Every other session of the user stops working from its
+         *     next request on, on every instance; the calling session stays.
+         */
+        post: operations["changePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's users
+         * @description Newest first. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        /**
+         * Add a user to the tenant
+         * @description The password is stored only as a bcrypt hash and never returned. An email taken by
+         *     any user of any tenant is 400 `VALIDATION_FAILED` naming `email`. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a user
+         * @description Every session of the user stops working from its next request on, on every instance.
+         *     The tenant's last admin cannot be removed: 400 `VALIDATION_FAILED` naming `id`. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a user's role
+         * @description The tenant's last admin cannot be demoted: 400 `VALIDATION_FAILED` naming `role`.
+         *     The new role holds from the user's next request on. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's API keys
+         * @description Newest first, revoked keys included; never a secret (only its hash is stored). Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Issue an API key
+         * @description The response carries the key's secret (`key`, `rk_…`) this once; only its SHA-256
+         *     is stored. This route does not support idempotency keys, so that the secret is never
+         *     kept in an idempotency record: a request carrying `Idempotency-Key` is refused with 422
+         *     `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key
+         * @description The key gets 401 from its next request on, on every instance. Revoking a revoked key
+         *     is 204 again. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's inbound webhook sources
+         * @description Newest first; never a secret. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        get: operations["listWebhookSources"];
+        put?: never;
+        /**
+         * Configure an inbound webhook source
+         * @description Deliveries to `/webhooks/inbound/{source}` are then verified with the returned
+         *     `secret` (`whsec_…`), shown this once; it is stored encrypted, never in the clear, and
+         *     no later response carries it. Source names are one namespace across tenants: a taken
+         *     name is 400 `VALIDATION_FAILED` naming `source`. This route does not support
+         *     idempotency keys (422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`), so that the secret is never
+         *     kept in an idempotency record. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        post: operations["createWebhookSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook source ID (`whk_…`) of the caller's tenant; another tenant's is 404.
+                 * @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookSourceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an inbound webhook source
+         * @description Deliveries to it get 401 from the next one on. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        delete: operations["deleteWebhookSource"];
         options?: never;
         head?: never;
         patch?: never;
@@ -306,11 +515,398 @@ export interface paths {
          * @description Requires scope `risks:read`.
          *     The stored bytes with the MIME type given at upload, as a download
          *     (`Content-Disposition: attachment`, `X-Content-Type-Options: nosniff`, a sandboxing
-         *     `Content-Security-Policy`: uploaded HTML is never rendered on the API's origin). `Range`
-         *     and `If-None-Match` requests are honoured (the `ETag` is the quoted SHA-256). Another
+         *     `Content-Security-Policy`: uploaded HTML is never rendered on the API's origin). `Range`,
+         *     `If-None-Match` and `If-Match` requests are honoured (the `ETag` is the quoted SHA-256); a
+         *     range outside the bytes is 416 and a failed `If-Match` 412, both problem+json. Another
          *     tenant's attachment is 404.
          */
         get: operations["v2GetAttachmentContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Lists the tenant's events, newest first, one page at a time; events are kept for
+         *     `EVENT_TTL` (720h by default). `type` keeps only events of that type. See `docs/events.md`.
+         */
+        get: operations["v1ListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description The event exactly as it is delivered to webhook endpoints.
+         */
+        get: operations["v1GetEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Requires scope `events:read`. Lists the tenant's events, newest first, one page at a time; events are kept for
+         *     `EVENT_TTL` (720h by default). `type` keeps only events of that type. See `docs/events.md`.
+         */
+        get: operations["v2ListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Requires scope `events:read`. The event exactly as it is delivered to webhook endpoints.
+         */
+        get: operations["v2GetEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/{id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an event again
+         * @description Administrators only. Queues the event again for every endpoint subscribed to its type
+         *     now, with a fresh retry window. Receivers see the same `webhook-id` as before.
+         */
+        post: operations["v1RedeliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Administrators only. Never shows the secrets.
+         */
+        get: operations["v1ListWebhookEndpoints"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Administrators only. Events of the subscribed types (`["*"]` or none: every type) are
+         *     POSTed to `url`, signed as Standard Webhooks with the `secret` returned here, shown this
+         *     once. The URL's host must not resolve to a loopback, private, link-local or other
+         *     internal address (400 naming `url`) unless the server runs with
+         *     `WEBHOOK_ALLOW_PRIVATE=true`; it is checked again at every connection. Refuses
+         *     `Idempotency-Key` (422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the response carries a secret,
+         *     which is never kept in an idempotency record.
+         */
+        post: operations["v1CreateWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Administrators only. Its queued deliveries and delivery log go with it; nothing more is
+         *     sent to it.
+         */
+        delete: operations["v1DeleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List delivery attempts
+         * @description Administrators only. The endpoint's delivery log, newest attempt first.
+         */
+        get: operations["v1ListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the request log
+         * @description The tenant's request log, newest first, one page at a time: one entry per
+         *     request that authenticated to the tenant, whichever credential sent it (see
+         *     `docs/requests.md`). Filters combine; an invalid one is 400 `VALIDATION_FAILED`
+         *     naming it. Entries are kept `REQUEST_LOG_TTL` (30 days by default); an entry can be
+         *     missing if the server died within about a second of the response.
+         */
+        get: operations["v1ListRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a logged request
+         * @description The log entry of the request whose response carried this `X-Request-Id`
+         *     (the newest, should a client have sent the same id twice). Another tenant's
+         *     request is 404.
+         */
+        get: operations["v1GetRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/idempotency-keys/{key}": {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Inspect an idempotency key
+         * @description What became of the write sent with this `Idempotency-Key`, `method` and
+         *     `path`, without sending its body again: `processing` while a request holds the key
+         *     (this lookup neither takes nor waits for it), `complete` with the stored status
+         *     once it succeeded, `failed` after an attempt that did not (the key may be used
+         *     again). 404 when the tenant has no live record for it: never sent, expired after
+         *     `IDEMPOTENCY_TTL`, or another tenant's. See `docs/idempotency.md`.
+         */
+        get: operations["v1GetIdempotencyKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the request log
+         * @description Requires scope `requests:read`. The tenant's request log, newest first, one page at a time: one entry per
+         *     request that authenticated to the tenant, whichever credential sent it (see
+         *     `docs/requests.md`). Filters combine; an invalid one is 400 `VALIDATION_FAILED`
+         *     naming it. Entries are kept `REQUEST_LOG_TTL` (30 days by default); an entry can be
+         *     missing if the server died within about a second of the response.
+         */
+        get: operations["v2ListRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a logged request
+         * @description Requires scope `requests:read`. The log entry of the request whose response carried this `X-Request-Id`
+         *     (the newest, should a client have sent the same id twice). Another tenant's
+         *     request is 404.
+         */
+        get: operations["v2GetRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/idempotency-keys/{key}": {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Inspect an idempotency key
+         * @description Requires scope `requests:read`. What became of the write sent with this `Idempotency-Key`, `method` and
+         *     `path`, without sending its body again: `processing` while a request holds the key
+         *     (this lookup neither takes nor waits for it), `complete` with the stored status
+         *     once it succeeded, `failed` after an attempt that did not (the key may be used
+         *     again). 404 when the tenant has no live record for it: never sent, expired after
+         *     `IDEMPOTENCY_TTL`, or another tenant's. See `docs/idempotency.md`.
+         */
+        get: operations["v2GetIdempotencyKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -392,7 +988,9 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description 200 when the database is reachable, otherwise 503 `STORE_UNAVAILABLE`.
+         * @description 200 when the instance can serve writes: the database takes a committed write
+         *     within 2 s. Otherwise 503 `STORE_UNAVAILABLE` (unreachable, frozen, or its disk
+         *     full while reads still work).
          */
         get: operations["getReadyz"];
         put?: never;
@@ -579,6 +1177,272 @@ export interface components {
             /** @description True when this event ID was already received; it was not processed again. */
             duplicate: boolean;
         };
+        /**
+         * @description `admin` manages the tenant's users, API keys and webhook sources; `member` reads and
+         *     writes risks and attachments and manages nothing else.
+         * @enum {string}
+         */
+        Role: "admin" | "member";
+        Me: {
+            user: {
+                id: string;
+                email: string;
+                role: components["schemas"]["Role"];
+            };
+            tenant: {
+                id: string;
+                name: string;
+            };
+        };
+        PasswordChange: {
+            currentPassword: string;
+            /** @description 8–72 bytes (bcrypt's limit). */
+            newPassword: string;
+        };
+        User: {
+            /** @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708 */
+            id: string;
+            email: string;
+            role: components["schemas"]["Role"];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        UserCreate: {
+            email: string;
+            password: string;
+            role: components["schemas"]["Role"];
+        };
+        UserPatch: {
+            role: components["schemas"]["Role"];
+        };
+        UserList: {
+            data: components["schemas"]["User"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ApiKey: {
+            /** @example key_0193b2c4d5e67f8091a2b3c4d5e6f708 */
+            id: string;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Recorded at most once a minute per instance.
+             */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+        };
+        /** @description An `ApiKey` plus its secret. */
+        ApiKeyCreated: {
+            id: string;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The secret. Shown this once; only its SHA-256 is stored. */
+            key: string;
+        };
+        ApiKeyCreate: {
+            name?: string;
+            scopes: components["schemas"]["Scope"][];
+        };
+        /** @enum {string} */
+        Scope: "risks:read" | "risks:write" | "requests:read" | "events:read";
+        ApiKeyList: {
+            data: components["schemas"]["ApiKey"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        WebhookSource: {
+            /** @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708 */
+            id: string;
+            /** @description The path segment of `/webhooks/inbound/{source}`. */
+            source: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description A `WebhookSource` plus its secret. */
+        WebhookSourceCreated: {
+            id: string;
+            source: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The HMAC key of `Webhook-Signature`. Shown this once. */
+            secret: string;
+        };
+        WebhookSourceCreate: {
+            source: string;
+        };
+        WebhookSourceList: {
+            data: components["schemas"]["WebhookSource"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @enum {string} */
+        EventType: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created";
+        /**
+         * @description One committed change, written in the same transaction as the change and its
+         *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
+         */
+        Event: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            type: components["schemas"]["EventType"];
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                /**
+                 * @description The resource as the API returns it: a Risk for `risk.*` (for `risk.deleted`, as it
+                 *     was), an Attachment for `attachment.created`.
+                 */
+                object: Record<string, never>;
+            };
+            request: {
+                /** @description The `X-Request-Id` of the request that made the change. */
+                id: string | null;
+                /** @description Its `Idempotency-Key`, or null. */
+                idempotencyKey: string | null;
+            };
+        };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        Redelivery: {
+            eventId: string;
+            /** @description How many endpoints the event was queued for. */
+            deliveries: number;
+        };
+        WebhookEndpoint: {
+            /** @description `we_…` */
+            id: string;
+            url: string;
+            /** @description The subscribed types, or `["*"]` for every type. */
+            events: string[];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookEndpointCreated: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description `whsec_` + base64 of the HMAC-SHA256 key (Standard Webhooks). Shown this once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6ZcsZoN8h9U=
+             */
+            secret: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        DeliveryAttempt: {
+            eventId: string;
+            /** @description Counts the attempts of one delivery from 1 (a redelivery starts again). */
+            attempt: number;
+            /** @description The endpoint's HTTP status; null when no response arrived. */
+            status: number | null;
+            /** @description True when the endpoint answered 2xx within 10 s. */
+            delivered: boolean;
+            /** @description Why the attempt failed; null when delivered. Never the response body. */
+            error: string | null;
+            durationMs: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        DeliveryAttemptList: {
+            data: components["schemas"]["DeliveryAttempt"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
+        /**
+         * @description What the idempotency engine did with a keyed write: `executed` (it ran; its 2xx was
+         *     stored), `replayed` (the stored response was returned, nothing ran), `in_progress`
+         *     (409, another request held the key), `key_reused` (422, the key belongs to another
+         *     request), `failed` (it ran and was rolled back: non-2xx, error or panic),
+         *     `store_unavailable` (503, the record store failed). More values may be added;
+         *     treat an unknown one as "look the key up".
+         * @enum {string}
+         */
+        IdempotencyOutcome: "executed" | "replayed" | "in_progress" | "key_reused" | "failed" | "store_unavailable";
+        /**
+         * @description One authenticated request. Never holds a body, a header value (but a valid
+         *     `Idempotency-Key`), a query string, a token or a secret.
+         */
+        RequestLogEntry: {
+            /** @description The request id (`X-Request-Id` of its response). */
+            id: string;
+            method: string;
+            /** @description The request's path, without its query (cut at 512 bytes). */
+            path: string;
+            /**
+             * @description The route that served it, e.g. `/v2/risks/:id`.
+             * @example /v2/risks/:id
+             */
+            route: string;
+            /** @description The HTTP status it was answered with. */
+            status: number;
+            /** @description Time the server spent on it, milliseconds. */
+            durationMs: number;
+            credential: {
+                /** @enum {string} */
+                type: "api_key" | "session";
+                /** @description The API key's ID (`key_…`) or the session user's (`usr_…`); never a secret. */
+                id: string;
+            };
+            idempotencyKey: string | null;
+            /** @description Null for requests without a (valid) key, and for reads. */
+            idempotencyOutcome: components["schemas"]["IdempotencyOutcome"] | null;
+            /** @description The problem `code` of a 4xx/5xx answer (`docs/errors.md`). */
+            errorCode: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        RequestLogPage: {
+            data: components["schemas"]["RequestLogEntry"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        IdempotencyKeyState: {
+            key: string;
+            method: string;
+            path: string;
+            /**
+             * @description `processing`: a request holds the key now; retry it later with the same key.
+             *     `complete`: it succeeded; retrying with the same key and body replays its
+             *     response. `failed`: its last attempt was rolled back; retrying runs it again.
+             * @enum {string}
+             */
+            state: "processing" | "complete" | "failed";
+            /** @description The stored response's status (`complete` only). */
+            statusCode: number | null;
+            /**
+             * Format: date-time
+             * @description When the record was written (null while `processing`).
+             */
+            createdAt: string | null;
+            /**
+             * Format: date-time
+             * @description When the record stops being honoured (null while `processing`).
+             */
+            expiresAt: string | null;
+            /**
+             * @description The `X-Request-Id` of the request that settled the key (null while
+             *     `processing`, and for records written before the server kept it).
+             */
+            requestId: string | null;
+        };
         /** @description RFC 9457 problem details (`application/problem+json`). */
         Problem: {
             /**
@@ -601,22 +1465,124 @@ export interface components {
                 field: string;
                 detail: string;
             }[];
+            /**
+             * @description With `STORE_UNAVAILABLE` (always): `not_executed` when nothing was done,
+             *     `unknown` when the write ran and the database connection was lost while it
+             *     was being committed. See `docs/errors.md`.
+             * @enum {string}
+             */
+            outcome?: "not_executed" | "unknown";
         };
         /**
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PAYLOAD_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
         Health: {
             /** @example ok */
             status: string;
         };
     };
     responses: {
+        /** @description The event. */
+        Event: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description One page of events, newest first. */
+        EventList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EventList"];
+            };
+        };
+        /** @description Queued. */
+        Redelivery: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Redelivery"];
+            };
+        };
+        /** @description Created; the only response that shows the secret. */
+        WebhookEndpointCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointCreated"];
+            };
+        };
+        /** @description The tenant's endpoints (one page). */
+        WebhookEndpointList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointList"];
+            };
+        };
+        /** @description One page of delivery attempts, newest first. */
+        DeliveryAttemptList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DeliveryAttemptList"];
+            };
+        };
+        /** @description One page of the request log, newest first. */
+        RequestLogPage: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestLogPage"];
+            };
+        };
+        /** @description The logged request. */
+        RequestLogEntry: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["RequestLogEntry"];
+            };
+        };
+        /** @description The key's state. */
+        IdempotencyKeyState: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["IdempotencyKeyState"];
+            };
+        };
         /** @description Created. */
         RiskCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 Location: components["headers"]["Location"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
@@ -629,6 +1595,9 @@ export interface components {
         Risk: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -639,6 +1608,9 @@ export interface components {
         RiskWritten: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
@@ -650,6 +1622,9 @@ export interface components {
         RiskList: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -660,6 +1635,9 @@ export interface components {
         Deleted: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                 [name: string]: unknown;
             };
@@ -669,6 +1647,9 @@ export interface components {
         AttachmentCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 /**
                  * @description URL path of the attachment's bytes, `/v{1,2}/attachments/{id}/content`.
                  * @example /v2/attachments/att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f/content
@@ -685,6 +1666,9 @@ export interface components {
         AttachmentList: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -695,6 +1679,9 @@ export interface components {
         AttachmentContent: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 /**
                  * @description `attachment` with the stored filename.
                  * @example attachment; filename=dpa-request.pdf
@@ -713,6 +1700,9 @@ export interface components {
         AttachmentContentPartial: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 /**
                  * @description `attachment` with the stored filename.
                  * @example attachment; filename=dpa-request.pdf
@@ -727,6 +1717,100 @@ export interface components {
                 "*/*": string;
             };
         };
+        /** @description The caller and their tenant. */
+        Me: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Me"];
+            };
+        };
+        /** @description Done. No body (a replay is empty too). */
+        NoContent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description One page of users, newest first. */
+        UserList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["UserList"];
+            };
+        };
+        /** @description Created. */
+        UserCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["User"];
+            };
+        };
+        /** @description The user after the change. */
+        UserWritten: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["User"];
+            };
+        };
+        /** @description One page of API keys, newest first. */
+        ApiKeyList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyList"];
+            };
+        };
+        /** @description Created; `key` is the secret, shown this once. */
+        ApiKeyCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreated"];
+            };
+        };
+        /** @description One page of webhook sources, newest first. */
+        WebhookSourceList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSourceList"];
+            };
+        };
+        /** @description Created; `secret` is shown this once. */
+        WebhookSourceCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookSourceCreated"];
+            };
+        };
         /**
          * @description `VALIDATION_FAILED` (malformed or invalid input; `errors` names the fields),
          *     `IDEMPOTENCY_KEY_INVALID` or `IDEMPOTENCY_KEY_REQUIRED`.
@@ -734,6 +1818,8 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -745,8 +1831,10 @@ export interface components {
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 /**
-                 * @description On 401s for a missing or bad API key or session: `Bearer realm="riskapi"`.
+                 * @description On every 401: `Bearer realm="riskapi"` for a missing or bad API key or session, `Webhook-Signature realm="riskapi"` on the inbound webhook route.
                  * @example Bearer realm="riskapi"
                  */
                 "WWW-Authenticate"?: string;
@@ -771,6 +1859,8 @@ export interface components {
         Forbidden: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -792,6 +1882,8 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -809,6 +1901,37 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `PRECONDITION_FAILED`: `If-Match` or `If-Unmodified-Since` does not hold. */
+        PreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `RANGE_NOT_SATISFIABLE`: the `Range` lies outside the attachment's bytes. */
+        RangeNotSatisfiable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                /**
+                 * @description `bytes *\/<size>`: the attachment's length.
+                 * @example bytes *\/10
+                 */
+                "Content-Range"?: string;
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `IDEMPOTENCY_REQUEST_IN_PROGRESS`: a request with the same key is still being
          *     processed. Retry with the same key after `Retry-After`.
@@ -816,6 +1939,8 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -838,6 +1963,8 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -862,6 +1989,8 @@ export interface components {
         UnprocessableEntity: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -869,10 +1998,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `RATE_LIMITED`: per-credential rate limit. Retry after `Retry-After`. */
+        /** @description `RATE_LIMITED`: per-credential (or, for sign-in, per-address) rate limit. Retry after `Retry-After`; `RateLimit` says when the quota is whole again. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -898,6 +2029,8 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 [name: string]: unknown;
             };
@@ -916,12 +2049,17 @@ export interface components {
             };
         };
         /**
-         * @description `STORE_UNAVAILABLE`: the database is unreachable; nothing was run. Retry after
-         *     `Retry-After` (with the same key, if any).
+         * @description `STORE_UNAVAILABLE`: the database is unreachable, lost its connection, stopped
+         *     answering, or a disk is full. `outcome` says whether anything was done:
+         *     `not_executed` (nothing) or `unknown` (the write's commit may have happened).
+         *     Retry after `Retry-After` with the same key; after `unknown` never under a new
+         *     key (docs/errors.md).
          */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
@@ -932,9 +2070,10 @@ export interface components {
                  *       "type": "https://riskapi.dev/problems/store-unavailable",
                  *       "title": "Store unavailable",
                  *       "status": 503,
-                 *       "detail": "the data store is unavailable",
+                 *       "detail": "the database could not be reached and nothing was done; retry after the Retry-After delay",
                  *       "code": "STORE_UNAVAILABLE",
-                 *       "requestId": "7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU"
+                 *       "requestId": "7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU",
+                 *       "outcome": "not_executed"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -952,6 +2091,11 @@ export interface components {
          * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
          */
         IdempotencyKey: string;
+        /**
+         * @description Not supported on this route. Do not send it: a request carrying it is refused with
+         *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
+         */
+        IdempotencyKeyUnsupported: string;
         /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
         Limit: number;
         /**
@@ -970,10 +2114,37 @@ export interface components {
          */
         AttachmentId: string;
         /**
+         * @description Event ID (`evt_…`).
+         * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        EventId: string;
+        /**
+         * @description Webhook endpoint ID (`we_…`).
+         * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        WebhookEndpointId: string;
+        /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+        EventTypeFilter: components["schemas"]["EventType"];
+        /**
          * @description Source name, as given to `api webhook create --source`.
          * @example scanner
          */
         WebhookSource: string;
+        /**
+         * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+         * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        UserId: string;
+        /**
+         * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+         * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        ApiKeyId: string;
+        /**
+         * @description Webhook source ID (`whk_…`) of the caller's tenant; another tenant's is 404.
+         * @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        WebhookSourceId: string;
         /**
          * @description `t=<unix seconds>,v1=<hex HMAC-SHA256>`, the HMAC keyed with the source's secret over
          *     the string `"<t>.<raw body>"`. Missing, malformed or wrong signatures and timestamps
@@ -981,6 +2152,35 @@ export interface components {
          * @example t=1735689600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
          */
         WebhookSignature: string;
+        /**
+         * @description The `X-Request-Id` the request's response carried.
+         * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+         */
+        RequestId: string;
+        /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+        RequestLogIdempotencyKey: string;
+        /** @description Only requests answered with this HTTP status. */
+        RequestLogStatus: number;
+        /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+        RequestLogMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "get" | "post" | "put" | "patch" | "delete";
+        /** @description Only keyed writes with this idempotency outcome. */
+        RequestLogOutcome: components["schemas"]["IdempotencyOutcome"];
+        /** @description Only requests logged at or after this time (RFC 3339). */
+        RequestLogSince: string;
+        /** @description Only requests logged before this time (RFC 3339). */
+        RequestLogUntil: string;
+        /**
+         * @description The `Idempotency-Key` the write was sent with.
+         * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+         */
+        IdempotencyKeyPath: string;
+        /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+        IdempotencyKeyMethod: "POST" | "PUT" | "PATCH" | "DELETE" | "post" | "put" | "patch" | "delete";
+        /**
+         * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+         * @example /v2/risks
+         */
+        IdempotencyKeyWritePath: string;
     };
     requestBodies: {
         SessionCreate: {
@@ -1039,6 +2239,28 @@ export interface components {
                 "multipart/form-data": components["schemas"]["AttachmentUpload"];
             };
         };
+        WebhookEndpointCreate: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/riskapi",
+                 *       "events": [
+                 *         "risk.created",
+                 *         "risk.deleted"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description `http` or `https`; no user info, no fragment.
+                     */
+                    url: string;
+                    /** @description Event types to receive; `["*"]` or omitted for every type. */
+                    events?: string[];
+                };
+            };
+        };
         WebhookDelivery: {
             content: {
                 /**
@@ -1081,8 +2303,27 @@ export interface components {
          * @example 1
          */
         "Retry-After": number;
-        /** @description Error responses are never cached. */
+        /**
+         * @description `no-store` on every error and on every response of `/v1` and `/v2` (replays
+         *     included): nothing a credential reads is kept by a shared cache.
+         */
         "Cache-Control": "no-store";
+        /**
+         * @description On rate-limited routes (`/v1`, `/v2`, `POST /v1/sessions`) while limiting is on: the
+         *     quota, as the IETF httpapi RateLimit fields draft (draft-ietf-httpapi-ratelimit-headers-09)
+         *     writes it — `"credential";q=200;w=2` means bursts of 200 requests, refilled in 2 s
+         *     (`RATE_LIMIT_BURST`, `RATE_LIMIT_RPS`); sign-in is `"sign-in";q=10;w=60`. With
+         *     `REDIS_URL` the quota is shared by every instance.
+         * @example "credential";q=200;w=2
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description With `RateLimit-Policy`: what is left of the quota — `r` requests may be sent now,
+         *     and the quota is whole again in `t` seconds. Absent when the limit could not be
+         *     counted (Redis unreachable: the request went through uncounted).
+         * @example "credential";r=187;t=1
+         */
+        RateLimit: string;
         /**
          * @description `session=<jwt>`; `Path=/v1`, HttpOnly, SameSite=Lax (and Secure over HTTPS), expiring
          *     with the token.
@@ -1437,6 +2678,391 @@ export interface operations {
             206: components["responses"]["AttachmentContentPartial"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Me"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    changePassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            204: components["responses"]["NoContent"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["UserList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["UserCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["UserWritten"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ApiKeyList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
+                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["ApiKeyCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookSources: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookSourceList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
+                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSourceCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["WebhookSourceCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook source ID (`whk_…`) of the caller's tenant; another tenant's is 404.
+                 * @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1729,6 +3355,451 @@ export interface operations {
         responses: {
             200: components["responses"]["AttachmentContent"];
             206: components["responses"]["AttachmentContentPartial"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            412: components["responses"]["PreconditionFailed"];
+            416: components["responses"]["RangeNotSatisfiable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Event"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["EventList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Event"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1RedeliverEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: components["responses"]["Redelivery"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpointList"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1CreateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
+                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["WebhookEndpointCreate"];
+        responses: {
+            201: components["responses"]["WebhookEndpointCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1DeleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Deleted"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeliveryAttemptList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RequestLogPage"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RequestLogEntry"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["IdempotencyKeyState"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RequestLogPage"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RequestLogEntry"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["IdempotencyKeyState"];
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
