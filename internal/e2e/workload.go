@@ -357,55 +357,62 @@ func (w *WriteTest) Check(ctx context.Context, base string) Report {
 	defer w.mu.Unlock()
 	problems = append(problems, w.problems...)
 	for _, k := range w.keys {
-		if k.maxStreak > r.MaxBlocked {
-			r.MaxBlocked = k.maxStreak
-		}
-		if k.maxStreak > w.cfg.Lease {
-			add("BLOCKED: key %s answered 409 for %s, longer than the lease %s", k.key, k.maxStreak.Round(time.Millisecond), w.cfg.Lease)
-		}
-		all := k.acks
-		if len(k.acks) > 0 {
-			r.AckedBeforeFinal++
-		}
-		if k.final == nil {
-			add("key %s: no 2xx answer in the final retry", k.key)
-		} else {
-			all = append(all[:len(all):len(all)], *k.final)
-			if !k.final.replayed {
-				r.FinalExecuted++
-			}
-		}
-		executed := 0
-		for _, a := range all {
-			if !a.replayed {
-				executed++
-			}
-			if !bytes.Equal(a.body, all[0].body) {
-				add("key %s: 2xx answers differ: %s (%s via %s) vs %s (%s via %s)", k.key,
-					all[0].id, all[0].phase, all[0].target, a.id, a.phase, a.target)
-			}
-		}
-		if executed > 1 {
-			add("DOUBLED: key %s executed %d times (Idempotent-Replayed: false on %d 2xx answers)", k.key, executed, executed)
-		}
-		if executed == 0 && len(all) > 0 && k.mayHaveRun == 0 {
-			// The attempt that committed told its client something else: only a
-			// network error or a 503 "unknown" may hide a committed write.
-			add("UNTRUE: key %s committed (every 2xx is a replay), yet no attempt was answered with a network error or a 503 "+
-				"outcome unknown: a 503 not_executed hid a committed write", k.key)
-		}
-		if len(all) == 0 || err != nil {
-			continue
-		}
-		if !ids[all[0].id] {
-			add("LOST: key %s was acknowledged with %s, which the tenant does not hold", k.key, all[0].id)
-		}
-		if got := byTitle[k.title]; len(got) == 1 && got[0] != all[0].id {
-			add("key %s: acknowledged %s but its title belongs to %s", k.key, all[0].id, got[0])
-		} else if len(got) == 0 {
-			add("LOST: no risk titled %q (key %s)", k.title, k.key)
-		}
+		w.checkKey(k, &r, ids, byTitle, err == nil, add)
 	}
 	r.Problems = problems
 	return r
+}
+
+// checkKey checks one key's answers (see Check) and adds what it finds broken;
+// listed says whether the tenant's risks (ids, byTitle) could be listed.
+func (w *WriteTest) checkKey(k *keyState, r *Report, ids map[string]bool, byTitle map[string][]string, listed bool,
+	add func(format string, args ...any)) {
+	if k.maxStreak > r.MaxBlocked {
+		r.MaxBlocked = k.maxStreak
+	}
+	if k.maxStreak > w.cfg.Lease {
+		add("BLOCKED: key %s answered 409 for %s, longer than the lease %s", k.key, k.maxStreak.Round(time.Millisecond), w.cfg.Lease)
+	}
+	all := k.acks
+	if len(k.acks) > 0 {
+		r.AckedBeforeFinal++
+	}
+	if k.final == nil {
+		add("key %s: no 2xx answer in the final retry", k.key)
+	} else {
+		all = append(all[:len(all):len(all)], *k.final)
+		if !k.final.replayed {
+			r.FinalExecuted++
+		}
+	}
+	executed := 0
+	for _, a := range all {
+		if !a.replayed {
+			executed++
+		}
+		if !bytes.Equal(a.body, all[0].body) {
+			add("key %s: 2xx answers differ: %s (%s via %s) vs %s (%s via %s)", k.key,
+				all[0].id, all[0].phase, all[0].target, a.id, a.phase, a.target)
+		}
+	}
+	if executed > 1 {
+		add("DOUBLED: key %s executed %d times (Idempotent-Replayed: false on %d 2xx answers)", k.key, executed, executed)
+	}
+	if executed == 0 && len(all) > 0 && k.mayHaveRun == 0 {
+		// The attempt that committed told its client something else: only a
+		// network error or a 503 "unknown" may hide a committed write.
+		add("UNTRUE: key %s committed (every 2xx is a replay), yet no attempt was answered with a network error or a 503 "+
+			"outcome unknown: a 503 not_executed hid a committed write", k.key)
+	}
+	if len(all) == 0 || !listed {
+		return
+	}
+	if !ids[all[0].id] {
+		add("LOST: key %s was acknowledged with %s, which the tenant does not hold", k.key, all[0].id)
+	}
+	if got := byTitle[k.title]; len(got) == 1 && got[0] != all[0].id {
+		add("key %s: acknowledged %s but its title belongs to %s", k.key, all[0].id, got[0])
+	} else if len(got) == 0 {
+		add("LOST: no risk titled %q (key %s)", k.title, k.key)
+	}
 }

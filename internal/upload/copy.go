@@ -3,6 +3,7 @@ package upload
 import (
 	"crypto/sha256"
 	"errors"
+	"hash"
 	"io"
 	"sync"
 )
@@ -26,7 +27,6 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b
 // Errors: src's error, or dst's first write error (reading then stops early).
 func copyHashed(dst io.Writer, src io.Reader) (int64, [sha256.Size]byte, error) {
 	var sum [sha256.Size]byte
-	h := sha256.New()
 	first := chunks.Get().(*[]byte)
 	n, err := fill(src, *first)
 	if err != nil {
@@ -34,89 +34,110 @@ func copyHashed(dst io.Writer, src io.Reader) (int64, [sha256.Size]byte, error) 
 		if !errors.Is(err, io.EOF) {
 			return int64(n), sum, err
 		}
-		h.Write((*first)[:n])
 		if _, err := dst.Write((*first)[:n]); err != nil {
 			return 0, sum, err
 		}
-		h.Sum(sum[:0])
-		return int64(n), sum, nil
+		return int64(n), sha256.Sum256((*first)[:n]), nil
 	}
+	p := startPipeline(dst)
+	total, rerr := p.feed(src, chunk{first, n})
+	close(p.toHash)
+	p.wg.Wait()
+	switch {
+	case p.werr != nil:
+		return total, sum, p.werr
+	case rerr != nil:
+		return total, sum, rerr
+	}
+	p.h.Sum(sum[:0])
+	return total, sum, nil
+}
 
-	type chunk struct {
-		b *[]byte
-		n int
+// chunk is a pooled buffer and how many of its bytes are data.
+type chunk struct {
+	b *[]byte
+	n int
+}
+
+// pipeline hashes chunks in order on one goroutine and writes them on another.
+type pipeline struct {
+	h       hash.Hash
+	toHash  chan chunk
+	toWrite chan chunk
+	failed  chan struct{} // closed on dst's first error
+	werr    error         // dst's first error; read after wg.Wait
+	wg      sync.WaitGroup
+}
+
+func startPipeline(dst io.Writer) *pipeline {
+	p := &pipeline{h: sha256.New(), toHash: make(chan chunk, chunksInFlight),
+		toWrite: make(chan chunk, chunksInFlight), failed: make(chan struct{})}
+	p.wg.Add(2)
+	go p.hash()
+	go p.write(dst)
+	return p
+}
+
+// hash keeps chunk order, so the digest is the digest of the stream.
+func (p *pipeline) hash() {
+	defer p.wg.Done()
+	defer close(p.toWrite)
+	for c := range p.toHash {
+		p.h.Write((*c.b)[:c.n])
+		p.toWrite <- c
 	}
-	toHash := make(chan chunk, chunksInFlight)
-	toWrite := make(chan chunk, chunksInFlight)
-	failed := make(chan struct{}) // closed on dst's first error
-	var werr error
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { // hasher: keeps chunk order, so the digest is the digest of the stream
-		defer wg.Done()
-		defer close(toWrite)
-		for c := range toHash {
-			h.Write((*c.b)[:c.n])
-			toWrite <- c
-		}
-	}()
-	go func() { // writer
-		defer wg.Done()
-		for c := range toWrite {
-			if werr == nil {
-				if _, werr = dst.Write((*c.b)[:c.n]); werr != nil {
-					close(failed)
-				}
+}
+
+// write writes every chunk until dst fails, then only returns chunks to the pool.
+func (p *pipeline) write(dst io.Writer) {
+	defer p.wg.Done()
+	for c := range p.toWrite {
+		if p.werr == nil {
+			if _, p.werr = dst.Write((*c.b)[:c.n]); p.werr != nil {
+				close(p.failed)
 			}
-			chunks.Put(c.b)
 		}
-	}()
+		chunks.Put(c.b)
+	}
+}
 
-	total := int64(n)
-	next := chunk{first, n}
-	var rerr error
+// send hands c to the hasher; false once the writer has failed (c goes back to the
+// pool).
+func (p *pipeline) send(c chunk) bool {
+	select {
+	case p.toHash <- c:
+		return true
+	case <-p.failed:
+		chunks.Put(c.b)
+		return false
+	}
+}
+
+// feed sends next, then the rest of src chunk by chunk. It returns the bytes read
+// and src's error, or errWriteFailed once the writer failed.
+func (p *pipeline) feed(src io.Reader, next chunk) (int64, error) {
+	total := int64(next.n)
 	for {
-		select {
-		case toHash <- next:
-		case <-failed:
-			chunks.Put(next.b)
-			rerr = errWriteFailed
-		}
-		if rerr != nil {
-			break
+		if !p.send(next) {
+			return total, errWriteFailed
 		}
 		b := chunks.Get().(*[]byte)
 		n, err := fill(src, *b)
 		total += int64(n)
 		if err != nil && !errors.Is(err, io.EOF) {
 			chunks.Put(b)
-			rerr = err
-			break
+			return total, err
 		}
 		if n == 0 {
 			chunks.Put(b)
-			break
+			return total, nil
 		}
 		next = chunk{b, n}
 		if err != nil { // io.EOF with a last partial chunk
-			select {
-			case toHash <- next:
-			case <-failed:
-				chunks.Put(next.b)
-			}
-			break
+			p.send(next)
+			return total, nil
 		}
 	}
-	close(toHash)
-	wg.Wait()
-	switch {
-	case werr != nil:
-		return total, sum, werr
-	case rerr != nil:
-		return total, sum, rerr
-	}
-	h.Sum(sum[:0])
-	return total, sum, nil
 }
 
 // errWriteFailed stops reading once the writer failed; the writer's error is returned.
