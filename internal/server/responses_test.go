@@ -25,6 +25,7 @@ func TestAuthenticatedResponsesAreNotStored(t *testing.T) {
 	cookie := http.Header{"Cookie": {"session=" + s.Token}}
 	for name, r := range map[string]*apitest.Response{
 		"create":          created,
+		"sign-in":         env.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]any{"email": a.Email, "password": a.Password}}).Expect(201),
 		"replay":          replayed,
 		"read":            env.Do(apitest.Request{Method: "GET", Path: "/v2/risks/" + risk.ID, Bearer: a.Key}).Expect(200),
 		"list /v1":        env.Do(apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: s.Token}).Expect(200),

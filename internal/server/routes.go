@@ -179,7 +179,8 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	case authn != nil:
 		mw = append(mw, noStore, authn, m.throttle)
 	case r.SignIn:
-		mw = append(mw, m.signIn)
+		// Sign-in answers carry the session token: never cached either.
+		mw = append(mw, noStore, m.signIn)
 	}
 	if r.Scope != "" || r.Admin {
 		mw = append(mw, authorize(r.Scope, r.Admin))
