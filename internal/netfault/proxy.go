@@ -28,6 +28,7 @@ type Proxy struct {
 	stalled chan struct{} // non-nil while stalled: closed by Restore
 	cutOn   []byte        // non-nil: cut a connection after forwarding these bytes upstream
 	cuts    int           // connections cut by CutAfter's pattern
+	cutSkip int           // chunks carrying cutOn still let through (CutAfterSkipping)
 	closed  bool
 	wg      sync.WaitGroup
 }
@@ -117,10 +118,15 @@ func (p *Proxy) Refuse(on bool) {
 // what it was sent.
 // With a pattern only the last round trip of a write carries (a parameter value),
 // the server commits and the client never learns it. A nil pattern turns it off.
-func (p *Proxy) CutAfter(pattern []byte) {
+func (p *Proxy) CutAfter(pattern []byte) { p.CutAfterSkipping(pattern, 0) }
+
+// CutAfterSkipping is CutAfter that first lets skip chunks carrying pattern through:
+// for a value that also travels in earlier round trips of the same write (a risk's
+// JSON goes out with its event before it goes out as the stored response).
+func (p *Proxy) CutAfterSkipping(pattern []byte, skip int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.cutOn = pattern
+	p.cutOn, p.cutSkip = pattern, skip
 }
 
 // PatternCuts is how many connections CutAfter's pattern has cut so far.
@@ -231,6 +237,10 @@ func (p *Proxy) matches(chunk []byte) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.cutOn == nil || !bytes.Contains(chunk, p.cutOn) {
+		return false
+	}
+	if p.cutSkip > 0 {
+		p.cutSkip--
 		return false
 	}
 	p.cuts++
