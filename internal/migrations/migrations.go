@@ -18,6 +18,7 @@ import (
 var all = []*gormigrate.Migration{
 	m0001Initial,
 	m0002Accounts,
+	m0008IdempotencyReserve,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -30,17 +30,20 @@ const upsertRecord = `INSERT INTO idempotency_records
 	content_type = excluded.content_type, body = excluded.body, created_at = excluded.created_at,
 	updated_at = excluded.updated_at, expires_at = excluded.expires_at`
 
-// reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
-// one pipeline on a pinned connection. The read is its own statement, so under READ
-// COMMITTED its snapshot is taken after the lock is held and sees every attempt that
-// committed before. The record is returned whether or not the lock was free: the
-// engine decides what it means.
+// reserveRecord calls idempotency_reserve (migration 0008): the key's advisory lock,
+// then the record read in a statement of its own, so under READ COMMITTED its
+// snapshot is taken after the lock is held and sees every attempt that committed
+// before.
+const reserveRecord = `SELECT locked, (rec).idem_key IS NOT NULL, coalesce((rec).fingerprint, ''),
+	coalesce((rec).state, ''), coalesce((rec).status_code, 0), coalesce((rec).content_type, ''), (rec).body,
+	coalesce((rec).created_at, 'epoch'), coalesce((rec).expires_at, 'epoch')
+	FROM idempotency_reserve($1, $2, $3, $4, $5)`
+
+// reservePostgres sends BEGIN and idempotency_reserve (lock and read in one
+// statement) as one pipeline on a pinned connection. The record is returned whether
+// or not the lock was free: the engine decides what it means.
 func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return idempotency.Observation{}, err
-	}
-	conn, err := sqlDB.Conn(ctx)
+	conn, err := s.sqlDB.Conn(ctx)
 	if err != nil {
 		return idempotency.Observation{}, fmt.Errorf("reserve: %w", database.Classify(err))
 	}
@@ -50,18 +53,26 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	err = r.pgx(func(pc *pgx.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
-		b.Queue("SELECT pg_try_advisory_xact_lock($1)", lockID(k))
-		b.Queue(selectRecord, k.Scope, k.Method, k.Path, k.Key)
+		b.Queue(reserveRecord, lockID(k), k.Scope, k.Method, k.Path, k.Key)
 		br := pc.SendBatch(ctx, b)
 		defer br.Close()
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&locked); err != nil {
+		var found bool
+		var state string
+		rec = &idempotency.Record{RecordKey: k}
+		if err := br.QueryRow().Scan(&locked, &found, &rec.Fingerprint, &state, &rec.StatusCode,
+			&rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt); err != nil {
 			return err
 		}
-		rec, err = scanRecord(br.QueryRow(), k)
-		return err
+		if !found {
+			rec = nil
+			return nil
+		}
+		rec.State = idempotency.State(state)
+		rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+		return nil
 	})
 	if err != nil {
 		r.Release()
@@ -78,15 +89,18 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	return idempotency.Observation{Record: rec, Held: r}, nil
 }
 
-func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, error) {
+// lookupPostgres is Lookup on PostgreSQL: one SELECT in autocommit, sent through
+// database/sql rather than GORM, which would cost more CPU than the read itself.
+func (s *Store) lookupPostgres(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
 	rec := &idempotency.Record{RecordKey: k}
 	var state string
-	err := row.Scan(&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
+	err := s.sqlDB.QueryRowContext(ctx, selectRecord, k.Scope, k.Method, k.Path, k.Key).Scan(
+		&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("look up idempotency record: %w", database.Classify(err))
 	}
 	rec.State = idempotency.State(state)
 	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()

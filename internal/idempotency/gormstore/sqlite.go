@@ -22,7 +22,7 @@ import (
 // queueing behind other writers.
 func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	locked := s.local.tryLock(k)
-	rec, err := s.Get(ctx, k)
+	rec, err := s.Lookup(ctx, k)
 	switch {
 	case err != nil:
 		if locked {

@@ -15,6 +15,7 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"time"
@@ -29,6 +30,7 @@ import (
 // Store implements idempotency.Store over the idempotency_records table.
 type Store struct {
 	db      *gorm.DB
+	sqlDB   *sql.DB // db's pool, for the statements that skip GORM (PostgreSQL)
 	dialect database.Dialect
 	local   *localLocks // SQLite only
 }
@@ -36,6 +38,9 @@ type Store struct {
 // Reserve implements idempotency.Store.Reserve for the store's dialect.
 func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	if s.dialect == database.Postgres {
+		if s.sqlDB == nil {
+			return idempotency.Observation{}, errNoPool
+		}
 		return s.reservePostgres(ctx, k)
 	}
 	return s.reserveSQLite(ctx, k)
@@ -45,8 +50,13 @@ var _ idempotency.Store = (*Store)(nil)
 
 // New returns a Store over db. The table comes from riskapi's migrations.
 func New(db *database.DB) *Store {
-	return &Store{db: db.DB, dialect: db.Dialect, local: &localLocks{held: map[idempotency.RecordKey]struct{}{}}}
+	// database.Open's handle always wraps a *sql.DB; any other leaves sqlDB nil, and
+	// the PostgreSQL paths then fail closed (errNoPool).
+	sqlDB, _ := db.DB.DB()
+	return &Store{db: db.DB, sqlDB: sqlDB, dialect: db.Dialect, local: &localLocks{held: map[idempotency.RecordKey]struct{}{}}}
 }
+
+var errNoPool = errors.New("idempotency store: GORM handle has no *sql.DB pool")
 
 type row struct {
 	Scope       string `gorm:"primaryKey"`
@@ -83,17 +93,20 @@ func where(db *gorm.DB, k idempotency.RecordKey) *gorm.DB {
 	return db.Where("scope = ? AND method = ? AND path = ? AND idem_key = ?", k.Scope, k.Method, k.Path, k.Key)
 }
 
-// Get returns the committed record for k, or nil if there is none, without taking
-// k's lock. It is no part of the engine's Store (Reserve reads the record itself);
-// tests and operators read records with it.
-func (s *Store) Get(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
+// Lookup implements idempotency.Store.Lookup: k's committed record, nil if there is
+// none, read without a lock or a transaction. Tests and operators read records with
+// it too.
+func (s *Store) Lookup(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
+	if s.dialect == database.Postgres && s.sqlDB != nil {
+		return s.lookupPostgres(ctx, k)
+	}
 	var w row
 	err := where(s.db.WithContext(ctx), k).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get idempotency record: %w", database.Classify(err))
+		return nil, fmt.Errorf("look up idempotency record: %w", database.Classify(err))
 	}
 	return toRecord(&w), nil
 }
