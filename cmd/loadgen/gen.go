@@ -90,6 +90,7 @@ type results struct {
 	doubled   []string // titles of this run held more than once
 	lost      []string // acknowledged risks missing
 	verifyErr error
+	floor     *floor // pgbench's floor, with --pgbench
 }
 
 func (r *results) ok() bool {
@@ -115,6 +116,13 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 		res.kinds[k] = &kindResult{}
 	}
 	defer g.client.Close()
+	if g.o.pgbench != "" {
+		res.floor = &floor{dir: g.o.pgbench, url: g.o.databaseURL, clients: g.o.clients,
+			slice: g.o.pgbenchTime, log: g.log, tps: map[string][]float64{}}
+		if err := res.floor.setUp(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if g.o.verify {
 		rs, err := g.client.ListRisks(ctx, g.env.targets[0], 1<<20)
 		if err != nil {
@@ -142,6 +150,11 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 				break
 			}
 			g.phase(ctx, k, fmt.Sprintf("round %d/%d", round, g.o.rounds), g.o.requests, res.kinds[k])
+		}
+		if res.floor != nil && ctx.Err() == nil {
+			if err := res.floor.round(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res.took = time.Since(res.started)
