@@ -36,7 +36,12 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 	if InTx(ctx) {
 		return fn(ctx)
 	}
-	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	leave, err := EnterWrite(ctx, db)
+	if err != nil {
+		return Classify(err)
+	}
+	defer leave()
+	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		return fn(WithTx(ctx, tx))
 	})
 	return Classify(err)
