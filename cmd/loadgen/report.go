@@ -77,6 +77,12 @@ func reportRatios(w io.Writer, r *results, sums map[kind]e2e.Summary) {
 		fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 3 on PostgreSQL, ≥ 4 on SQLite)\n",
 			ratio(tp(kindReplay), tp(kindKeyed)), lat(sums[kindKeyed].P50, sums[kindReplay].P50), lat(sums[kindKeyed].P99, sums[kindReplay].P99))
 	}
+	cpu := func(k kind) float64 { return float64(r.kinds[k].cpuPerRequest()) }
+	if has(kindReplay, kindUnkeyed) && cpu(kindUnkeyed) > 0 {
+		fmt.Fprintf(w, "  server CPU per request, unkeyed / keyed / replay   %.0fµs / %.0fµs / %.0fµs\n",
+			cpu(kindUnkeyed)/1e3, cpu(kindKeyed)/1e3, cpu(kindReplay)/1e3)
+		fmt.Fprintf(w, "  replay/unkeyed server CPU            %s   (goal ≤ 0.50)\n", ratio(cpu(kindReplay), cpu(kindUnkeyed)))
+	}
 	if has(kindRead, kindReplay) {
 		fmt.Fprintf(w, "  read/replay throughput               %s\n", ratio(tp(kindRead), tp(kindReplay)))
 	}
