@@ -19,9 +19,6 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
-const selectRecord = `SELECT fingerprint, state, status_code, content_type, body, created_at, expires_at
-	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
-
 const upsertRecord = `INSERT INTO idempotency_records
 	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11)
@@ -87,24 +84,6 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	tx.Statement.ConnPool = pinnedTx{conn}
 	r.tx = tx
 	return idempotency.Observation{Record: rec, Held: r}, nil
-}
-
-// lookupPostgres is Lookup on PostgreSQL: one SELECT in autocommit, sent through
-// database/sql rather than GORM, which would cost more CPU than the read itself.
-func (s *Store) lookupPostgres(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
-	rec := &idempotency.Record{RecordKey: k}
-	var state string
-	err := s.sqlDB.QueryRowContext(ctx, selectRecord, k.Scope, k.Method, k.Path, k.Key).Scan(
-		&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("look up idempotency record: %w", database.Classify(err))
-	}
-	rec.State = idempotency.State(state)
-	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
-	return rec, nil
 }
 
 // lockID maps a key to PostgreSQL's 64-bit advisory lock space. A collision between

@@ -82,34 +82,41 @@ func toRow(r *idempotency.Record) *row {
 		UpdatedAt: r.CreatedAt.UTC(), ExpiresAt: r.ExpiresAt.UTC()}
 }
 
-func toRecord(w *row) *idempotency.Record {
-	return &idempotency.Record{
-		RecordKey:   idempotency.RecordKey{Scope: w.Scope, Method: w.Method, Path: w.Path, Key: w.IdemKey},
-		Fingerprint: w.Fingerprint, State: idempotency.State(w.State), StatusCode: w.StatusCode,
-		ContentType: w.ContentType, Body: w.Body, CreatedAt: w.CreatedAt.UTC(), ExpiresAt: w.ExpiresAt.UTC()}
-}
-
-func where(db *gorm.DB, k idempotency.RecordKey) *gorm.DB {
-	return db.Where("scope = ? AND method = ? AND path = ? AND idem_key = ?", k.Scope, k.Method, k.Path, k.Key)
-}
-
 // Lookup implements idempotency.Store.Lookup: k's committed record, nil if there is
-// none, read without a lock or a transaction. Tests and operators read records with
-// it too.
+// none, read without a lock or a transaction. It is one SELECT sent through
+// database/sql rather than GORM, whose reflection would cost more CPU than the read
+// itself on a replay's path. Tests and operators read records with it too.
 func (s *Store) Lookup(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
-	if s.dialect == database.Postgres && s.sqlDB != nil {
-		return s.lookupPostgres(ctx, k)
+	if s.sqlDB == nil {
+		return nil, errNoPool
 	}
-	var w row
-	err := where(s.db.WithContext(ctx), k).Take(&w).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+	q := selectRecord
+	if s.dialect != database.Postgres {
+		q = selectRecordSQLite
+	}
+	rec := &idempotency.Record{RecordKey: k}
+	var state string
+	err := s.sqlDB.QueryRowContext(ctx, q, k.Scope, k.Method, k.Path, k.Key).Scan(
+		&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("look up idempotency record: %w", database.Classify(err))
 	}
-	return toRecord(&w), nil
+	rec.State = idempotency.State(state)
+	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	return rec, nil
 }
+
+// selectRecord reads one record (PostgreSQL placeholders); selectRecordSQLite is
+// the same with SQLite's.
+const (
+	selectRecord = `SELECT fingerprint, state, status_code, content_type, body, created_at, expires_at
+	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
+	selectRecordSQLite = `SELECT fingerprint, state, status_code, content_type, body, created_at, expires_at
+	FROM idempotency_records WHERE scope = ? AND method = ? AND path = ? AND idem_key = ?`
+)
 
 // MarkFailed upserts rec as FAILED unless the stored record is COMPLETE and live at
 // now: the reservation is already released, and a concurrent attempt may have
