@@ -22,7 +22,14 @@ func (in *Instance) CPU() (time.Duration, error) {
 	if p == nil || p.cmd.Process == nil {
 		return 0, errors.New("e2e: instance not running")
 	}
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(p.cmd.Process.Pid) + "/stat")
+	return ProcessCPU(p.cmd.Process.Pid)
+}
+
+// ProcessCPU returns the user plus system CPU time process pid has used so far,
+// read from /proc/<pid>/stat (Linux only). Errors: no such process, or /proc cannot
+// be read.
+func ProcessCPU(pid int) (time.Duration, error) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err
 	}
