@@ -66,8 +66,17 @@ type kindResult struct {
 	ok, errors int
 	elapsed    time.Duration // wall time of its phases
 	lat        []time.Duration
-	examples   []string // first few errors
-	mismatches int      // replay: not a replay or another body; read: another risk
+	examples   []string      // first few errors
+	mismatches int           // replay: not a replay or another body; read: another risk
+	serverCPU  time.Duration // CPU the spawned instances used during its phases
+}
+
+// cpuPerRequest is the spawned instances' CPU per answered request, 0 if unknown.
+func (r *kindResult) cpuPerRequest() time.Duration {
+	if r.ok == 0 {
+		return 0
+	}
+	return r.serverCPU / time.Duration(r.ok)
 }
 
 func (r *kindResult) throughput() float64 {
@@ -90,6 +99,7 @@ type results struct {
 	doubled   []string // titles of this run held more than once
 	lost      []string // acknowledged risks missing
 	verifyErr error
+	floor     *floor // pgbench's floor, with --pgbench
 }
 
 func (r *results) ok() bool {
@@ -115,6 +125,13 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 		res.kinds[k] = &kindResult{}
 	}
 	defer g.client.Close()
+	if g.o.pgbench != "" {
+		res.floor = &floor{dir: g.o.pgbench, url: g.o.databaseURL, clients: g.o.clients,
+			slice: g.o.pgbenchTime, log: g.log, tps: map[string][]float64{}}
+		if err := res.floor.setUp(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if g.o.verify {
 		rs, err := g.client.ListRisks(ctx, g.env.targets[0], 1<<20)
 		if err != nil {
@@ -142,6 +159,11 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 				break
 			}
 			g.phase(ctx, k, fmt.Sprintf("round %d/%d", round, g.o.rounds), g.o.requests, res.kinds[k])
+		}
+		if res.floor != nil && ctx.Err() == nil {
+			if err := res.floor.round(ctx); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res.took = time.Since(res.started)
@@ -176,6 +198,7 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	deadline := time.Now().Add(g.o.duration)
 	var next, done, failed atomic.Int64
 	per := make([]clientResult, g.o.clients)
+	cpu0 := g.serverCPU()
 	start := time.Now()
 	stopProgress := g.progress(label, k, n, start, &done, &failed)
 	var wg sync.WaitGroup
@@ -215,6 +238,7 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	elapsed := time.Since(start)
 	stopProgress()
 	into.elapsed += elapsed
+	into.serverCPU += g.serverCPU() - cpu0
 	added := g.merge(per, into)
 	s := e2e.Summarize(into.lat[len(into.lat)-added:])
 	fmt.Fprintf(g.log, "loadgen: %s %-7s %6d ok %4d errors in %6.2fs = %8.1f req/s  p50 %s p99 %s\n", label, k,
@@ -360,4 +384,16 @@ func (g *generator) verify(ctx context.Context, res *results) {
 			res.lost = append(res.lost, w.id)
 		}
 	}
+}
+
+// serverCPU is the CPU time the spawned instances have used so far (zero with
+// --targets, whose processes loadgen cannot see).
+func (g *generator) serverCPU() time.Duration {
+	var t time.Duration
+	for _, in := range g.env.insts {
+		if d, err := in.CPU(); err == nil {
+			t += d
+		}
+	}
+	return t
 }

@@ -67,6 +67,8 @@ type options struct {
 	timeout     time.Duration
 	verify      bool
 	label       string
+	pgbench     string        // folder of bench/pgbench scripts; "" = no floor
+	pgbenchTime time.Duration // per script and round
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -88,6 +90,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.progress, "progress", 5*time.Second, "interval of the progress line on stderr (0: none)")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "timeout of one request")
 	fs.BoolVar(&o.verify, "verify", true, "list the tenant's risks before and after and check for doubled and lost writes")
+	fs.StringVar(&o.pgbench, "pgbench", "", "folder of the pgbench scripts (bench/pgbench): after each round run them on --database-url (PostgreSQL) for --pgbench-time each and print riskapi's keyed/unkeyed ratio next to that floor")
+	fs.DurationVar(&o.pgbenchTime, "pgbench-time", 10*time.Second, "time per pgbench script and round")
 	fs.StringVar(&o.label, "label", "", "free text printed in the report header (e.g. the store)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -123,6 +127,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		return nil, usageError{"--clients, --requests and --rounds must be ≥ 1, --warmup ≥ 0"}
 	case o.duration <= 0 || o.timeout <= 0 || o.progress < 0:
 		return nil, usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
+	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
+		return nil, usageError{"--pgbench needs a PostgreSQL --database-url"}
 	case o.lease < 2*time.Second:
 		return nil, usageError{"--lease must be at least 2s"}
 	}

@@ -66,12 +66,22 @@ func reportRatios(w io.Writer, r *results, sums map[kind]e2e.Summary) {
 	}
 	fmt.Fprintf(w, "\nratios\n")
 	if has(kindKeyed, kindUnkeyed) {
-		fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.80 on PostgreSQL)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
+		fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.85 on PostgreSQL, ≥ 0.80 on SQLite)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
 		fmt.Fprintf(w, "  keyed/unkeyed latency p50 / p99      %s / %s\n", lat(sums[kindKeyed].P50, sums[kindUnkeyed].P50), lat(sums[kindKeyed].P99, sums[kindUnkeyed].P99))
+		if f := r.floor; f != nil {
+			fmt.Fprintf(w, "  pgbench floor keyed/unkeyed          %s   (the same statements straight to PostgreSQL, rounds interleaved)\n", ratio(f.ratio(), 1))
+			fmt.Fprintf(w, "  riskapi ratio / floor ratio          %s   (goal ≥ 0.90)\n", ratio(tp(kindKeyed)/tp(kindUnkeyed), f.ratio()))
+		}
 	}
 	if has(kindKeyed, kindReplay) {
-		fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 2)\n",
+		fmt.Fprintf(w, "  replay speedup over first execution  %s× throughput, %s× p50, %s× p99   (goal ≥ 3 on PostgreSQL, ≥ 4 on SQLite)\n",
 			ratio(tp(kindReplay), tp(kindKeyed)), lat(sums[kindKeyed].P50, sums[kindReplay].P50), lat(sums[kindKeyed].P99, sums[kindReplay].P99))
+	}
+	cpu := func(k kind) float64 { return float64(r.kinds[k].cpuPerRequest()) }
+	if has(kindReplay, kindUnkeyed) && cpu(kindUnkeyed) > 0 {
+		fmt.Fprintf(w, "  server CPU per request, unkeyed / keyed / replay   %.0fµs / %.0fµs / %.0fµs\n",
+			cpu(kindUnkeyed)/1e3, cpu(kindKeyed)/1e3, cpu(kindReplay)/1e3)
+		fmt.Fprintf(w, "  replay/unkeyed server CPU            %s   (goal ≤ 0.50)\n", ratio(cpu(kindReplay), cpu(kindUnkeyed)))
 	}
 	if has(kindRead, kindReplay) {
 		fmt.Fprintf(w, "  read/replay throughput               %s\n", ratio(tp(kindRead), tp(kindReplay)))

@@ -105,6 +105,10 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	if err := registerCallbacks(gdb); err != nil {
 		return nil, err
 	}
+	// Writers queue in arrival order rather than poll the busy handler (writeGate).
+	if err := gdb.Use(newWriteGate()); err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
 	sqlDB, err := gdb.DB()
 	if err != nil {
 		return nil, err

@@ -40,6 +40,13 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
+	// On SQLite, writers queue at the write gate before BEGIN (writeGate); the wait
+	// is bounded like the transaction.
+	leave, err := EnterWrite(ctx, db)
+	if err != nil {
+		return Classify(err)
+	}
+	defer leave()
 	tx := db.WithContext(ctx).Begin()
 	if tx.Error != nil {
 		return Classify(tx.Error)

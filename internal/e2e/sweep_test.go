@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/riskapi/riskapi/internal/app"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
@@ -171,7 +173,7 @@ func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func
 				default:
 				}
 				body := fmt.Appendf(nil, `{"title":"sweep load %d-%d","likelihood":3,"impact":4}`, c, i)
-				res := client.CreateRisk(ctx, in.URL(), fmt.Sprintf("sweep-load-%d-%d", c, i), body)
+				res := client.CreateRisk(ctx, in.URL(), uuid.NewString(), body)
 				w := write{sent: res.Sent, done: res.Sent.Add(res.Latency), ok: res.Status == http.StatusCreated}
 				mu.Lock()
 				writes = append(writes, w)
@@ -292,7 +294,8 @@ func insertOldLogEntries(t *testing.T, ctx context.Context, db *database.DB, ten
 }
 
 // insertExpired inserts n complete records that expired a day ago, spread over
-// n milliseconds, with a body the size of a risk's, in one statement; then puts the
+// n milliseconds, under random keys as real clients send (UUIDs; on SQLite 32 random
+// hex digits), so the primary key's index is as scattered as in production, with a body the size of a risk's, in one statement; then puts the
 // table in the state a day-old table is in (vacuumed, analysed, checkpointed).
 func insertExpired(t *testing.T, ctx context.Context, db *database.DB, scope string, n int) {
 	t.Helper()
@@ -303,7 +306,7 @@ func insertExpired(t *testing.T, ctx context.Context, db *database.DB, scope str
 	if db.Dialect == database.Postgres {
 		stmts = []string{`INSERT INTO idempotency_records
 			(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
-			SELECT ?, 'POST', '/v2/risks', 'expired-' || g, encode(sha256(g::text::bytea), 'hex'), 'complete', 201,
+			SELECT ?, 'POST', '/v2/risks', gen_random_uuid()::text, encode(sha256(g::text::bytea), 'hex'), 'complete', 201,
 				'application/json', convert_to(repeat('x', 400), 'UTF8'), CAST(? AS timestamptz), CAST(? AS timestamptz),
 				CAST(? AS timestamptz) + g * interval '1 millisecond'
 			FROM generate_series(1, ?) AS g`,
@@ -313,7 +316,7 @@ func insertExpired(t *testing.T, ctx context.Context, db *database.DB, scope str
 		stmts = []string{`WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < ?)
 			INSERT INTO idempotency_records
 			(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at)
-			SELECT ?, 'POST', '/v2/risks', 'expired-' || i, printf('%064d', i), 'complete', 201,
+			SELECT ?, 'POST', '/v2/risks', lower(hex(randomblob(16))), printf('%064d', i), 'complete', 201,
 				'application/json', randomblob(400), ?, ?, ?
 			FROM g`,
 			`ANALYZE idempotency_records`, `PRAGMA wal_checkpoint(TRUNCATE)`}

@@ -22,14 +22,26 @@ const (
 // concurrent retries of a finished request are replayed, never refused with 409. A
 // FAILED or expired record counts as absent.
 func decide(obs Observation, fingerprint string, now time.Time) verdict {
-	if rec := obs.Record; rec != nil && rec.State == StateComplete && rec.Live(now) {
-		if rec.Fingerprint == fingerprint {
-			return replay
-		}
-		return keyReused
+	if v, ok := answered(obs.Record, fingerprint, now); ok {
+		return v
 	}
 	if obs.Held == nil {
 		return inProgress
 	}
 	return run
+}
+
+// answered reports whether rec alone settles the request: a live COMPLETE record
+// answers with a replay or 422 whoever holds the key. Such a record never changes
+// until it expires (Complete only overwrites a FAILED or expired record, MarkFailed
+// and the sweep never touch a live COMPLETE one), so a read of it needs no lock: the
+// engine answers from Store.Lookup and reserves only when this reports false.
+func answered(rec *Record, fingerprint string, now time.Time) (verdict, bool) {
+	if rec == nil || rec.State != StateComplete || !rec.Live(now) {
+		return run, false
+	}
+	if rec.Fingerprint == fingerprint {
+		return replay, true
+	}
+	return keyReused, true
 }

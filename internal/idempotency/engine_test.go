@@ -31,8 +31,10 @@ type fakeStore struct {
 	held    map[RecordKey]bool
 	written []string // committed handler writes
 
-	reserveErr, beginErr, completeErr error
-	reserves, releases                int
+	lookupErr, reserveErr, beginErr, completeErr error
+	reserves, releases, lookups                  int
+	// beforeReserve runs between Lookup and Reserve: what another attempt did meanwhile.
+	beforeReserve func(*fakeStore)
 }
 
 func newFakeStore() *fakeStore {
@@ -40,6 +42,9 @@ func newFakeStore() *fakeStore {
 }
 
 func (s *fakeStore) Reserve(_ context.Context, k RecordKey) (Observation, error) {
+	if f := s.beforeReserve; f != nil {
+		f(s)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reserves++
@@ -55,6 +60,19 @@ func (s *fakeStore) Reserve(_ context.Context, k RecordKey) (Observation, error)
 		obs.Held = &fakeReservation{s: s, k: k}
 	}
 	return obs, nil
+}
+
+func (s *fakeStore) Lookup(_ context.Context, k RecordKey) (*Record, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookups++
+	if s.lookupErr != nil {
+		return nil, s.lookupErr
+	}
+	if rec, ok := s.records[k]; ok {
+		return &rec, nil
+	}
+	return nil, nil
 }
 
 func (s *fakeStore) MarkFailed(_ context.Context, rec *Record, now time.Time) error {
@@ -322,6 +340,39 @@ func TestLiveCompleteAnswersEvenWhenLocked(t *testing.T) {
 	wantProblem(t, err, problem.IdempotencyKeyReused)
 }
 
+// A live COMPLETE record answers from the plain read: a replay or a 422 takes no
+// lock and no transaction; anything else goes on to the locked path.
+func TestLiveCompleteAnswersWithoutReserving(t *testing.T) {
+	et := newEngineTest(t)
+	et.do(testKey, `{"name":"a"}`, et.created("a"))
+	if et.store.lookups != 1 || et.store.reserves != 1 {
+		t.Fatalf("first execution: %d lookups, %d reservations; want 1, 1", et.store.lookups, et.store.reserves)
+	}
+	et.do(testKey, `{"name":"a"}`, et.created("a"))
+	_, err := et.do(testKey, `{"name":"b"}`, et.created("b"))
+	wantProblem(t, err, problem.IdempotencyKeyReused)
+	if et.store.lookups != 3 || et.store.reserves != 1 || et.ran != 1 {
+		t.Fatalf("replay and 422: %d lookups, %d reservations, ran %d; want 3, 1, 1", et.store.lookups, et.store.reserves, et.ran)
+	}
+}
+
+// An attempt that completes between the plain read and the lock is replayed from
+// the read under the lock, never run a second time.
+func TestCompletedAfterLookupIsReplayedNotRun(t *testing.T) {
+	et := newEngineTest(t)
+	first, _ := et.do(testKey, `{"name":"a"}`, et.created("a"))
+	done := *et.store.record(testRK)
+	delete(et.store.records, testRK)
+	et.store.beforeReserve = func(s *fakeStore) { s.records[testRK] = done }
+	again, err := et.do(testKey, `{"name":"a"}`, et.created("a"))
+	if err != nil || again.Body.String() != first.Body.String() || again.Header().Get(HeaderReplayed) != "true" || et.ran != 1 {
+		t.Fatalf("retry: %d %q, ran %d; want the replay and one run", again.Code, again.Header().Get(HeaderReplayed), et.ran)
+	}
+	if et.store.held[testRK] {
+		t.Fatal("the key is still held after a replay from the locked path")
+	}
+}
+
 func TestFailedOrExpiredRecordRunsAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -359,6 +410,7 @@ func TestStoreErrorsFailClosed(t *testing.T) {
 		breakStore func(*fakeStore)
 		ran        int
 	}{
+		{"lookup", func(s *fakeStore) { s.lookupErr = down }, 0},
 		{"reserve", func(s *fakeStore) { s.reserveErr = down }, 0},
 		{"begin", func(s *fakeStore) { s.beginErr = down }, 0},
 		{"complete", func(s *fakeStore) { s.completeErr = down }, 1},
@@ -473,8 +525,8 @@ func TestRefusedBeforeTheStore(t *testing.T) {
 	if err != nil || res.Code != http.StatusCreated || res.Header().Get(HeaderReplayed) != "" {
 		t.Fatalf("unkeyed: %d %v, want it run without the engine", res.Code, err)
 	}
-	if et.store.reserves != 0 || len(et.store.records) != 0 {
-		t.Fatalf("%d reservations, %d records; want none", et.store.reserves, len(et.store.records))
+	if et.store.lookups != 0 || et.store.reserves != 0 || len(et.store.records) != 0 {
+		t.Fatalf("%d lookups, %d reservations, %d records; want none", et.store.lookups, et.store.reserves, len(et.store.records))
 	}
 }
 

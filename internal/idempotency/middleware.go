@@ -72,8 +72,8 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // handle runs the state machine of docs/idempotency.md (States) for one keyed request: the
-// store reports what it saw (Reserve), decide answers, and only a run changes the
-// record.
+// store reports what it saw (Lookup, then Reserve unless a live COMPLETE record
+// answered), decide answers, and only a run changes the record.
 func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
 	ctx := c.Request().Context()
 	now := e.Now()
@@ -82,13 +82,23 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 	// Its deadline stays under the lease, so a live request is never abandoned.
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.HandlerTimeout)
 	defer cancel()
-	obs, err := e.Store.Reserve(hctx, rk)
+	// A live COMPLETE record answers without a lock or a transaction (answered).
+	var obs Observation
+	rec, err := e.Store.Lookup(hctx, rk)
 	if err != nil {
-		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err, problem.NotExecuted)
+		return OutcomeStoreUnavailable, e.unavailable(c, "lookup", err, problem.NotExecuted)
 	}
-	v := decide(obs, fp, now)
-	if v != run && obs.Held != nil {
-		e.release(ctx, obs.Held)
+	v, ok := answered(rec, fp, now)
+	if ok {
+		obs.Record = rec
+	} else {
+		if obs, err = e.Store.Reserve(hctx, rk); err != nil {
+			return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err, problem.NotExecuted)
+		}
+		v = decide(obs, fp, now)
+		if v != run && obs.Held != nil {
+			e.release(ctx, obs.Held)
+		}
 	}
 	switch v {
 	case replay:

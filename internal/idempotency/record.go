@@ -74,6 +74,11 @@ type Observation struct {
 // sharing the store: at most one live Reservation per RecordKey, released when its
 // transaction ends or its process dies.
 type Store interface {
+	// Lookup reads k's committed record, nil if there is none, without a lock or a
+	// transaction: one plain read. The engine calls it first and answers a live
+	// COMPLETE record from it (a replay costs no lock and no write); any other result
+	// goes on to Reserve, whose read under the lock is the one that counts.
+	Lookup(ctx context.Context, k RecordKey) (*Record, error)
 	// Reserve tries, without waiting, to take k's lock, and reads k's committed
 	// record (under the lock when it was taken). ctx bounds the reservation: its
 	// deadline ends the transaction. An error means the store failed; no lock is

@@ -22,6 +22,7 @@ var all = []*gormigrate.Migration{
 	m0006Readiness,
 	m0007IdempotencyHeaders,
 	m0005Events,
+	m0008IdempotencyReserve,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

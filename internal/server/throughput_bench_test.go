@@ -37,7 +37,16 @@ func BenchmarkIdempotencyThroughput(b *testing.B) {
 		replayKeys[i] = newKey()
 		env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: tenant.Key, JSON: body, Header: replayKeys[i]}).Expect(201)
 	}
+	meter := cpuMeter{db: env.App.DB}
+	cpu := map[string][2]time.Duration{} // per kind: process, database
+	count := map[string]int64{}
 	run := func(kind string) float64 {
+		p0, d0 := meter.read()
+		defer func() {
+			p1, d1 := meter.read()
+			c := cpu[kind]
+			cpu[kind] = [2]time.Duration{c[0] + p1 - p0, c[1] + d1 - d0}
+		}()
 		var done atomic.Int64
 		var wg sync.WaitGroup
 		stop := time.Now().Add(slice)
@@ -64,6 +73,7 @@ func BenchmarkIdempotencyThroughput(b *testing.B) {
 			}()
 		}
 		wg.Wait()
+		count[kind] += done.Load()
 		return float64(done.Load()) / slice.Seconds()
 	}
 	var unkeyed, keyed, replay float64
@@ -79,4 +89,14 @@ func BenchmarkIdempotencyThroughput(b *testing.B) {
 	b.ReportMetric(replay/rounds/float64(b.N), "replay-req/s")
 	b.ReportMetric(keyed/unkeyed, "keyed/unkeyed")
 	b.ReportMetric(replay/keyed, "replay/keyed")
+	// CPU per request: the process (server and in-process client) and, on
+	// PostgreSQL, the database's backends; ratios against an unkeyed write.
+	per := func(kind string, i int) float64 { return float64(cpu[kind][i]) / float64(count[kind]) }
+	for _, kind := range []string{"unkeyed", "keyed", "replay"} {
+		b.ReportMetric(per(kind, 0)/1e3, kind+"-proc-cpu-us/req")
+		b.ReportMetric(per(kind, 1)/1e3, kind+"-db-cpu-us/req")
+	}
+	b.ReportMetric(per("replay", 0)/per("unkeyed", 0), "replay/unkeyed-proc-cpu")
+	b.ReportMetric((per("replay", 0)+per("replay", 1))/(per("unkeyed", 0)+per("unkeyed", 1)), "replay/unkeyed-total-cpu")
+	b.ReportMetric((per("keyed", 0)+per("keyed", 1))/(per("unkeyed", 0)+per("unkeyed", 1)), "keyed/unkeyed-total-cpu")
 }

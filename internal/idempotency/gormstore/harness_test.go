@@ -167,7 +167,7 @@ func (h *harness) count(table string) int {
 }
 
 func (h *harness) record(scope, method, path, key string) *idempotency.Record {
-	rec, err := h.store.Get(context.Background(), idempotency.RecordKey{Scope: scope, Method: method, Path: path, Key: key})
+	rec, err := h.store.Lookup(context.Background(), idempotency.RecordKey{Scope: scope, Method: method, Path: path, Key: key})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -19,9 +19,6 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
-const selectRecord = `SELECT fingerprint, state, status_code, content_type, headers, body, created_at, expires_at
-	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
-
 const upsertRecord = `INSERT INTO idempotency_records
 	(scope, method, path, idem_key, fingerprint, state, status_code, content_type, body, created_at, updated_at, expires_at, headers, request_id)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $11, $12, $13)
@@ -30,17 +27,20 @@ const upsertRecord = `INSERT INTO idempotency_records
 	content_type = excluded.content_type, headers = excluded.headers, body = excluded.body, created_at = excluded.created_at,
 	updated_at = excluded.updated_at, expires_at = excluded.expires_at, request_id = excluded.request_id`
 
-// reservePostgres sends BEGIN, pg_try_advisory_xact_lock and the record's read as
-// one pipeline on a pinned connection. The read is its own statement, so under READ
-// COMMITTED its snapshot is taken after the lock is held and sees every attempt that
-// committed before. The record is returned whether or not the lock was free: the
-// engine decides what it means.
+// reserveRecord calls idempotency_reserve (migration 0008): the key's advisory lock,
+// then the record read in a statement of its own, so under READ COMMITTED its
+// snapshot is taken after the lock is held and sees every attempt that committed
+// before.
+const reserveRecord = `SELECT locked, (rec).idem_key IS NOT NULL, coalesce((rec).fingerprint, ''),
+	coalesce((rec).state, ''), coalesce((rec).status_code, 0), coalesce((rec).content_type, ''), coalesce((rec).headers, ''), (rec).body,
+	coalesce((rec).created_at, 'epoch'), coalesce((rec).expires_at, 'epoch'), (rec).request_id
+	FROM idempotency_reserve($1, $2, $3, $4, $5)`
+
+// reservePostgres sends BEGIN and idempotency_reserve (lock and read in one
+// statement) as one pipeline on a pinned connection. The record is returned whether
+// or not the lock was free: the engine decides what it means.
 func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
-	sqlDB, err := s.db.DB()
-	if err != nil {
-		return idempotency.Observation{}, err
-	}
-	conn, err := sqlDB.Conn(ctx)
+	conn, err := s.sqlDB.Conn(ctx)
 	if err != nil {
 		return idempotency.Observation{}, fmt.Errorf("reserve: %w", database.Classify(err))
 	}
@@ -50,18 +50,31 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	err = r.pgx(func(pc *pgx.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
-		b.Queue("SELECT pg_try_advisory_xact_lock($1)", lockID(k))
-		b.Queue(selectRecord, k.Scope, k.Method, k.Path, k.Key)
+		b.Queue(reserveRecord, lockID(k), k.Scope, k.Method, k.Path, k.Key)
 		br := pc.SendBatch(ctx, b)
 		defer br.Close()
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
-		if err := br.QueryRow().Scan(&locked); err != nil {
+		var found bool
+		var state, headers string
+		var requestID *string
+		rec = &idempotency.Record{RecordKey: k}
+		if err := br.QueryRow().Scan(&locked, &found, &rec.Fingerprint, &state, &rec.StatusCode,
+			&rec.ContentType, &headers, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt, &requestID); err != nil {
 			return err
 		}
-		rec, err = scanRecord(br.QueryRow(), k)
-		return err
+		if !found {
+			rec = nil
+			return nil
+		}
+		rec.State = idempotency.State(state)
+		rec.Headers = decodeHeaders(headers)
+		if requestID != nil {
+			rec.RequestID = *requestID
+		}
+		rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+		return nil
 	})
 	if err != nil {
 		r.Release()
@@ -76,22 +89,6 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	tx.Statement.ConnPool = pinnedTx{conn}
 	r.tx = tx
 	return idempotency.Observation{Record: rec, Held: r}, nil
-}
-
-func scanRecord(row pgx.Row, k idempotency.RecordKey) (*idempotency.Record, error) {
-	rec := &idempotency.Record{RecordKey: k}
-	var state, headers string
-	err := row.Scan(&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &headers, &rec.Body, &rec.CreatedAt, &rec.ExpiresAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rec.State = idempotency.State(state)
-	rec.Headers = decodeHeaders(headers)
-	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
-	return rec, nil
 }
 
 // lockID maps a key to PostgreSQL's 64-bit advisory lock space. A collision between

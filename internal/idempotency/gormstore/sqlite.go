@@ -22,7 +22,7 @@ import (
 // queueing behind other writers.
 func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	locked := s.local.tryLock(k)
-	rec, err := s.Get(ctx, k)
+	rec, err := s.Lookup(ctx, k)
 	switch {
 	case err != nil:
 		if locked {
@@ -40,17 +40,23 @@ func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey) (ide
 type sqliteReservation struct {
 	db     *gorm.DB
 	tx     *gorm.DB // nil until Begin
+	leave  func()   // frees the write gate (database.EnterWrite) once tx has ended
 	unlock func()
 	once   sync.Once
 }
 
 // Begin begins the transaction and returns ctx carrying it.
 func (r *sqliteReservation) Begin(ctx context.Context) (context.Context, error) {
+	leave, err := database.EnterWrite(ctx, r.db)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", database.Classify(err))
+	}
 	tx := r.db.WithContext(ctx).Begin()
 	if tx.Error != nil {
+		leave()
 		return nil, fmt.Errorf("begin: %w", database.Classify(tx.Error))
 	}
-	r.tx = tx
+	r.tx, r.leave = tx, leave
 	return database.WithTx(ctx, tx), nil
 }
 
@@ -61,7 +67,10 @@ func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Recor
 		return fmt.Errorf("store idempotency record: %w", database.Classify(err))
 	}
 	err := r.tx.Commit().Error
-	r.once.Do(r.unlock)
+	r.once.Do(func() {
+		r.leave()
+		r.unlock()
+	})
 	if err != nil {
 		return commitErr(err)
 	}
@@ -78,6 +87,7 @@ func (r *sqliteReservation) Release() error {
 			if errors.Is(err, gorm.ErrInvalidTransaction) {
 				err = nil // already ended, e.g. by its context's deadline
 			}
+			r.leave()
 		}
 		r.unlock()
 	})

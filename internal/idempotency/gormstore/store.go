@@ -15,6 +15,7 @@ package gormstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +31,7 @@ import (
 // Store implements idempotency.Store over the idempotency_records table.
 type Store struct {
 	db      *gorm.DB
+	sqlDB   *sql.DB // db's pool, for the statements that skip GORM (PostgreSQL)
 	dialect database.Dialect
 	local   *localLocks // SQLite only
 }
@@ -37,6 +39,9 @@ type Store struct {
 // Reserve implements idempotency.Store.Reserve for the store's dialect.
 func (s *Store) Reserve(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
 	if s.dialect == database.Postgres {
+		if s.sqlDB == nil {
+			return idempotency.Observation{}, errNoPool
+		}
 		return s.reservePostgres(ctx, k)
 	}
 	return s.reserveSQLite(ctx, k)
@@ -46,8 +51,13 @@ var _ idempotency.Store = (*Store)(nil)
 
 // New returns a Store over db. The table comes from riskapi's migrations.
 func New(db *database.DB) *Store {
-	return &Store{db: db.DB, dialect: db.Dialect, local: &localLocks{held: map[idempotency.RecordKey]struct{}{}}}
+	// database.Open's handle always wraps a *sql.DB; any other leaves sqlDB nil, and
+	// the PostgreSQL paths then fail closed (errNoPool).
+	sqlDB, _ := db.DB.DB()
+	return &Store{db: db.DB, sqlDB: sqlDB, dialect: db.Dialect, local: &localLocks{held: map[idempotency.RecordKey]struct{}{}}}
 }
+
+var errNoPool = errors.New("idempotency store: GORM handle has no *sql.DB pool")
 
 type row struct {
 	Scope       string `gorm:"primaryKey"`
@@ -121,20 +131,45 @@ func where(db *gorm.DB, k idempotency.RecordKey) *gorm.DB {
 	return db.Where("scope = ? AND method = ? AND path = ? AND idem_key = ?", k.Scope, k.Method, k.Path, k.Key)
 }
 
-// Get returns the committed record for k, or nil if there is none, without taking
-// k's lock. It is no part of the engine's Store (Reserve reads the record itself);
-// tests and operators read records with it.
-func (s *Store) Get(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
-	var w row
-	err := where(s.db.WithContext(ctx), k).Take(&w).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
+// Lookup implements idempotency.Store.Lookup: k's committed record, nil if there is
+// none, read without a lock or a transaction. It is one SELECT sent through
+// database/sql rather than GORM, whose reflection would cost more CPU than the read
+// itself on a replay's path. Tests and operators read records with it too.
+func (s *Store) Lookup(ctx context.Context, k idempotency.RecordKey) (*idempotency.Record, error) {
+	if s.sqlDB == nil {
+		return nil, errNoPool
+	}
+	q := selectRecord
+	if s.dialect != database.Postgres {
+		q = selectRecordSQLite
+	}
+	rec := &idempotency.Record{RecordKey: k}
+	var state, headers string
+	var requestID sql.NullString
+	err := s.sqlDB.QueryRowContext(ctx, q, k.Scope, k.Method, k.Path, k.Key).Scan(
+		&rec.Fingerprint, &state, &rec.StatusCode, &rec.ContentType, &headers, &rec.Body,
+		&rec.CreatedAt, &rec.ExpiresAt, &requestID)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get idempotency record: %w", database.Classify(err))
+		return nil, fmt.Errorf("look up idempotency record: %w", database.Classify(err))
 	}
-	return toRecord(&w), nil
+	rec.State = idempotency.State(state)
+	rec.Headers = decodeHeaders(headers)
+	rec.RequestID = requestID.String // NULL on records written before the column existed
+	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	return rec, nil
 }
+
+// selectRecord reads one record (PostgreSQL placeholders); selectRecordSQLite is
+// the same with SQLite's.
+const (
+	selectRecord = `SELECT fingerprint, state, status_code, content_type, headers, body, created_at, expires_at, request_id
+	FROM idempotency_records WHERE scope = $1 AND method = $2 AND path = $3 AND idem_key = $4`
+	selectRecordSQLite = `SELECT fingerprint, state, status_code, content_type, headers, body, created_at, expires_at, request_id
+	FROM idempotency_records WHERE scope = ? AND method = ? AND path = ? AND idem_key = ?`
+)
 
 // MarkFailed upserts rec as FAILED unless the stored record is COMPLETE and live at
 // now: the reservation is already released, and a concurrent attempt may have
