@@ -23,6 +23,12 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, callTimeoutKey{}, d)
 }
 
+// Bound returns ctx bounded by the call timeout it is marked with (WithCallTimeout)
+// and its cancel function, which the caller must call once the statement's rows are
+// read. It is for the statements a store sends on database/sql directly, past GORM's
+// callbacks, which bound the others.
+func Bound(ctx context.Context) (context.Context, context.CancelFunc) { return bounded(ctx) }
+
 // bounded returns ctx with the call timeout it is marked with, if that ends before
 // ctx's own deadline, and its cancel function (a no-op when nothing was added).
 func bounded(ctx context.Context) (context.Context, context.CancelFunc) {

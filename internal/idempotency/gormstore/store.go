@@ -143,6 +143,8 @@ func (s *Store) Lookup(ctx context.Context, k idempotency.RecordKey) (*idempoten
 	if s.dialect != database.Postgres {
 		q = selectRecordSQLite
 	}
+	ctx, cancel := database.Bound(ctx)
+	defer cancel()
 	rec := &idempotency.Record{RecordKey: k}
 	var state, headers string
 	var requestID sql.NullString

@@ -5,6 +5,7 @@ package tenantstore
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -17,12 +18,26 @@ import (
 )
 
 // Store implements tenants.Store.
-type Store struct{ db *gorm.DB }
+type Store struct {
+	db *gorm.DB
+	// sqlDB is db's pool, for the API-key lookup every /v2 request makes; nil when
+	// db wraps no *sql.DB, and the lookup then goes through GORM.
+	sqlDB *sql.DB
+	// keyBySecret is that lookup in db's placeholder syntax.
+	keyBySecret string
+}
 
 var _ tenants.Store = (*Store)(nil)
 
 // New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+func New(db *gorm.DB) *Store {
+	s := &Store{db: db, keyBySecret: selectKeyBySecret}
+	if db.Dialector.Name() != string(database.Postgres) {
+		s.keyBySecret = selectKeyBySecretSQLite
+	}
+	s.sqlDB, _ = db.DB()
+	return s
+}
 
 type tenantRow struct {
 	ID         string
@@ -164,14 +179,45 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 // APIKeyBySecretHash returns the key with that digest, if its tenant is enabled, or
 // tenants.ErrAPIKeyNotFound. One indexed statement per request: nothing is cached,
 // so a revocation or a disabled tenant holds on every instance from the next
-// request on.
+// request on. It is sent on database/sql, not GORM, because every /v2 request pays
+// for it (docs/performance.md, issue 14); pgx prepares it once per connection.
 func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tenants.APIKey, error) {
+	if s.sqlDB == nil {
+		var row apiKeyRow
+		q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
+			Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
+		err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
+		return row.toKey(), err
+	}
+	ctx, cancel := database.Bound(ctx)
+	defer cancel()
 	var row apiKeyRow
-	q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
-		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
-	err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
-	return row.toKey(), err
+	var revoked, lastUsed sql.NullTime
+	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
+		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.CreatedAt, &revoked, &lastUsed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
+	}
+	if err != nil {
+		return tenants.APIKey{}, fmt.Errorf("verify api key: %w", database.Classify(err))
+	}
+	if revoked.Valid {
+		row.RevokedAt = &revoked.Time
+	}
+	if lastUsed.Valid {
+		row.LastUsedAt = &lastUsed.Time
+	}
+	return row.toKey(), nil
 }
+
+// selectKeyBySecret is APIKeyBySecretHash's statement (PostgreSQL placeholders);
+// selectKeyBySecretSQLite is the same with SQLite's.
+const (
+	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
+	WHERE secret_hash = $1 AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
+	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
+	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
+)
 
 // RevokeAPIKey sets revoked_at once, or returns tenants.ErrAPIKeyNotFound.
 func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
