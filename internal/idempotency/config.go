@@ -64,10 +64,12 @@ type Config struct {
 	// Metrics counts outcomes. Optional.
 	Metrics *Metrics
 	// OnOutcome is told, once per keyed request that reached its record, the key and
-	// what the engine did with it (riskapi's request log records it). Optional.
+	// what the engine did with it (riskapi's request log and access log line record
+	// it; the engine logs no line per request itself). Optional.
 	OnOutcome func(c echo.Context, key string, o Outcome)
-	// Logger logs one line per keyed request with its outcome (never the body).
-	// Optional. Default slog.Default().
+	// Logger logs what went wrong beside the answer: a store failure, a failed
+	// rollback, a record that could not be marked FAILED (never a body). Optional.
+	// Default slog.Default().
 	Logger *slog.Logger
 }
 

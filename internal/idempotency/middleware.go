@@ -63,10 +63,9 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		rk := RecordKey{Scope: scope, Method: req.Method, Path: req.URL.Path, Key: key}
 		outcome, err := e.handle(c, next, rk, fp)
+		// The outcome goes to OnOutcome, not to a log line of its own: riskapi logs
+		// it on the request's one access line (internal/server).
 		e.report(c, key, outcome)
-		e.Logger.LogAttrs(req.Context(), slog.LevelInfo, "idempotent request",
-			slog.String("outcome", string(outcome)),
-			slog.String("method", rk.Method), slog.String("path", rk.Path))
 		return err
 	}
 }

@@ -5,16 +5,49 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
 // httpMetrics are request count and latency by method, route and status.
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// series caches each label set's two series: WithLabelValues hashes its labels
+	// and takes the vector's lock on every call, and every request makes two. The
+	// label sets are bounded (methodLabel, routeLabel), so is the cache.
+	series sync.Map // seriesKey → *seriesPair
+}
+
+type seriesKey struct {
+	method, route string
+	status        int
+}
+
+type seriesPair struct {
+	requests prometheus.Counter
+	latency  prometheus.Observer
+}
+
+// observe counts one request of method and route answered with status after took.
+func (m *httpMetrics) observe(method, route string, status int, took time.Duration) {
+	k := seriesKey{method, route, status}
+	p, ok := m.series.Load(k)
+	if !ok {
+		code := strconv.Itoa(status)
+		p, _ = m.series.LoadOrStore(k, &seriesPair{
+			requests: m.requests.WithLabelValues(method, route, code),
+			latency:  m.latency.WithLabelValues(method, route, code),
+		})
+	}
+	sp := p.(*seriesPair)
+	sp.requests.Inc()
+	sp.latency.Observe(took.Seconds())
 }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -32,12 +65,16 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 }
 
 // observe renders errors here (so the final status is known), then records the
-// request's metrics and one structured log line (the request id comes with the
-// context: requestid.LogHandler). Bodies, headers and credentials are never logged.
+// request's metrics and its one structured log line (the request id comes with the
+// context: requestid.LogHandler), which also names what the idempotency engine did
+// with a keyed request (noteIdempotency). Bodies, headers and credentials are never
+// logged.
 func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			note := &accessNote{}
+			c.Set(accessNoteKey, note)
 			err := next(c)
 			if err != nil {
 				c.Error(err)
@@ -45,15 +82,32 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			took := time.Since(start)
 			req, res := c.Request(), c.Response()
 			method, route := methodLabel(req.Method), routeLabel(c, err)
-			status := strconv.Itoa(res.Status)
-			m.requests.WithLabelValues(method, route, status).Inc()
-			m.latency.WithLabelValues(method, route, status).Observe(took.Seconds())
-			log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-				slog.String("method", method), slog.String("route", route),
-				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
-				slog.Duration("took", took))
+			m.observe(method, route, res.Status, took)
+			attrs := [6]slog.Attr{slog.String("method", method), slog.String("route", route),
+				slog.Int("status", res.Status), slog.Int64("bytes", res.Size), slog.Duration("took", took)}
+			n := 5
+			if note.idempotency != "" {
+				attrs[n] = slog.String("idempotency", string(note.idempotency))
+				n++
+			}
+			log.LogAttrs(req.Context(), slog.LevelInfo, "request", attrs[:n]...)
 			return nil
 		}
+	}
+}
+
+const accessNoteKey = "server.access"
+
+// accessNote is what inner layers add to a request's log line.
+type accessNote struct {
+	idempotency idempotency.Outcome
+}
+
+// noteIdempotency records, for c's log line, what the idempotency engine did with
+// the request (part of its OnOutcome, routes.go); outside observe it does nothing.
+func noteIdempotency(c echo.Context, o idempotency.Outcome) {
+	if n, ok := c.Get(accessNoteKey).(*accessNote); ok {
+		n.idempotency = o
 	}
 }
 

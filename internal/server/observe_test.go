@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -65,5 +66,41 @@ func TestMetricsAndLogs(t *testing.T) {
 	}
 	if lines != 1 {
 		t.Errorf("%d log lines carry request id %s, want 1", lines, rid)
+	}
+}
+
+// TestKeyedRequestLogsOneLine: a keyed write and its replay each log exactly one
+// line under their request id, and that line names what the idempotency engine did
+// (executed, then replayed): an operator finds a keyed request's outcome on its
+// access line, not on a second line to join it with.
+func TestKeyedRequestLogsOneLine(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	send := func() string {
+		res := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+			Header: http.Header{"Idempotency-Key": {"log-line-key-1"}}, JSON: map[string]any{"title": "t"}}).Expect(201)
+		return res.Header().Get(echo.HeaderXRequestID)
+	}
+	want := map[string]string{send(): "executed", send(): "replayed"}
+	got := map[string][]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(env.Logs.String()), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if rid, _ := rec["requestId"].(string); want[rid] != "" {
+			got[rid] = append(got[rid], rec)
+		}
+	}
+	for rid, outcome := range want {
+		lines := got[rid]
+		if len(lines) != 1 {
+			t.Errorf("%d log lines carry request id %s, want 1: %v", len(lines), rid, lines)
+			continue
+		}
+		if lines[0]["msg"] != "request" || lines[0]["idempotency"] != outcome || lines[0]["status"] != 201.0 {
+			t.Errorf("log line of %s = %v, want the access line with idempotency %q", rid, lines[0], outcome)
+		}
 	}
 }

@@ -107,7 +107,10 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			// A replayed 201 points at what the first one created (docs/idempotency.md).
 			KeepHeaders:   []string{echo.HeaderLocation},
 			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
-			OnOutcome: requestloghttp.NoteOutcome,
+			OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
+				requestloghttp.NoteOutcome(c, key, o)
+				noteIdempotency(c, o)
+			},
 		}.ToMiddleware()
 		if err != nil {
 			return nil, err
