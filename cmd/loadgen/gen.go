@@ -69,6 +69,8 @@ type kindResult struct {
 	examples   []string      // first few errors
 	mismatches int           // replay: not a replay or another body; read: another risk
 	serverCPU  time.Duration // CPU the spawned instances used during its phases
+	dbCPU      time.Duration // CPU the PostgreSQL backends of the run's database used during them
+	dbKnown    bool          // dbCPU was measured (PostgreSQL, --spawn, psql at hand)
 }
 
 // cpuPerRequest is the spawned instances' CPU per answered request, 0 if unknown.
@@ -77,6 +79,14 @@ func (r *kindResult) cpuPerRequest() time.Duration {
 		return 0
 	}
 	return r.serverCPU / time.Duration(r.ok)
+}
+
+// dbCPUPerRequest is the database backends' CPU per answered request, 0 if unknown.
+func (r *kindResult) dbCPUPerRequest() time.Duration {
+	if r.ok == 0 || !r.dbKnown {
+		return 0
+	}
+	return r.dbCPU / time.Duration(r.ok)
 }
 
 func (r *kindResult) throughput() float64 {
@@ -198,7 +208,7 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	deadline := time.Now().Add(g.o.duration)
 	var next, done, failed atomic.Int64
 	per := make([]clientResult, g.o.clients)
-	cpu0 := g.serverCPU()
+	cpu0, db0 := g.serverCPU(), g.snapshotDB(ctx)
 	start := time.Now()
 	stopProgress := g.progress(label, k, n, start, &done, &failed)
 	var wg sync.WaitGroup
@@ -239,6 +249,10 @@ func (g *generator) phase(ctx context.Context, k kind, label string, n int, into
 	stopProgress()
 	into.elapsed += elapsed
 	into.serverCPU += g.serverCPU() - cpu0
+	if db1 := g.snapshotDB(ctx); db0 != nil && db1 != nil {
+		into.dbCPU += db1.since(db0)
+		into.dbKnown = true
+	}
 	added := g.merge(per, into)
 	s := e2e.Summarize(into.lat[len(into.lat)-added:])
 	fmt.Fprintf(g.log, "loadgen: %s %-7s %6d ok %4d errors in %6.2fs = %8.1f req/s  p50 %s p99 %s\n", label, k,
