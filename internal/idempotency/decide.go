@@ -37,11 +37,17 @@ func decide(obs Observation, fingerprint string, now time.Time) verdict {
 // and the sweep never touch a live COMPLETE one), so a read of it needs no lock: the
 // engine answers from Store.Lookup and reserves only when this reports false.
 func answered(rec *Record, fingerprint string, now time.Time) (verdict, bool) {
-	if rec == nil || rec.State != StateComplete || !rec.Live(now) {
+	if !settles(rec, now) {
 		return run, false
 	}
 	if rec.Fingerprint == fingerprint {
 		return replay, true
 	}
 	return keyReused, true
+}
+
+// settles reports whether rec is a live COMPLETE record at now: one that answers every
+// request for its key, with a replay or 422 by fingerprint (answered).
+func settles(rec *Record, now time.Time) bool {
+	return rec != nil && rec.State == StateComplete && rec.Live(now)
 }

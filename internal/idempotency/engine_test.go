@@ -31,8 +31,8 @@ type fakeStore struct {
 	held    map[RecordKey]bool
 	written []string // committed handler writes
 
-	lookupErr, reserveErr, beginErr, completeErr error
-	reserves, releases, lookups                  int
+	lookupErr, reserveErr, beginErr, completeErr, heldErr error
+	reserves, releases, lookups, helds                    int
 	// beforeReserve runs between Lookup and Reserve: what another attempt did meanwhile.
 	beforeReserve func(*fakeStore)
 }
@@ -73,6 +73,16 @@ func (s *fakeStore) Lookup(_ context.Context, k RecordKey) (*Record, error) {
 		return &rec, nil
 	}
 	return nil, nil
+}
+
+func (s *fakeStore) Held(_ context.Context, k RecordKey) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.helds++
+	if s.heldErr != nil {
+		return false, s.heldErr
+	}
+	return s.held[k], nil
 }
 
 func (s *fakeStore) MarkFailed(_ context.Context, rec *Record, now time.Time) error {
@@ -158,7 +168,11 @@ type engineTest struct {
 	metrics *Metrics
 	mw      echo.MiddlewareFunc
 	ran     int
+	hashed  []HashMode // the modes the stream hasher was called with
 }
+
+// streamType is the media type newEngineTest's Fingerprinter hashes as a stream.
+const streamType = "application/x-test-stream"
 
 const (
 	testKey   = "key-0001-abcd"
@@ -177,6 +191,12 @@ func newEngineTest(t *testing.T) *engineTest {
 		TTL:        time.Hour,
 		Metrics:    et.metrics,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Fingerprinter: &Fingerprinter{Hashers: map[string]BodyHasher{streamType: BodyHasherFunc(
+			func(c echo.Context, w io.Writer, mode HashMode) error {
+				et.hashed = append(et.hashed, mode)
+				_, err := io.Copy(w, c.Request().Body)
+				return err
+			})}},
 	}.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +209,13 @@ func newEngineTest(t *testing.T) *engineTest {
 // returns the response and the error the engine returned (the server's error
 // handler would render it).
 func (et *engineTest) do(key, body string, h func(c echo.Context) error) (*httptest.ResponseRecorder, error) {
-	req := httptest.NewRequest(http.MethodPost, "/things", strings.NewReader(body))
-	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	return et.send(key, echo.MIMEApplicationJSON, strings.NewReader(body), h)
+}
+
+// send is do with any body and media type.
+func (et *engineTest) send(key, contentType string, body io.Reader, h func(c echo.Context) error) (*httptest.ResponseRecorder, error) {
+	req := httptest.NewRequest(http.MethodPost, "/things", body)
+	req.Header.Set(echo.HeaderContentType, contentType)
 	if key != "" {
 		req.Header.Set(HeaderIdempotencyKey, key)
 	}
@@ -556,5 +581,76 @@ func TestDecideTable(t *testing.T) {
 		if got := decide(tc.obs, "fp", now); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// countingReader counts the bytes read from it.
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// A streamed body is looked up before it is read: a key another request holds is
+// refused with 409 without a byte of the body read; a live COMPLETE record answers
+// after the body is hashed in HashDiscard mode (nothing kept), even while the key is
+// held; only a request that may run is hashed in HashKeep mode and reserves.
+func TestStreamedBodyIsLookedUpBeforeItIsRead(t *testing.T) {
+	et := newEngineTest(t)
+	et.store.held[testRK] = true
+	body := &countingReader{r: strings.NewReader("file bytes")}
+	_, err := et.send(testKey, streamType, body, et.created("a"))
+	wantProblem(t, err, problem.IdempotencyRequestInProgress)
+	if body.n != 0 || len(et.hashed) != 0 || et.store.reserves != 0 || et.ran != 0 {
+		t.Fatalf("409 read %d bytes, hashed %v, reserved %d times", body.n, et.hashed, et.store.reserves)
+	}
+	if et.count(OutcomeInProgress) != 1 {
+		t.Errorf("in_progress = %d", et.count(OutcomeInProgress))
+	}
+
+	et.store.held[testRK] = false
+	first, err := et.send(testKey, streamType, strings.NewReader("file bytes"), et.created("a"))
+	if err != nil || first.Code != http.StatusCreated || !reflect.DeepEqual(et.hashed, []HashMode{HashKeep}) || et.store.reserves != 1 {
+		t.Fatalf("first: %d %v, hashed %v, %d reservations; want 201, [HashKeep], 1", first.Code, err, et.hashed, et.store.reserves)
+	}
+	et.store.held[testRK] = true // a live record is trusted over the lock
+	again, err := et.send(testKey, streamType, strings.NewReader("file bytes"), et.created("a"))
+	if err != nil || again.Body.String() != first.Body.String() || again.Header().Get(HeaderReplayed) != "true" {
+		t.Fatalf("retry: %d %v, want the replay", again.Code, err)
+	}
+	_, err = et.send(testKey, streamType, strings.NewReader("other bytes"), et.created("b"))
+	wantProblem(t, err, problem.IdempotencyKeyReused)
+	if want := []HashMode{HashKeep, HashDiscard, HashDiscard}; !reflect.DeepEqual(et.hashed, want) {
+		t.Errorf("hash modes %v, want %v", et.hashed, want)
+	}
+	if et.store.reserves != 1 || et.ran != 1 {
+		t.Errorf("%d reservations, ran %d; want 1, 1", et.store.reserves, et.ran)
+	}
+}
+
+// The early look decides nothing it cannot: a key free when the streamed body
+// arrives but taken while it was read is refused by Reserve, and a failing Held
+// fails closed before the body is read.
+func TestStreamedBodyStillReservesAfterTheEarlyLook(t *testing.T) {
+	et := newEngineTest(t)
+	et.store.beforeReserve = func(s *fakeStore) { s.held[testRK] = true }
+	_, err := et.send(testKey, streamType, strings.NewReader("bytes"), et.created("a"))
+	wantProblem(t, err, problem.IdempotencyRequestInProgress)
+	if et.ran != 0 || et.store.reserves != 1 {
+		t.Fatalf("ran %d, %d reservations", et.ran, et.store.reserves)
+	}
+
+	et = newEngineTest(t)
+	et.store.heldErr = errors.New("connection refused")
+	body := &countingReader{r: strings.NewReader("bytes")}
+	_, err = et.send(testKey, streamType, body, et.created("a"))
+	wantProblem(t, err, problem.StoreUnavailable)
+	if body.n != 0 || et.ran != 0 || et.count(OutcomeStoreUnavailable) != 1 {
+		t.Fatalf("read %d bytes, ran %d", body.n, et.ran)
 	}
 }

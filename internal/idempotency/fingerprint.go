@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"net/http"
 	"net/url"
 
 	"github.com/labstack/echo/v4"
@@ -13,19 +14,36 @@ import (
 	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
+// HashMode says what a BodyHasher must leave of a body once it has hashed it.
+type HashMode int
+
+const (
+	// HashKeep: the handler may run next and read the body, so the hasher leaves
+	// what it needs readable (for example by replacing the body, or by putting a
+	// spooled form in the request context).
+	HashKeep HashMode = iota
+	// HashDiscard: a stored record answers the request (a replay or 422) and the
+	// handler never runs, so the hasher keeps nothing of the body: it reads and
+	// hashes it, and stores no temporary file and no copy. The canonical encoding
+	// written to w must be byte for byte what HashKeep writes for the same body, or
+	// a retry would be refused instead of replayed.
+	HashDiscard
+)
+
 // BodyHasher writes a canonical encoding of the request body of c to w, reading the
-// body as a stream, and leaves what the handler needs readable (for example by
-// replacing the body, or by putting a spooled form in the request context).
+// body as a stream, and leaves of it what mode says.
 // It returns a *problem.Problem for a body the client must fix.
 type BodyHasher interface {
-	HashBody(c echo.Context, w io.Writer) error
+	HashBody(c echo.Context, w io.Writer, mode HashMode) error
 }
 
 // BodyHasherFunc adapts a function to BodyHasher.
-type BodyHasherFunc func(c echo.Context, w io.Writer) error
+type BodyHasherFunc func(c echo.Context, w io.Writer, mode HashMode) error
 
 // HashBody calls f.
-func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer) error { return f(c, w) }
+func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer, mode HashMode) error {
+	return f(c, w, mode)
+}
 
 // Fingerprinter computes a request's fingerprint: the lowercase hex SHA-256 over the
 // method, path, canonical query string and canonical body (docs/idempotency.md, What identifies a request).
@@ -39,7 +57,8 @@ func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer) error { return f(c
 //
 // Buffered bodies are read through reqbody, once: the handler decodes the same
 // buffer, and a body that cannot be read is answered there (413, or 400 when it
-// ended early) before any record is touched.
+// ended early) before any record is touched. A streamed body (Streams) may be large:
+// the engine looks its key up before reading it (docs/idempotency.md, Large bodies).
 type Fingerprinter struct {
 	// MaxBodyBytes bounds bodies buffered for hashing (JSON and raw bytes); larger
 	// ones get 413 PAYLOAD_TOO_LARGE. Optional. Default 1 MiB.
@@ -55,10 +74,22 @@ const DefaultMaxBodyBytes = 1 << 20
 // collide with stored fingerprints.
 const fingerprintVersion = "riskapi-idempotency-fingerprint/1\n"
 
-// Fingerprint returns the fingerprint of c's request. Errors: *problem.Problem
-// VALIDATION_FAILED (malformed query or body, or a body that ended early) or
-// PAYLOAD_TOO_LARGE.
-func (f *Fingerprinter) Fingerprint(c echo.Context) (string, error) {
+// Streams reports whether req's body goes to a stream hasher (its media type is in
+// Hashers) rather than being buffered.
+func (f *Fingerprinter) Streams(req *http.Request) bool {
+	mt, ok := reqbody.MediaType(req)
+	if !ok {
+		return false
+	}
+	_, ok = f.Hashers[mt]
+	return ok
+}
+
+// Fingerprint returns the fingerprint of c's request; mode is passed to a stream
+// hasher (a buffered body is kept for the handler whatever mode says, it costs no
+// more than its bound). Errors: *problem.Problem VALIDATION_FAILED (malformed query
+// or body, or a body that ended early) or PAYLOAD_TOO_LARGE.
+func (f *Fingerprinter) Fingerprint(c echo.Context, mode HashMode) (string, error) {
 	req := c.Request()
 	query, err := url.ParseQuery(req.URL.RawQuery)
 	if err != nil {
@@ -72,7 +103,7 @@ func (f *Fingerprinter) Fingerprint(c echo.Context) (string, error) {
 	if mt, ok := reqbody.MediaType(req); ok {
 		if bh, ok := f.Hashers[mt]; ok {
 			io.WriteString(h, "stream "+mt+"\n")
-			if err := bh.HashBody(c, h); err != nil {
+			if err := bh.HashBody(c, h, mode); err != nil {
 				return "", err
 			}
 			return hex.EncodeToString(h.Sum(nil)), nil

@@ -23,7 +23,7 @@ func fingerprint(t *testing.T, f *Fingerprinter, method, target, contentType, bo
 		req.Header.Set("Content-Type", contentType)
 	}
 	c := echo.New().NewContext(req, httptest.NewRecorder())
-	fp, err := f.Fingerprint(c)
+	fp, err := f.Fingerprint(c, HashKeep)
 	if err != nil {
 		t.Fatalf("Fingerprint(%s %s %q): %v", method, target, body, err)
 	}
@@ -96,7 +96,7 @@ func TestFingerprintRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, "/r", strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", tc.ct)
-			_, err := f.Fingerprint(echo.New().NewContext(req, httptest.NewRecorder()))
+			_, err := f.Fingerprint(echo.New().NewContext(req, httptest.NewRecorder()), HashKeep)
 			if p := problem.As(err); p == nil || p.Code != tc.want {
 				t.Fatalf("error = %v, want %s", err, tc.want)
 			}

@@ -57,12 +57,16 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		fp, err := e.Fingerprinter.Fingerprint(c)
-		if err != nil {
+		rk := RecordKey{Scope: scope, Method: req.Method, Path: req.URL.Path, Key: key}
+		var outcome Outcome
+		if e.Fingerprinter.Streams(req) {
+			outcome, err = e.handleStreamed(c, next, rk)
+		} else {
+			outcome, err = e.handleBuffered(c, next, rk)
+		}
+		if outcome == outcomeNone {
 			return err
 		}
-		rk := RecordKey{Scope: scope, Method: req.Method, Path: req.URL.Path, Key: key}
-		outcome, err := e.handle(c, next, rk, fp)
 		// The outcome goes to OnOutcome, not to a log line of its own: riskapi logs
 		// it on the request's one access line (internal/server).
 		e.report(c, key, outcome)
@@ -70,10 +74,95 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// handle runs the state machine of docs/idempotency.md (States) for one keyed request: the
-// store reports what it saw (Lookup, then Reserve unless a live COMPLETE record
-// answered), decide answers, and only a run changes the record.
-func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
+// outcomeNone: the request was refused before its record counted (its body could
+// not be fingerprinted); it is not reported as a keyed request's outcome.
+const outcomeNone Outcome = ""
+
+// handleBuffered runs the state machine of docs/idempotency.md (States) for a keyed
+// request whose body is buffered: fingerprint first (a body that cannot be read is
+// answered before any record is touched), then the store reports what it saw
+// (Lookup, then Reserve unless a live COMPLETE record answered), decide answers, and
+// only a run changes the record.
+func (e *engine) handleBuffered(c echo.Context, next echo.HandlerFunc, rk RecordKey) (Outcome, error) {
+	fp, err := e.Fingerprinter.Fingerprint(c, HashKeep)
+	if err != nil {
+		return outcomeNone, err
+	}
+	now := e.Now()
+	rec, err := e.lookup(c, rk)
+	if err != nil {
+		return OutcomeStoreUnavailable, err
+	}
+	// A live COMPLETE record answers without a lock or a transaction (answered).
+	if v, ok := answered(rec, fp, now); ok {
+		return e.answer(c, v, rec)
+	}
+	return e.reserve(c, next, rk, fp)
+}
+
+// handleStreamed is handleBuffered for a streamed body (Fingerprinter.Streams),
+// which may be large: the key is looked up before a byte of the body is read, so
+// that nothing is kept of a body the record or the lock answers
+// (docs/idempotency.md, Large bodies). A live COMPLETE record — read when the
+// request arrived, and trusted over the lock as decide does — answers after the
+// body is hashed in HashDiscard mode; a key another request holds is refused with
+// 409 at once, its body unread; only a request that may run has its body kept
+// (HashKeep), and then Reserve decides, as for any other body.
+func (e *engine) handleStreamed(c echo.Context, next echo.HandlerFunc, rk RecordKey) (Outcome, error) {
+	now := e.Now()
+	rec, err := e.lookup(c, rk)
+	if err != nil {
+		return OutcomeStoreUnavailable, err
+	}
+	if settles(rec, now) {
+		fp, err := e.Fingerprinter.Fingerprint(c, HashDiscard)
+		if err != nil {
+			return outcomeNone, err
+		}
+		v, _ := answered(rec, fp, now)
+		return e.answer(c, v, rec)
+	}
+	held, err := e.held(c, rk)
+	if err != nil {
+		return OutcomeStoreUnavailable, err
+	}
+	if held {
+		return e.answer(c, inProgress, nil)
+	}
+	fp, err := e.Fingerprinter.Fingerprint(c, HashKeep)
+	if err != nil {
+		return outcomeNone, err
+	}
+	return e.reserve(c, next, rk, fp)
+}
+
+// lookup reads rk's record (Store.Lookup) under a deadline of its own, detached from
+// the client like the handler; a failure is already the 503 to answer.
+func (e *engine) lookup(c echo.Context, rk RecordKey) (*Record, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), e.HandlerTimeout)
+	defer cancel()
+	rec, err := e.Store.Lookup(ctx, rk)
+	if err != nil {
+		return nil, e.unavailable(c, "lookup", err, problem.NotExecuted)
+	}
+	return rec, nil
+}
+
+// held asks Store.Held as lookup asks Store.Lookup.
+func (e *engine) held(c echo.Context, rk RecordKey) (bool, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), e.HandlerTimeout)
+	defer cancel()
+	held, err := e.Store.Held(ctx, rk)
+	if err != nil {
+		return false, e.unavailable(c, "held", err, problem.NotExecuted)
+	}
+	return held, nil
+}
+
+// reserve takes rk's reservation (Store.Reserve), lets decide answer from what it
+// saw, and runs the handler when decide says so. Its deadline starts here, after
+// the body was read: a slow upload never eats into the handler's time.
+func (e *engine) reserve(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp string) (Outcome, error) {
 	ctx := c.Request().Context()
 	now := e.Now()
 	// The handler is detached from the client: a client that hangs up mid-request
@@ -81,33 +170,15 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 	// Its deadline stays under the lease, so a live request is never abandoned.
 	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.HandlerTimeout)
 	defer cancel()
-	// A live COMPLETE record answers without a lock or a transaction (answered).
-	var obs Observation
-	rec, err := e.Store.Lookup(hctx, rk)
+	obs, err := e.Store.Reserve(hctx, rk)
 	if err != nil {
-		return OutcomeStoreUnavailable, e.unavailable(c, "lookup", err, problem.NotExecuted)
+		return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err, problem.NotExecuted)
 	}
-	v, ok := answered(rec, fp, now)
-	if ok {
-		obs.Record = rec
-	} else {
-		if obs, err = e.Store.Reserve(hctx, rk); err != nil {
-			return OutcomeStoreUnavailable, e.unavailable(c, "reserve", err, problem.NotExecuted)
-		}
-		v = decide(obs, fp, now)
-		if v != run && obs.Held != nil {
+	if v := decide(obs, fp, now); v != run {
+		if obs.Held != nil {
 			e.release(ctx, obs.Held)
 		}
-	}
-	switch v {
-	case replay:
-		return e.replay(c, obs.Record)
-	case keyReused:
-		return OutcomeKeyReused, problem.New(problem.IdempotencyKeyReused,
-			"this Idempotency-Key was already used for a different request (method, path, query or body differ); use a new key for a new request")
-	case inProgress:
-		return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
-			Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
+		return e.answer(c, v, obs.Record)
 	}
 	tctx, err := obs.Held.Begin(hctx)
 	if err != nil {
@@ -119,6 +190,19 @@ func (e *engine) handle(c echo.Context, next echo.HandlerFunc, rk RecordKey, fp 
 		outcome = OutcomeTakenOver
 	}
 	return e.execute(c, next, obs.Held, tctx, &Record{RecordKey: rk, Fingerprint: fp}, outcome, hctx)
+}
+
+// answer answers a request decide did not let run: a replay of rec, 422 or 409.
+func (e *engine) answer(c echo.Context, v verdict, rec *Record) (Outcome, error) {
+	switch v {
+	case replay:
+		return e.replay(c, rec)
+	case keyReused:
+		return OutcomeKeyReused, problem.New(problem.IdempotencyKeyReused,
+			"this Idempotency-Key was already used for a different request (method, path, query or body differ); use a new key for a new request")
+	}
+	return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
+		Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}
 }
 
 // replay answers with rec's stored response, byte for byte. It changes nothing.

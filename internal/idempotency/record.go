@@ -79,6 +79,12 @@ type Store interface {
 	// COMPLETE record from it (a replay costs no lock and no write); any other result
 	// goes on to Reserve, whose read under the lock is the one that counts.
 	Lookup(ctx context.Context, k RecordKey) (*Record, error)
+	// Held reports whether another request holds k's lock now (PROCESSING), without
+	// taking the lock or waiting for it. The answer is a snapshot: the engine asks it
+	// only before reading a streamed body (Fingerprinter.Streams), to refuse with
+	// 409 at once rather than after the whole body; a false answer still goes on to
+	// Reserve, whose attempt at the lock is the one that counts.
+	Held(ctx context.Context, k RecordKey) (bool, error)
 	// Reserve tries, without waiting, to take k's lock, and reads k's committed
 	// record (under the lock when it was taken). ctx bounds the reservation: its
 	// deadline ends the transaction. An error means the store failed; no lock is

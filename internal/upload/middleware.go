@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
@@ -121,9 +122,13 @@ func FormOf(c echo.Context) (*Form, error) {
 }
 
 // HashBody is the multipart/form-data body hasher of the idempotency fingerprint
-// (it has the signature of idempotency.BodyHasherFunc): it spools the form through
-// FormOf and writes its canonical encoding (Form.WriteCanonical) to w. File bytes are
-// hashed as they stream to disk, never held in memory.
+// (an idempotency.BodyHasherFunc): it reads the form and writes its canonical
+// encoding (Form.WriteCanonical) to w. File bytes are hashed as they stream, never
+// held in memory. With idempotency.HashKeep the form is spooled through FormOf, for
+// the handler; with idempotency.HashDiscard its files are hashed and dropped — no
+// temporary file is created, nothing is written to disk — under the same rules and
+// into the same encoding, so both modes give one body the same fingerprint, and
+// FormOf then fails (the body is gone).
 //
 // On a route without the spooling middleware — a multipart body sent where no upload
 // is expected — it hashes the raw body bytes instead (read once through reqbody,
@@ -132,11 +137,18 @@ func FormOf(c echo.Context) (*Form, error) {
 // replay a different request.
 //
 // Errors: as FormOf.
-func HashBody(c echo.Context, w io.Writer) error {
-	if spoolOf(c) == nil {
+func HashBody(c echo.Context, w io.Writer, mode idempotency.HashMode) error {
+	s := spoolOf(c)
+	if s == nil {
 		return hashRaw(c.Request(), w)
 	}
-	form, err := FormOf(c)
+	var form *Form
+	var err error
+	if mode == idempotency.HashDiscard {
+		form, err = s.discard(c.Request())
+	} else {
+		form, err = FormOf(c)
+	}
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
@@ -29,11 +31,12 @@ const maxContentTypeBytes = 255
 // spool is one request's spooling state: the memoised outcome and every temporary
 // file it created, so the end of the request can remove them.
 type spool struct {
-	cfg   *Config
-	done  bool
-	form  *Form
-	err   error
-	files []*File
+	cfg      *Config
+	done     bool
+	form     *Form
+	err      error
+	files    []*File
+	dropping bool // files are hashed and dropped, never written (discard)
 }
 
 // read parses req's body into a Form once; later calls return the same outcome.
@@ -43,6 +46,28 @@ func (s *spool) read(req *http.Request) (*Form, error) {
 		s.done = true
 	}
 	return s.form, s.err
+}
+
+// errDiscarded is FormOf's error once the body was hashed and dropped (discard).
+var errDiscarded = errors.New("upload: the body was hashed without being kept; the handler cannot read it")
+
+// discard reads req's body once, as read does, but hashes each file and drops its
+// bytes: the form returned has every part, each file with its name, type, size and
+// SHA-256, and no file behind it. Later reads fail with errDiscarded. The log line
+// ("upload hashed") has the shape of read's.
+func (s *spool) discard(req *http.Request) (*Form, error) {
+	if s.done {
+		return nil, errors.New("upload: the body was read already")
+	}
+	s.dropping, s.done, s.err = true, true, errDiscarded
+	start := time.Now()
+	form, err := s.parse(req)
+	if err == nil {
+		s.cfg.Logger.LogAttrs(req.Context(), slog.LevelInfo, "upload hashed",
+			slog.Int("parts", len(form.Parts)), slog.Int64("bytes", form.Size()),
+			slog.Duration("took", time.Since(start)))
+	}
+	return form, err
 }
 
 // cleanup removes the temporary files that were not moved into place.
@@ -133,8 +158,17 @@ func (s *spool) readPart(p *multipart.Part, count map[string]int) (Part, error) 
 	return Part{Name: name, File: f}, nil
 }
 
-// spoolFile writes p's bytes to a new temporary file while hashing them.
+// spoolFile writes p's bytes to a new temporary file while hashing them; when the
+// spool discards, it only hashes them.
 func (s *spool) spoolFile(f *File, p io.Reader) error {
+	if s.dropping {
+		n, sum, err := copyHashed(io.Discard, p)
+		if err != nil {
+			return bodyError(err)
+		}
+		f.Size, f.SHA256 = n, sum
+		return nil
+	}
 	if err := os.MkdirAll(s.cfg.Dir, 0o700); err != nil {
 		return fmt.Errorf("create spool folder: %w", err)
 	}

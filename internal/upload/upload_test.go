@@ -18,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/upload"
 )
@@ -93,8 +94,28 @@ func (h *harness) do(t *testing.T, body, contentType string) result {
 
 func (h *harness) doReader(t *testing.T, body io.Reader, contentType string) result {
 	t.Helper()
+	return h.doMode(t, body, contentType, idempotency.HashKeep)
+}
+
+// discard is do with the body hashed in idempotency.HashDiscard mode, on a spool
+// whose folder cannot be created (its parent is a regular file): a request that
+// wrote a single file would fail. The handler checks that FormOf then fails.
+func (h *harness) discard(t *testing.T, body, contentType string) result {
+	t.Helper()
+	return h.doMode(t, strings.NewReader(body), contentType, idempotency.HashDiscard)
+}
+
+func (h *harness) doMode(t *testing.T, body io.Reader, contentType string, mode idempotency.HashMode) result {
+	t.Helper()
 	cfg := h.cfg
 	cfg.Dir = h.dir
+	if mode == idempotency.HashDiscard {
+		blocker := filepath.Join(t.TempDir(), "not-a-folder")
+		if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Dir = filepath.Join(blocker, "tmp")
+	}
 	mw, err := cfg.ToMiddleware()
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +125,15 @@ func (h *harness) doReader(t *testing.T, body io.Reader, contentType string) res
 	e.POST("/u", func(c echo.Context) error {
 		c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, h.limit)
 		sum := sha256.New()
-		if err := upload.HashBody(c, sum); err != nil {
+		if err := upload.HashBody(c, sum, mode); err != nil {
 			return err
+		}
+		if mode == idempotency.HashDiscard {
+			if _, err := upload.FormOf(c); err == nil {
+				t.Error("FormOf succeeded after the body was discarded")
+			}
+			res.fingerprint = hex.EncodeToString(sum.Sum(nil))
+			return c.NoContent(http.StatusNoContent)
 		}
 		f1, err := upload.FormOf(c)
 		if err != nil {
@@ -368,7 +396,7 @@ func TestHashBodyWithoutSpoolHashesRawBytes(t *testing.T) {
 	var fps []string
 	e.POST("/u", func(c echo.Context) error {
 		h := sha256.New()
-		if err := upload.HashBody(c, h); err != nil {
+		if err := upload.HashBody(c, h, idempotency.HashKeep); err != nil {
 			return err
 		}
 		fps = append(fps, hex.EncodeToString(h.Sum(nil)))
@@ -386,5 +414,56 @@ func TestHashBodyWithoutSpoolHashesRawBytes(t *testing.T) {
 	}
 	if len(fps) != 2 || fps[0] == fps[1] {
 		t.Errorf("raw fingerprints %v: want two, differing by boundary", fps)
+	}
+}
+
+// TestDiscardFingerprintsLikeSpool: hashing a form without keeping it (a replay's or a
+// 422's pass) gives the fingerprint spooling it gives, for every shape of form, and
+// refuses what spooling refuses — without writing a byte to disk (discard's spool
+// folder cannot even be created).
+func TestDiscardFingerprintsLikeSpool(t *testing.T) {
+	rules := map[string]upload.Rule{"file": {File: true, Max: 3}, "description": {Max: 2}}
+	big := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + n)
+		}
+		return string(b)
+	}
+	cases := map[string][]part{
+		"fields only":      {field("description", "q")},
+		"empty file":       {file("file", "e.bin", "", "")},
+		"one file":         {field("description", "q"), file("file", "a.pdf", "application/pdf", "%PDF bytes")},
+		"chunk size":       {file("file", "c.bin", "", big(256<<10))},
+		"chunk size + 1":   {file("file", "c.bin", "", big(256<<10+1))},
+		"several files":    {file("file", "1", "text/plain; charset=UTF-8", big(700<<10)), field("description", "x"), file("file", "2", "", big(3<<20)), field("description", "y")},
+		"odd content type": {file("file", "a", "Application/PDF; b=2; a=1", "bytes")},
+	}
+	for name, parts := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, rules)
+			b, ct := form(t, "boundary-"+name[:3], parts...)
+			kept, dropped := h.do(t, b, ct), h.discard(t, b, ct)
+			if kept.status != 204 || dropped.status != 204 {
+				t.Fatalf("status: spooled %d %s, discarded %d %s", kept.status, kept.code, dropped.status, dropped.code)
+			}
+			if kept.fingerprint != dropped.fingerprint {
+				t.Errorf("discarded fingerprint %s, spooled %s", dropped.fingerprint, kept.fingerprint)
+			}
+		})
+	}
+	refused := map[string]struct{ body, ct string }{}
+	b, ct := form(t, "b", field("colour", "red"))
+	refused["unknown name"] = struct{ body, ct string }{b, ct}
+	b, ct = form(t, "b", file("file", "a", "", big(600<<10)))
+	refused["truncated"] = struct{ body, ct string }{b[:len(b)/2], ct}
+	for name, tc := range refused {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, rules)
+			kept, dropped := h.do(t, tc.body, tc.ct), h.discard(t, tc.body, tc.ct)
+			if kept.status != 400 || dropped.status != kept.status || dropped.code != kept.code || dropped.field != kept.field {
+				t.Errorf("discarded: %d %s %q; spooled: %d %s %q", dropped.status, dropped.code, dropped.field, kept.status, kept.code, kept.field)
+			}
+		})
 	}
 }
