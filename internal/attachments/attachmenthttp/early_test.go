@@ -152,3 +152,64 @@ func TestReplayAnd422WriteNothingToDisk(t *testing.T) {
 		t.Errorf("%d attachments, want 1", n)
 	}
 }
+
+// TestRacingKeyedUploadsStoreOne: uploads of one key sent at once — some refused by
+// the early look, some only by the reservation, some replayed — store exactly one
+// attachment; every answer is the 201 that stored it, its replay, or a 409.
+func TestRacingKeyedUploadsStoreOne(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	riskID := newRisk(t, env, a.Key)
+	srv := env.Server()
+	body, ct := apitest.Multipart("race", apitest.FilePart("file", "race.bin", "", strings.Repeat("r", 1<<20)))
+	const n = 8
+	type answer struct {
+		status   int
+		replayed string
+		body     string
+	}
+	answers := make(chan answer, n)
+	for range n {
+		go func() {
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v2/risks/"+riskID+"/attachments", bytes.NewReader(body))
+			req.Header.Set("Content-Type", ct)
+			req.Header.Set("Authorization", "Bearer "+a.Key)
+			req.Header.Set("Idempotency-Key", "racing-key-1")
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				answers <- answer{}
+				return
+			}
+			out, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			answers <- answer{res.StatusCode, res.Header.Get("Idempotent-Replayed"), string(out)}
+		}()
+	}
+	ran, created := 0, ""
+	for range n {
+		got := <-answers
+		switch {
+		case got.status == http.StatusCreated && got.replayed == "false":
+			ran++
+			created = got.body
+		case got.status == http.StatusCreated, got.status == http.StatusConflict:
+		default:
+			t.Errorf("answer %d %s", got.status, got.body)
+		}
+	}
+	if ran != 1 {
+		t.Fatalf("%d uploads ran, want 1", ran)
+	}
+	retry := env.Upload("/v2/risks/"+riskID+"/attachments", a.Key, keyed("racing-key-1"), body, ct)
+	retry.T = t
+	if retry.Expect(http.StatusCreated).Body.String() != created {
+		t.Errorf("retry %s, want the replay of %s", retry.Body, created)
+	}
+	if l := len(list(t, env, riskID, a.Key)); l != 1 {
+		t.Errorf("%d attachments, want 1", l)
+	}
+	if l := len(stored(t, env)); l != 1 {
+		t.Errorf("%d files stored, want 1", l)
+	}
+}
