@@ -25,6 +25,12 @@
 // that dies releases its keys at once, its transaction dying with it. A second
 // request for a key in PROCESSING is refused at once with 409 and Retry-After.
 //
+// A body hashed as a stream (Fingerprinter.Streams; riskapi's uploads) may be large,
+// so its key is looked up before the body is read: Store.Held lets a held key be
+// refused with 409 before a byte is read, and a live COMPLETE record is answered
+// after the body is hashed in HashDiscard mode, which keeps nothing of it. Only a
+// request that may run has its body kept (HashKeep) and reserves.
+//
 // # Who decides
 //
 // A Store only reports what it observed (Observation: the record read under the

@@ -7,7 +7,9 @@
 //
 // It also defines the canonical encoding of a spooled form (Form.WriteCanonical) that
 // the multipart fingerprint hashes, and HashBody, which plugs it into the idempotency
-// engine's Fingerprinter (docs/uploads-and-webhooks.md, Idempotency of uploads).
+// engine's Fingerprinter (docs/uploads-and-webhooks.md, Idempotency of uploads): it
+// spools the form for a request that may run, or only hashes it, writing nothing to
+// disk, for one a stored record answers.
 //
 // It knows nothing of risks, attachments, tenants or the database: a route says which
 // form names it accepts (Config.Rules) and decides itself where files end up.
