@@ -126,15 +126,17 @@ func BenchmarkKeyedUpload(b *testing.B) {
 	b.SetBytes(3 * size)
 	for i := 0; i < b.N; i++ {
 		key := fmt.Sprintf("bench-upload-%d-%d", i, time.Now().UnixNano())
+		var round [3]time.Duration
 		for _, kind := range orders[i%len(orders)] {
 			d, id := benchUpload(b, url, a.Key, kind, key, size)
+			round[kind] = d
 			took[kind] += d
 			if kind != keyedReplay {
 				os.Remove(filepath.Join(env.App.Config.Uploads.Dir, a.ID, id)) // keep the disk from filling
 			}
 		}
-		b.Logf("round %d: keyed/unkeyed %.3f, replay/unkeyed %.3f (cumulative)", i+1,
-			took[keyedFirst].Seconds()/took[unkeyed].Seconds(), took[keyedReplay].Seconds()/took[unkeyed].Seconds())
+		b.Logf("round %d of %d: unkeyed %v, keyed/unkeyed %.3f, replay/unkeyed %.3f", i+1, b.N, round[unkeyed].Round(time.Millisecond),
+			round[keyedFirst].Seconds()/round[unkeyed].Seconds(), round[keyedReplay].Seconds()/round[unkeyed].Seconds())
 	}
 	inuse, sys := heap.stop()
 	b.ReportMetric(took[keyedFirst].Seconds()/took[unkeyed].Seconds(), "keyed/unkeyed")
