@@ -204,7 +204,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
 	logWriter, err := requestlog.NewWriter(requestlog.WriterConfig{Store: m.requestLog,
-		Metrics: requestlog.NewMetrics(reg), Logger: log})
+		BatchSize: requestLogBatch(m.DB.Dialect), Metrics: requestlog.NewMetrics(reg), Logger: log})
 	evs := newEvents(m.Admin, reg, opts.Webhooks)
 	if err != nil {
 		m.Close()
@@ -300,6 +300,18 @@ func sweepPacing(d database.Dialect) sweep.Pacing {
 		return sweep.Pacing{Size: 200, Pause: 5 * time.Millisecond, Rest: 1}
 	}
 	return sweep.Pacing{}
+}
+
+// requestLogBatch bounds the request log's inserts. On SQLite a batch holds the one
+// write lock while every writer queues behind it: 500 entries cost about 14 ms of CPU
+// (28 µs each, docs/performance.md), more on a busy machine, and a keyed write's entry
+// adds a random page of the idempotency-key index. 100 keep each hold to a few
+// milliseconds for a few more commits a second. PostgreSQL: the default (500).
+func requestLogBatch(d database.Dialect) int {
+	if d == database.SQLite {
+		return 100
+	}
+	return 0
 }
 
 // requestLogPacing paces the request log's sweep. On SQLite a batch of log entries
