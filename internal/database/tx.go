@@ -38,8 +38,10 @@ func (p *PendingTx) Tx() (*gorm.DB, error) {
 	return p.tx, p.err
 }
 
-// Begun returns the transaction if it has begun (successfully), else nil; it never
-// begins it.
+// Begun returns the transaction if it has begun (successfully), else nil. It never
+// begins it, and once it has answered nil no later Tx will: the owner calls it to end
+// the unit of work (roll back or just let go), and a straggling statement then fails
+// rather than open a transaction nobody will end.
 func (p *PendingTx) Begun() *gorm.DB {
 	began := true
 	p.once.Do(func() { began = false; p.err = errNotBegun })
