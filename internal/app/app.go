@@ -157,10 +157,10 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
 			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
 		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
-		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pause: sweepPause(a.DB.Dialect)},
+		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
-		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pause: sweepPause(a.DB.Dialect),
+		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pacing: sweepPacing(a.DB.Dialect),
 			Now: opts.Now, Logger: log},
 	}, nil
 }
@@ -204,7 +204,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
 	logWriter, err := requestlog.NewWriter(requestlog.WriterConfig{Store: m.requestLog,
-		Metrics: requestlog.NewMetrics(reg), Logger: log})
+		BatchSize: requestLogBatch(m.DB.Dialect), Metrics: requestlog.NewMetrics(reg), Logger: log})
 	evs := newEvents(m.Admin, reg, opts.Webhooks)
 	if err != nil {
 		m.Close()
@@ -287,13 +287,29 @@ func openWebhookStore(ctx context.Context, db *database.DB, settings auth.Settin
 	return st, nil
 }
 
-// sweepPause is the breather between sweep batches. SQLite has one writer and its
-// busy handler polls with growing sleeps, so a sweep taking the lock batch after
-// batch starves writers (p99 ×4.9 while a backlog of 1M is swept); 5 ms between
-// batches halves that. PostgreSQL's writers do not wait on the sweep: no pause.
-func sweepPause(d database.Dialect) time.Duration {
+// sweepPacing paces the idempotency and event sweeps. On SQLite every batch takes
+// the one write lock, and a batch of records under random (UUID) keys dirties about
+// one page of the key's index per row: 1000-row batches held the lock for 150–250 ms
+// while 1M records were swept, more than a write's p99. Batches of 200, each followed
+// by a rest at least as long as itself, keep each hold short and leave writers the
+// lock at least half the time; the batches queue at the write gate with the writers
+// (internal/database/writegate.go). PostgreSQL's writers do not wait on the sweep:
+// batches of 1000, no pause.
+func sweepPacing(d database.Dialect) sweep.Pacing {
 	if d == database.SQLite {
-		return 5 * time.Millisecond
+		return sweep.Pacing{Size: 200, Pause: 5 * time.Millisecond, Rest: 1}
+	}
+	return sweep.Pacing{}
+}
+
+// requestLogBatch bounds the request log's inserts. On SQLite a batch holds the one
+// write lock while every writer queues behind it: 500 entries cost about 14 ms of CPU
+// (28 µs each, docs/performance.md), more on a busy machine, and a keyed write's entry
+// adds a random page of the idempotency-key index. 100 keep each hold to a few
+// milliseconds for a few more commits a second. PostgreSQL: the default (500).
+func requestLogBatch(d database.Dialect) int {
+	if d == database.SQLite {
+		return 100
 	}
 	return 0
 }

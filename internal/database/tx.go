@@ -2,6 +2,8 @@ package database
 
 import (
 	"context"
+	"errors"
+	"sync"
 
 	"gorm.io/gorm"
 )
@@ -14,19 +16,76 @@ func WithTx(ctx context.Context, tx *gorm.DB) context.Context {
 	return context.WithValue(ctx, txKey{}, tx)
 }
 
+// PendingTx is a transaction begun by the first store call that asks for it (Conn),
+// not before. A keyed write on SQLite carries one from its reservation into its
+// handler, so it queues at the write gate only once the handler has decoded and
+// checked the request and sends its first statement; it holds the single write lock
+// for its statements and the commit, not for the handler's preparation.
+type PendingTx struct {
+	begin func() (*gorm.DB, error)
+	once  sync.Once
+	tx    *gorm.DB
+	err   error
+}
+
+// NewPendingTx returns a transaction that begin opens on first use; begin runs at
+// most once, and its error is every later use's.
+func NewPendingTx(begin func() (*gorm.DB, error)) *PendingTx { return &PendingTx{begin: begin} }
+
+// Tx begins the transaction if it has not begun, and returns it. Errors: begin's.
+func (p *PendingTx) Tx() (*gorm.DB, error) {
+	p.once.Do(func() { p.tx, p.err = p.begin() })
+	return p.tx, p.err
+}
+
+// Begun returns the transaction if it has begun (successfully), else nil. It never
+// begins it, and once it has answered nil no later Tx will: the owner calls it to end
+// the unit of work (roll back or just let go), and a straggling statement then fails
+// rather than open a transaction nobody will end.
+func (p *PendingTx) Begun() *gorm.DB {
+	began := true
+	p.once.Do(func() { began = false; p.err = errNotBegun })
+	if !began || p.err != nil {
+		return nil
+	}
+	return p.tx
+}
+
+var errNotBegun = errors.New("transaction ended before it began")
+
+// WithPendingTx returns ctx carrying p: stores that call Conn on it write inside p's
+// transaction, begun by the first of them. The caller owns the commit or rollback.
+func WithPendingTx(ctx context.Context, p *PendingTx) context.Context {
+	return context.WithValue(ctx, txKey{}, p)
+}
+
 // Conn returns the transaction carried by ctx, or db itself, bound to ctx. Domain
-// stores call it for every statement so a request's unit of work covers them.
+// stores call it for every statement so a request's unit of work covers them. A
+// pending transaction (WithPendingTx) begins here; if it cannot, the handle returned
+// carries the error, and every statement on it fails with it.
 func Conn(ctx context.Context, db *gorm.DB) *gorm.DB {
-	if tx, ok := ctx.Value(txKey{}).(*gorm.DB); ok {
+	switch tx := ctx.Value(txKey{}).(type) {
+	case *gorm.DB:
 		return tx.WithContext(ctx)
+	case *PendingTx:
+		t, err := tx.Tx()
+		if err != nil {
+			failed := db.WithContext(ctx)
+			failed.AddError(err)
+			return failed
+		}
+		return t.WithContext(ctx)
 	}
 	return db.WithContext(ctx)
 }
 
-// InTx reports whether ctx carries a transaction.
+// InTx reports whether ctx carries a transaction, begun or pending.
 func InTx(ctx context.Context) bool {
-	_, ok := ctx.Value(txKey{}).(*gorm.DB)
-	return ok
+	switch ctx.Value(txKey{}).(type) {
+	case *gorm.DB, *PendingTx:
+		return true
+	}
+	return false
 }
 
 // RunInTx runs fn in the transaction ctx carries, or else in a new transaction on db

@@ -18,7 +18,11 @@ import (
 //
 // It is a GORM plugin so that every session of the handle finds it (gateOf), and it
 // gates autocommit create, update, delete and Exec through callbacks; transactions
-// take it in RunInTx and through EnterWrite.
+// take it in RunInTx and through EnterWrite, and so must any write that skips those
+// callbacks: a write read back as rows (UPDATE … RETURNING through Raw().Scan, which
+// GORM runs as a query), or one sent on the handle's *sql.DB. A writer that skips the
+// gate is not queued: it polls the busy handler against the gate's holder and jumps
+// the queue when it wins (docs/performance.md, "SQLite is one writer").
 type writeGate struct{ slot chan struct{} }
 
 const gateName = "riskapi:sqlite-write-gate"
@@ -87,13 +91,14 @@ func (g *writeGate) enter(ctx context.Context) error {
 
 func (g *writeGate) leave() { <-g.slot }
 
-// EnterWrite takes db's write gate before a write transaction begins and returns the
-// function that frees it, to call once the transaction has ended (committed or rolled
-// back). On PostgreSQL, which has no gate, it does nothing. Errors: ctx ended while
-// waiting.
+// EnterWrite takes db's write gate before a write transaction begins, or before a
+// write statement the gate's callbacks do not see, and returns the function that
+// frees it, to call once the transaction (committed or rolled back) or the statement
+// has ended. On PostgreSQL, which has no gate, and when ctx carries a transaction,
+// which took the gate when it began, it does nothing. Errors: ctx ended while waiting.
 func EnterWrite(ctx context.Context, db *gorm.DB) (leave func(), err error) {
 	g, ok := db.Config.Plugins[gateName].(*writeGate)
-	if !ok {
+	if !ok || InTx(ctx) {
 		return func() {}, nil
 	}
 	if err := g.enter(ctx); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -18,14 +19,16 @@ import (
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/e2e"
+	"github.com/riskapi/riskapi/internal/sweep"
 )
 
 var (
 	sweepRows     = flag.Int("sweep.rows", 0, "expired idempotency records TestSweepUnderLoad inserts and sweeps (0: 50000 on PostgreSQL, 5000 on SQLite; the full run: 1000000)")
 	sweepClients  = flag.Int("sweep.clients", 8, "TestSweepUnderLoad: concurrent writers")
 	sweepBaseline = flag.Duration("sweep.baseline", 0, "TestSweepUnderLoad: writes measured before the sweep starts (0: 3s, or 20s from 500000 rows)")
-	sweepBatch    = flag.Int("sweep.batch", 0, "TestSweepUnderLoad: override the app's Sweeper.BatchSize (0: as configured by internal/app), for tuning experiments")
-	sweepPause    = flag.Duration("sweep.pause", -1, "TestSweepUnderLoad: override the app's Sweeper.Pause (-1: as configured by internal/app), for tuning experiments")
+	sweepBatch    = flag.Int("sweep.batch", 0, "TestSweepUnderLoad: override the app's Pacing.Size (0: as configured by internal/app), for tuning experiments")
+	sweepPause    = flag.Duration("sweep.pause", -1, "TestSweepUnderLoad: override the app's Pacing.Pause (-1: as configured by internal/app), for tuning experiments")
+	sweepRest     = flag.Float64("sweep.rest", -1, "TestSweepUnderLoad: override the app's Pacing.Rest (-1: as configured by internal/app), for tuning experiments")
 	sweepMaxRatio = flag.Float64("sweep.maxratio", 0, "TestSweepUnderLoad: fail if the write p99 during the sweep exceeds this multiple of the p99 without it (0: report only)")
 )
 
@@ -37,8 +40,8 @@ type write struct {
 
 // TestSweepUnderLoad inserts -sweep.rows expired idempotency records (one INSERT …
 // SELECT), then, while writers keep sending keyed writes to a real server, runs the
-// app's own sweep (app.Open(…).Sweeper, configured exactly as `api sweep` and the
-// scheduled sweep are) over the same database. It checks that the sweep deletes
+// app's own sweep (Sweeper, configured exactly as `api sweep` and the scheduled sweep
+// are; on SQLite the serving app's own, see serveForSweep) over the same database. It checks that the sweep deletes
 // every expired record and nothing else and that every write succeeds, and reports
 // the write p99 during the sweep against the p99 of the same writers before it.
 //
@@ -48,15 +51,10 @@ type write struct {
 func TestSweepUnderLoad(t *testing.T) {
 	url := dbtest.URL(t)
 	creds := e2e.ProvisionT(t, url, t.Name())
-	a := openApp(t, url)
-	if *sweepBatch > 0 {
-		a.Sweeper.BatchSize = *sweepBatch
-	}
-	if *sweepPause >= 0 {
-		a.Sweeper.Pause = *sweepPause
-	}
-	t.Logf("sweeper: BatchSize %d, Pause %s (0 means the default, 1000)", a.Sweeper.BatchSize, a.Sweeper.Pause)
-	run := sweepUnderLoad(t, url, creds, func(ctx context.Context, rows int) {
+	srv, a := serveForSweep(t, url)
+	a.Sweeper.Pacing = tuned(a.Sweeper.Pacing)
+	t.Logf("sweeper: %+v (Size 0 means 1000)", a.Sweeper.Pacing)
+	run := sweepUnderLoad(t, srv, creds, func(ctx context.Context, rows int) {
 		insertExpired(t, ctx, a.DB, creds.TenantID, rows)
 	}, a.Sweeper.Sweep)
 
@@ -86,16 +84,11 @@ func TestSweepUnderLoad(t *testing.T) {
 func TestRequestLogSweepUnderLoad(t *testing.T) {
 	url := dbtest.URL(t)
 	creds := e2e.ProvisionT(t, url, t.Name())
-	a := openApp(t, url)
-	if *sweepBatch > 0 {
-		a.RequestLogSweeper.Pacing.Size = *sweepBatch
-	}
-	if *sweepPause >= 0 {
-		a.RequestLogSweeper.Pacing.Pause = *sweepPause
-	}
+	srv, a := serveForSweep(t, url)
+	a.RequestLogSweeper.Pacing = tuned(a.RequestLogSweeper.Pacing)
 	t.Logf("sweeper: %+v (Size 0 means 1000), TTL %s", a.RequestLogSweeper.Pacing, a.RequestLogSweeper.TTL)
 	var cutoff time.Time
-	run := sweepUnderLoad(t, url, creds, func(ctx context.Context, rows int) {
+	run := sweepUnderLoad(t, srv, creds, func(ctx context.Context, rows int) {
 		cutoff = time.Now().UTC().Add(-a.RequestLogSweeper.TTL)
 		insertOldLogEntries(t, ctx, a.DB, creds.TenantID, rows, cutoff)
 	}, a.RequestLogSweeper.Sweep)
@@ -121,12 +114,12 @@ type loadRun struct {
 	writes, acknowledged int
 }
 
-// sweepUnderLoad starts a server on url, inserts the run's rows (-sweep.rows, or a
+// sweepUnderLoad, with the server at srv, inserts the run's rows (-sweep.rows, or a
 // CI default) with insert, keeps -sweep.clients writers sending keyed writes, and
 // after a baseline runs sweep. It fails t if the sweep does not delete exactly the
 // rows inserted or any write fails (or the p99 ratio exceeds -sweep.maxratio), and
 // logs the write p99 during the sweep against the p99 before it.
-func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func(ctx context.Context, rows int),
+func sweepUnderLoad(t *testing.T, srv string, creds e2e.Credentials, insert func(ctx context.Context, rows int),
 	sweep func(ctx context.Context) (int, error)) loadRun {
 	t.Helper()
 	rows := *sweepRows
@@ -145,8 +138,6 @@ func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func
 			baseline = 20 * time.Second
 		}
 	}
-	in := e2e.StartT(t, e2e.Config{DatabaseURL: url, Name: "api", Lease: 10 * time.Second,
-		Env: []string{"SWEEP_SCHEDULE=@every 24h"}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	start := time.Now()
@@ -173,7 +164,7 @@ func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func
 				default:
 				}
 				body := fmt.Appendf(nil, `{"title":"sweep load %d-%d","likelihood":3,"impact":4}`, c, i)
-				res := client.CreateRisk(ctx, in.URL(), uuid.NewString(), body)
+				res := client.CreateRisk(ctx, srv, uuid.NewString(), body)
 				w := write{sent: res.Sent, done: res.Sent.Add(res.Latency), ok: res.Status == http.StatusCreated}
 				mu.Lock()
 				writes = append(writes, w)
@@ -240,21 +231,75 @@ func sweepUnderLoad(t *testing.T, url string, creds e2e.Credentials, insert func
 	return loadRun{writes: len(writes), acknowledged: len(writes) - failed}
 }
 
-// openApp wires riskapi on url as `api sweep` does, quietly.
-func openApp(t *testing.T, url string) *app.Maintenance {
+// tuned is p with the -sweep.batch, -sweep.pause and -sweep.rest overrides.
+func tuned(p sweep.Pacing) sweep.Pacing {
+	if *sweepBatch > 0 {
+		p.Size = *sweepBatch
+	}
+	if *sweepPause >= 0 {
+		p.Pause = *sweepPause
+	}
+	if *sweepRest >= 0 {
+		p.Rest = *sweepRest
+	}
+	return p
+}
+
+// serveForSweep returns the base URL of a riskapi server on url and the app whose
+// sweepers the test runs. On PostgreSQL the server is a process of its own and the
+// sweepers are wired as for `api sweep`. On SQLite, whose one instance sweeps on its
+// own schedule, the sweepers are the serving app's, in this process: their batches
+// queue at the same write gate as the writes (internal/database/writegate.go), as
+// they do in production.
+func serveForSweep(t *testing.T, url string) (string, *app.Maintenance) {
 	t.Helper()
-	env := map[string]string{"DATABASE_URL": url, "UPLOAD_DIR": t.TempDir() + "/uploads"}
+	env := map[string]string{"DATABASE_URL": url, "UPLOAD_DIR": t.TempDir() + "/uploads", "ADDR": "127.0.0.1:0",
+		"RATE_LIMIT_RPS": "0", "IDEMPOTENCY_LEASE": "10s", "SWEEP_SCHEDULE": "@every 24h"}
+	cfg := loadConfig(t, env)
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	if dbtest.Postgres() {
+		in := e2e.StartT(t, e2e.Config{DatabaseURL: url, Name: "api", Lease: 10 * time.Second,
+			Env: []string{"SWEEP_SCHEDULE=@every 24h"}})
+		a, err := app.OpenMaintenance(context.Background(), cfg, logger, app.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { a.Close() })
+		return in.URL(), a
+	}
+	a, err := app.Open(context.Background(), cfg, logger, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	addr := make(chan net.Addr, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.Serve(ctx, func(ad net.Addr) { addr <- ad }) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+		a.Close()
+	})
+	select {
+	case ad := <-addr:
+		return "http://" + ad.String(), a.Maintenance
+	case err := <-done:
+		t.Fatalf("serve: %v", err)
+	}
+	return "", nil
+}
+
+// loadConfig is riskapi's configuration from env alone.
+func loadConfig(t *testing.T, env map[string]string) config.Config {
+	t.Helper()
 	vals := config.Register(flag.NewFlagSet("sweep", flag.ContinueOnError), func(k string) string { return env[k] })
 	cfg, err := config.Load(vals)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.OpenMaintenance(context.Background(), cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)), app.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return a
+	return cfg
 }
 
 // insertOldLogEntries inserts n request-log entries of tenant created before cutoff

@@ -14,11 +14,10 @@ import (
 type Sweeper struct {
 	// Store holds the records. Required.
 	Store Store
-	// BatchSize bounds each delete. Optional. Default 1000.
-	BatchSize int
-	// Pause is slept between batches so writes keep their latency while a backlog
-	// is swept. Optional. Default 0.
-	Pause time.Duration
+	// Pacing bounds each delete and the breather between them, so writes keep their
+	// latency while a backlog is swept (SQLite's one writer needs it; see
+	// docs/performance.md). Optional. Default: batches of 1000, no pause.
+	Pacing sweep.Pacing
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 	// Metrics, Logger: optional.
@@ -36,7 +35,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	}
 	start := time.Now()
 	cutoff := now()
-	total, err := sweep.Batches(ctx, sweep.Pacing{Size: s.BatchSize, Pause: s.Pause}, func(ctx context.Context, limit int) (int, error) {
+	total, err := sweep.Batches(ctx, s.Pacing, func(ctx context.Context, limit int) (int, error) {
 		return s.Store.DeleteExpired(ctx, cutoff, limit)
 	})
 	s.Metrics.swept(total, time.Since(start))

@@ -443,3 +443,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestClaimQueuesWithSQLiteWriters: a claim is a write, and on SQLite it waits its
+// turn at the write gate like every other writer instead of polling the busy handler
+// against the writer holding the lock: with a busy timeout far shorter than that
+// writer's transaction, the claim still gets its delivery, after it.
+func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
+	if dbtest.Postgres() {
+		t.Skip("PostgreSQL claims rows with SKIP LOCKED; only SQLite has one writer")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	db, err := database.Open(ctx, dbtest.URL(t), database.Options{BusyTimeout: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st := eventstore.New(db)
+	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
+		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll}}
+	f.endpoint(t, "http://127.0.0.1:9/hook")
+	f.emit(t, events.RiskCreated, map[string]any{})
+
+	holding := make(chan struct{})
+	writerDone := make(chan error, 1)
+	go func() {
+		writerDone <- database.RunInTx(ctx, db.DB, func(context.Context) error {
+			close(holding)
+			time.Sleep(200 * time.Millisecond) // a slow writer holding SQLite's lock
+			return nil
+		})
+	}()
+	<-holding
+	jobs, err := st.Claim(ctx, time.Now(), time.Minute, 10, nil)
+	if err != nil || len(jobs) != 1 {
+		t.Fatalf("claim behind a writer: %d jobs, %v; want the one delivery", len(jobs), err)
+	}
+	if err := <-writerDone; err != nil {
+		t.Fatal(err)
+	}
+}

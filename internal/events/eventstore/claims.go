@@ -68,9 +68,9 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		// read first keeps idle polls from queueing behind, or ahead of, writers.
 		return nil, nil
 	}
-	var ids []int64
-	if err := conn.Raw(s.claimSQL(len(skip) > 0), args...).Scan(&ids).Error; err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	ids, err := s.claim(ctx, conn, args, len(skip) > 0)
+	if err != nil {
+		return nil, err
 	}
 	if len(ids) == 0 {
 		return nil, nil
@@ -86,6 +86,22 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
+}
+
+// claim runs claimSQL with args. GORM sends an UPDATE … RETURNING read through Scan
+// as a query, which the write gate's callbacks do not see, so it takes the gate here:
+// on SQLite the claim queues with the other writers rather than jumping the queue.
+func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip bool) ([]int64, error) {
+	leave, err := database.EnterWrite(ctx, s.db)
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	}
+	defer leave()
+	var ids []int64
+	if err := conn.Raw(s.claimSQL(skip), args...).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	}
+	return ids, nil
 }
 
 // anyDue reports whether a pending delivery is due at now, outside skip. On error it

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/sweep"
 )
 
 func TestExpiredRecordRunsAgain(t *testing.T) {
@@ -42,7 +43,7 @@ func TestSweepDeletesExactlyTheExpiredRecords(t *testing.T) {
 	}
 	h.clock.Advance(31 * time.Minute) // the first 8 are now past their hour, the last 5 are not
 
-	sw := &idempotency.Sweeper{Store: h.store, Now: h.clock.Now, BatchSize: 3}
+	sw := &idempotency.Sweeper{Store: h.store, Now: h.clock.Now, Pacing: sweep.Pacing{Size: 3}}
 	n, err := sw.Sweep(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +102,7 @@ func TestConcurrentSweepersDeleteEachRecordOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sw := &idempotency.Sweeper{Store: h.store, Now: h.clock.Now, BatchSize: 7}
+			sw := &idempotency.Sweeper{Store: h.store, Now: h.clock.Now, Pacing: sweep.Pacing{Size: 7}}
 			n, err := sw.Sweep(context.Background())
 			if err != nil {
 				t.Error(err)

@@ -38,15 +38,25 @@ func (s *Store) reserveSQLite(ctx context.Context, k idempotency.RecordKey) (ide
 // sqliteReservation is one key's lock and, once begun, the IMMEDIATE transaction the
 // request runs in.
 type sqliteReservation struct {
-	db     *gorm.DB
-	tx     *gorm.DB // nil until Begin
-	leave  func()   // frees the write gate (database.EnterWrite) once tx has ended
-	unlock func()
-	once   sync.Once
+	db      *gorm.DB
+	pending *database.PendingTx // nil until Begin
+	leave   func()              // frees the write gate (database.EnterWrite) once the transaction has ended
+	unlock  func()
+	once    sync.Once
 }
 
-// Begin begins the transaction and returns ctx carrying it.
+// Begin returns ctx carrying the request's transaction, which begins — takes the
+// write gate, then SQLite's lock — with the handler's first statement
+// (database.PendingTx): the handler decodes and checks the request outside the
+// single writer's turn, as an unkeyed write does. The key's lock, taken without
+// waiting in Reserve, is held meanwhile, so a duplicate is answered 409 at once
+// rather than queueing at the gate.
 func (r *sqliteReservation) Begin(ctx context.Context) (context.Context, error) {
+	r.pending = database.NewPendingTx(func() (*gorm.DB, error) { return r.begin(ctx) })
+	return database.WithPendingTx(ctx, r.pending), nil
+}
+
+func (r *sqliteReservation) begin(ctx context.Context) (*gorm.DB, error) {
 	leave, err := database.EnterWrite(ctx, r.db)
 	if err != nil {
 		return nil, fmt.Errorf("begin: %w", database.Classify(err))
@@ -56,17 +66,23 @@ func (r *sqliteReservation) Begin(ctx context.Context) (context.Context, error) 
 		leave()
 		return nil, fmt.Errorf("begin: %w", database.Classify(tx.Error))
 	}
-	r.tx, r.leave = tx, leave
-	return database.WithTx(ctx, tx), nil
+	r.leave = leave
+	return tx, nil
 }
 
-// Complete upserts rec in the transaction and commits it with the handler's writes.
+// Complete upserts rec in the transaction (begun now if the handler sent no
+// statement) and commits it with the handler's writes.
 func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Record) error {
-	if err := r.tx.WithContext(ctx).Clauses(upsertComplete).Create(toRow(rec)).Error; err != nil {
+	tx, err := r.pending.Tx()
+	if err != nil {
+		r.Release()
+		return fmt.Errorf("store idempotency record: %w", err)
+	}
+	if err := tx.WithContext(ctx).Clauses(upsertComplete).Create(toRow(rec)).Error; err != nil {
 		r.Release()
 		return fmt.Errorf("store idempotency record: %w", database.Classify(err))
 	}
-	err := r.tx.Commit().Error
+	err = tx.Commit().Error
 	r.once.Do(func() {
 		r.leave()
 		r.unlock()
@@ -82,8 +98,12 @@ func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Recor
 func (r *sqliteReservation) Release() error {
 	var err error
 	r.once.Do(func() {
-		if r.tx != nil {
-			err = r.tx.Rollback().Error
+		var tx *gorm.DB
+		if r.pending != nil {
+			tx = r.pending.Begun()
+		}
+		if tx != nil {
+			err = tx.Rollback().Error
 			if errors.Is(err, gorm.ErrInvalidTransaction) {
 				err = nil // already ended, e.g. by its context's deadline
 			}

@@ -134,6 +134,12 @@ func (s *Store) insertPrepared(ctx context.Context, entries []*requestlog.Entry)
 	if err != nil {
 		return err
 	}
+	// The batch queues for SQLite's one write lock with every other writer.
+	leave, err := database.EnterWrite(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	tx, err := sqlDB.BeginTx(ctx, nil)
 	if err != nil {
 		return err

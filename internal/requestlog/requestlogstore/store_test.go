@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/requestlog"
@@ -241,5 +242,43 @@ func TestSweepDeletesOnlyOld(t *testing.T) {
 	}
 	if len(left) != fresh {
 		t.Errorf("%d entries left, want the %d fresh ones", len(left), fresh)
+	}
+}
+
+// TestInsertQueuesWithSQLiteWriters: the log writer's batch is a write, and on SQLite
+// it waits its turn at the write gate like every other writer instead of polling the
+// busy handler against the writer holding the lock: with a busy timeout far shorter
+// than that writer's transaction, the batch is still stored, after it.
+func TestInsertQueuesWithSQLiteWriters(t *testing.T) {
+	if dbtest.Postgres() {
+		t.Skip("only SQLite has one writer")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	db, err := database.Open(ctx, dbtest.URL(t), database.Options{BusyTimeout: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s := requestlogstore.New(db)
+
+	holding := make(chan struct{})
+	writerDone := make(chan error, 1)
+	go func() {
+		writerDone <- database.RunInTx(ctx, db.DB, func(context.Context) error {
+			close(holding)
+			time.Sleep(200 * time.Millisecond) // a slow writer holding SQLite's lock
+			return nil
+		})
+	}()
+	<-holding
+	if err := s.Insert(ctx, []*requestlog.Entry{entry("ten_a", "req-1", 0)}); err != nil {
+		t.Fatalf("insert behind a writer: %v", err)
+	}
+	if err := <-writerDone; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, "ten_a", "req-1"); err != nil || got.RequestID != "req-1" {
+		t.Fatalf("stored entry: %v, %v", got, err)
 	}
 }
