@@ -136,7 +136,9 @@ export interface paths {
          *     name, filename, MIME type and SHA-256 — not the boundary, the transfer encoding or the
          *     order of different names. The same file again under the same key is replayed; another
          *     file (other bytes, filename or MIME type) is 422 `IDEMPOTENCY_KEY_REUSED` and stores
-         *     nothing. See `docs/uploads-and-webhooks.md`.
+         *     nothing; neither writes the file to disk. While another request holds the key the
+         *     upload is 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS` before its body is read. See
+         *     `docs/uploads-and-webhooks.md`.
          */
         post: operations["v1CreateAttachment"];
         delete?: never;
@@ -488,7 +490,9 @@ export interface paths {
          *     name, filename, MIME type and SHA-256 — not the boundary, the transfer encoding or the
          *     order of different names. The same file again under the same key is replayed; another
          *     file (other bytes, filename or MIME type) is 422 `IDEMPOTENCY_KEY_REUSED` and stores
-         *     nothing. See `docs/uploads-and-webhooks.md`.
+         *     nothing; neither writes the file to disk. While another request holds the key the
+         *     upload is 409 `IDEMPOTENCY_REQUEST_IN_PROGRESS` before its body is read. See
+         *     `docs/uploads-and-webhooks.md`.
          */
         post: operations["v2CreateAttachment"];
         delete?: never;
