@@ -231,6 +231,11 @@ type Store interface {
 	Create(ctx context.Context, r *Risk) error
 	// Get returns the tenant's risk with id, or ErrNotFound.
 	Get(ctx context.Context, tenantID, id string) (*Risk, error)
+	// GetForUpdate is Get that also locks the risk's row until the transaction ctx
+	// carries ends, so a read-modify-write in that transaction cannot lose another's
+	// change (SELECT … FOR UPDATE on PostgreSQL; a SQLite transaction already holds the
+	// database's only write lock). Outside a transaction it is Get.
+	GetForUpdate(ctx context.Context, tenantID, id string) (*Risk, error)
 	// GetByExternalID returns the tenant's risk with that external ID, or ErrNotFound.
 	GetByExternalID(ctx context.Context, tenantID, externalID string) (*Risk, error)
 	// List returns up to f.Limit risks newest first, and whether more follow.

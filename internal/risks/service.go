@@ -38,7 +38,8 @@ func (s *Service) Create(ctx context.Context, r *Risk) error { return s.Store.Cr
 func (s *Service) Update(ctx context.Context, tenantID, id string, change func(*Risk) error) (*Risk, error) {
 	var out *Risk
 	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
-		r, err := s.Store.Get(ctx, tenantID, id)
+		// Locked: two updates of different fields at once must both be kept.
+		r, err := s.Store.GetForUpdate(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}

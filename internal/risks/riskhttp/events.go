@@ -55,7 +55,9 @@ func (m emitting) Update(ctx context.Context, r *risks.Risk) error {
 // Delete removes the risk and emits risk.deleted with the risk as it was.
 func (m emitting) Delete(ctx context.Context, tenantID, id string) error {
 	return database.RunInTx(ctx, m.db, func(ctx context.Context) error {
-		r, err := m.Store.Get(ctx, tenantID, id)
+		// Locked, so risk.deleted carries the risk as it was last stored, not as it
+		// was before an update that committed between this read and the DELETE.
+		r, err := m.Store.GetForUpdate(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}

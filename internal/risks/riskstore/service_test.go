@@ -3,6 +3,9 @@ package riskstore_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -153,5 +156,45 @@ func TestServiceUpdateIsOneUnitOfWork(t *testing.T) {
 	}
 	if _, err := svc.Update(ctx, env.tenant, ids.New(ids.Risk), retitle("x")); !errors.Is(err, risks.ErrNotFound) {
 		t.Fatalf("Update of a missing risk: %v, want ErrNotFound", err)
+	}
+}
+
+// Updates that run at once each read the risk, change it and store every field: unless
+// the read waits for the others' commits, the last writer silently undoes the rest
+// (a PATCH of the owner losing a concurrent PATCH of the title).
+func TestConcurrentUpdatesLoseNoChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	env := newServiceEnv(t)
+	svc := &risks.Service{Store: env.risks, Tx: database.NewRunner(env.db.DB)}
+	const writers = 12
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := svc.Update(ctx, env.tenant, env.risk.ID, func(r *risks.Risk) error {
+				d := r.Description + fmt.Sprintf("[%d]", i)
+				return r.Apply(risks.Update{Description: &d}, time.Now().UTC().Truncate(time.Microsecond))
+			})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatalf("Update: %v", err)
+		}
+	}
+	r, err := env.risks.Get(ctx, env.tenant, env.risk.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range writers {
+		if !strings.Contains(r.Description, fmt.Sprintf("[%d]", i)) {
+			t.Errorf("update %d was lost: description %q", i, r.Description)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -67,18 +68,29 @@ func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 
 // Get returns the tenant's risk with id, or risks.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*risks.Risk, error) {
-	return s.take(ctx, "get risk "+id, "tenant_id = ? AND id = ?", tenantID, id)
+	return s.take(ctx, "get risk "+id, false, "tenant_id = ? AND id = ?", tenantID, id)
+}
+
+// GetForUpdate is Get with the row locked (risks.Store.GetForUpdate). The SQLite
+// dialect leaves the locking clause out: there the transaction holds the write lock.
+func (s *Store) GetForUpdate(ctx context.Context, tenantID, id string) (*risks.Risk, error) {
+	return s.take(ctx, "get risk "+id+" for update", true, "tenant_id = ? AND id = ?", tenantID, id)
 }
 
 // GetByExternalID returns the tenant's risk with that external ID, or
 // risks.ErrNotFound.
 func (s *Store) GetByExternalID(ctx context.Context, tenantID, externalID string) (*risks.Risk, error) {
-	return s.take(ctx, "get risk by external id", "tenant_id = ? AND external_id = ?", tenantID, externalID)
+	return s.take(ctx, "get risk by external id", false, "tenant_id = ? AND external_id = ?", tenantID, externalID)
 }
 
-func (s *Store) take(ctx context.Context, what, where string, args ...any) (*risks.Risk, error) {
+// take reads the one row matching where, locked FOR UPDATE when lock is set.
+func (s *Store) take(ctx context.Context, what string, lock bool, where string, args ...any) (*risks.Risk, error) {
 	var w row
-	err := database.Conn(ctx, s.db).Where(where, args...).Take(&w).Error
+	q := database.Conn(ctx, s.db).Where(where, args...)
+	if lock {
+		q = q.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
+	}
+	err := q.Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, risks.ErrNotFound
 	}
