@@ -157,6 +157,13 @@ func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time
 	case err != nil:
 		return fmt.Errorf("find risk of finding: %w", err)
 	}
+	// Read again with the row locked: LockFinding keeps other deliveries out, but a
+	// PATCH through the API may be changing the same risk, and its change must stay.
+	if r, err = s.risks.GetForUpdate(ctx, tenantID, r.ID); errors.Is(err, risks.ErrNotFound) {
+		return ErrFindingNotFound
+	} else if err != nil {
+		return fmt.Errorf("lock risk of finding: %w", err)
+	}
 	if err := r.Apply(ev.Change, now); err != nil {
 		return err
 	}
