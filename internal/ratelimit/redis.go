@@ -18,11 +18,14 @@ import (
 //
 // A round trip to Redis per request would cost more than the rest of a fast write,
 // so where the limit is generous an instance takes several requests' worth of the
-// bucket at once (a lease, redis_rate's AllowAtMost) and spends it locally for at
-// most leaseFor. Leased requests have left the shared bucket before any of them runs,
-// so the instances together never admit more than the limit; a lease that expires
-// unspent admits fewer, by at most what the bucket refills in leaseFor. Where the
-// limit is tight (a lease would be one request) every request asks Redis.
+// bucket at once (a lease, redis_rate's AllowAtMost: at most what the bucket refills
+// in leaseRefill, and a quarter of the burst) and spends it locally for at most
+// leaseFor. Leased requests have left the shared bucket before any of them runs, so
+// the bucket never admits more than the limit; requests spent from a lease in any
+// window exceed what the bucket admitted in it by at most the one lease each
+// instance held when the window began — a lease's size, whatever leaseFor is. A lease
+// that expires unspent admits fewer, by at most its size. Where the limit is tight
+// (a lease would be one request) every request asks Redis.
 type Redis struct {
 	client  *redis.Client
 	limiter *redis_rate.Limiter
@@ -63,10 +66,14 @@ func NewRedis(url, prefix string) (*Redis, error) {
 	return &Redis{client: c, limiter: redis_rate.NewLimiter(c), prefix: prefix}, nil
 }
 
-// leaseFor bounds how long an instance keeps requests taken from the shared bucket;
-// a lease holds at most what the bucket refills in that time, and at most a quarter
-// of the burst.
-const leaseFor = 50 * time.Millisecond
+// leaseRefill sizes a lease: at most what the bucket refills in that time.
+const leaseRefill = 50 * time.Millisecond
+
+// leaseFor bounds how long an instance keeps a lease. The size, not this, bounds what
+// a lease can add to a window (above); long enough that a credential sending a few
+// requests a second spends a lease before it expires instead of asking Redis each
+// time, short enough that RateLimit's remaining count is at most this stale.
+const leaseFor = time.Second
 
 // lease is the part of one key's bucket this instance holds.
 type lease struct {
@@ -84,7 +91,7 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 		return Result{}, ErrPaused
 	}
 	r.sweep(now)
-	size := min(int(l.RPS*leaseFor.Seconds()), l.Burst/4)
+	size := min(int(l.RPS*leaseRefill.Seconds()), l.Burst/4)
 	if size <= 1 {
 		res, err := r.take(ctx, key, l, 1)
 		return res.Result, err
