@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/riskapi/riskapi/internal/netfault"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 )
 
@@ -135,4 +136,39 @@ func TestLeasesNeverOverAdmit(t *testing.T) {
 		t.Errorf("%d admitted, want about the burst %d (at most 3 leases of 10 stranded)", allowed, l.Burst)
 	}
 	t.Logf("%d admitted of 600 (burst %d, %d refilled meanwhile)", allowed, l.Burst, refilled)
+}
+
+// TestLeaseIsToppedUpAhead: a credential that keeps sending does not wait for Redis
+// when its lease runs out, because the instance took the next part of the bucket
+// while half the lease was left. Here Redis stops answering just after such a top-up
+// has landed: a full lease's worth of further requests is still admitted, none of
+// them waiting for Redis (each has 1 s; a request that had to ask would fail).
+func TestLeaseIsToppedUpAhead(t *testing.T) {
+	t.Parallel()
+	if _, ok := stores(t)["redis"]; !ok {
+		t.Skip("no Redis")
+	}
+	proxy := netfault.StartT(t, "127.0.0.1:6379")
+	r, err := ratelimit.NewRedis("redis://"+proxy.Addr()+"/0", "riskapi-test-"+uuid.NewString()+":")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	l := ratelimit.Limit{RPS: 200, Burst: 100} // leases of 10, topped up at 5 left
+	allow := func(i int) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if res, err := r.Allow(ctx, "steady", l); err != nil || !res.Allowed {
+			t.Fatalf("request %d: %+v %v, want allowed from the lease", i, res, err)
+		}
+	}
+	for i := 1; i <= 5; i++ { // the first takes a lease of 10; the fifth leaves 5 and starts a top-up
+		allow(i)
+	}
+	time.Sleep(300 * time.Millisecond) // the top-up lands (a local Redis answers in < 1 ms)
+	proxy.Stall()
+	defer proxy.Restore()
+	for i := 6; i <= 15; i++ { // 5 left + 5 topped up; the top-up started now is stalled
+		allow(i)
+	}
 }

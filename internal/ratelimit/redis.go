@@ -20,12 +20,15 @@ import (
 // so where the limit is generous an instance takes several requests' worth of the
 // bucket at once (a lease, redis_rate's AllowAtMost: at most what the bucket refills
 // in leaseRefill, and a quarter of the burst) and spends it locally for at most
-// leaseFor. Leased requests have left the shared bucket before any of them runs, so
-// the bucket never admits more than the limit; requests spent from a lease in any
-// window exceed what the bucket admitted in it by at most the one lease each
-// instance held when the window began — a lease's size, whatever leaseFor is. A lease
-// that expires unspent admits fewer, by at most its size. Where the limit is tight
-// (a lease would be one request) every request asks Redis.
+// leaseFor. Once half a lease is spent, the instance tops it up to its full size in
+// the background while requests go on spending what is left, so a credential that
+// keeps sending waits for Redis only on its first request after a quiet second (and
+// when it outruns a top-up). Leased requests have left the shared bucket before any of them runs, so
+// the bucket never admits more than the limit; an instance never holds more than one
+// lease's size, top-ups included, so requests spent from leases in any window exceed
+// what the bucket admitted in it by at most one lease's size per instance, whatever
+// leaseFor is. A lease that expires unspent admits fewer, by at most its size. Where
+// the limit is tight (a lease would be one request) every request asks Redis.
 type Redis struct {
 	client  *redis.Client
 	limiter *redis_rate.Limiter
@@ -80,8 +83,12 @@ type lease struct {
 	mu        sync.Mutex
 	left      int       // requests still to spend
 	until     time.Time // when the unspent ones are given up
-	remaining int       // the shared bucket's Remaining when the lease was taken
+	remaining int       // the shared bucket's Remaining when the lease was last taken
 	reset     time.Time // when the shared bucket was to be full again
+	// topping is open while a top-up is in flight and closed when it has landed (or
+	// failed); nil otherwise. A request that finds the lease empty waits for it
+	// rather than asking Redis a second time.
+	topping chan struct{}
 }
 
 // Allow implements Store. Errors: Redis could not be reached or answered badly.
@@ -99,17 +106,55 @@ func (r *Redis) Allow(ctx context.Context, key string, l Limit) (Result, error) 
 	v, _ := r.leases.LoadOrStore(key, &lease{})
 	le := v.(*lease)
 	le.mu.Lock()
-	defer le.mu.Unlock()
+	for le.topping != nil && (le.left == 0 || !now.Before(le.until)) {
+		landed := le.topping
+		le.mu.Unlock()
+		select {
+		case <-landed:
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		}
+		le.mu.Lock()
+		now = time.Now()
+	}
 	if le.left == 0 || !now.Before(le.until) {
 		res, err := r.take(ctx, key, l, size)
 		if err != nil || !res.Allowed {
 			le.left = 0
+			le.mu.Unlock()
 			return res.Result, err
 		}
 		le.left, le.until, le.remaining, le.reset = res.leased, now.Add(leaseFor), res.Remaining, now.Add(res.ResetAfter)
 	}
 	le.left--
-	return Result{Allowed: true, Remaining: le.remaining + le.left, ResetAfter: max(0, le.reset.Sub(now))}, nil
+	out := Result{Allowed: true, Remaining: le.remaining + le.left, ResetAfter: max(0, le.reset.Sub(now))}
+	if le.topping == nil && le.left <= size/2 && now.UnixNano() >= r.downUntil.Load() {
+		le.topping = make(chan struct{})
+		go r.topUp(key, l, le, size-le.left)
+	}
+	le.mu.Unlock()
+	return out, nil
+}
+
+// topUp takes up to n more requests from key's shared bucket into le, off any
+// request's path. Refused or failed, it leaves le as it is: the request that finds
+// le empty asks Redis itself and gets the refusal, or fails open.
+func (r *Redis) topUp(key string, l Limit, le *lease, n int) {
+	ctx, cancel := context.WithTimeout(context.Background(), redisDialTimeout+redisIOTimeout)
+	defer cancel()
+	res, err := r.take(ctx, key, l, n)
+	now := time.Now()
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if err == nil && res.Allowed {
+		if !now.Before(le.until) {
+			le.left = 0 // the rest expired meanwhile
+		}
+		le.left += res.leased
+		le.until, le.remaining, le.reset = now.Add(leaseFor), res.Remaining, now.Add(res.ResetAfter)
+	}
+	close(le.topping)
+	le.topping = nil
 }
 
 // taken is a Result with how many requests it took from the shared bucket.

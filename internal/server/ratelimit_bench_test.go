@@ -17,8 +17,8 @@ import (
 //
 //	busy-key      one API key writing as fast as it can under a 2000/s limit: Redis
 //	              is asked once per lease (ratelimit.Redis), not per request
-//	8-quiet-keys  writes rotating over 8 keys at the default 100/s, each key too slow
-//	              for a lease to last until its next request: one Redis round trip each
+//	8-quiet-keys  writes rotating over 8 keys at the default 100/s: leases of 5,
+//	              topped up in the background once half is spent
 //
 // Run: go test -run '^$' -bench RateLimitCost -benchtime 2000x ./internal/server/
 // (and with TEST_DATABASE_URL=postgres://… for PostgreSQL). Needs Redis on
