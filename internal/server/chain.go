@@ -46,12 +46,16 @@ func callTimeout(d time.Duration) echo.MiddlewareFunc {
 
 // headAsGet serves HEAD as the GET of the same route with the body discarded (RFC
 // 9110 section 9.3.2): same status and headers, no body, no route of its own. Being
-// a GET it needs the read scope and never touches idempotency records.
+// a GET it needs the read scope and never touches idempotency records. OPTIONS's
+// Allow lists HEAD wherever it lists GET, as a 405's does (allowHead).
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		if c.Request().Method == http.MethodHead {
+		switch c.Request().Method {
+		case http.MethodHead:
 			c.Request().Method = http.MethodGet
 			c.Response().Writer = bodiless{c.Response().Writer}
+		case http.MethodOptions: // Echo's answer lists the routes' methods only
+			c.Response().Before(func() { allowHead(c.Response().Header()) })
 		}
 		return next(c)
 	}

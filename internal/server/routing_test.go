@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/riskapi/riskapi/internal/apitest"
@@ -38,4 +39,19 @@ func TestHeadIsGetWithoutABody(t *testing.T) {
 		}
 	}
 	env.Do(apitest.Request{Method: "HEAD", Path: "/v2/risks"}).Expect(401)
+}
+
+// TestOptionsAllowMatchesThe405s: OPTIONS and a 405 list the same methods for a
+// path, HEAD included wherever GET is (every GET route answers HEAD).
+func TestOptionsAllowMatchesThe405s(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	for _, path := range []string{"/v2/risks", "/healthz"} {
+		opts := env.Do(apitest.Request{Method: "OPTIONS", Path: path, Bearer: a.Key}).Expect(204).Header().Get("Allow")
+		refused := env.Do(apitest.Request{Method: "PUT", Path: path, Bearer: a.Key, Body: `{}`}).ExpectProblem(405, "METHOD_NOT_ALLOWED").Header().Get("Allow")
+		if opts != refused || !strings.Contains(opts, "HEAD") {
+			t.Errorf("%s: OPTIONS Allow %q, 405 Allow %q; want the same, with HEAD", path, opts, refused)
+		}
+	}
 }
