@@ -2,6 +2,8 @@ package ratelimit_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -170,5 +172,131 @@ func TestLeaseIsToppedUpAhead(t *testing.T) {
 	defer proxy.Restore()
 	for i := 6; i <= 15; i++ { // 5 left + 5 topped up; the top-up started now is stalled
 		allow(i)
+	}
+}
+
+// redisStore returns a Redis store under a prefix of the test's own, through addr
+// (127.0.0.1:6379, or a proxy in front of it); the test is skipped without Redis.
+func redisStore(t *testing.T, addr string) *ratelimit.Redis {
+	t.Helper()
+	if _, ok := stores(t)["redis"]; !ok {
+		t.Skip("no Redis")
+	}
+	r, err := ratelimit.NewRedis("redis://"+addr+"/0", "riskapi-test-"+uuid.NewString()+":")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// TestSaturatedKeyGetsItsWholeLimit: clients sending faster than the limit through
+// three instances are admitted the burst plus the refill — not less (a lease must
+// not waste part of the bucket) and not more — and RateLimit's remaining never
+// exceeds the quota.
+func TestSaturatedKeyGetsItsWholeLimit(t *testing.T) {
+	t.Parallel()
+	var insts []*ratelimit.Redis
+	prefix := "riskapi-test-" + uuid.NewString() + ":"
+	if _, ok := stores(t)["redis"]; !ok {
+		t.Skip("no Redis")
+	}
+	for range 3 {
+		shared, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { shared.Close() })
+		insts = append(insts, shared)
+	}
+	l := ratelimit.Limit{RPS: 200, Burst: 100} // leases of 10
+	var mu sync.Mutex
+	allowed, overQuota := 0, 0
+	var wg sync.WaitGroup
+	start := time.Now()
+	stop := start.Add(1500 * time.Millisecond)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				res, err := insts[i%3].Allow(context.Background(), "saturated", l)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if res.Allowed {
+					allowed++
+				}
+				if res.Remaining > l.Burst {
+					overQuota++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	bound := float64(l.Burst) + time.Since(start).Seconds()*l.RPS
+	t.Logf("%d admitted; burst + refill = %.0f", allowed, bound)
+	if float64(allowed) > bound+1 || float64(allowed) < 0.9*bound {
+		t.Errorf("%d admitted, want between 90 %% of and the burst plus the refill, %.0f", allowed, bound)
+	}
+	if overQuota > 0 {
+		t.Errorf("%d answers had RateLimit remaining above the quota %d", overQuota, l.Burst)
+	}
+}
+
+// TestAbandonedRequestsDoNotSwitchTheLimitOff: a request whose client hung up while
+// its limit was being checked is not Redis failing: however many there are, the
+// next request is counted, not let through unlimited.
+func TestAbandonedRequestsDoNotSwitchTheLimitOff(t *testing.T) {
+	t.Parallel()
+	r := redisStore(t, "127.0.0.1:6379")
+	l := ratelimit.Limit{RPS: 1, Burst: 2} // no leases: every request asks Redis
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 5 {
+		if _, err := r.Allow(gone, "abandoned", l); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Allow with a cancelled context: %v, want context.Canceled", err)
+		}
+	}
+	for i, want := range []bool{true, true, false} {
+		res, err := r.Allow(context.Background(), "victim", l)
+		if err != nil || res.Allowed != want {
+			t.Fatalf("request %d after the abandoned ones: %+v %v, want allowed %v", i+1, res, err, want)
+		}
+	}
+}
+
+// TestHungRedisCostsARequestOneTimeout: when Redis stops answering, requests of one
+// key queued behind a round trip that timed out fail open at once instead of each
+// waiting out a timeout of its own in turn.
+func TestHungRedisCostsARequestOneTimeout(t *testing.T) {
+	t.Parallel()
+	proxy := netfault.StartT(t, "127.0.0.1:6379")
+	r := redisStore(t, proxy.Addr())
+	l := ratelimit.Limit{RPS: 200, Burst: 100}
+	if _, err := r.Allow(context.Background(), "warm", l); err != nil { // a connection in the pool
+		t.Fatal(err)
+	}
+	proxy.Stall()
+	defer proxy.Restore()
+	var wg sync.WaitGroup
+	took := make([]time.Duration, 10)
+	for i := range took {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			if _, err := r.Allow(context.Background(), "hung", l); err == nil {
+				t.Error("Allow succeeded with Redis stalled")
+			}
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	if worst := slices.Max(took); worst > 500*time.Millisecond {
+		t.Errorf("slowest of 10 requests took %s with Redis hung; want about one 100 ms timeout, not one each", worst)
 	}
 }

@@ -96,7 +96,10 @@ func newLimiter(name string, limit ratelimit.Limit, store ratelimit.Store, faile
 func (l *limiter) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		res, err := l.store.Allow(ctx, l.name+":"+l.key(c), l.limit)
+		// A client that hangs up mid-check must neither go uncounted nor look like
+		// the store failing (which lets requests through): the check is not
+		// cancelled with the request; the store's own timeouts bound it.
+		res, err := l.store.Allow(context.WithoutCancel(ctx), l.name+":"+l.key(c), l.limit)
 		if err != nil {
 			l.failed.record(ctx, l.name, err)
 			return next(c)
