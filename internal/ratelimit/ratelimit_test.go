@@ -300,3 +300,33 @@ func TestHungRedisCostsARequestOneTimeout(t *testing.T) {
 		t.Errorf("slowest of 10 requests took %s with Redis hung; want about one 100 ms timeout, not one each", worst)
 	}
 }
+
+// TestShortStallDoesNotSwitchLimitsOff: a stall of Redis shorter than
+// failingBeforePause fails the round trips in flight — those requests go
+// uncounted — but the instance goes on limiting once Redis answers again, rather
+// than letting every key through for a second.
+func TestShortStallDoesNotSwitchLimitsOff(t *testing.T) {
+	t.Parallel()
+	proxy := netfault.StartT(t, "127.0.0.1:6379")
+	r := redisStore(t, proxy.Addr())
+	l := ratelimit.Limit{RPS: 1, Burst: 2} // no leases: every request asks Redis
+	proxy.Stall()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := r.Allow(context.Background(), "in-flight", l); err == nil {
+				t.Error("Allow succeeded with Redis stalled")
+			}
+		}()
+	}
+	wg.Wait() // each failed after redisIOTimeout, all at about the same moment
+	proxy.Restore()
+	for i, want := range []bool{true, true, false} {
+		res, err := r.Allow(context.Background(), "after-the-stall", l)
+		if err != nil || res.Allowed != want {
+			t.Fatalf("request %d after the stall: %+v %v, want allowed %v (limits still on)", i+1, res, err, want)
+		}
+	}
+}

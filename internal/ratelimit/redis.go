@@ -19,10 +19,10 @@ import (
 // is tight every request asks Redis.
 //
 // Redis failing never fails a request: Allow returns the error and the caller lets
-// the request through (internal/server). After failuresBeforePause failed round
-// trips in a row Allow stops asking for pauseAfterFailure, so an outage costs
-// requests no time; a request that queued behind a failed round trip for its key
-// does not try again either. A round trip abandoned because the request's own
+// the request through (internal/server). Once round trips have failed for
+// failingBeforePause with none succeeding, Allow stops asking for pauseAfterFailure,
+// so an outage costs requests no time; a request that queued behind a failed round
+// trip for its key does not try again either. A round trip abandoned because the request's own
 // context ended (a client that hung up) is not Redis failing and counts for nothing.
 type Redis struct {
 	client  *redis.Client
@@ -30,8 +30,9 @@ type Redis struct {
 	prefix  string
 	leases  sync.Map // key → *lease
 	swept   atomic.Int64
-	// failures counts failed round trips since the last one that succeeded.
-	failures atomic.Int32
+	// failingSince (unix nanoseconds) is when the first round trip failed since the
+	// last one that succeeded; 0 while they succeed.
+	failingSince atomic.Int64
 	// downUntil (unix nanoseconds) ends the pause after failures.
 	downUntil atomic.Int64
 	// lastErr is the last round trip's error, reported with ErrPaused.
@@ -41,12 +42,14 @@ type Redis struct {
 // ErrPaused is wrapped by Allow's error while Redis is left alone after failures.
 var ErrPaused = errors.New("ratelimit: Redis is failing; not tried")
 
-// After failuresBeforePause failed round trips in a row, Allow leaves Redis alone
-// for pauseAfterFailure. One timeout on a busy machine must not switch a limit off
-// for a second; an outage is recognised within a few requests.
+// Once round trips have failed for failingBeforePause with none succeeding, Allow
+// leaves Redis alone for pauseAfterFailure. Time, not a count: a stall of a few
+// hundred milliseconds fails every round trip in flight at once, and must cost only
+// those requests their count, not switch every limit of the instance off for a
+// second; an outage is recognised within half a second.
 const (
-	failuresBeforePause = 3
-	pauseAfterFailure   = time.Second
+	failingBeforePause = 500 * time.Millisecond
+	pauseAfterFailure  = time.Second
 )
 
 // Timeouts of one limit check: a rate limit must never be what makes a request slow
@@ -119,7 +122,7 @@ func (r *Redis) take(ctx context.Context, key string, l Limit, n int) (taken, er
 		r.failed(err)
 		return taken{}, err
 	}
-	r.failures.Store(0)
+	r.failingSince.Store(0)
 	out := taken{Result: Result{Allowed: res.Allowed > 0, Remaining: res.Remaining, ResetAfter: max(0, res.ResetAfter)},
 		leased: res.Allowed}
 	if !out.Allowed {
@@ -128,12 +131,15 @@ func (r *Redis) take(ctx context.Context, key string, l Limit, n int) (taken, er
 	return out, nil
 }
 
-// failed records a failed round trip and starts the pause after enough in a row.
+// failed records a failed round trip and starts the pause once round trips have
+// failed for failingBeforePause.
 func (r *Redis) failed(err error) {
 	r.lastErr.Store(&err)
-	if r.failures.Add(1) >= failuresBeforePause {
-		r.failures.Store(0)
-		r.downUntil.Store(time.Now().Add(pauseAfterFailure).UnixNano())
+	now := time.Now().UnixNano()
+	r.failingSince.CompareAndSwap(0, now)
+	if since := r.failingSince.Load(); since != 0 && now-since >= int64(failingBeforePause) {
+		r.failingSince.Store(0)
+		r.downUntil.Store(now + int64(pauseAfterFailure))
 	}
 }
 

@@ -81,6 +81,7 @@ func newLimiter(name string, limit ratelimit.Limit, store ratelimit.Store, faile
 	if limit.Burst <= 0 {
 		limit.Burst = int(math.Ceil(limit.RPS))
 	}
+	failed.count.WithLabelValues(name) // the series exists, at 0, before the first failure
 	l := &limiter{name: name, limit: limit, store: store, key: key, detail: detail, failed: failed,
 		policy: fmt.Sprintf("%q;q=%d;w=%d", name, limit.Burst, ceilSeconds(limit.Window()))}
 	return l.middleware
