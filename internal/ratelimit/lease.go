@@ -20,9 +20,9 @@ import (
 // the bucket never admits more than the limit; an instance never holds more than one
 // lease's size, top-ups included, so requests spent from leases in any window exceed
 // what the bucket admitted in it by at most one lease's size per instance, whatever
-// leaseFor is. A lease that expires unspent admits fewer, by at most its size. No
-// round trip asks for more than the bucket was last seen to hold (take), so a
-// saturated credential is admitted its whole limit, one request per round trip.
+// leaseFor is. A lease that expires unspent admits fewer, by at most its size. A
+// bucket last seen holding less than a lease is asked for one request at a time
+// (ask), so a saturated credential is admitted its whole limit.
 
 // leaseRefill sizes a lease: at most what the bucket refills in that time.
 const leaseRefill = 50 * time.Millisecond
@@ -64,13 +64,15 @@ func (r *Redis) lease(key string) *lease {
 
 func (le *lease) empty(now time.Time) bool { return le.left == 0 || !now.Before(le.until) }
 
-// ask is how many requests to ask the bucket for: size, or no more than it was last
-// seen to hold (at least one).
+// ask is how many requests to ask the bucket for: a whole lease while the bucket
+// was last seen holding one, else one at a time. Other instances spend the bucket
+// meanwhile, so asking for what it was last seen to hold would still often ask for
+// more than is left, and lose the fraction (take).
 func (le *lease) ask(size int) int {
-	if le.seen < 0 {
+	if le.seen < 0 || le.seen >= size {
 		return size
 	}
-	return max(1, min(size, le.seen))
+	return 1
 }
 
 // allowLeased is Allow for a limit with leases of size > 1; arrived is when the
@@ -119,9 +121,9 @@ func (r *Redis) allowLeased(ctx context.Context, key string, l Limit, size int, 
 	}
 	le.left--
 	out := le.result(l)
-	if n := min(size-le.left, le.seen); le.topping == nil && le.left <= size/2 && n >= 1 && r.paused(now) == nil {
+	if le.topping == nil && le.left <= size/2 && le.seen >= size && r.paused(now) == nil {
 		le.topping = make(chan struct{})
-		go r.topUp(key, l, le, n)
+		go r.topUp(key, l, le, size-le.left)
 	}
 	le.mu.Unlock()
 	return out, nil

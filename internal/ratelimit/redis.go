@@ -109,8 +109,8 @@ type taken struct {
 // take takes up to n requests from key's shared bucket (at least one, or none and a
 // refusal). redis_rate's AllowAtMost takes exactly n when n are left; when fewer
 // are, it takes the fractional rest but reports its whole part, losing the
-// fraction, so callers ask for no more than the bucket was last seen to hold
-// (lease.go) and a saturated bucket is asked for one request at a time.
+// fraction, so a bucket that may hold less than a lease is asked for one request
+// at a time (lease.go).
 func (r *Redis) take(ctx context.Context, key string, l Limit, n int) (taken, error) {
 	// GCRA needs only the emission interval and the burst: one request per 1/RPS.
 	lim := redis_rate.Limit{Rate: 1, Burst: l.Burst, Period: time.Duration(float64(time.Second) / l.RPS)}
