@@ -29,25 +29,17 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 // callbacks, which bound the others.
 func Bound(ctx context.Context) (context.Context, context.CancelFunc) { return bounded(ctx) }
 
-// bounded returns a context for one store call of a request marked with a call
-// timeout (WithCallTimeout): it ends at that timeout or at ctx's own deadline,
-// whichever comes first, but not when ctx is cancelled — a client hanging up does
-// not cut a statement or a transaction short. pgx closes the connection of a
-// cancelled statement, so hang-ups would each cost the pool a reconnect (a flood of
-// them, which needs no valid credential, starves it) and be reported as store
-// failures; a statement ends within the call timeout anyway, and a write the
-// client left goes on to its end, as a keyed one does. Unmarked contexts
-// (background work) are returned as they are; the cancel function must be called.
+// bounded returns ctx with the call timeout it is marked with, if that ends before
+// ctx's own deadline, and its cancel function (a no-op when nothing was added).
 func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, ok := ctx.Value(callTimeoutKey{}).(time.Duration)
 	if !ok {
 		return ctx, func() {}
 	}
-	detached := context.WithoutCancel(ctx)
 	if dl, has := ctx.Deadline(); has && time.Until(dl) <= d {
-		return context.WithDeadline(detached, dl)
+		return ctx, func() {}
 	}
-	return context.WithTimeout(detached, d)
+	return context.WithTimeout(ctx, d)
 }
 
 const cancelSetting = "riskapi:call-cancel"
