@@ -93,21 +93,7 @@ func BenchmarkAllow(b *testing.B) {
 // the burst plus what refilled meanwhile, and not much less.
 func TestLeasesNeverOverAdmit(t *testing.T) {
 	t.Parallel()
-	st := stores(t)
-	first, ok := st["redis"].(*ratelimit.Redis)
-	if !ok {
-		t.Skip("no Redis")
-	}
-	prefix := first.Prefix()
-	var insts []*ratelimit.Redis
-	for range 3 {
-		r, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close() })
-		insts = append(insts, r)
-	}
+	insts := instances(t, 3)
 	l := ratelimit.Limit{RPS: 200, Burst: 100} // leases of 10
 	var mu sync.Mutex
 	allowed := 0
@@ -175,6 +161,27 @@ func TestLeaseIsToppedUpAhead(t *testing.T) {
 	}
 }
 
+// instances returns n Redis stores sharing one prefix of the test's own (its keys
+// deleted afterwards), as n riskapi instances share REDIS_URL; the test is skipped
+// without Redis.
+func instances(t *testing.T, n int) []*ratelimit.Redis {
+	t.Helper()
+	first, ok := stores(t)["redis"].(*ratelimit.Redis)
+	if !ok {
+		t.Skip("no Redis")
+	}
+	var insts []*ratelimit.Redis
+	for range n {
+		r, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", first.Prefix())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		insts = append(insts, r)
+	}
+	return insts
+}
+
 // redisStore returns a Redis store under a prefix of the test's own, through addr
 // (127.0.0.1:6379, or a proxy in front of it); the test is skipped without Redis.
 func redisStore(t *testing.T, addr string) *ratelimit.Redis {
@@ -196,19 +203,7 @@ func redisStore(t *testing.T, addr string) *ratelimit.Redis {
 // exceeds the quota.
 func TestSaturatedKeyGetsItsWholeLimit(t *testing.T) {
 	t.Parallel()
-	var insts []*ratelimit.Redis
-	prefix := "riskapi-test-" + uuid.NewString() + ":"
-	if _, ok := stores(t)["redis"]; !ok {
-		t.Skip("no Redis")
-	}
-	for range 3 {
-		shared, err := ratelimit.NewRedis("redis://127.0.0.1:6379/0", prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { shared.Close() })
-		insts = append(insts, shared)
-	}
+	insts := instances(t, 3)
 	l := ratelimit.Limit{RPS: 200, Burst: 100} // leases of 10
 	var mu sync.Mutex
 	allowed, overQuota := 0, 0
