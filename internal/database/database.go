@@ -133,6 +133,7 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 	if opts.IdleInTxTimeout > 0 {
 		pcfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(opts.IdleInTxTimeout.Milliseconds())
 	}
+	pcfg.BuildContextWatcherHandler = newHangUpWatcher
 	sqlDB := stdlib.OpenDB(*pcfg)
 	n := opts.MaxOpenConns
 	if n <= 0 {

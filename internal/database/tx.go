@@ -106,7 +106,9 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 		return Classify(err)
 	}
 	defer leave()
-	tx := db.WithContext(ctx).Begin()
+	txCtx, endTx := txContext(ctx)
+	defer endTx()
+	tx := db.WithContext(txCtx).Begin()
 	if tx.Error != nil {
 		return Classify(tx.Error)
 	}
