@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"math"
@@ -85,11 +86,29 @@ func storeProblem(err error) *problem.Problem {
 	return p
 }
 
-// problemOf is the status and code the client is answered for err (the request log
-// records them before errorHandler renders the error).
-func problemOf(err error) (int, string) {
+// problemOf is the status and code the client is answered for err, the error of
+// the request whose context is ctx (the request log records them before
+// errorHandler renders the error): 499 and no code once the client has hung up.
+func problemOf(ctx context.Context, err error) (int, string) {
+	if clientGone(ctx, err) {
+		return statusClientClosedRequest, ""
+	}
 	p, _ := toProblem(err)
 	return p.Status(), string(p.Code)
+}
+
+// statusClientClosedRequest is the status logged, and never sent, for a request
+// whose client hung up before it was answered (nginx's 499): whatever failed after
+// that failed because the client left, not because the store or the server did.
+const statusClientClosedRequest = 499
+
+// clientGone reports whether err, the error of the request whose context is ctx,
+// is that context's cancellation: net/http cancels it when the client hangs up, and
+// nothing in riskapi does. A cancelled context alone is not enough: net/http also
+// cancels it when reading the body fails, and a client that half-closed its end
+// still reads the 400 that failure earns (docs/errors.md).
+func clientGone(ctx context.Context, err error) bool {
+	return errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled)
 }
 
 // errorHandler renders every error as application/problem+json with the request id,
@@ -97,6 +116,12 @@ func problemOf(err error) (int, string) {
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
+			return
+		}
+		if clientGone(c.Request().Context(), err) {
+			// No one to answer, and no failure to report: its access log line
+			// (observe) says 499.
+			c.Response().WriteHeader(statusClientClosedRequest)
 			return
 		}
 		p, unexpected := toProblem(err)

@@ -4,6 +4,7 @@
 package requestloghttp
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -30,9 +31,10 @@ type Config struct {
 	Skipper middleware.Skipper
 	// Sink receives the entries. Required.
 	Sink Sink
-	// Problem returns the status and problem code the client will see for err (the
-	// server's error rendering), since the middleware runs before it. Required.
-	Problem func(err error) (status int, code string)
+	// Problem returns the status and problem code the client will see for err, the
+	// error of the request whose context is ctx (the server's error rendering), since
+	// the middleware runs before it. Required.
+	Problem func(ctx context.Context, err error) (status int, code string)
 	// Now is the clock of CreatedAt. Optional. Default time.Now.
 	Now func() time.Time
 }
@@ -70,7 +72,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			status, code := c.Response().Status, ""
 			if err != nil {
 				// Rendered further out, unless the response was already sent.
-				s, cd := config.Problem(err)
+				s, cd := config.Problem(c.Request().Context(), err)
 				if !c.Response().Committed {
 					status = s
 				}
