@@ -8,6 +8,7 @@ package database
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -134,7 +135,7 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 		pcfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(opts.IdleInTxTimeout.Milliseconds())
 	}
 	pcfg.BuildContextWatcherHandler = newHangUpWatcher
-	sqlDB := stdlib.OpenDB(*pcfg)
+	sqlDB := sql.OpenDB(hangUpConnector{stdlib.GetConnector(*pcfg)})
 	n := opts.MaxOpenConns
 	if n <= 0 {
 		n = 32

@@ -2,9 +2,7 @@ package database
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
-	"fmt"
 	"time"
 
 	"gorm.io/gorm"
@@ -81,27 +79,12 @@ func startCall(tx *gorm.DB) {
 // returned rows still to be read.
 func endCall(write, rows bool) func(*gorm.DB) {
 	return func(tx *gorm.DB) {
-		notSent(tx)
 		if write {
 			markAutocommit(tx)
 		}
 		if c, ok := tx.Statement.Settings.Load(cancelSetting); ok && !rows {
 			c.(context.CancelFunc)()
 		}
-	}
-}
-
-// notSent replaces the driver.ErrBadConn of a statement that was not sent because
-// its context had ended with that context's error. pgx's database/sql driver words
-// "not sent, the context is done" as ErrBadConn (safe to retry), which inside a
-// transaction reaches the caller as is: a client hanging up between two statements
-// would read as a broken connection rather than as the hang-up it was.
-func notSent(tx *gorm.DB) {
-	if tx.Error == nil || !errors.Is(tx.Error, driver.ErrBadConn) {
-		return
-	}
-	if err := tx.Statement.Context.Err(); err != nil {
-		tx.Error = fmt.Errorf("statement not sent: %w", err)
 	}
 }
 

@@ -2,12 +2,16 @@ package database
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // hangUpWatcher is the pgx context watcher of riskapi's PostgreSQL connections. pgx's
@@ -65,3 +69,65 @@ func txContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 	return detached, func() {}
 }
+
+// hangUpConnector opens riskapi's PostgreSQL connections: pgx's database/sql
+// connections (hangUpConn), whose PgConn uses hangUpWatcher.
+type hangUpConnector struct{ driver.Connector }
+
+// Connect opens a connection. Errors: pgx's.
+func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	c, err := h.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &hangUpConn{stdConn: c.(*stdlib.Conn)}, nil
+}
+
+// hangUpConn is pgx's database/sql connection, except that a statement pgx did not
+// send because its context had ended fails with that context's error. pgx's
+// adapter reports it as driver.ErrBadConn ("safe to retry"), and database/sql
+// closes a connection that answers ErrBadConn: a client hanging up just as its
+// statement was handed over would still cost the pool a healthy connection. The
+// pgx.Conn stays reachable (Conn) for the stores that pipeline on it.
+type hangUpConn struct{ *stdConn }
+
+// stdConn names pgx's connection so that embedding it does not hide its Conn method
+// behind a field called Conn.
+type stdConn = stdlib.Conn
+
+// ExecContext is stdlib.Conn's, with a statement not sent reported as such.
+func (c *hangUpConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	res, err := c.stdConn.ExecContext(ctx, query, args)
+	return res, c.notSent(ctx, err)
+}
+
+// QueryContext is stdlib.Conn's, with a statement not sent reported as such.
+func (c *hangUpConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := c.stdConn.QueryContext(ctx, query, args)
+	return rows, c.notSent(ctx, err)
+}
+
+// ResetSession is stdlib.Conn's, except that a connection idle in no transaction
+// whose check (a ping, after a second idle) was not sent because ctx had ended is
+// kept: database/sql closes one that answers ErrBadConn.
+func (c *hangUpConn) ResetSession(ctx context.Context) error {
+	err := c.stdConn.ResetSession(ctx)
+	if c.Conn().PgConn().TxStatus() != 'I' {
+		return err
+	}
+	return c.notSent(ctx, err)
+}
+
+// notSent returns ctx's error in place of the ErrBadConn of a statement not sent on
+// a connection that is still open; any other error unchanged.
+func (c *hangUpConn) notSent(ctx context.Context, err error) error {
+	if err == nil || !errors.Is(err, driver.ErrBadConn) || ctx.Err() == nil || c.Conn().IsClosed() {
+		return err
+	}
+	return fmt.Errorf("statement not sent: %w", ctx.Err())
+}
+
+// PgxConn returns the pgx connection under dc, a PostgreSQL store's database/sql
+// driver connection (the argument of sql.Conn.Raw), for the stores that pipeline or
+// COPY on it. dc must come from a PostgreSQL store: any other panics.
+func PgxConn(dc any) *pgx.Conn { return dc.(interface{ Conn() *pgx.Conn }).Conn() }

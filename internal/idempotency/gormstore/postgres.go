@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/database"
@@ -111,7 +110,7 @@ type pgReservation struct {
 
 // pgx runs f on the pinned connection's pgx.Conn.
 func (r *pgReservation) pgx(f func(*pgx.Conn) error) error {
-	return r.conn.Raw(func(dc any) error { return f(dc.(*stdlib.Conn).Conn()) })
+	return r.conn.Raw(func(dc any) error { return f(database.PgxConn(dc)) })
 }
 
 // Begin returns ctx carrying the transaction, which the reservation's pipeline began.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/database"
@@ -123,7 +122,7 @@ func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		_, err := dc.(*stdlib.Conn).Conn().CopyFrom(ctx, pgx.Identifier{"request_log_entries"}, entryColumns,
+		_, err := database.PgxConn(dc).CopyFrom(ctx, pgx.Identifier{"request_log_entries"}, entryColumns,
 			pgx.CopyFromSlice(len(entries), func(i int) ([]any, error) { return toRow(entries[i]).values(), nil }))
 		return err
 	})
