@@ -108,6 +108,14 @@ func unavailable(err error) bool {
 		strings.Contains(msg, "conn closed") || strings.Contains(msg, "unexpected EOF")
 }
 
+// Cancelled reports whether err is a store call's failure caused by its context
+// being cancelled: context.Canceled (pgx, database/sql), or SQLITE_INTERRUPT
+// ("interrupted (9)"), with which the SQLite driver stops a statement whose context
+// ended. The HTTP edge uses it to tell a client that hung up from a store failure.
+func Cancelled(err error) bool {
+	return err != nil && (errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "interrupted (9)"))
+}
+
 // sqliteBusy reports SQLite's busy or locked: another writer holds the lock.
 func sqliteBusy(msg string) bool {
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "SQLITE_BUSY")

@@ -108,7 +108,7 @@ const statusClientClosedRequest = 499
 // cancels it when reading the body fails, and a client that half-closed its end
 // still reads the 400 that failure earns (docs/errors.md).
 func clientGone(ctx context.Context, err error) bool {
-	return errors.Is(ctx.Err(), context.Canceled) && errors.Is(err, context.Canceled)
+	return errors.Is(ctx.Err(), context.Canceled) && database.Cancelled(err)
 }
 
 // errorHandler renders every error as application/problem+json with the request id,
@@ -119,9 +119,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		if clientGone(c.Request().Context(), err) {
-			// No one to answer, and no failure to report: its access log line
-			// (observe) says 499.
-			c.Response().WriteHeader(statusClientClosedRequest)
+			closeUnanswered(c)
 			return
 		}
 		p, unexpected := toProblem(err)
@@ -151,6 +149,20 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		_ = c.JSON(p.Status(), body)
 	}
+}
+
+// closeUnanswered ends the request of a client that hung up: the connection is
+// closed without an answer, as nginx does, and the access line (observe) says 499.
+// net/http cannot tell a hang-up from a client that only closed its sending side
+// (a half-close) and still listens; that client sees the connection close, and its
+// retry is an ordinary new attempt (docs/errors.md).
+func closeUnanswered(c echo.Context) {
+	c.Response().Status = statusClientClosedRequest
+	if conn, _, err := http.NewResponseController(c.Response()).Hijack(); err == nil {
+		_ = conn.Close()
+		return
+	}
+	c.Response().WriteHeader(statusClientClosedRequest) // a writer that cannot be hijacked
 }
 
 // allowHead adds HEAD to a 405's Allow wherever GET is allowed: every GET route

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -85,5 +88,38 @@ func TestHangUpIsLoggedAs499(t *testing.T) {
 	eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Decode(&list)
 	if len(list.Data) != 1 {
 		t.Errorf("%d risks, want 1: the keyed write done once, the unkeyed one never sent", len(list.Data))
+	}
+}
+
+// TestHalfCloseDuringAStoreCall: a client that sends a whole request and then
+// closes its sending side (as nc -N and socat do) is, to net/http, a client that
+// hung up: the request's context is cancelled. When that stops the request's store
+// work, the connection is closed without an answer — never a status made up for
+// it (a 499 on the wire, or a 500 or 503 for a failure that did not happen) — and
+// the access line says 499 (docs/errors.md, "A client that hangs up").
+func TestHalfCloseDuringAStoreCall(t *testing.T) {
+	t.Parallel()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	warm(t, env, a)
+	srv := env.Server()
+
+	px.Stall()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /v2/risks HTTP/1.1\r\nHost: riskapi\r\nAuthorization: Bearer %s\r\nX-Request-Id: req-halfclose-0001\r\n\r\n", a.Key)
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(500*time.Millisecond, px.Restore)
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if got, err := io.ReadAll(conn); len(got) != 0 || err != nil {
+		t.Fatalf("a half-closed client whose request stopped was answered %q (%v), want the connection closed", got, err)
+	}
+	if logged := loggedStatus(t, env, "req-halfclose-0001"); logged != 499 {
+		t.Errorf("access line says %d, want 499", logged)
 	}
 }
