@@ -8,12 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/netfault"
 )
 
 // TestHangUpIsLoggedAs499: a client that hangs up while its request waits on the
@@ -26,10 +28,7 @@ import (
 // never happened.
 func TestHangUpIsLoggedAs499(t *testing.T) {
 	t.Parallel()
-	env, px := proxied(t, 10*time.Second)
-	a := env.Tenant("Acme")
-	warm(t, env, a)
-	srv := env.Server()
+	env, px, a, srv := servedThroughProxy(t)
 
 	px.Stall() // each request's first statement (its API key's lookup) waits here
 	rids := map[string]string{"req-hangup-unkeyed": "", "req-hangup-keyed": "hangup-key-1"}
@@ -99,10 +98,7 @@ func TestHangUpIsLoggedAs499(t *testing.T) {
 // the access line says 499 (docs/errors.md, "A client that hangs up").
 func TestHalfCloseDuringAStoreCall(t *testing.T) {
 	t.Parallel()
-	env, px := proxied(t, 10*time.Second)
-	a := env.Tenant("Acme")
-	warm(t, env, a)
-	srv := env.Server()
+	env, px, a, srv := servedThroughProxy(t)
 
 	px.Stall()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
@@ -122,4 +118,14 @@ func TestHalfCloseDuringAStoreCall(t *testing.T) {
 	if logged := loggedStatus(t, env, "req-halfclose-0001"); logged != 499 {
 		t.Errorf("access line says %d, want 499", logged)
 	}
+}
+
+// servedThroughProxy starts riskapi on PostgreSQL behind a proxy the test can stall
+// (proxied), with a tenant, a warm pool and a real listener for raw clients.
+func servedThroughProxy(t *testing.T) (*apitest.Env, *netfault.Proxy, *apitest.Tenant, *httptest.Server) {
+	t.Helper()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	warm(t, env, a)
+	return env, px, a, env.Server()
 }
