@@ -20,6 +20,9 @@ import (
 // half of it). PostgreSQL only: SQLite has no connection to fault.
 func proxied(t *testing.T, lease time.Duration) (*apitest.Env, *netfault.Proxy) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("connection fault through a proxy: skipped by -short, ./test runs it")
+	}
 	if !dbtest.Postgres() {
 		t.Skip("connection faults need PostgreSQL (TEST_DATABASE_URL=postgres://…); SQLite has no connection")
 	}

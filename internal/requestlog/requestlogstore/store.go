@@ -157,13 +157,16 @@ func (s *Store) insertPrepared(ctx context.Context, entries []*requestlog.Entry)
 	return tx.Commit()
 }
 
+// tenant is a statement on the tenant's entries only, on the pool: the log is
+// read and written outside any request's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return s.db.WithContext(ctx).Scopes(database.OfTenant(tenantID))
+}
+
 // List returns up to f.Limit of the tenant's entries matching f, newest first (IDs
 // are UUIDv7, so ID order is creation order and stable), and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) ([]*requestlog.Entry, bool, error) {
-	q := s.db.WithContext(ctx).Where("tenant_id = ?", tenantID)
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
+	q := s.tenant(ctx, tenantID)
 	if f.IdempotencyKey != "" {
 		q = q.Where("idempotency_key = ?", f.IdempotencyKey)
 	}
@@ -182,17 +185,9 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 	if !f.Until.IsZero() {
 		q = q.Where("created_at < ?", f.Until.UTC())
 	}
-	var rows []row
-	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list request log: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*requestlog.Entry, len(rows))
-	for i := range rows {
-		out[i] = toEntry(&rows[i])
+	out, more, err := database.Page(q, database.NewestFirst, f.Before, f.Limit, toEntry)
+	if err != nil {
+		return nil, false, fmt.Errorf("list request log: %w", err)
 	}
 	return out, more, nil
 }
@@ -200,13 +195,13 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 // Get returns the tenant's newest entry with requestID, or requestlog.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, requestID string) (*requestlog.Entry, error) {
 	var w row
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND request_id = ?", tenantID, requestID).
+	err := s.tenant(ctx, tenantID).Where("request_id = ?", requestID).
 		Order("id DESC").Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, requestlog.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get request log entry: %w", database.Classify(err))
+		return nil, fmt.Errorf("get request log entry: %w", err)
 	}
 	return toEntry(&w), nil
 }
@@ -224,7 +219,7 @@ func (s *Store) DeleteBefore(ctx context.Context, cutoff time.Time, limit int) (
 	}
 	res := s.db.WithContext(ctx).Exec(q, cutoff.UTC(), limit)
 	if res.Error != nil {
-		return 0, fmt.Errorf("sweep request log: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("sweep request log: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }

@@ -61,32 +61,37 @@ func toRisk(w *row) *risks.Risk {
 // Create inserts r.
 func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 	if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
-		return fmt.Errorf("create risk: %w", database.Classify(err))
+		return fmt.Errorf("create risk: %w", err)
 	}
 	return nil
 }
 
+// tenant is a statement on the tenant's risks only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
+}
+
 // Get returns the tenant's risk with id, or risks.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*risks.Risk, error) {
-	return s.take(ctx, "get risk "+id, false, "tenant_id = ? AND id = ?", tenantID, id)
+	return s.take(ctx, tenantID, "get risk "+id, false, "id = ?", id)
 }
 
 // GetForUpdate is Get with the row locked (risks.Store.GetForUpdate). The SQLite
 // dialect leaves the locking clause out: there the transaction holds the write lock.
 func (s *Store) GetForUpdate(ctx context.Context, tenantID, id string) (*risks.Risk, error) {
-	return s.take(ctx, "get risk "+id+" for update", true, "tenant_id = ? AND id = ?", tenantID, id)
+	return s.take(ctx, tenantID, "get risk "+id+" for update", true, "id = ?", id)
 }
 
 // GetByExternalID returns the tenant's risk with that external ID, or
 // risks.ErrNotFound.
 func (s *Store) GetByExternalID(ctx context.Context, tenantID, externalID string) (*risks.Risk, error) {
-	return s.take(ctx, "get risk by external id", false, "tenant_id = ? AND external_id = ?", tenantID, externalID)
+	return s.take(ctx, tenantID, "get risk by external id", false, "external_id = ?", externalID)
 }
 
-// take reads the one row matching where, locked FOR UPDATE when lock is set.
-func (s *Store) take(ctx context.Context, what string, lock bool, where string, args ...any) (*risks.Risk, error) {
+// take reads the tenant's one row matching where, locked FOR UPDATE when lock is set.
+func (s *Store) take(ctx context.Context, tenantID, what string, lock bool, where string, args ...any) (*risks.Risk, error) {
 	var w row
-	q := database.Conn(ctx, s.db).Where(where, args...)
+	q := s.tenant(ctx, tenantID).Where(where, args...)
 	if lock {
 		q = q.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
 	}
@@ -95,7 +100,7 @@ func (s *Store) take(ctx context.Context, what string, lock bool, where string, 
 		return nil, risks.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, database.Classify(err))
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return toRisk(&w), nil
 }
@@ -103,21 +108,9 @@ func (s *Store) take(ctx context.Context, what string, lock bool, where string, 
 // List returns up to f.Limit of the tenant's risks, newest first (IDs are UUIDv7, so
 // ID order is creation order and stable), and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
-	var rows []row
-	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list risks: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*risks.Risk, len(rows))
-	for i := range rows {
-		out[i] = toRisk(&rows[i])
+	out, more, err := database.Page(s.tenant(ctx, tenantID), database.NewestFirst, f.Before, f.Limit, toRisk)
+	if err != nil {
+		return nil, false, fmt.Errorf("list risks: %w", err)
 	}
 	return out, more, nil
 }
@@ -125,11 +118,11 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 // Update stores every field of r, or returns risks.ErrNotFound.
 func (s *Store) Update(ctx context.Context, r *risks.Risk) error {
 	w := toRow(r)
-	res := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id = ?", r.TenantID, r.ID).
+	res := s.tenant(ctx, r.TenantID).Model(&row{}).Where("id = ?", r.ID).
 		Select("title", "description", "category", "likelihood", "impact", "risk_score",
 			"status", "owner", "external_id", "updated_at").Updates(w)
 	if res.Error != nil {
-		return fmt.Errorf("update risk %s: %w", r.ID, database.Classify(res.Error))
+		return fmt.Errorf("update risk %s: %w", r.ID, res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return risks.ErrNotFound
@@ -139,9 +132,9 @@ func (s *Store) Update(ctx context.Context, r *risks.Risk) error {
 
 // Delete removes the tenant's risk with id, or returns risks.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, tenantID, id string) error {
-	res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&row{})
+	res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&row{})
 	if res.Error != nil {
-		return fmt.Errorf("delete risk %s: %w", id, database.Classify(res.Error))
+		return fmt.Errorf("delete risk %s: %w", id, res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return risks.ErrNotFound
