@@ -67,6 +67,21 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("user create --help lists another command's flag %s:\n%s", not, help.text)
 		}
 	}
+	// api sweep offers the settings it reads, and only those.
+	_, _, err = runCmd(t, env, "sweep", "--help")
+	if !errors.As(err, &help) {
+		t.Fatalf("sweep --help = %v, want a help request", err)
+	}
+	for _, want := range []string{"--database-url", "--idempotency-lease", "--upload-dir", "--request-log-ttl", "--event-ttl"} {
+		if !strings.Contains(help.text, want) {
+			t.Errorf("sweep --help lacks %s:\n%s", want, help.text)
+		}
+	}
+	for _, not := range []string{"--jwt-secret", "--max-upload-bytes", "--idempotency-required", "--idempotency-ttl", "--sweep-schedule", "--addr"} {
+		if strings.Contains(help.text, not) {
+			t.Errorf("sweep --help offers %s, which it does not read:\n%s", not, help.text)
+		}
+	}
 	_, _, err = runCmd(t, env, "serve", "-h")
 	if !errors.As(err, &help) || !strings.Contains(help.text, "--demo") || !strings.Contains(help.text, "--addr") {
 		t.Errorf("serve -h = %v", err)

@@ -12,8 +12,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/riskapi/riskapi/internal/config"
 )
 
 func main() {
@@ -58,25 +56,29 @@ type spec struct {
 	name    string // "serve", "tenant create", …
 	args    string // the synopsis after the name
 	summary string // one line for api help
-	// parts are the parts of the configuration the command loads (config.Load);
-	// nil means every part. Its help lists their settings' flags.
-	parts []config.Part
-	run   func(ctx context.Context, c *command, args []string) error
+	// settings are the variables the command reads (config.Register), and so the
+	// setting flags it takes and its help lists; nil means every one.
+	settings []string
+	run      func(ctx context.Context, c *command, args []string) error
 }
 
-// dbOnly is what the administration commands load: app.OpenAdmin needs nothing else.
-var dbOnly = []config.Part{config.PartDatabase}
+// dbOnly is what the administration commands read: app.OpenAdmin needs nothing else.
+var dbOnly = []string{"DATABASE_URL"}
 
-// noConfig marks a command that loads no configuration (version, help).
-var noConfig = []config.Part{}
+// sweepSettings are what api sweep reads (app.OpenMaintenance): the lease bounds its
+// store calls and the age of orphaned upload bytes; no schedule, sessions secret or
+// request limits.
+var sweepSettings = []string{"DATABASE_URL", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL"}
+
+// noConfig marks a command that reads no configuration (version, help).
+var noConfig = []string{}
 
 // commands is every command; api help lists them in this order.
 var commands = []spec{
 	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
 	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
-	// PartRetention for EVENT_TTL, without the schedule the command does not use.
-	{"sweep", "[flags]", "delete expired idempotency records, sessions, orphaned uploads and events now",
-		[]config.Part{config.PartDatabase, config.PartAuth, config.PartIdempotency, config.PartUploads, config.PartRetention}, sweep},
+	{"sweep", "[flags]", "delete expired idempotency records, sessions, request-log entries, events and orphaned uploads now",
+		sweepSettings, sweep},
 	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
 	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},
 	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", dbOnly, tenantDisable},

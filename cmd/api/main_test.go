@@ -237,8 +237,10 @@ func TestUsageErrors(t *testing.T) {
 		{"key for unknown tenant", []string{"apikey", "create", "--tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "--scopes", "risks:read"}, "tenant"},
 		{"revoke without id", []string{"apikey", "revoke"}, "--id"},
 		{"revoke unknown key", []string{"apikey", "revoke", "--id", "key_0193b2c4d5e67f8091a2b3c4d5e6f708"}, "key"},
-		{"bad duration", []string{"migrate", "--idempotency-ttl", "forever"}, "IDEMPOTENCY_TTL"},
-		{"bad bool", []string{"sweep", "--idempotency-required", "perhaps"}, "IDEMPOTENCY_REQUIRED"},
+		{"bad duration", []string{"sweep", "--request-log-ttl", "forever"}, "REQUEST_LOG_TTL"},
+		{"bad bool", []string{"serve", "--idempotency-required", "perhaps"}, "IDEMPOTENCY_REQUIRED"},
+		{"a setting the command does not read", []string{"migrate", "--idempotency-ttl", "1h"}, "idempotency-ttl"},
+		{"sweep takes no session secret", []string{"sweep", "--jwt-secret", strings.Repeat("s", 32)}, "jwt-secret"},
 		{"bad rate", []string{"serve", "--rate-limit-rps", "fast"}, "RATE_LIMIT_RPS"},
 		{"bad database URL", []string{"migrate", "--database-url", "mysql://db"}, "DATABASE_URL"},
 		{"bad address", []string{"serve", "--addr", "localhost"}, "ADDR"},
@@ -315,6 +317,12 @@ func TestSweep(t *testing.T) {
 	env := environment(t)
 	if diff := cmp.Diff(map[string]any{"deleted": 0.0}, mustRun(t, env, "sweep")); diff != "" {
 		t.Errorf("sweep (-want +got):\n%s", diff)
+	}
+	// It reads REQUEST_LOG_TTL from the environment (it once kept the default).
+	env["REQUEST_LOG_TTL"] = "forever"
+	var ue usageError
+	if _, _, err := runCmd(t, env, "sweep"); !errors.As(err, &ue) || !strings.Contains(err.Error(), "REQUEST_LOG_TTL") {
+		t.Errorf("sweep with REQUEST_LOG_TTL=forever: %v, want a usage error naming it", err)
 	}
 }
 
