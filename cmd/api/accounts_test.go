@@ -7,8 +7,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // runStdin runs the CLI with stdin and returns its stdout and error.
@@ -254,4 +257,23 @@ func runMain(t *testing.T, args string, env ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	return 0, stdout.String(), stderr.String()
+}
+
+// TestAPIKeyHelpListsEveryScope: api apikey create --help names every scope there
+// is, each with what it allows.
+func TestAPIKeyHelpListsEveryScope(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCmd(t, environment(t), "apikey", "create", "--help")
+	var help helpRequest
+	if !errors.As(err, &help) {
+		t.Fatalf("apikey create --help = %v, want a help request", err)
+	}
+	for _, s := range tenants.AllScopes {
+		if s.Allows() == "" {
+			t.Errorf("scope %s does not say what it allows", s)
+		}
+		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(string(s)) + `\s+` + regexp.QuoteMeta(s.Allows()) + `$`).MatchString(help.text) {
+			t.Errorf("apikey create --help lacks the line for %s:\n%s", s, help.text)
+		}
+	}
 }

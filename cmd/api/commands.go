@@ -128,7 +128,7 @@ func userCreate(ctx context.Context, c *command, args []string) error {
 
 func apikeyCreate(ctx context.Context, c *command, args []string) error {
 	tenant := c.str("tenant", "", "tenant ID (required)")
-	scopes := c.str("scopes", "", "comma-separated: risks:read,risks:write (required)")
+	scopes := c.str("scopes", "", scopesUsage())
 	name := c.str("name", "", "a label for the key")
 	cfg, err := c.parse(args)
 	if err != nil {
@@ -154,6 +154,17 @@ func apikeyCreate(ctx context.Context, c *command, args []string) error {
 			Scopes   []tenants.Scope `json:"scopes"`
 		}{k.ID, k.TenantID, k.Name, secret, k.Scopes})
 	})
+}
+
+// scopesUsage describes --scopes: every scope with what it allows, from the one
+// list (tenants.AllScopes), one per line under the flag in help.
+func scopesUsage() string {
+	var b strings.Builder
+	b.WriteString("comma-separated scopes, one or more of (required):")
+	for _, s := range tenants.AllScopes {
+		fmt.Fprintf(&b, "\n          %-14s %s", s, s.Allows())
+	}
+	return b.String()
 }
 
 func apikeyRevoke(ctx context.Context, c *command, args []string) error {

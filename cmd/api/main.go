@@ -86,7 +86,7 @@ var commands = []spec{
 	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", dbOnly, userCreate},
 	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", dbOnly, userList},
 	{"user delete", "--id ID", "remove a user; their sessions stop working at once", dbOnly, userDelete},
-	{"apikey create", "--tenant ID --scopes risks:read,risks:write [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
+	{"apikey create", "--tenant ID --scopes SCOPE[,SCOPE…] [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
 	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", dbOnly, apikeyList},
 	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", dbOnly, apikeyRevoke},
 	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", dbOnly, webhookCreate},

@@ -23,7 +23,7 @@ const (
 	DemoEmail      = "demo@riskapi.local"
 )
 
-// EnsureDemo creates the demo tenant, user and API key (risks:read, risks:write) if
+// EnsureDemo creates the demo tenant, user and API key (every scope) if
 // absent and returns their credentials; it returns nil when they exist already, as
 // their secrets were shown once and are stored only as hashes.
 func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
