@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -274,6 +275,30 @@ func TestAPIKeyHelpListsEveryScope(t *testing.T) {
 		}
 		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(string(s)) + `\s+` + regexp.QuoteMeta(s.Allows()) + `$`).MatchString(help.text) {
 			t.Errorf("apikey create --help lacks the line for %s:\n%s", s, help.text)
+		}
+	}
+}
+
+// TestVersionLine: built without -ldflags, api version names the commit and time Go
+// recorded, and says when the tree had uncommitted changes.
+func TestVersionLine(t *testing.T) {
+	t.Parallel()
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "bd19d81a0c"},
+		{Key: "vcs.time", Value: "2026-12-02T05:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	for _, tt := range []struct {
+		set  string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"", stamped, "(devel) (revision bd19d81a0c, 2026-12-02T05:00:00Z, modified)"},
+		{"v1.2.3", stamped, "v1.2.3 (revision bd19d81a0c, 2026-12-02T05:00:00Z, modified)"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "(devel)"},
+		{"v1.2.3", nil, "v1.2.3"},
+	} {
+		if got := versionLine(tt.set, tt.info); got != tt.want {
+			t.Errorf("versionLine(%q, …) = %q, want %q", tt.set, got, tt.want)
 		}
 	}
 }

@@ -127,25 +127,48 @@ func printJSON(w io.Writer, v any) error {
 }
 
 // version is set at build time (-ldflags "-X main.version=v1.2.3"); otherwise the
-// module version or VCS revision Go recorded in the binary is printed.
+// module version Go recorded in the binary is printed, if any.
 var version = ""
 
 func printVersion(_ context.Context, c *command, args []string) error {
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	v := version
-	if info, ok := debug.ReadBuildInfo(); ok && v == "" {
+	info, _ := debug.ReadBuildInfo()
+	_, err := fmt.Fprintln(c.std.out, "api "+versionLine(version, info))
+	return err
+}
+
+// versionLine is what api version prints after "api ": the version (set at build
+// time, else the module's, else "(devel)") and, when Go recorded the commit the
+// binary was built from (go build in a git checkout; not go run, -buildvcs=false or
+// a linked worktree), its revision and time, and "modified" for uncommitted changes.
+// info may be nil.
+func versionLine(set string, info *debug.BuildInfo) string {
+	v := set
+	if v == "" && info != nil && info.Main.Version != "" {
 		v = info.Main.Version
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && (v == "" || v == "(devel)") {
-				v = "devel-" + s.Value
-			}
-		}
 	}
 	if v == "" {
 		v = "(devel)"
 	}
-	_, err := fmt.Fprintln(c.std.out, "api "+v)
-	return err
+	if info == nil {
+		return v
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	rev := vcs["vcs.revision"]
+	if rev == "" {
+		return v
+	}
+	v += " (revision " + rev
+	if t := vcs["vcs.time"]; t != "" {
+		v += ", " + t
+	}
+	if vcs["vcs.modified"] == "true" {
+		v += ", modified"
+	}
+	return v + ")"
 }
