@@ -105,7 +105,7 @@ func TestGroupsNameTheirSubcommands(t *testing.T) {
 	env := environment(t)
 	for args, want := range map[string]string{
 		"tenant":         "tenant needs a subcommand: create, list, disable, enable",
-		"user":           "user needs a subcommand: create, list, delete",
+		"user":           "user needs a subcommand: create, list, delete, reset-password",
 		"apikey --id x":  "apikey needs a subcommand: create, list, revoke",
 		"tenant destroy": `tenant has no subcommand "destroy"; want create, list, disable, enable`,
 	} {
@@ -299,6 +299,55 @@ func TestVersionLine(t *testing.T) {
 	} {
 		if got := versionLine(tt.set, tt.info); got != tt.want {
 			t.Errorf("versionLine(%q, …) = %q, want %q", tt.set, got, tt.want)
+		}
+	}
+}
+
+// TestUserResetPassword: a lost password is replaced by a new one, printed once;
+// the old password and every session of the user stop working at once, another
+// user's do not.
+func TestUserResetPassword(t *testing.T) {
+	t.Parallel()
+	env := environment(t)
+	ten := mustRun(t, env, "tenant", "create", "--name", "Acme")["id"].(string)
+	alice := mustRun(t, env, "user", "create", "--tenant", ten, "--email", "alice@example.com", "--password", "forgotten1")
+	mustRun(t, env, "user", "create", "--tenant", ten, "--email", "bob@example.com", "--password", "password123")
+	a := openTestApp(t, env)
+	login := func(email, password string) (int, string) {
+		status, body := serveHTTP(a, "POST", "/v1/sessions", "", `{"email":"`+email+`","password":"`+password+`"}`)
+		var s struct{ Token string }
+		json.Unmarshal([]byte(body), &s)
+		return status, s.Token
+	}
+	_, aliceTok := login("alice@example.com", "forgotten1")
+	_, bobTok := login("bob@example.com", "password123")
+
+	reset := mustRun(t, env, "user", "reset-password", "--id", alice["id"].(string))
+	password, _ := reset["password"].(string)
+	if reset["id"] != alice["id"] || reset["tenantId"] != ten || reset["email"] != "alice@example.com" || len(password) < 16 {
+		t.Fatalf("reset-password printed %v", reset)
+	}
+	if status, _ := serveHTTP(a, "GET", "/v1/risks", aliceTok, ""); status != 401 {
+		t.Errorf("alice's session after the reset: %d, want 401", status)
+	}
+	if status, _ := serveHTTP(a, "GET", "/v1/risks", bobTok, ""); status != 200 {
+		t.Errorf("bob's session after alice's reset: %d, want 200", status)
+	}
+	if status, _ := login("alice@example.com", "forgotten1"); status != 401 {
+		t.Errorf("sign-in with the old password: %d, want 401", status)
+	}
+	if status, tok := login("alice@example.com", password); status != 201 || tok == "" {
+		t.Errorf("sign-in with the new password: %d", status)
+	}
+	if again := mustRun(t, env, "user", "reset-password", "--id", alice["id"].(string)); again["password"] == password {
+		t.Error("a second reset printed the same password")
+	}
+	for args, mention := range map[string]string{
+		"user reset-password": "--id",
+		"user reset-password --id usr_0193b2c4d5e67f8091a2b3c4d5e6f708": "user not found",
+	} {
+		if _, _, err := runCmd(t, env, strings.Fields(args)...); !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), mention) {
+			t.Errorf("api %s = %v, want a usage error mentioning %q", args, err, mention)
 		}
 	}
 }

@@ -38,10 +38,22 @@ func serve(ctx context.Context, c *command, args []string) error {
 				return err
 			}
 		} else {
-			log.Info("demo tenant exists already; its credentials were printed once, when it was created (start over with a fresh DATABASE_URL)")
+			demoExists(ctx, a, log)
 		}
 	}
 	return a.Serve(ctx, nil)
+}
+
+// demoExists logs why serve --demo printed nothing, and how to get a new password
+// for the demo user.
+func demoExists(ctx context.Context, a *app.App, log *slog.Logger) {
+	const msg = "demo tenant exists already; its credentials were printed once, when it was created"
+	id, err := a.DemoUserID(ctx)
+	if err != nil {
+		log.Info(msg + "; give one of its users a new password with api user reset-password --id usr_… (api user list --tenant ID lists them)")
+		return
+	}
+	log.Info(msg+"; for a new password run api user reset-password --id "+id, slog.String("userId", id))
 }
 
 func migrate(ctx context.Context, c *command, args []string) error {

@@ -86,6 +86,7 @@ var commands = []spec{
 	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", dbOnly, userCreate},
 	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", dbOnly, userList},
 	{"user delete", "--id ID", "remove a user; their sessions stop working at once", dbOnly, userDelete},
+	{"user reset-password", "--id ID", "give a user a new random password, printed this once; their sessions end", dbOnly, userResetPassword},
 	{"apikey create", "--tenant ID --scopes SCOPE[,SCOPE…] [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
 	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", dbOnly, apikeyList},
 	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", dbOnly, apikeyRevoke},
@@ -154,9 +155,9 @@ func overview() string {
 	var b strings.Builder
 	b.WriteString("usage: api COMMAND [flags]\n\ncommands:\n")
 	for _, s := range commands {
-		fmt.Fprintf(&b, "  %-15s %s\n", s.name, s.summary)
+		fmt.Fprintf(&b, "  %-20s %s\n", s.name, s.summary)
 	}
-	b.WriteString("\nEvery command reads the environment (DATABASE_URL, …); a flag of the same name overrides it.\n")
-	b.WriteString("Run api COMMAND --help for a command's flags. Bad flags or values exit 2.\n")
+	b.WriteString("\nEach command reads the variables its --help lists (DATABASE_URL, …) from the environment;\n")
+	b.WriteString("a flag of the same name overrides one. Bad flags or values exit 2.\n")
 	return b.String()
 }

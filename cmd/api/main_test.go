@@ -488,6 +488,14 @@ func TestServeDemo(t *testing.T) {
 	if !strings.Contains(stderr2.String(), "demo tenant exists") {
 		t.Errorf("second serve --demo does not say why nothing was printed:\n%s", stderr2.String())
 	}
+	// …and says how to get a new password for the demo user.
+	users, _, err := runCmd(t, env, "user", "list", "--tenant", demo["tenantId"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := jsonLine(t, users)["id"].(string); !strings.Contains(stderr2.String(), "api user reset-password --id "+id) {
+		t.Errorf("second serve --demo does not name api user reset-password --id %s:\n%s", id, stderr2.String())
+	}
 }
 
 // TestGracefulShutdown: when serving ends, a request in flight still gets its answer
