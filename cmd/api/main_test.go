@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -589,5 +590,46 @@ func TestAdminCommandsIgnoreServerSettings(t *testing.T) {
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "ADDR") {
 		t.Errorf("serve with a bad ADDR: %v, want a usage error naming ADDR", err)
+	}
+}
+
+// TestHeadersOverOneMegabyte: a request whose headers are over 1 MB, sent by a
+// plain TCP client to the real server, is refused with a problem+json 431 carrying
+// a request id, like every other refusal; the server goes on serving.
+func TestHeadersOverOneMegabyte(t *testing.T) {
+	t.Parallel()
+	base, _, stderr, _ := startServe(t, environment(t))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	// The server answers once it has read 1 MB; the rest may never be read.
+	go conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: riskapi.test\r\nX-Big: " + strings.Repeat("a", 1100<<10) + "\r\n\r\n"))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Type, Title, Code, RequestID string
+		Status                       int
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("431 body is not JSON: %v", err)
+	}
+	if resp.StatusCode != 431 || resp.Header.Get("Content-Type") != "application/problem+json" ||
+		body.Code != "HEADERS_TOO_LARGE" || body.Status != 431 || body.Type != "https://riskapi.dev/problems/headers-too-large" ||
+		body.RequestID == "" || resp.Header.Get("X-Request-Id") != body.RequestID || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("431: %d %v %+v", resp.StatusCode, resp.Header, body)
+	}
+	if !strings.Contains(stderr.String(), body.RequestID) {
+		t.Errorf("the refusal's request id %s is not in the log:\n%s", body.RequestID, stderr.String())
+	}
+	if r, err := http.Get(base + "/healthz"); err != nil || r.StatusCode != 200 {
+		t.Errorf("GET /healthz after the 431: %v %v", r, err)
+	} else {
+		r.Body.Close()
 	}
 }

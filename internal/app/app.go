@@ -337,6 +337,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
+	ln = server.HeaderLimit(ln, a.Logger) // 431 as problem+json
 	var inFlight sync.WaitGroup
 	srv := &http.Server{Handler: counted(a.Echo, &inFlight),
 		ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,
