@@ -43,7 +43,7 @@ func (s *Service) CreateUser(ctx context.Context, tenantID, email, password stri
 	if err != nil {
 		return User{}, fmt.Errorf("hash password: %w", err)
 	}
-	u := User{ID: ids.New(ids.User), TenantID: tenantID, Email: email, Role: role, CreatedAt: s.now().UTC()}
+	u := User{ID: ids.New(ids.User), TenantID: tenantID, Email: email, Role: role, CreatedAt: s.timestamp()}
 	if err := s.store.CreateUser(ctx, u, string(hash)); err != nil {
 		return User{}, err
 	}
