@@ -27,6 +27,7 @@ const (
 	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
 	CodePreconditionFailed           = "PRECONDITION_FAILED"             // 412: If-Match or If-Unmodified-Since did not hold
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
+	CodeHeadersTooLarge              = "HEADERS_TOO_LARGE"               // 431: header fields over 1 MB
 	CodeRangeNotSatisfiable          = "RANGE_NOT_SATISFIABLE"           // 416: Range outside the download's bytes
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
@@ -59,6 +60,7 @@ var (
 	ErrIdempotencyRequestInProgress = &Error{Code: CodeIdempotencyRequestInProgress}
 	ErrPreconditionFailed           = &Error{Code: CodePreconditionFailed}
 	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
+	ErrHeadersTooLarge              = &Error{Code: CodeHeadersTooLarge}
 	ErrRangeNotSatisfiable          = &Error{Code: CodeRangeNotSatisfiable}
 	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
 	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}

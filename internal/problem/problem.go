@@ -21,7 +21,8 @@ type Code string
 
 // The codes of the external contract (docs/errors.md), plus MethodNotAllowed for a
 // known path called with the wrong method, and PreconditionFailed and
-// RangeNotSatisfiable for a download's conditional and Range headers.
+// RangeNotSatisfiable for a download's conditional and Range headers, and
+// HeadersTooLarge for a request whose header fields are over 1 MB.
 const (
 	ValidationFailed             Code = "VALIDATION_FAILED"
 	IdempotencyKeyInvalid        Code = "IDEMPOTENCY_KEY_INVALID"
@@ -34,6 +35,7 @@ const (
 	RangeNotSatisfiable          Code = "RANGE_NOT_SATISFIABLE"
 	IdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
+	HeadersTooLarge              Code = "HEADERS_TOO_LARGE"
 	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
 	IdempotencyUnsupportedRoute  Code = "IDEMPOTENCY_UNSUPPORTED_ROUTE"
 	RateLimited                  Code = "RATE_LIMITED"
@@ -54,6 +56,7 @@ var statusOf = map[Code]int{
 	RangeNotSatisfiable:          http.StatusRequestedRangeNotSatisfiable,
 	IdempotencyRequestInProgress: http.StatusConflict,
 	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
+	HeadersTooLarge:              http.StatusRequestHeaderFieldsTooLarge,
 	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
 	IdempotencyUnsupportedRoute:  http.StatusUnprocessableEntity,
 	RateLimited:                  http.StatusTooManyRequests,
@@ -73,6 +76,7 @@ var titleOf = map[Code]string{
 	RangeNotSatisfiable:          "Range not satisfiable",
 	IdempotencyRequestInProgress: "Request in progress",
 	PayloadTooLarge:              "Payload too large",
+	HeadersTooLarge:              "Request header fields too large",
 	IdempotencyKeyReused:         "Idempotency key reused",
 	IdempotencyUnsupportedRoute:  "Idempotency not supported",
 	RateLimited:                  "Too many requests",

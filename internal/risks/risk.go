@@ -139,9 +139,10 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	set(&next.Likelihood, u.Likelihood)
 	set(&next.Impact, u.Impact)
 	set(&next.RiskScore, u.RiskScore)
-	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) && next.Likelihood != nil && next.Impact != nil {
-		s := *next.Likelihood * *next.Impact
-		next.RiskScore = &s
+	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) {
+		if s := derivedScore(next.Likelihood, next.Impact); s != nil {
+			next.RiskScore = s
+		}
 	}
 	if p := next.validate(); p != nil {
 		return p
@@ -164,9 +165,8 @@ func (r *Risk) assign(f Fields) error {
 	if f.Status != nil {
 		r.Status = *f.Status
 	}
-	if r.RiskScore == nil && r.Likelihood != nil && r.Impact != nil {
-		s := *r.Likelihood * *r.Impact
-		r.RiskScore = &s
+	if r.RiskScore == nil {
+		r.RiskScore = derivedScore(r.Likelihood, r.Impact)
 	}
 	if f.Title == nil {
 		return problem.Invalid("title", "is required")
@@ -206,6 +206,18 @@ func (r *Risk) validate() *problem.Problem {
 		bad("status", "must be one of open, mitigated, closed")
 	}
 	return problem.Fields(errs)
+}
+
+// derivedScore is likelihood × impact, or nil unless both are set and in range: a
+// bad likelihood is reported as itself, never also as a score the client did not
+// send.
+func derivedScore(likelihood, impact *int) *int {
+	ok := func(v *int) bool { return v != nil && *v >= 1 && *v <= 5 }
+	if !ok(likelihood) || !ok(impact) {
+		return nil
+	}
+	s := *likelihood * *impact
+	return &s
 }
 
 func deref(s *string) string {

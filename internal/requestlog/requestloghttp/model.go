@@ -62,7 +62,9 @@ func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Recor
 	if state == stateProcessing || rec == nil {
 		return out
 	}
-	created, expires := rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	// To the microsecond, as every time of the API (docs/openapi.yaml): SQLite keeps
+	// the engine's nanoseconds.
+	created, expires := rec.CreatedAt.UTC().Truncate(time.Microsecond), rec.ExpiresAt.UTC().Truncate(time.Microsecond)
 	out.CreatedAt, out.ExpiresAt = &created, &expires
 	if rec.StatusCode != 0 {
 		out.StatusCode = &rec.StatusCode
