@@ -59,6 +59,10 @@ type Entry struct {
 	IdempotencyOutcome Outcome
 	// ErrorCode is the problem code of a 4xx/5xx (docs/errors.md).
 	ErrorCode string
+	// StoreOutcome is the "outcome" of a 503 STORE_UNAVAILABLE, as its problem said:
+	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
+	// every other answer.
+	StoreOutcome string
 	CreatedAt time.Time
 }
 
