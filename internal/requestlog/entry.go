@@ -63,7 +63,7 @@ type Entry struct {
 	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
 	// every other answer.
 	StoreOutcome string
-	CreatedAt time.Time
+	CreatedAt    time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.
