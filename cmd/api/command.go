@@ -77,7 +77,7 @@ func (c *command) parse(args []string) (config.Config, error) {
 // hold a password).
 func (c *command) help() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: api %s %s\n\n%s\n", c.name, c.args, c.summary)
+	fmt.Fprintf(&b, "usage: %s\n\n%s\n", strings.TrimSpace("api "+c.name+" "+c.args), c.summary)
 	var lines []string
 	c.fs.VisitAll(func(f *flag.Flag) {
 		kind, usage := flag.UnquoteUsage(f)

@@ -48,12 +48,14 @@ func serve(ctx context.Context, c *command, args []string) error {
 // for the demo user.
 func demoExists(ctx context.Context, a *app.App, log *slog.Logger) {
 	const msg = "demo tenant exists already; its credentials were printed once, when it was created"
-	id, err := a.DemoUserID(ctx)
+	u, err := a.DemoUser(ctx)
 	if err != nil {
 		log.Info(msg + "; give one of its users a new password with api user reset-password --id usr_… (api user list --tenant ID lists them)")
 		return
 	}
-	log.Info(msg+"; for a new password run api user reset-password --id "+id, slog.String("userId", id))
+	log.Info(msg+"; for a new password run api user reset-password --id "+u.ID+
+		", for another API key api apikey create --tenant "+u.TenantID+" --scopes risks:read,risks:write",
+		slog.String("userId", u.ID), slog.String("tenantId", u.TenantID))
 }
 
 func migrate(ctx context.Context, c *command, args []string) error {

@@ -48,10 +48,8 @@ func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 	return &Demo{TenantID: t.ID, Email: DemoEmail, Password: password, APIKey: secret}, nil
 }
 
-// DemoUserID returns the ID of the demo tenant's user, for the message that says how
-// to give it a new password (api user reset-password). Errors:
-// tenants.ErrUserNotFound.
-func (a *Admin) DemoUserID(ctx context.Context) (string, error) {
-	u, err := a.Tenants.UserByEmail(ctx, DemoEmail)
-	return u.ID, err
+// DemoUser returns the demo tenant's user, for the message that says how to give it
+// a new password (api user reset-password). Errors: tenants.ErrUserNotFound.
+func (a *Admin) DemoUser(ctx context.Context) (tenants.User, error) {
+	return a.Tenants.UserByEmail(ctx, DemoEmail)
 }

@@ -60,7 +60,7 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"SWEEP_SCHEDULE", "sweep-schedule", "@every 10m", "robfig/cron spec of the idempotency sweep", func(c *Config, v string) error {
+	{"SWEEP_SCHEDULE", "sweep-schedule", "@every 10m", "robfig/cron spec of the sweep (what api sweep deletes)", func(c *Config, v string) error {
 		if _, err := cron.ParseStandard(v); err != nil {
 			return fmt.Errorf("SWEEP_SCHEDULE is not a cron spec: %v", err)
 		}

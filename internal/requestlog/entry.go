@@ -59,7 +59,11 @@ type Entry struct {
 	IdempotencyOutcome Outcome
 	// ErrorCode is the problem code of a 4xx/5xx (docs/errors.md).
 	ErrorCode string
-	CreatedAt time.Time
+	// StoreOutcome is the "outcome" of a 503 STORE_UNAVAILABLE, as its problem said:
+	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
+	// every other answer.
+	StoreOutcome string
+	CreatedAt    time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.

@@ -1409,6 +1409,13 @@ export interface components {
             idempotencyOutcome: components["schemas"]["IdempotencyOutcome"] | null;
             /** @description The problem `code` of a 4xx/5xx answer (`docs/errors.md`). */
             errorCode: string | null;
+            /**
+             * @description The `outcome` of a 503 `STORE_UNAVAILABLE` answer, as its problem said: `not_executed`
+             *     (nothing was done) or `unknown` (it may have been; retry with the same key or look
+             *     it up). Null for every other answer.
+             * @enum {string|null}
+             */
+            storeOutcome: "not_executed" | "unknown" | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1481,7 +1488,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
         Health: {
             /** @example ok */
             status: string;

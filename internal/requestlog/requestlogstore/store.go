@@ -41,6 +41,7 @@ type row struct {
 	IdempotencyKey     *string
 	IdempotencyOutcome *string
 	ErrorCode          *string
+	StoreOutcome       *string
 	// Set by the request's own clock, never GORM's.
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 }
@@ -66,7 +67,8 @@ func toRow(e *requestlog.Entry) row {
 		Route: e.Route, Status: e.Status, DurationUs: e.Duration.Microseconds(),
 		CredentialType: e.Credential.Type, CredentialID: e.Credential.ID,
 		IdempotencyKey: nullable(e.IdempotencyKey), IdempotencyOutcome: nullable(string(e.IdempotencyOutcome)),
-		ErrorCode: nullable(e.ErrorCode), CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
+		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome),
+		CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
 }
 
 func toEntry(w *row) *requestlog.Entry {
@@ -74,7 +76,7 @@ func toEntry(w *row) *requestlog.Entry {
 		Route: w.Route, Status: w.Status, Duration: time.Duration(w.DurationUs) * time.Microsecond,
 		Credential:     requestlog.Credential{Type: w.CredentialType, ID: w.CredentialID},
 		IdempotencyKey: deref(w.IdempotencyKey), IdempotencyOutcome: requestlog.Outcome(deref(w.IdempotencyOutcome)),
-		ErrorCode: deref(w.ErrorCode), CreatedAt: w.CreatedAt.UTC()}
+		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome), CreatedAt: w.CreatedAt.UTC()}
 }
 
 // Insert stores entries in one durable commit, outside any request's transaction:
@@ -100,15 +102,15 @@ func (s *Store) Insert(ctx context.Context, entries []*requestlog.Entry) error {
 
 const insertEntry = `INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route,
 	status, duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome,
-	error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	error_code, store_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 var entryColumns = []string{"tenant_id", "id", "request_id", "method", "path", "route", "status", "duration_us",
-	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "created_at"}
+	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at"}
 
 // values are w's columns in entryColumns' order.
 func (w row) values() []any {
 	return []any{w.TenantID, w.ID, w.RequestID, w.Method, w.Path, w.Route, w.Status, w.DurationUs,
-		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.CreatedAt}
+		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt}
 }
 
 func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
