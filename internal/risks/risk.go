@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -82,6 +84,21 @@ type Update struct {
 	Owner       *string
 }
 
+// Fields returns u as the fields of a new risk (an inbound webhook's finding that
+// creates one): a cleared number is simply not given.
+func (u Update) Fields() Fields {
+	num := func(n *Nullable[int]) *int {
+		if n == nil || n.Null {
+			return nil
+		}
+		v := n.Value
+		return &v
+	}
+	return Fields{Title: u.Title, Description: u.Description, Category: u.Category,
+		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
+		Status: u.Status, Owner: u.Owner}
+}
+
 // New validates f and returns a risk for tenantID with id, timestamps at now, status
 // open unless given, and a derived score. Errors: *problem.Problem VALIDATION_FAILED
 // naming every offending field.
@@ -149,6 +166,15 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	next.UpdatedAt = now
 	*r = next
 	return nil
+}
+
+// sameAs reports whether r and o store the same values, UpdatedAt aside: a change
+// that alters nothing else is no change (docs/events.md). Every field counts, so a
+// field added to Risk is compared without being listed here.
+func (r *Risk) sameAs(o *Risk) bool {
+	a, b := *r, *o
+	a.UpdatedAt, b.UpdatedAt = time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
 }
 
 func (r *Risk) assign(f Fields) error {
@@ -225,7 +251,9 @@ type Filter struct {
 }
 
 // Store persists risks. Every method is scoped to a tenant and writes through the
-// transaction its context carries, if any (see internal/database.Conn).
+// transaction its context carries, if any (see internal/database.Conn). Every write
+// records its change (ActionCreated, ActionUpdated, ActionDeleted) at the recording
+// point, in the write's unit of work (internal/changes).
 type Store interface {
 	// Create inserts r.
 	Create(ctx context.Context, r *Risk) error
@@ -240,8 +268,18 @@ type Store interface {
 	GetByExternalID(ctx context.Context, tenantID, externalID string) (*Risk, error)
 	// List returns up to f.Limit risks newest first, and whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)
-	// Update stores every field of r, or returns ErrNotFound.
-	Update(ctx context.Context, r *Risk) error
-	// Delete removes the tenant's risk with id, or returns ErrNotFound.
-	Delete(ctx context.Context, tenantID, id string) error
+	// Update stores every field of after, the change of before (the risk as stored,
+	// read in the same unit of work), or returns ErrNotFound.
+	Update(ctx context.Context, before, after *Risk) error
+	// Delete removes r (as stored, read in the same unit of work), or returns
+	// ErrNotFound.
+	Delete(ctx context.Context, r *Risk) error
 }
+
+// The actions a Store records with each write (internal/changes), which are also the
+// event types they emit.
+const (
+	ActionCreated changes.Action = "risk.created"
+	ActionUpdated changes.Action = "risk.updated"
+	ActionDeleted changes.Action = "risk.deleted"
+)

@@ -33,35 +33,46 @@ type Service struct {
 func (s *Service) Create(ctx context.Context, r *Risk) error { return s.Store.Create(ctx, r) }
 
 // Update reads the tenant's risk id, lets change modify it, and stores it, in one
-// unit of work. It returns the stored risk. Errors: ErrNotFound, change's error
-// (nothing is then written), the store's.
+// unit of work. It returns the stored risk. A change that alters no stored field
+// writes nothing and records nothing (the risk is returned as it was). Errors:
+// ErrNotFound, change's error (nothing is then written), the store's.
 func (s *Service) Update(ctx context.Context, tenantID, id string, change func(*Risk) error) (*Risk, error) {
 	var out *Risk
 	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
 		// Locked: two updates of different fields at once must both be kept.
-		r, err := s.Store.GetForUpdate(ctx, tenantID, id)
+		before, err := s.Store.GetForUpdate(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}
-		if err := change(r); err != nil {
+		after := *before
+		if err := change(&after); err != nil {
 			return err
 		}
-		if err := s.Store.Update(ctx, r); err != nil {
+		if after.sameAs(before) {
+			out = before
+			return nil
+		}
+		if err := s.Store.Update(ctx, before, &after); err != nil {
 			return err
 		}
-		out = r
+		out = &after
 		return nil
 	})
 	return out, err
 }
 
 // Delete removes the tenant's risk id and then every dependent's rows of it, in one
-// unit of work. The risk goes first, so that on PostgreSQL the deletion waits for an
-// upload still holding the risk (attachments.Store.Create) and then removes that
-// upload's row too. Errors: ErrNotFound, the store's.
+// unit of work. The risk is read locked and deleted first, so that the deletion
+// records the risk as last stored, and on PostgreSQL waits for an upload still
+// holding the risk (attachments.Store.Create) and then removes that upload's row
+// too. Errors: ErrNotFound, the store's.
 func (s *Service) Delete(ctx context.Context, tenantID, id string) error {
 	return s.Tx.InTx(ctx, func(ctx context.Context) error {
-		if err := s.Store.Delete(ctx, tenantID, id); err != nil {
+		r, err := s.Store.GetForUpdate(ctx, tenantID, id)
+		if err != nil {
+			return err
+		}
+		if err := s.Store.Delete(ctx, r); err != nil {
 			return err
 		}
 		for _, d := range s.Dependents {

@@ -13,6 +13,7 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -53,7 +54,7 @@ func Routes(cfg Config) []route.Route {
 func (h handlers) timestamp() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
 
 func (h handlers) create(c echo.Context) error {
-	var req writeRequest
+	var req riskview.Write
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (h handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := risks.New(ids.New(ids.Risk), tenant, req.fields(), h.timestamp())
+	r, err := risks.New(ids.New(ids.Risk), tenant, req.Fields(), h.timestamp())
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (h handlers) create(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+r.ID)
-	return c.JSON(http.StatusCreated, toResponse(r))
+	return c.JSON(http.StatusCreated, riskview.Of(r))
 }
 
 func (h handlers) get(c echo.Context) error {
@@ -77,7 +78,7 @@ func (h handlers) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toResponse(r))
+	return c.JSON(http.StatusOK, riskview.Of(r))
 }
 
 func (h handlers) list(c echo.Context) error {
@@ -94,13 +95,13 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, toResponse))
+	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, riskview.Of))
 }
 
 func riskID(r *risks.Risk) string { return r.ID }
 
 func (h handlers) patch(c echo.Context) error {
-	var req PatchRequest
+	var req riskview.Patch
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
@@ -112,11 +113,11 @@ func (h handlers) patch(c echo.Context) error {
 }
 
 func (h handlers) replace(c echo.Context) error {
-	var req writeRequest
+	var req riskview.Write
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.fields(), h.timestamp()) })
+	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.Fields(), h.timestamp()) })
 }
 
 // update reads, changes and stores the risk named by :id as one unit of work.
@@ -133,7 +134,7 @@ func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toResponse(r))
+	return c.JSON(http.StatusOK, riskview.Of(r))
 }
 
 func (h handlers) delete(c echo.Context) error {

@@ -39,8 +39,8 @@ func (d lateFailingDependent) DeleteByRisk(ctx context.Context, tenantID, riskID
 // lateFailingStore stores the update, then fails.
 type lateFailingStore struct{ risks.Store }
 
-func (s lateFailingStore) Update(ctx context.Context, r *risks.Risk) error {
-	if err := s.Store.Update(ctx, r); err != nil {
+func (s lateFailingStore) Update(ctx context.Context, before, after *risks.Risk) error {
+	if err := s.Store.Update(ctx, before, after); err != nil {
 		return err
 	}
 	return errLate
@@ -62,7 +62,7 @@ func newServiceEnv(t *testing.T) *serviceEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &serviceEnv{db: db, tenant: ten.ID, risks: riskstore.New(db.DB), atts: attachmentstore.New(db)}
+	env := &serviceEnv{db: db, tenant: ten.ID, risks: riskstore.New(db.DB, &changeLog{}), atts: attachmentstore.New(db, &changeLog{})}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	env.risk, err = risks.New(ids.New(ids.Risk), ten.ID, risks.Fields{Title: str("before")}, now)
 	if err != nil {

@@ -11,17 +11,40 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 )
 
-// Store implements risks.Store.
-type Store struct{ db *gorm.DB }
+// Store implements risks.Store. Each write records its change (risk.created,
+// risk.updated, risk.deleted, with the risk as riskview shows it) through its
+// changes.Point, in the write's own unit of work.
+type Store struct {
+	db    *gorm.DB
+	point changes.Point
+}
 
 var _ risks.Store = (*Store)(nil)
 
-// New returns a Store over db.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+// New returns a Store over db whose writes record through rec (required: without it
+// every write fails with changes.ErrNoRecorder).
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	return &Store{db: db, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
+}
+
+// change is the record of a write of r: before nil for a creation, after nil for a
+// deletion.
+func change(action changes.Action, before, after *risks.Risk) changes.Change {
+	c := changes.Change{Action: action, Target: changes.Target{Type: "risk"}}
+	if before != nil {
+		c.TenantID, c.Target.ID, c.Before = before.TenantID, before.ID, riskview.Of(before)
+	}
+	if after != nil {
+		c.TenantID, c.Target.ID, c.After = after.TenantID, after.ID, riskview.Of(after)
+	}
+	return c
+}
 
 type row struct {
 	ID          string
@@ -58,12 +81,14 @@ func toRisk(w *row) *risks.Risk {
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
-// Create inserts r.
+// Create inserts r and records risk.created.
 func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
-	if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
-		return fmt.Errorf("create risk: %w", database.Classify(err))
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create risk: %w", database.Classify(err))
+		}
+		return change(risks.ActionCreated, nil, r), nil
+	})
 }
 
 // Get returns the tenant's risk with id, or risks.ErrNotFound.
@@ -122,29 +147,34 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	return out, more, nil
 }
 
-// Update stores every field of r, or returns risks.ErrNotFound.
-func (s *Store) Update(ctx context.Context, r *risks.Risk) error {
-	w := toRow(r)
-	res := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id = ?", r.TenantID, r.ID).
-		Select("title", "description", "category", "likelihood", "impact", "risk_score",
-			"status", "owner", "external_id", "updated_at").Updates(w)
-	if res.Error != nil {
-		return fmt.Errorf("update risk %s: %w", r.ID, database.Classify(res.Error))
-	}
-	if res.RowsAffected == 0 {
-		return risks.ErrNotFound
-	}
-	return nil
+// Update stores every field of after over before and records risk.updated, or
+// returns risks.ErrNotFound.
+func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id = ?", after.TenantID, after.ID).
+			Select("title", "description", "category", "likelihood", "impact", "risk_score",
+				"status", "owner", "external_id", "updated_at").Updates(toRow(after))
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("update risk %s: %w", after.ID, database.Classify(res.Error))
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, risks.ErrNotFound
+		}
+		return change(risks.ActionUpdated, before, after), nil
+	})
 }
 
-// Delete removes the tenant's risk with id, or returns risks.ErrNotFound.
-func (s *Store) Delete(ctx context.Context, tenantID, id string) error {
-	res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&row{})
-	if res.Error != nil {
-		return fmt.Errorf("delete risk %s: %w", id, database.Classify(res.Error))
-	}
-	if res.RowsAffected == 0 {
-		return risks.ErrNotFound
-	}
-	return nil
+// Delete removes r and records risk.deleted with r as it was, or returns
+// risks.ErrNotFound.
+func (s *Store) Delete(ctx context.Context, r *risks.Risk) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", r.TenantID, r.ID).Delete(&row{})
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("delete risk %s: %w", r.ID, database.Classify(res.Error))
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, risks.ErrNotFound
+		}
+		return change(risks.ActionDeleted, r, nil), nil
+	})
 }
