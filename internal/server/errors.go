@@ -28,6 +28,7 @@ type problemBody struct {
 	RequestID string               `json:"requestId"`
 	Errors    []problem.FieldError `json:"errors,omitempty"`
 	Outcome   problem.Outcome      `json:"outcome,omitempty"`
+	Current   any                  `json:"current,omitempty"`
 }
 
 // storeRetryAfter is the Retry-After of 503 STORE_UNAVAILABLE.
@@ -142,7 +143,8 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			outcome = problem.OutcomeUnknown // promise nothing that was not established
 		}
 		body := problemBody{Type: p.Code.TypeURI(), Title: p.Code.Title(), Status: p.Status(),
-			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome}
+			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome,
+			Current: p.Current}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(p.Status())
 			return

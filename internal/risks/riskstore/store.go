@@ -58,6 +58,7 @@ type row struct {
 	Status      string
 	Owner       string
 	ExternalID  *string
+	Version     int64
 	// The domain sets both timestamps from its injected clock (truncated to what
 	// PostgreSQL keeps); GORM must not overwrite them with its own "now", or a risk
 	// would read back with another updatedAt than the write returned.
@@ -70,14 +71,14 @@ func (row) TableName() string { return "risks" }
 func toRow(r *risks.Risk) *row {
 	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
 		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
-		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID,
+		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 func toRisk(w *row) *risks.Risk {
 	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
 		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
-		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID,
+		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID, Version: w.Version,
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
@@ -147,34 +148,46 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	return out, more, nil
 }
 
-// Update stores every field of after over before and records risk.updated, or
-// returns risks.ErrNotFound.
+// Update stores every field of after over before and records risk.updated. It
+// writes only over before's version: risks.ErrVersionChanged when the stored
+// version is another, risks.ErrNotFound when there is no such risk.
 func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-		res := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id = ?", after.TenantID, after.ID).
+		res := database.Conn(ctx, s.db).Model(&row{}).
+			Where("tenant_id = ? AND id = ? AND version = ?", before.TenantID, before.ID, before.Version).
 			Select("title", "description", "category", "likelihood", "impact", "risk_score",
-				"status", "owner", "external_id", "updated_at").Updates(toRow(after))
+				"status", "owner", "external_id", "version", "updated_at").Updates(toRow(after))
 		if res.Error != nil {
 			return changes.Change{}, fmt.Errorf("update risk %s: %w", after.ID, database.Classify(res.Error))
 		}
 		if res.RowsAffected == 0 {
-			return changes.Change{}, risks.ErrNotFound
+			return changes.Change{}, s.missed(ctx, before)
 		}
 		return change(risks.ActionUpdated, before, after), nil
 	})
 }
 
-// Delete removes r and records risk.deleted with r as it was, or returns
-// risks.ErrNotFound.
+// Delete removes r and records risk.deleted with r as it was. Like Update it
+// deletes only r's version: risks.ErrVersionChanged, risks.ErrNotFound.
 func (s *Store) Delete(ctx context.Context, r *risks.Risk) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-		res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", r.TenantID, r.ID).Delete(&row{})
+		res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ? AND version = ?", r.TenantID, r.ID, r.Version).
+			Delete(&row{})
 		if res.Error != nil {
 			return changes.Change{}, fmt.Errorf("delete risk %s: %w", r.ID, database.Classify(res.Error))
 		}
 		if res.RowsAffected == 0 {
-			return changes.Change{}, risks.ErrNotFound
+			return changes.Change{}, s.missed(ctx, r)
 		}
 		return change(risks.ActionDeleted, r, nil), nil
 	})
+}
+
+// missed says why a write of r's version found no row: risks.ErrVersionChanged
+// when the risk is there at another version, risks.ErrNotFound when it is not.
+func (s *Store) missed(ctx context.Context, r *risks.Risk) error {
+	if _, err := s.Get(ctx, r.TenantID, r.ID); err != nil {
+		return err
+	}
+	return risks.ErrVersionChanged
 }

@@ -174,3 +174,40 @@ func TestRecordingFailureUndoesTheWrite(t *testing.T) {
 }
 
 func statusPtr(s risks.Status) *risks.Status { return &s }
+
+// TestWritesOnlyOverTheVersionRead: Update and Delete write only over the version
+// their caller read, so a caller that read without the row lock cannot overwrite a
+// newer version unseen: risks.ErrVersionChanged, and nothing changes.
+func TestWritesOnlyOverTheVersionRead(t *testing.T) {
+	t.Parallel()
+	db := dbtest.Open(t)
+	ctx := context.Background()
+	ten, err := tenants.NewService(tenantstore.New(db.DB), 4, nil).CreateTenant(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := riskstore.New(db.DB, &changeLog{})
+	r, err := risks.New(ids.New(ids.Risk), ten.ID, risks.Fields{Title: str("v1")}, time.Now().UTC().Truncate(time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Create(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	v2 := *r
+	v2.Title, v2.Version = "v2", 2
+	if err := s.Update(ctx, r, &v2); err != nil {
+		t.Fatal(err)
+	}
+	stale := v2
+	stale.Title, stale.Version = "stale", 2
+	if err := s.Update(ctx, r, &stale); !errors.Is(err, risks.ErrVersionChanged) {
+		t.Errorf("Update over version 1 of a risk at 2 = %v, want ErrVersionChanged", err)
+	}
+	if err := s.Delete(ctx, r); !errors.Is(err, risks.ErrVersionChanged) {
+		t.Errorf("Delete of version 1 of a risk at 2 = %v, want ErrVersionChanged", err)
+	}
+	if got, err := s.Get(ctx, ten.ID, r.ID); err != nil || got.Title != "v2" || got.Version != 2 {
+		t.Errorf("after refused writes: %+v, %v; want version 2 unchanged", got, err)
+	}
+}
