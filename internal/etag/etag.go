@@ -99,26 +99,18 @@ func opaque(s string) bool {
 
 // MatchStrong reports whether l names the current tag o by strong comparison, as
 // If-Match requires: a weak tag never matches. "*" matches anything.
-func (l List) MatchStrong(o string) bool {
-	if l.Any {
-		return true
-	}
-	for _, t := range l.Tags {
-		if !t.Weak && t.Opaque == o {
-			return true
-		}
-	}
-	return false
-}
+func (l List) MatchStrong(o string) bool { return l.match(o, false) }
 
 // MatchWeak reports whether l names the current tag o by weak comparison, as
 // If-None-Match requires. "*" matches anything.
-func (l List) MatchWeak(o string) bool {
+func (l List) MatchWeak(o string) bool { return l.match(o, true) }
+
+func (l List) match(o string, weakToo bool) bool {
 	if l.Any {
 		return true
 	}
 	for _, t := range l.Tags {
-		if t.Opaque == o {
+		if t.Opaque == o && (weakToo || !t.Weak) {
 			return true
 		}
 	}
