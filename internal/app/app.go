@@ -20,10 +20,10 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/riskapi/riskapi/internal/attachments"
-	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
@@ -35,7 +35,6 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
-	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
@@ -92,10 +91,12 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	evStore := eventstore.New(db)
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
-	// Every write of a risk or an attachment, whichever path makes it, emits its
-	// event in its own transaction (docs/events.md).
-	attStore := attachmenthttp.Emitting(attachmentstore.New(db), emitter)
-	riskStore := riskhttp.Emitting(riskstore.New(db.DB), db.DB, emitter)
+	// The recording point: every write of a risk or an attachment, whichever path
+	// makes it, records its change in its own transaction, which emits its event
+	// (docs/events.md).
+	rec := changes.Recorders{events.Recorder{Emitter: emitter}}
+	attStore := attachmentstore.New(db, rec)
+	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
@@ -104,7 +105,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
+		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.

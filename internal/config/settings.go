@@ -30,6 +30,12 @@ var settings = []setting{
 		c.HTTP.Addr = v
 		return nil
 	}},
+	{"REQUIRE_IF_MATCH", "require-if-match", "false", "refuse risk writes without If-Match (428)", func(c *Config, v string) (err error) {
+		if c.HTTP.RequireIfMatch, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("REQUIRE_IF_MATCH must be true or false, got %q", v)
+		}
+		return nil
+	}},
 	{"DATABASE_URL", "database-url", "sqlite://data/riskapi.db", "sqlite://PATH or postgres://…", func(c *Config, v string) error {
 		switch {
 		case strings.HasPrefix(v, "sqlite://"):

@@ -29,6 +29,11 @@ type Emitter struct {
 //
 // Errors: ErrNoUnitOfWork when ctx carries no transaction; the store's.
 func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object any) (*Event, error) {
+	return e.emit(ctx, tenantID, typ, object, nil)
+}
+
+// emit is Emit with data.previousAttributes, left out when prev is nil.
+func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage) (*Event, error) {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
@@ -41,6 +46,7 @@ func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object an
 		CreatedAt: now().UTC().Truncate(time.Microsecond)}
 	var env envelope
 	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
+	env.Data.PreviousAttributes = prev
 	req := RequestFrom(ctx)
 	if req != nil {
 		env.Request.ID, env.Request.IdempotencyKey = nullable(req.ID), nullable(req.IdempotencyKey)

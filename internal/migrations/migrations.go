@@ -24,6 +24,7 @@ var all = []*gormigrate.Migration{
 	m0005Events,
 	m0008IdempotencyReserve,
 	m0009RequestLogStoreOutcome,
+	m0010RiskVersion,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

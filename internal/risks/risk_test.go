@@ -64,6 +64,7 @@ func TestNew(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.ID, tt.want.TenantID, tt.want.CreatedAt, tt.want.UpdatedAt = "risk_1", "ten_1", t0, t0
+			tt.want.Version = 1
 			if diff := cmp.Diff(&tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -180,7 +181,7 @@ func TestReplace(t *testing.T) {
 	}
 	ext := "ext-1"
 	want := &risks.Risk{ID: "risk_1", TenantID: "ten_1", Title: "only", Likelihood: num(4), Impact: num(4),
-		RiskScore: num(16), Status: risks.StatusOpen, ExternalID: &ext, CreatedAt: t0, UpdatedAt: t1}
+		RiskScore: num(16), Status: risks.StatusOpen, ExternalID: &ext, Version: 1, CreatedAt: t0, UpdatedAt: t1} // the version is the Service's to count
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

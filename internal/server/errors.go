@@ -28,6 +28,7 @@ type problemBody struct {
 	RequestID string               `json:"requestId"`
 	Errors    []problem.FieldError `json:"errors,omitempty"`
 	Outcome   problem.Outcome      `json:"outcome,omitempty"`
+	Current   any                  `json:"current,omitempty"`
 }
 
 // storeRetryAfter is the Retry-After of 503 STORE_UNAVAILABLE.
@@ -149,7 +150,8 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		outcome := outcomeOf(p)
 		body := problemBody{Type: p.Code.TypeURI(), Title: p.Code.Title(), Status: p.Status(),
-			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome}
+			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome,
+			Current: p.Current}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(p.Status())
 			return

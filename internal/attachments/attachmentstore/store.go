@@ -12,20 +12,28 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmentview"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/risks"
 )
 
-// Store implements attachments.Store.
+// Store implements attachments.Store. Create records attachment.created, with the
+// attachment as attachmentview shows it, through its changes.Point in the upload's
+// unit of work.
 type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
+	point   changes.Point
 }
 
 var _ attachments.Store = (*Store)(nil)
 
-// New returns a Store over db. The table comes from riskapi's migrations.
-func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+// New returns a Store over db whose writes record through rec (required: without it
+// Create fails with changes.ErrNoRecorder). The table comes from riskapi's migrations.
+func New(db *database.DB, rec changes.Recorder) *Store {
+	return &Store{db: db.DB, dialect: db.Dialect, point: changes.Point{Tx: database.NewRunner(db.DB), Recorder: rec}}
+}
 
 type row struct {
 	ID          string
@@ -53,11 +61,22 @@ func toAttachment(w *row) *attachments.Attachment {
 		Description: w.Description, CreatedAt: w.CreatedAt.UTC()}
 }
 
-// Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound. On
+// Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound, and
+// records attachment.created. On
 // PostgreSQL the risk row is locked FOR KEY SHARE until commit — the lock a foreign
 // key would take —, so a concurrent delete of the risk waits and then removes this
 // row too (risks.Service.Delete). SQLite needs no lock: its writers take turns.
 func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		if err := s.insert(ctx, a); err != nil {
+			return changes.Change{}, err
+		}
+		return changes.Change{TenantID: a.TenantID, Action: attachments.ActionCreated,
+			Target: changes.Target{Type: "attachment", ID: a.ID}, After: attachmentview.Of(a)}, nil
+	})
+}
+
+func (s *Store) insert(ctx context.Context, a *attachments.Attachment) error {
 	q := s.tenant(ctx, a.TenantID).Table("risks").Where("id = ?", a.RiskID)
 	if s.dialect == database.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})

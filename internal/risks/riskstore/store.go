@@ -11,17 +11,40 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 )
 
-// Store implements risks.Store.
-type Store struct{ db *gorm.DB }
+// Store implements risks.Store. Each write records its change (risk.created,
+// risk.updated, risk.deleted, with the risk as riskview shows it) through its
+// changes.Point, in the write's own unit of work.
+type Store struct {
+	db    *gorm.DB
+	point changes.Point
+}
 
 var _ risks.Store = (*Store)(nil)
 
-// New returns a Store over db.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+// New returns a Store over db whose writes record through rec (required: without it
+// every write fails with changes.ErrNoRecorder).
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	return &Store{db: db, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
+}
+
+// change is the record of a write of r: before nil for a creation, after nil for a
+// deletion.
+func change(action changes.Action, before, after *risks.Risk) changes.Change {
+	c := changes.Change{Action: action, Target: changes.Target{Type: "risk"}}
+	if before != nil {
+		c.TenantID, c.Target.ID, c.Before = before.TenantID, before.ID, riskview.Of(before)
+	}
+	if after != nil {
+		c.TenantID, c.Target.ID, c.After = after.TenantID, after.ID, riskview.Of(after)
+	}
+	return c
+}
 
 type row struct {
 	ID          string
@@ -35,6 +58,7 @@ type row struct {
 	Status      string
 	Owner       string
 	ExternalID  *string
+	Version     int64
 	// The domain sets both timestamps from its injected clock (truncated to what
 	// PostgreSQL keeps); GORM must not overwrite them with its own "now", or a risk
 	// would read back with another updatedAt than the write returned.
@@ -47,23 +71,25 @@ func (row) TableName() string { return "risks" }
 func toRow(r *risks.Risk) *row {
 	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
 		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
-		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID,
+		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID, Version: r.Version,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 func toRisk(w *row) *risks.Risk {
 	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
 		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
-		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID,
+		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID, Version: w.Version,
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
-// Create inserts r.
+// Create inserts r and records risk.created.
 func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
-	if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
-		return fmt.Errorf("create risk: %w", err)
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		if err := database.Conn(ctx, s.db).Create(toRow(r)).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create risk: %w", err)
+		}
+		return change(risks.ActionCreated, nil, r), nil
+	})
 }
 
 // tenant is a statement on the tenant's risks only, in ctx's unit of work.
@@ -115,29 +141,46 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	return out, more, nil
 }
 
-// Update stores every field of r, or returns risks.ErrNotFound.
-func (s *Store) Update(ctx context.Context, r *risks.Risk) error {
-	w := toRow(r)
-	res := s.tenant(ctx, r.TenantID).Model(&row{}).Where("id = ?", r.ID).
-		Select("title", "description", "category", "likelihood", "impact", "risk_score",
-			"status", "owner", "external_id", "updated_at").Updates(w)
-	if res.Error != nil {
-		return fmt.Errorf("update risk %s: %w", r.ID, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return risks.ErrNotFound
-	}
-	return nil
+// Update stores every field of after over before and records risk.updated. It
+// writes only over before's version: risks.ErrVersionChanged when the stored
+// version is another, risks.ErrNotFound when there is no such risk.
+func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := s.tenant(ctx, before.TenantID).Model(&row{}).
+			Where("id = ? AND version = ?", before.ID, before.Version).
+			Select("title", "description", "category", "likelihood", "impact", "risk_score",
+				"status", "owner", "external_id", "version", "updated_at").Updates(toRow(after))
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("update risk %s: %w", after.ID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, s.missed(ctx, before)
+		}
+		return change(risks.ActionUpdated, before, after), nil
+	})
 }
 
-// Delete removes the tenant's risk with id, or returns risks.ErrNotFound.
-func (s *Store) Delete(ctx context.Context, tenantID, id string) error {
-	res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&row{})
-	if res.Error != nil {
-		return fmt.Errorf("delete risk %s: %w", id, res.Error)
+// Delete removes r and records risk.deleted with r as it was. Like Update it
+// deletes only r's version: risks.ErrVersionChanged, risks.ErrNotFound.
+func (s *Store) Delete(ctx context.Context, r *risks.Risk) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := s.tenant(ctx, r.TenantID).Where("id = ? AND version = ?", r.ID, r.Version).
+			Delete(&row{})
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("delete risk %s: %w", r.ID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, s.missed(ctx, r)
+		}
+		return change(risks.ActionDeleted, r, nil), nil
+	})
+}
+
+// missed says why a write of r's version found no row: risks.ErrVersionChanged
+// when the risk is there at another version, risks.ErrNotFound when it is not.
+func (s *Store) missed(ctx context.Context, r *risks.Risk) error {
+	if _, err := s.Get(ctx, r.TenantID, r.ID); err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
-		return risks.ErrNotFound
-	}
-	return nil
+	return risks.ErrVersionChanged
 }
