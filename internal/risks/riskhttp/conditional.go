@@ -2,6 +2,7 @@ package riskhttp
 
 import (
 	"errors"
+	"net/http"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,21 @@ import (
 func respond(c echo.Context, status int, r *risks.Risk) error {
 	c.Response().Header().Set("ETag", riskview.ETag(r))
 	return c.JSON(status, riskview.Of(r))
+}
+
+// notModified answers 304 with r's ETag and no body when If-None-Match names r's
+// version (weak comparison, as RFC 9110 section 13.1.2 requires), and reports
+// whether it did. Errors: 400 for an If-None-Match that is no list of ETags.
+func notModified(c echo.Context, r *risks.Risk) (bool, error) {
+	none, given, err := etag.FromHeader(c.Request().Header, "If-None-Match")
+	if err != nil {
+		return false, problem.Invalid("If-None-Match", err.Error())
+	}
+	if !given || !none.MatchWeak(strconv.FormatInt(r.Version, 10)) {
+		return false, nil
+	}
+	c.Response().Header().Set("ETag", riskview.ETag(r))
+	return true, c.NoContent(http.StatusNotModified)
 }
 
 // target reads what a PATCH, PUT or DELETE acts on: the tenant, the risk's :id and

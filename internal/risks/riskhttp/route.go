@@ -5,12 +5,10 @@ package riskhttp
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
@@ -85,13 +83,8 @@ func (h handlers) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	none, given, err := etag.FromHeader(c.Request().Header, "If-None-Match")
-	if err != nil {
-		return problem.Invalid("If-None-Match", err.Error())
-	}
-	if given && none.MatchWeak(strconv.FormatInt(r.Version, 10)) {
-		c.Response().Header().Set("ETag", riskview.ETag(r))
-		return c.NoContent(http.StatusNotModified)
+	if fresh, err := notModified(c, r); fresh || err != nil {
+		return err
 	}
 	return respond(c, http.StatusOK, r)
 }
