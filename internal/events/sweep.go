@@ -2,14 +2,12 @@ package events
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/riskapi/riskapi/internal/sweep"
 )
-
-// DefaultTTL is how long events are kept and listable (EVENT_TTL).
-const DefaultTTL = 720 * time.Hour
 
 // Sweeper deletes events older than TTL, with their deliveries and delivery log, in
 // bounded batches (internal/sweep). It is safe to run on every instance at once: each
@@ -17,7 +15,7 @@ const DefaultTTL = 720 * time.Hour
 // found.
 type Sweeper struct {
 	Store Store
-	// TTL is how long an event is kept. Optional. Default DefaultTTL.
+	// TTL is how long an event is kept (EVENT_TTL). Required.
 	TTL time.Duration
 	// Pacing bounds each transaction and the breather between them (SQLite's one
 	// writer needs it). Optional. Default: batches of 1000, no pause.
@@ -28,11 +26,12 @@ type Sweeper struct {
 }
 
 // Sweep deletes every event older than TTL and returns how many it deleted. It stops
-// early when ctx is done, returning the count so far and ctx's error.
+// early when ctx is done, returning the count so far and ctx's error. Errors: a TTL
+// that is not positive (nothing is deleted).
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	ttl, now := s.TTL, time.Now
 	if ttl <= 0 {
-		ttl = DefaultTTL
+		return 0, errors.New("events: Sweeper.TTL must be positive")
 	}
 	if s.Now != nil {
 		now = s.Now

@@ -123,7 +123,7 @@ func (h handlers) replace(c echo.Context) error {
 func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return problem.New(problem.NotFound, "no such risk")
+		return risks.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
@@ -139,7 +139,7 @@ func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
 func (h handlers) delete(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return problem.New(problem.NotFound, "no such risk")
+		return risks.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
@@ -156,7 +156,7 @@ func (h handlers) delete(c echo.Context) error {
 func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return nil, problem.New(problem.NotFound, "no such risk")
+		return nil, risks.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
