@@ -2,7 +2,6 @@ package events
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -29,19 +28,6 @@ type Sweeper struct {
 // early when ctx is done, returning the count so far and ctx's error. Errors: a TTL
 // that is not positive (nothing is deleted).
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
-	ttl, now := s.TTL, time.Now
-	if ttl <= 0 {
-		return 0, errors.New("events: Sweeper.TTL must be positive")
-	}
-	if s.Now != nil {
-		now = s.Now
-	}
-	cutoff := now().Add(-ttl)
-	total, err := sweep.Batches(ctx, s.Pacing, func(ctx context.Context, limit int) (int, error) {
-		return s.Store.DeleteCreatedBefore(ctx, cutoff, limit)
-	})
-	if s.Logger != nil && total > 0 {
-		s.Logger.Info("event sweep", slog.Int("deleted", total))
-	}
-	return total, err
+	return sweep.ByAge{Name: "event sweep", DeleteBefore: s.Store.DeleteCreatedBefore, TTL: s.TTL,
+		Pacing: s.Pacing, Now: s.Now, Logger: s.Logger}.Sweep(ctx)
 }
