@@ -65,15 +65,18 @@ func quoted(s string) []string {
 	return out
 }
 
-// goStringConsts returns the values of the string constants of type typeName
-// declared in the Go file rel.
-func goStringConsts(t *testing.T, rel, typeName string) []string {
+// goConst is a string constant of a Go file: its name, value, type (when
+// declared with one) and line comment.
+type goConst struct{ name, value, typ, comment string }
+
+// goStringConsts returns the string constants declared in the Go file rel.
+func goStringConsts(t *testing.T, rel string) []goConst {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, rel), nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, rel), nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
+	var out []goConst
 	for _, d := range f.Decls {
 		g, ok := d.(*ast.GenDecl)
 		if !ok || g.Tok != token.CONST {
@@ -81,13 +84,14 @@ func goStringConsts(t *testing.T, rel, typeName string) []string {
 		}
 		for _, spec := range g.Specs {
 			v := spec.(*ast.ValueSpec)
-			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != typeName {
-				continue
+			typ := ""
+			if id, ok := v.Type.(*ast.Ident); ok {
+				typ = id.Name
 			}
-			for _, val := range v.Values {
-				if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+			for i, val := range v.Values {
+				if lit, ok := val.(*ast.BasicLit); ok && lit.Kind == token.STRING && i < len(v.Names) {
 					s, _ := strconv.Unquote(lit.Value)
-					out = append(out, s)
+					out = append(out, goConst{v.Names[i].Name, s, typ, strings.TrimSpace(v.Comment.Text())})
 				}
 			}
 		}
@@ -146,7 +150,13 @@ func strs[T ~string](xs []T) []string {
 func TestEventTypesHaveOneSource(t *testing.T) {
 	t.Parallel()
 	want := strs(events.Types)
-	sameList(t, "sdk/events.go (EventType constants)", want, goStringConsts(t, "sdk/events.go", "EventType"))
+	var sdk []string
+	for _, c := range goStringConsts(t, "sdk/events.go") {
+		if c.typ == "EventType" {
+			sdk = append(sdk, c.value)
+		}
+	}
+	sameList(t, "sdk/events.go (EventType constants)", want, sdk)
 	sameList(t, "docs/openapi.yaml (EventType)", want, specEnum(t, "EventType"))
 	sameList(t, "sdk-ts/src/openapi.ts (EventType; npm run generate)", want, tsUnion(t, "EventType"))
 	var doc []string
@@ -174,8 +184,9 @@ func TestScopesHaveOneSource(t *testing.T) {
 
 // TestErrorCodesHaveOneSource: internal/problem is the vocabulary of error codes,
 // with their statuses and titles; the spec's ErrorCode, the TypeScript SDK's
-// generated type and docs/errors.md (its summary table and one section per code)
-// say the same. The Go SDK's copy is checked by sdk/codes_test.go.
+// generated type, the Go SDK's Code… constants (each commented with its status,
+// "// 404: …") and docs/errors.md (its summary table and one section per code)
+// say the same. The SDK's sentinels are checked by sdk/codes_test.go.
 func TestErrorCodesHaveOneSource(t *testing.T) {
 	t.Parallel()
 	want := strs(problem.Codes())
@@ -183,6 +194,18 @@ func TestErrorCodesHaveOneSource(t *testing.T) {
 	sorted := func(xs []string) []string { slices.Sort(xs); return xs }
 	sameList(t, "docs/openapi.yaml (ErrorCode)", want, sorted(specEnum(t, "ErrorCode")))
 	sameList(t, "sdk-ts/src/openapi.ts (ErrorCode; npm run generate)", want, sorted(tsUnion(t, "ErrorCode")))
+
+	var wantStatus, sdk []string
+	for _, c := range problem.Codes() {
+		wantStatus = append(wantStatus, fmt.Sprintf("%d %s", c.Status(), c))
+	}
+	for _, c := range goStringConsts(t, "sdk/error.go") {
+		if strings.HasPrefix(c.name, "Code") {
+			status, _, _ := strings.Cut(c.comment, ":")
+			sdk = append(sdk, status+" "+c.value)
+		}
+	}
+	sameList(t, "sdk/error.go (Code constants and the status of their comments)", sorted(wantStatus), sorted(sdk))
 
 	doc := readFile(t, "docs/errors.md")
 	var wantRows, rows, sections []string

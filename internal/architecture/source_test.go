@@ -89,5 +89,20 @@ func calls(f goFile, pkg, name string, each func(pos token.Position, call *ast.C
 	})
 }
 
+// methodCalls reports each call in f of a method or function named name whose
+// first argument is there, with its position.
+func methodCalls(f goFile, name string, each func(pos token.Position, first ast.Expr)) {
+	ast.Inspect(f.ast, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == name {
+			each(f.fset.Position(call.Pos()), call.Args[0])
+		}
+		return true
+	})
+}
+
 // inDir reports whether the file lies in the package folder dir.
 func inDir(f goFile, dir string) bool { return filepath.ToSlash(filepath.Dir(f.path)) == dir }

@@ -46,56 +46,47 @@ func TestStoresDoNotClassifyByHand(t *testing.T) {
 	}
 }
 
-// TestOneKeysetPager: every list reads its page through database.Page; no other
-// package orders by id and reads one row more than its limit.
-func TestOneKeysetPager(t *testing.T) {
-	t.Parallel()
-	for _, f := range sources(t) {
-		if inDir(f, "internal/database") {
-			continue
+// storeRules are what database does for every store, each with the call that
+// would be a store doing it by hand: a page read past database.Page (one row more
+// than the limit), a tenant scoped past the store's tenant method
+// (database.OfTenant).
+var storeRules = []struct {
+	method string
+	byHand func(first ast.Expr) string
+}{
+	{"Limit", func(n ast.Expr) string {
+		if b, ok := n.(*ast.BinaryExpr); ok && b.Op == token.ADD {
+			return "a page read by hand (Limit(n + …)); use database.Page"
 		}
-		ast.Inspect(f.ast, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) != 1 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "Limit" {
-				return true
-			}
-			if b, ok := call.Args[0].(*ast.BinaryExpr); ok && b.Op == token.ADD {
-				t.Errorf("%s: a page read by hand (Limit(n + …)); use database.Page", f.fset.Position(call.Pos()))
-			}
-			return true
-		})
-	}
+		return ""
+	}},
+	{"Where", func(n ast.Expr) string {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
+			return ""
+		}
+		if s, _ := strconv.Unquote(lit.Value); strings.Contains(s, "tenant_id =") {
+			return "tenant scoped by hand (" + s + "); use the store's tenant method (database.OfTenant)"
+		}
+		return ""
+	}},
 }
 
-// TestTenantScopeInOnePlace: a store scopes a statement to a tenant with
-// database.OfTenant, through its one tenant method, never with a Where of its own.
-func TestTenantScopeInOnePlace(t *testing.T) {
+// TestOnePagerAndOneTenantScope: every list reads its page through database.Page,
+// and every store scopes to a tenant through database.OfTenant, applied by its one
+// tenant method; no package but database does either by hand.
+func TestOnePagerAndOneTenantScope(t *testing.T) {
 	t.Parallel()
 	for _, f := range sources(t) {
 		if inDir(f, "internal/database") {
 			continue
 		}
-		ast.Inspect(f.ast, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
-				return true
-			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || sel.Sel.Name != "Where" {
-				return true
-			}
-			lit, ok := call.Args[0].(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			if s, _ := strconv.Unquote(lit.Value); strings.Contains(s, "tenant_id =") {
-				t.Errorf("%s: tenant scoped by hand (%q); use the store's tenant method (database.OfTenant)", f.fset.Position(call.Pos()), s)
-			}
-			return true
-		})
+		for _, r := range storeRules {
+			methodCalls(f, r.method, func(pos token.Position, n ast.Expr) {
+				if why := r.byHand(n); why != "" {
+					t.Errorf("%s: %s", pos, why)
+				}
+			})
+		}
 	}
 }

@@ -86,6 +86,10 @@ type Filter struct {
 // ErrNotFound: the tenant has no entry with that id.
 var ErrNotFound = errors.New("requestlog: no such entry")
 
+// ErrKeyNotFound: the tenant has no live idempotency record for that key, method
+// and path, and no request holds the key (the key inspector's 404).
+var ErrKeyNotFound = errors.New("requestlog: no live idempotency record for this key")
+
 // Store keeps entries. Every read is scoped by tenant.
 type Store interface {
 	// Insert stores entries in one statement (at most a Writer batch).

@@ -44,7 +44,7 @@ func notModified(c echo.Context, r *risks.Risk) (bool, error) {
 func (h handlers) target(c echo.Context) (tenant, id string, ifMatch risks.IfMatch, err error) {
 	id = c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return "", "", nil, problem.New(problem.NotFound, "no such risk")
+		return "", "", nil, risks.ErrNotFound
 	}
 	if tenant, err = route.Tenant(c); err != nil {
 		return "", "", nil, err

@@ -158,7 +158,7 @@ func (h handlers) delete(c echo.Context) error {
 func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return nil, problem.New(problem.NotFound, "no such risk")
+		return nil, risks.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
