@@ -60,7 +60,7 @@ type Options struct {
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
 // and webhook source creation): the migrated store and the services over it. It
-// needs only the Database part of the configuration, and builds no HTTP server,
+// needs only DATABASE_URL of the configuration, and builds no HTTP server,
 // metrics, session secret or schedule.
 type Admin struct {
 	Config  config.Config
