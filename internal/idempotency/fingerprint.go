@@ -121,12 +121,10 @@ func (f *Fingerprinter) Fingerprint(c echo.Context, mode HashMode) (string, erro
 	case len(body) == 0:
 		io.WriteString(h, "empty\n")
 	case jsonbody.IsJSON(req):
-		canon, err := jsonbody.Canonical(make([]byte, 0, len(body)), body)
-		if err != nil {
+		io.WriteString(h, "json\n")
+		if err := jsonbody.WriteCanonical(h, body); err != nil {
 			return "", err
 		}
-		io.WriteString(h, "json\n")
-		h.Write(canon)
 	default:
 		io.WriteString(h, "bytes\n")
 		h.Write(body)
