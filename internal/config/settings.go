@@ -63,6 +63,13 @@ var settings = []setting{
 		c.Database.URL = v
 		return nil
 	}},
+	{"SECRET_KEY", "secret-key", "", "seals stored secrets and keys idempotency fingerprints (at least 32 bytes; default: a random key in the data directory's secret.key)", PartDatabase, func(c *Config, v string) error {
+		if v != "" && len(v) < 32 {
+			return fmt.Errorf("SECRET_KEY must be at least 32 bytes")
+		}
+		c.Database.SecretKey = v
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", PartAuth, func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")

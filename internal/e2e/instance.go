@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ import (
 
 // riskapiEnv are the variables riskapi reads (internal/config). The parent's values
 // are never inherited: an instance sees only what its Config says.
-var riskapiEnv = []string{"ADDR", "DATABASE_URL", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
+var riskapiEnv = []string{"ADDR", "DATABASE_URL", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
 	"IDEMPOTENCY_REQUIRED", "SWEEP_SCHEDULE", "UPLOAD_DIR", "MAX_UPLOAD_BYTES", "RATE_LIMIT_RPS", "RATE_LIMIT_BURST",
 	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT",
 	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE"}
@@ -197,7 +198,10 @@ func (in *Instance) start(ctx context.Context, addr string) error {
 	}
 	in.gen++
 	gen := in.gen
+	// Instances of one database share SECRET_KEY, as the contract asks of a
+	// deployment (each runs in a directory of its own).
 	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0",
+		fmt.Sprintf("SECRET_KEY=e2e-%x", sha256.Sum256([]byte(in.cfg.DatabaseURL))),
 		"IDEMPOTENCY_LEASE="+in.cfg.Lease.String(), "UPLOAD_DIR="+in.cfg.Dir+"/uploads")
 	env = append(env, in.cfg.Env...)
 	cmd := exec.Command(in.cfg.Bin, "serve")

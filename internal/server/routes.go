@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -94,7 +95,10 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
 		idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
 		spoolDir:    attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
-	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
+	if len(d.FingerprintKey) < 32 {
+		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
+	}
+	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Key: d.FingerprintKey, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
 		// they stream to disk, never held in memory (docs/idempotency.md).
 		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),

@@ -63,6 +63,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// FingerprintKey keys the idempotency fingerprints (secretkey.Fingerprint, at
+	// least 32 bytes). Required.
+	FingerprintKey []byte
 	// RateLimits counts the rate limits: a ratelimit.Redis shared by every instance
 	// when REDIS_URL is set. Optional. Default: a ratelimit.Memory of this instance.
 	RateLimits ratelimit.Store
