@@ -68,6 +68,18 @@ func TenantID(c echo.Context) (string, error) {
 	return "", problem.New(problem.Unauthenticated, "authentication required")
 }
 
+// CredentialID returns the ID of the request's credential (the session user or the
+// API key): the idempotency scope of records that belong to their caller
+// (route.Route.PerPrincipal). IDs are unique across tenants and never equal a tenant
+// ID, so such a record is apart from every tenant-wide one. Errors: 401
+// UNAUTHENTICATED before authentication.
+func CredentialID(c echo.Context) (string, error) {
+	if p := FromContext(c.Request().Context()); p != nil && p.CredentialID != "" {
+		return p.CredentialID, nil
+	}
+	return "", problem.New(problem.Unauthenticated, "authentication required")
+}
+
 func setPrincipal(c echo.Context, p *Principal) {
 	c.SetRequest(c.Request().WithContext(WithPrincipal(c.Request().Context(), p)))
 }

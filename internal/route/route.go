@@ -85,6 +85,11 @@ type Route struct {
 	// Idempotency is how a write treats Idempotency-Key (docs/idempotency.md).
 	// Default idempotency.Supported.
 	Idempotency idempotency.Policy
+	// PerPrincipal makes the route's idempotency records the caller's own: the same
+	// key from another user (or API key) of the tenant is another record, never a
+	// replay or a 422. For routes on the caller's own account (/v1/me…). Default:
+	// records are the tenant's.
+	PerPrincipal bool
 	// Body is what body the route accepts. Default: JSON up to the server's limit.
 	Body Body
 	// SignIn throttles the route per client address with the sign-in budget

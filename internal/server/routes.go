@@ -83,18 +83,56 @@ type mounter struct {
 	cfg              config.Config
 	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
-	idempotency      map[idempotency.Policy]echo.MiddlewareFunc
+	idempotency      map[engineKey]echo.MiddlewareFunc
 	requestLog       echo.MiddlewareFunc
 	spoolDir         string
 	log              *slog.Logger
+}
+
+// engineKey selects a route's idempotency engine: its policy, and whether its
+// records are the caller's own (route.Route.PerPrincipal) or the tenant's.
+type engineKey struct {
+	policy       idempotency.Policy
+	perPrincipal bool
+}
+
+// engines builds the idempotency engine of every engineKey. A record's scope is the
+// tenant, or for PerPrincipal routes the caller's credential: the engine itself only
+// sees an opaque scope (docs/idempotency.md).
+func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engineKey]echo.MiddlewareFunc, error) {
+	out := map[engineKey]echo.MiddlewareFunc{}
+	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
+		for _, perPrincipal := range []bool{false, true} {
+			scope := auth.TenantID
+			if perPrincipal {
+				scope = auth.CredentialID
+			}
+			mw, err := idempotency.Config{
+				Store: d.Idempotency, Scope: scope, Policy: func(echo.Context) idempotency.Policy { return p },
+				Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
+				HandlerTimeout: cfg.Idempotency.Leases().Handler,
+				// A replayed 201 points at what the first one created (docs/idempotency.md).
+				KeepHeaders:   []string{echo.HeaderLocation},
+				Fingerprinter: fp, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+				OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
+					requestloghttp.NoteOutcome(c, key, o)
+					noteIdempotency(c, o)
+				},
+			}.ToMiddleware()
+			if err != nil {
+				return nil, err
+			}
+			out[engineKey{p, perPrincipal}] = mw
+		}
+	}
+	return out, nil
 }
 
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	failed := newFailOpen(d.Metrics, d.Logger)
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
-		idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
-		spoolDir:    attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
 	}
@@ -103,25 +141,10 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 		// they stream to disk, never held in memory (docs/idempotency.md).
 		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),
 	}}
-	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
-		mw, err := idempotency.Config{
-			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
-			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
-			HandlerTimeout: cfg.Idempotency.Leases().Handler,
-			// A replayed 201 points at what the first one created (docs/idempotency.md).
-			KeepHeaders:   []string{echo.HeaderLocation},
-			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
-			OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
-				requestloghttp.NoteOutcome(c, key, o)
-				noteIdempotency(c, o)
-			},
-		}.ToMiddleware()
-		if err != nil {
-			return nil, err
-		}
-		m.idempotency[p] = mw
-	}
 	var err error
+	if m.idempotency, err = engines(d, cfg, fingerprinter); err != nil {
+		return nil, err
+	}
 	m.requestLog, err = requestloghttp.Config{Sink: d.RequestLog, Skipper: d.RequestLogSkipper,
 		Problem: problemOf, Now: d.Now}.ToMiddleware()
 	if err != nil {
@@ -168,7 +191,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		mw = append(mw, m.requestLog)
 	}
 	if r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet {
-		mw = append(mw, m.idempotency[r.Idempotency])
+		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	switch r.Body.Kind {
 	case route.JSONBody:
@@ -194,7 +217,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {
-		mw = append(mw, m.idempotency[r.Idempotency])
+		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	return mw, nil
 }

@@ -37,7 +37,7 @@ func Routes(cfg Config) []route.Route {
 	h := handlers{cfg}
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/me", Handler: h.me, Versions: route.V1},
-		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1},
+		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1, PerPrincipal: true},
 		{Method: http.MethodGet, Path: "/users", Handler: h.listUsers, Versions: route.V1, Admin: true},
 		{Method: http.MethodPost, Path: "/users", Handler: h.createUser, Versions: route.V1, Admin: true},
 		{Method: http.MethodPatch, Path: "/users/:id", Handler: h.setRole, Versions: route.V1, Admin: true},
