@@ -27,6 +27,7 @@ const (
 	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
 	CodePreconditionFailed           = "PRECONDITION_FAILED"             // 412: If-Match or If-Unmodified-Since did not hold
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
+	CodeUnsupportedMediaType         = "UNSUPPORTED_MEDIA_TYPE"          // 415: sign-in without Content-Type: application/json
 	CodeRangeNotSatisfiable          = "RANGE_NOT_SATISFIABLE"           // 416: Range outside the download's bytes
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
@@ -59,6 +60,7 @@ var (
 	ErrIdempotencyRequestInProgress = &Error{Code: CodeIdempotencyRequestInProgress}
 	ErrPreconditionFailed           = &Error{Code: CodePreconditionFailed}
 	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
+	ErrUnsupportedMediaType         = &Error{Code: CodeUnsupportedMediaType}
 	ErrRangeNotSatisfiable          = &Error{Code: CodeRangeNotSatisfiable}
 	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
 	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}

@@ -80,6 +80,20 @@ func CredentialID(c echo.Context) (string, error) {
 	return "", problem.New(problem.Unauthenticated, "authentication required")
 }
 
+// passwordRejectedKey is the echo.Context key NotePasswordRejected sets.
+const passwordRejectedKey = "riskapi.password-rejected"
+
+// NotePasswordRejected records that the request's password check failed (a wrong
+// password at sign-in, a wrong current password at a password change): the route's
+// throttle counts it against the account and the client network.
+func NotePasswordRejected(c echo.Context) { c.Set(passwordRejectedKey, true) }
+
+// PasswordRejected reports whether NotePasswordRejected was called for c.
+func PasswordRejected(c echo.Context) bool {
+	v, _ := c.Get(passwordRejectedKey).(bool)
+	return v
+}
+
 func setPrincipal(c echo.Context, p *Principal) {
 	c.SetRequest(c.Request().WithContext(WithPrincipal(c.Request().Context(), p)))
 }

@@ -35,6 +35,7 @@ const (
 	IdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
 	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
+	UnsupportedMediaType         Code = "UNSUPPORTED_MEDIA_TYPE"
 	IdempotencyUnsupportedRoute  Code = "IDEMPOTENCY_UNSUPPORTED_ROUTE"
 	RateLimited                  Code = "RATE_LIMITED"
 	Internal                     Code = "INTERNAL"
@@ -55,6 +56,7 @@ var statusOf = map[Code]int{
 	IdempotencyRequestInProgress: http.StatusConflict,
 	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
 	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
+	UnsupportedMediaType:         http.StatusUnsupportedMediaType,
 	IdempotencyUnsupportedRoute:  http.StatusUnprocessableEntity,
 	RateLimited:                  http.StatusTooManyRequests,
 	Internal:                     http.StatusInternalServerError,
@@ -74,6 +76,7 @@ var titleOf = map[Code]string{
 	IdempotencyRequestInProgress: "Request in progress",
 	PayloadTooLarge:              "Payload too large",
 	IdempotencyKeyReused:         "Idempotency key reused",
+	UnsupportedMediaType:         "Unsupported media type",
 	IdempotencyUnsupportedRoute:  "Idempotency not supported",
 	RateLimited:                  "Too many requests",
 	Internal:                     "Internal server error",

@@ -96,6 +96,11 @@ type Route struct {
 	// (docs/errors.md, RATE_LIMITED) instead of per credential. Authenticated routes
 	// are throttled per credential; other unauthenticated ones are not throttled.
 	SignIn bool
+	// PasswordCheck marks a route whose handler checks a password and reports a wrong
+	// one (auth.NotePasswordRejected): its failures are counted per account and per
+	// client network, and past the limit attempts get 429 whatever RATE_LIMIT_RPS
+	// says (docs/security.md).
+	PasswordCheck bool
 }
 
 // Check reports what makes r unmountable: a missing method, path or handler, no

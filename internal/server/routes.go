@@ -17,6 +17,7 @@ import (
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/route"
@@ -42,7 +43,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 		// record to before login, and a replayed login would hand out a token without
 		// its cookie (docs/idempotency.md).
 		{Method: http.MethodPost, Path: "/v1/sessions", Handler: auth.LoginHandler(d.Sessions),
-			Versions: route.Unauthenticated, SignIn: true, Idempotency: idempotency.Unsupported},
+			Versions: route.Unauthenticated, SignIn: true, PasswordCheck: true, Idempotency: idempotency.Unsupported},
 		{Method: http.MethodDelete, Path: "/sessions", Handler: auth.LogoutHandler(d.Sessions),
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
@@ -84,6 +85,9 @@ type mounter struct {
 	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
 	idempotency      map[engineKey]echo.MiddlewareFunc
+	passwords        echo.MiddlewareFunc // PasswordCheck routes' failure throttle
+	failures         ratelimit.Failures
+	failed           *failOpen
 	requestLog       echo.MiddlewareFunc
 	spoolDir         string
 	log              *slog.Logger
@@ -130,8 +134,13 @@ func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engi
 
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	failed := newFailOpen(d.Metrics, d.Logger)
+	failures, ok := d.RateLimits.(ratelimit.Failures)
+	if !ok {
+		failures = ratelimit.NewMemoryFailures()
+	}
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
+		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
@@ -207,10 +216,13 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch {
 	case authn != nil:
-		mw = append(mw, noStore, authn, m.throttle)
+		mw = append(mw, noStore, authThrottle(authn, m.failures, m.failed), m.throttle)
 	case r.SignIn:
 		// Sign-in answers carry the session token: never cached either.
 		mw = append(mw, noStore, m.signIn)
+	}
+	if r.PasswordCheck {
+		mw = append(mw, m.passwords)
 	}
 	if r.Scope != "" || r.Admin {
 		mw = append(mw, authorize(r.Scope, r.Admin))
