@@ -29,7 +29,7 @@ func (s *Store) claimSQL(skip bool) string {
 	}
 	return `UPDATE webhook_deliveries SET lease_token = ?, next_attempt_at = ?, attempts = attempts + 1
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?` + notIn +
-		` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
+		` AND ` + enabledTenant + ` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
 }
 
 type jobRow struct {
@@ -88,6 +88,11 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	return jobs, nil
 }
 
+// enabledTenant keeps a disabled tenant's deliveries out of every claim: they wait,
+// pending, until it is enabled again (and are given up as usual once past their
+// retry_until, WEBHOOK_RETRY_FOR).
+const enabledTenant = "tenant_id NOT IN (SELECT id FROM tenants WHERE disabled_at IS NOT NULL)"
+
 // claim runs claimSQL with args. GORM sends an UPDATE … RETURNING read through Scan
 // as a query, which the write gate's callbacks do not see, so it takes the gate here:
 // on SQLite the claim queues with the other writers rather than jumping the queue.
@@ -107,7 +112,8 @@ func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip bool)
 // anyDue reports whether a pending delivery is due at now, outside skip. On error it
 // says yes, so that the claim itself reports the error.
 func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip []string) bool {
-	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC())
+	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC()).
+		Where(enabledTenant)
 	if len(skip) > 0 {
 		q = q.Where("endpoint_id NOT IN ?", skip)
 	}

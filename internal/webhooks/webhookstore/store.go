@@ -156,10 +156,13 @@ func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
 	return nil
 }
 
-// SourceByName returns the source named name, or webhooks.ErrSourceNotFound.
+// SourceByName returns the source named name, or webhooks.ErrSourceNotFound — also
+// when its tenant is disabled: a disabled tenant is disabled everywhere, and its
+// inbound webhooks answer 401 like an unknown source's (docs/uploads-and-webhooks.md).
 func (s *Store) SourceByName(ctx context.Context, name string) (*webhooks.Source, error) {
 	var w sourceRow
-	err := database.Conn(ctx, s.db).Where("source = ?", name).Take(&w).Error
+	err := database.Conn(ctx, s.db).Where("source = ?", name).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)").Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, webhooks.ErrSourceNotFound
 	}
