@@ -112,6 +112,9 @@ type Outbound struct {
 	// AllowPrivate is WEBHOOK_ALLOW_PRIVATE, default false: when true, endpoints may
 	// be loopback or private addresses (tests, on-premise).
 	AllowPrivate bool
+	// EndpointsMax is WEBHOOK_ENDPOINTS_MAX, default 16: outbound endpoints per
+	// tenant; creating one more is 400.
+	EndpointsMax int
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

@@ -145,6 +145,13 @@ var settings = []setting{
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried", PartOutbound,
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
+	{"WEBHOOK_ENDPOINTS_MAX", "webhook-endpoints-max", "16", "outbound webhook endpoints per tenant", PartOutbound,
+		func(c *Config, v string) (err error) {
+			if c.Outbound.EndpointsMax, err = strconv.Atoi(v); err != nil || c.Outbound.EndpointsMax < 1 {
+				return fmt.Errorf("WEBHOOK_ENDPOINTS_MAX must be a whole number of at least 1, got %q", v)
+			}
+			return nil
+		}},
 	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses", PartOutbound,
 		func(c *Config, v string) (err error) {
 			if c.Outbound.AllowPrivate, err = strconv.ParseBool(v); err != nil {

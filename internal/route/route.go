@@ -9,6 +9,7 @@ package route
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -101,6 +102,11 @@ type Route struct {
 	// client network, and past the limit attempts get 429 whatever RATE_LIMIT_RPS
 	// says (docs/security.md).
 	PasswordCheck bool
+	// OncePer lets the route run at most once per OncePer for one resource (its
+	// request path, within the caller's tenant); sooner is 429 RATE_LIMITED with
+	// Retry-After, whatever RATE_LIMIT_RPS says. For a request whose work multiplies
+	// (a redelivery to every endpoint). Zero: no such limit.
+	OncePer time.Duration
 }
 
 // Check reports what makes r unmountable: a missing method, path or handler, no

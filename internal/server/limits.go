@@ -303,3 +303,16 @@ func authThrottle(authn echo.MiddlewareFunc, store ratelimit.Failures, failed *f
 		}
 	}
 }
+
+// oncePer lets a route (route.Route.OncePer) run once per d for one resource: its
+// path, within the caller's tenant.
+func oncePer(d time.Duration, store ratelimit.Store, failed *failOpen) echo.MiddlewareFunc {
+	return newLimiter("per-resource", ratelimit.Limit{RPS: 1 / d.Seconds(), Burst: 1}, store, failed,
+		func(c echo.Context) string {
+			tenant := ""
+			if p := auth.FromContext(c.Request().Context()); p != nil {
+				tenant = p.TenantID
+			}
+			return tenant + ":" + c.Request().URL.Path
+		}, "this was done for this resource moments ago; retry after the Retry-After delay")
+}

@@ -87,6 +87,7 @@ type mounter struct {
 	idempotency      map[engineKey]echo.MiddlewareFunc
 	passwords        echo.MiddlewareFunc // PasswordCheck routes' failure throttle
 	failures         ratelimit.Failures
+	rateLimits       ratelimit.Store
 	failed           *failOpen
 	requestLog       echo.MiddlewareFunc
 	spoolDir         string
@@ -140,7 +141,7 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	}
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
-		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed,
+		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed, rateLimits: d.RateLimits,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
@@ -226,6 +227,9 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	if r.Scope != "" || r.Admin {
 		mw = append(mw, authorize(r.Scope, r.Admin))
+	}
+	if r.OncePer > 0 {
+		mw = append(mw, oncePer(r.OncePer, m.rateLimits, m.failed))
 	}
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {
