@@ -123,3 +123,39 @@ func TestSignInNeedsJSONFromItsOwnOrigin(t *testing.T) {
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", Body: body,
 		Header: http.Header{"Sec-Fetch-Site": {"same-origin"}}}).Expect(http.StatusCreated)
 }
+
+// TestSecureCookieOnlyOverTLS: the session cookie is Secure when the request came
+// over TLS through a proxy in TRUSTED_PROXIES, and not when any other client merely
+// claims so with X-Forwarded-Proto (issue 25, item 9).
+func TestSecureCookieOnlyOverTLS(t *testing.T) {
+	t.Parallel()
+	env := passwordEnv(t) // trusts 192.0.2.0/24, httptest's RemoteAddr
+	a := env.Tenant("Acme")
+	secure := func(remote string) bool {
+		req := httptest.NewRequest("POST", "/v1/sessions", strings.NewReader(`{"email":"`+a.Email+`","password":"`+a.Password+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-Proto", "https")
+		req.RemoteAddr = remote
+		res := env.DoRaw(req)
+		if res.Code != http.StatusCreated {
+			t.Fatalf("sign-in from %s: %d %s", remote, res.Code, res.Body.String())
+		}
+		for _, c := range res.Result().Cookies() {
+			if c.Name == "session" {
+				return c.Secure
+			}
+		}
+		t.Fatal("no session cookie")
+		return false
+	}
+	if !secure("192.0.2.1:4000") {
+		t.Error("TLS through a trusted proxy: cookie not Secure")
+	}
+	// Not in TRUSTED_PROXIES, public or private (Echo's default trusted any private
+	// address's header).
+	for _, remote := range []string{"203.0.113.5:4000", "10.1.2.3:4000"} {
+		if secure(remote) {
+			t.Errorf("X-Forwarded-Proto from %s, not a trusted proxy, made the cookie Secure", remote)
+		}
+	}
+}

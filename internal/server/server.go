@@ -89,6 +89,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
+	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
 	// Inside the request id, outside every route's idempotency and unit of work: it
 	// links the request to the events it commits.
@@ -118,9 +119,23 @@ func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
 	if len(trusted) == 0 {
 		return echo.ExtractIPDirect()
 	}
+	return echo.ExtractIPFromXFFHeader(trustOnly(trusted)...)
+}
+
+// scheme is how a request's scheme is found: "https" when it came over TLS,
+// directly or through a proxy in TRUSTED_PROXIES (its X-Forwarded-Proto), and only
+// then — whatever another client claims. The session cookie is Secure exactly then
+// (docs/security.md). Echo's default believed the header from any private address.
+func scheme(trusted []*net.IPNet) echo.SchemeExtractor {
+	return echo.ExtractSchemeFromHeaders(trustOnly(trusted)...)
+}
+
+// trustOnly trusts the proxies in trusted and no other address (Echo trusts
+// loopback, link-local and private addresses by default).
+func trustOnly(trusted []*net.IPNet) []echo.TrustOption {
 	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
 	for _, n := range trusted {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
-	return echo.ExtractIPFromXFFHeader(opts...)
+	return opts
 }
