@@ -94,7 +94,19 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
-	evStore := eventstore.New(db)
+	key, err := secretkey.Load(cfg.Database.SecretKey, secretkey.Dir(cfg.Database.URL), log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	evStore, err := eventstore.New(db, key.For(secretkey.SealWebhookSecrets))
+	if err == nil {
+		_, err = evStore.SealLegacy(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
 	// Every write of a risk or an attachment, whichever path makes it, emits its
 	// event in its own transaction (docs/events.md).
@@ -102,12 +114,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	riskStore := riskhttp.Emitting(riskstore.New(db.DB), db.DB, emitter)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
-	key, err := secretkey.Load(cfg.Database.SecretKey, secretkey.Dir(cfg.Database.URL), log)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB), key)
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB), key, evStore)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -289,9 +296,11 @@ const (
 )
 
 // openWebhookStore opens the webhook store sealing with the key derived from
-// SECRET_KEY, seals any secret stored before secrets were sealed, and re-seals those
-// sealed under the key once kept in the settings table, which it then deletes.
-func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore, key secretkey.Key) (*webhookstore.Store, error) {
+// SECRET_KEY, seals any secret stored before secrets were sealed, and re-seals the
+// source and endpoint secrets sealed under a sealing key found in the settings table
+// (kept there before SECRET_KEY, or put there to rotate it), which it then deletes.
+func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore, key secretkey.Key,
+	endpoints *eventstore.Store) (*webhookstore.Store, error) {
 	st, err := webhookstore.New(db, key.For(secretkey.SealWebhookSecrets))
 	if err != nil {
 		return nil, err
@@ -311,6 +320,9 @@ func openWebhookStore(ctx context.Context, db *database.DB, settings auth.Settin
 		return nil, fmt.Errorf("%s setting: %w", legacySealSetting, err)
 	}
 	if _, err := st.Reseal(ctx, old); err != nil {
+		return nil, err
+	}
+	if _, err := endpoints.Reseal(ctx, old); err != nil {
 		return nil, err
 	}
 	return st, settings.DeleteSetting(ctx, legacySealSetting)

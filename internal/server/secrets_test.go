@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,9 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/secretkey"
@@ -116,21 +120,25 @@ func dumpText(t *testing.T, env *apitest.Env) []textCell {
 	return cells
 }
 
-// TestDumpHoldsNoKeys: a copy of the database holds no inbound source secret in
-// clear, and neither the key that unseals the secrets nor the one that signs
-// sessions: both derive from SECRET_KEY, kept out of the database (issue 25, item
-// 9). riskapi used to generate both and keep them in its settings table.
+// TestDumpHoldsNoKeys: a copy of the database holds no inbound source secret or
+// outbound endpoint secret in clear, and neither the key that unseals them nor the
+// one that signs sessions: both derive from SECRET_KEY, kept out of the database
+// (issue 25, item 9). riskapi used to generate both and keep them in its settings
+// table, and kept endpoint secrets plain.
 func TestDumpHoldsNoKeys(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.New(t, func(c *config.Config) { c.Outbound.AllowPrivate = true })
 	a := env.Tenant("Acme")
-	apitest.Login(t, env, a)
+	s := apitest.Login(t, env, a)
 	src, err := env.App.Webhooks.CreateSource(t.Context(), a.ID, "scanner")
 	if err != nil {
 		t.Fatal(err)
 	}
+	var ep struct{ Secret string }
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: s.Token,
+		JSON: map[string]any{"url": "http://127.0.0.1:9/hook"}}).Expect(201).Decode(&ep)
 	key := env.App.SecretKey
-	needles := []string{strings.TrimPrefix(src.Secret, "whsec_"),
+	needles := []string{strings.TrimPrefix(src.Secret, "whsec_"), strings.TrimPrefix(ep.Secret, "whsec_"),
 		hex.EncodeToString(key.For(secretkey.SealWebhookSecrets)), hex.EncodeToString(key.For(secretkey.SignSessions))}
 	for _, cell := range dumpText(t, env) {
 		if cell.table == "settings" {
@@ -166,6 +174,15 @@ func TestLegacyKeysAreResealedAndForgotten(t *testing.T) {
 	if err := legacy.CreateSource(ctx, src); err != nil {
 		t.Fatal(err)
 	}
+	legacyEvents, err := eventstore.New(env.App.DB, oldKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := &events.Endpoint{ID: "we_legacy", TenantID: a.ID, URL: "http://127.0.0.1:9/", Types: []events.Type{"*"},
+		Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("B", 32))), CreatedAt: time.Now()}
+	if err := legacyEvents.CreateEndpoint(ctx, ep); err != nil {
+		t.Fatal(err)
+	}
 	for name, v := range map[string]string{"webhook_secret_key": hex.EncodeToString(oldKey), "jwt_secret": strings.Repeat("ab", 32)} {
 		if err := env.App.DB.Exec("INSERT INTO settings (name, value) VALUES (?, ?)", name, v).Error; err != nil {
 			t.Fatal(err)
@@ -179,8 +196,37 @@ func TestLegacyKeysAreResealedAndForgotten(t *testing.T) {
 	if got.Secret != src.Secret {
 		t.Errorf("legacy source's secret after re-sealing = %q, want %q", got.Secret, src.Secret)
 	}
+	eps, err := twin.App.Events.Endpoints.Store.Endpoints(ctx, a.ID)
+	if err != nil || len(eps) != 1 || eps[0].Secret != ep.Secret {
+		t.Errorf("endpoints after re-sealing %+v (%v), want the legacy one with its secret", eps, err)
+	}
 	var n int64
 	if err := env.App.DB.Table("settings").Count(&n).Error; err != nil || n != 0 {
 		t.Errorf("%d settings rows (%v) after the restart, want the legacy keys deleted", n, err)
+	}
+}
+
+// TestPlainEndpointSecretsAreSealed: endpoint secrets stored plain before they were
+// sealed are sealed at the next start, and still sign deliveries.
+func TestPlainEndpointSecretsAreSealed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	secret := "whsec_" + strings.Repeat("A", 43) + "="
+	if err := env.App.DB.Exec(`INSERT INTO webhook_endpoints (id, tenant_id, url, secret, event_types, created_at)
+		VALUES ('we_legacy', ?, 'http://127.0.0.1:9/', ?, '*', ?)`, a.ID, secret, time.Now().UTC()).Error; err != nil {
+		t.Fatal(err)
+	}
+	twin := env.Twin() // the next start
+	var stored string
+	if err := env.App.DB.Raw("SELECT secret FROM webhook_endpoints WHERE id = 'we_legacy'").Scan(&stored).Error; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stored, strings.Repeat("A", 43)) || !strings.HasPrefix(stored, "v1.") {
+		t.Errorf("plain endpoint secret after the restart: %q, want it sealed", stored)
+	}
+	eps, err := twin.App.Events.Endpoints.Store.Endpoints(t.Context(), a.ID)
+	if err != nil || len(eps) != 1 || eps[0].Secret != secret {
+		t.Errorf("endpoints %+v (%v), want the legacy one with its secret", eps, err)
 	}
 }

@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -34,7 +35,10 @@ type fixture struct {
 func newFixture(t *testing.T, guard *delivery.Guard) *fixture {
 	t.Helper()
 	db := dbtest.Open(t)
-	st := eventstore.New(db)
+	st, err := eventstore.New(db, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard}}
 }
@@ -459,7 +463,10 @@ func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st := eventstore.New(db)
+	st, err := eventstore.New(db, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll}}
 	f.endpoint(t, "http://127.0.0.1:9/hook")

@@ -87,8 +87,12 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	}
 	jobs := make([]*delivery.Job, len(rows))
 	for i, r := range rows {
+		secret, err := s.openSecret(r.EndpointID, r.Secret)
+		if err != nil {
+			return nil, err
+		}
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
-			EndpointID: r.EndpointID, URL: r.URL, Secret: r.Secret, Payload: []byte(r.Payload),
+			EndpointID: r.EndpointID, URL: r.URL, Secret: secret, Payload: []byte(r.Payload),
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
