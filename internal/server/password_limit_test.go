@@ -159,3 +159,30 @@ func TestSecureCookieOnlyOverTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedAuthenticationsLimited: a client network whose credentials failed 1000
+// times in 15 minutes gets 429 before its next credential is looked at, valid or
+// not; another network is not affected (issue 25, item 8: failed authentications
+// were never limited).
+func TestFailedAuthenticationsLimited(t *testing.T) {
+	t.Parallel()
+	env := passwordEnv(t)
+	a := env.Tenant("Acme")
+	get := func(from, key string) int {
+		req := httptest.NewRequest("GET", "/v2/risks", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("X-Forwarded-For", from)
+		return env.DoRaw(req).Code
+	}
+	for i := range 1000 {
+		if code := get("198.51.100.7", "rk_guess"+strconv.Itoa(i)); code != http.StatusUnauthorized {
+			t.Fatalf("bad key %d: %d, want 401", i, code)
+		}
+	}
+	if code := get("198.51.100.7", a.Key); code != http.StatusTooManyRequests {
+		t.Errorf("after 1000 failures from the network: %d, want 429", code)
+	}
+	if code := get("198.51.100.8", a.Key); code != http.StatusOK {
+		t.Errorf("another network: %d, want 200", code)
+	}
+}
