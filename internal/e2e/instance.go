@@ -72,6 +72,13 @@ func (c *Config) defaults() {
 
 // environ returns the process environment for extra ("K=V", later wins) on top of
 // the parent's environment without riskapi's variables.
+// secretKeyFor is the SECRET_KEY setting of every instance and command on
+// databaseURL: they share it, as the contract asks of a deployment (each runs in a
+// directory of its own, where an unset key would be generated apart).
+func secretKeyFor(databaseURL string) string {
+	return fmt.Sprintf("SECRET_KEY=e2e-%x", sha256.Sum256([]byte(databaseURL)))
+}
+
 func environ(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -198,10 +205,7 @@ func (in *Instance) start(ctx context.Context, addr string) error {
 	}
 	in.gen++
 	gen := in.gen
-	// Instances of one database share SECRET_KEY, as the contract asks of a
-	// deployment (each runs in a directory of its own).
-	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0",
-		fmt.Sprintf("SECRET_KEY=e2e-%x", sha256.Sum256([]byte(in.cfg.DatabaseURL))),
+	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0", secretKeyFor(in.cfg.DatabaseURL),
 		"IDEMPOTENCY_LEASE="+in.cfg.Lease.String(), "UPLOAD_DIR="+in.cfg.Dir+"/uploads")
 	env = append(env, in.cfg.Env...)
 	cmd := exec.Command(in.cfg.Bin, "serve")
