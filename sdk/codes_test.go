@@ -18,7 +18,7 @@ func TestCodesMatchTheServer(t *testing.T) {
 		got := &riskapi.Error{Status: c.Status(), Code: string(c)}
 		sentinels := []*riskapi.Error{riskapi.ErrValidationFailed, riskapi.ErrIdempotencyKeyInvalid,
 			riskapi.ErrIdempotencyKeyRequired, riskapi.ErrUnauthenticated, riskapi.ErrForbidden, riskapi.ErrNotFound,
-			riskapi.ErrIdempotencyRequestInProgress, riskapi.ErrPayloadTooLarge, riskapi.ErrHeadersTooLarge, riskapi.ErrPreconditionFailed, riskapi.ErrPreconditionRequired, riskapi.ErrRangeNotSatisfiable, riskapi.ErrIdempotencyKeyReused,
+			riskapi.ErrIdempotencyRequestInProgress, riskapi.ErrPayloadTooLarge, riskapi.ErrHeadersTooLarge, riskapi.ErrUnsupportedMediaType, riskapi.ErrPreconditionFailed, riskapi.ErrPreconditionRequired, riskapi.ErrRangeNotSatisfiable, riskapi.ErrIdempotencyKeyReused,
 			riskapi.ErrIdempotencyUnsupportedRoute, riskapi.ErrRateLimited, riskapi.ErrInternal, riskapi.ErrStoreUnavailable}
 		n := slices.IndexFunc(sentinels, func(s *riskapi.Error) bool { return got.Is(s) })
 		if n < 0 && c != problem.MethodNotAllowed {

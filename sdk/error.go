@@ -29,6 +29,7 @@ const (
 	CodePreconditionRequired         = "PRECONDITION_REQUIRED"           // 428: the server requires If-Match on risk writes (Params.IfMatch)
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
 	CodeHeadersTooLarge              = "HEADERS_TOO_LARGE"               // 431: header fields over 1 MB
+	CodeUnsupportedMediaType         = "UNSUPPORTED_MEDIA_TYPE"          // 415: sign-in without Content-Type: application/json
 	CodeRangeNotSatisfiable          = "RANGE_NOT_SATISFIABLE"           // 416: Range outside the download's bytes
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
@@ -63,6 +64,7 @@ var (
 	ErrPreconditionRequired         = &Error{Code: CodePreconditionRequired}
 	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
 	ErrHeadersTooLarge              = &Error{Code: CodeHeadersTooLarge}
+	ErrUnsupportedMediaType         = &Error{Code: CodeUnsupportedMediaType}
 	ErrRangeNotSatisfiable          = &Error{Code: CodeRangeNotSatisfiable}
 	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
 	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}

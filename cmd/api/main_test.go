@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -36,13 +38,26 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Run in a folder of the test's own: with PostgreSQL, a command without
+	// SECRET_KEY keeps its key in data/ of the working directory.
+	dir, err := os.MkdirTemp("", "riskapi-cmd-test-")
+	if err == nil {
+		err = os.Chdir(dir)
+	}
+	if err != nil {
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // environment is a fresh database on the store under test and nothing else set.
 func environment(t *testing.T) map[string]string {
 	t.Helper()
-	return map[string]string{"DATABASE_URL": dbtest.URL(t), "UPLOAD_DIR": t.TempDir(), "ADDR": "127.0.0.1:0"}
+	return map[string]string{"DATABASE_URL": dbtest.URL(t), "UPLOAD_DIR": t.TempDir(), "ADDR": "127.0.0.1:0",
+		// PostgreSQL has no data directory: without it the key file would land here.
+		"SECRET_KEY": fmt.Sprintf("test-secret-key-%x", sha256.Sum256([]byte(t.Name())))}
 }
 
 // runCmd runs the CLI with args and returns its stdout and stderr.

@@ -20,6 +20,7 @@ import (
 	"github.com/riskapi/riskapi/internal/app"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -47,6 +48,11 @@ func Config(tb testing.TB) config.Config {
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
 	cfg.Database.URL = dbtest.URL(tb)
+	if dbtest.Postgres() {
+		// PostgreSQL has no data directory of its own: the key file would land in
+		// the package's folder (SQLite keeps it beside the database file).
+		cfg.Database.SecretKey = ids.New(ids.Tenant) + ids.New(ids.Tenant)
+	}
 	cfg.Uploads.Dir = tb.TempDir()
 	cfg.RateLimit = config.RateLimit{}
 	return cfg

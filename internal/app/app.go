@@ -36,6 +36,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
+	"github.com/riskapi/riskapi/internal/secretkey"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -69,6 +70,9 @@ type Admin struct {
 	// Webhooks manages inbound webhook sources (api webhook create).
 	Webhooks *webhooks.Service
 	Logger   *slog.Logger
+	// SecretKey is SECRET_KEY, loaded (docs/security.md): the keys that seal
+	// secrets, key fingerprints and sign sessions derive from it.
+	SecretKey secretkey.Key
 
 	risks       *risks.Service
 	attachments attachments.Store
@@ -89,7 +93,19 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
-	evStore := eventstore.New(db)
+	key, err := secretkey.Load(cfg.Database.SecretKey, secretkey.Dir(cfg.Database.URL), log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	evStore, err := eventstore.New(db, key.For(secretkey.SealWebhookSecrets))
+	if err == nil {
+		_, err = evStore.SealLegacy(ctx)
+	}
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
 	// The recording point: every write of a risk or an attachment, whichever path
 	// makes it, records its change in its own transaction, which emits its event
@@ -99,13 +115,14 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
-	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB), key, evStore)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
+		SecretKey: key,
+		events:    evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -197,7 +214,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	if err != nil {
 		return nil, err
 	}
-	secret, err := auth.LoadOrCreateSecret(ctx, m.sessions, cfg.Auth.JWTSecret, log)
+	secret, err := auth.SessionSecret(cfg.Auth.JWTSecret, m.SecretKey.For(secretkey.SignSessions), log)
+	if err == nil {
+		// The secret riskapi generated before SECRET_KEY signs nothing any more.
+		err = m.sessions.DeleteSetting(ctx, legacyJWTSetting)
+	}
 	if err != nil {
 		m.Close()
 		return nil, err
@@ -228,6 +249,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
+		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint),
 	}, cfg)
 	if err != nil {
 		app.Close()
@@ -268,26 +290,45 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// openWebhookStore opens the webhook store with the instance's webhook secret key
-// (generated once, in the settings table, shared by every instance) and seals any
-// secret stored before secrets were sealed.
-func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore) (*webhookstore.Store, error) {
-	v, _, err := auth.StoredKey(ctx, settings, "webhook_secret_key")
-	if err != nil {
-		return nil, err
-	}
-	key, err := hex.DecodeString(v)
-	if err != nil {
-		return nil, fmt.Errorf("webhook_secret_key setting: %w", err)
-	}
-	st, err := webhookstore.New(db, key)
+// The settings rows where riskapi kept generated keys before SECRET_KEY: read once
+// to re-seal what the old sealing key sealed, then deleted, so that the database
+// alone holds nothing that unseals secrets or signs sessions (docs/security.md).
+const (
+	legacyJWTSetting  = "jwt_secret"
+	legacySealSetting = "webhook_secret_key"
+)
+
+// openWebhookStore opens the webhook store sealing with the key derived from
+// SECRET_KEY, seals any secret stored before secrets were sealed, and re-seals the
+// source and endpoint secrets sealed under a sealing key found in the settings table
+// (kept there before SECRET_KEY, or put there to rotate it), which it then deletes.
+func openWebhookStore(ctx context.Context, db *database.DB, settings auth.SettingStore, key secretkey.Key,
+	endpoints *eventstore.Store) (*webhookstore.Store, error) {
+	st, err := webhookstore.New(db, key.For(secretkey.SealWebhookSecrets))
 	if err != nil {
 		return nil, err
 	}
 	if _, err := st.SealLegacy(ctx); err != nil {
 		return nil, err
 	}
-	return st, nil
+	v, err := settings.Setting(ctx, legacySealSetting)
+	if errors.Is(err, auth.ErrSettingNotFound) {
+		return st, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	old, err := hex.DecodeString(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s setting: %w", legacySealSetting, err)
+	}
+	if _, err := st.Reseal(ctx, old); err != nil {
+		return nil, err
+	}
+	if _, err := endpoints.Reseal(ctx, old); err != nil {
+		return nil, err
+	}
+	return st, settings.DeleteSetting(ctx, legacySealSetting)
 }
 
 // sweepPacing paces the idempotency and event sweeps. On SQLite every batch takes

@@ -69,6 +69,32 @@ func TenantID(c echo.Context) (string, error) {
 	return "", problem.New(problem.Unauthenticated, "authentication required")
 }
 
+// CredentialID returns the ID of the request's credential (the session user or the
+// API key): the idempotency scope of records that belong to their caller
+// (route.Route.PerPrincipal). IDs are unique across tenants and never equal a tenant
+// ID, so such a record is apart from every tenant-wide one. Errors: 401
+// UNAUTHENTICATED before authentication.
+func CredentialID(c echo.Context) (string, error) {
+	if p := FromContext(c.Request().Context()); p != nil && p.CredentialID != "" {
+		return p.CredentialID, nil
+	}
+	return "", problem.New(problem.Unauthenticated, "authentication required")
+}
+
+// passwordRejectedKey is the echo.Context key NotePasswordRejected sets.
+const passwordRejectedKey = "riskapi.password-rejected"
+
+// NotePasswordRejected records that the request's password check failed (a wrong
+// password at sign-in, a wrong current password at a password change): the route's
+// throttle counts it against the account and the client network.
+func NotePasswordRejected(c echo.Context) { c.Set(passwordRejectedKey, true) }
+
+// PasswordRejected reports whether NotePasswordRejected was called for c.
+func PasswordRejected(c echo.Context) bool {
+	v, _ := c.Get(passwordRejectedKey).(bool)
+	return v
+}
+
 // Actor is p as the author of the changes it makes (internal/changes): a session's
 // user or an API key.
 func (p *Principal) Actor() changes.Actor {

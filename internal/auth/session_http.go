@@ -9,6 +9,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/reqbody"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -59,10 +60,21 @@ type loginResponse struct {
 }
 
 // LoginHandler serves POST /v1/sessions: {"email","password"} → 201
-// {"token","expiresAt"} and an HttpOnly, SameSite=Lax cookie "session".
-// Errors: 400 VALIDATION_FAILED, 401 UNAUTHENTICATED.
+// {"token","expiresAt"} and an HttpOnly, SameSite=Lax cookie "session". Only a JSON
+// body is taken, and a browser's request from another origin is refused: a form
+// posted from another site (which cannot send application/json without a CORS
+// preflight) must not sign a browser into the sender's account (login CSRF).
+// Errors: 400 VALIDATION_FAILED, 401 UNAUTHENTICATED (noted for the password
+// throttle), 403 FORBIDDEN (another origin), 415 UNSUPPORTED_MEDIA_TYPE.
 func LoginHandler(s *Sessions) echo.HandlerFunc {
+	csrf := http.NewCrossOriginProtection()
 	return func(c echo.Context) error {
+		if mt, _ := reqbody.MediaType(c.Request()); mt != echo.MIMEApplicationJSON {
+			return problem.New(problem.UnsupportedMediaType, "sign in with Content-Type: application/json")
+		}
+		if err := csrf.Check(c.Request()); err != nil {
+			return problem.New(problem.Forbidden, "cross-origin sign-in refused")
+		}
 		var req loginRequest
 		// jsonbody, like every other JSON route: errors name the field, and a body
 		// over the limit is 413 rather than "invalid JSON".
@@ -77,6 +89,7 @@ func LoginHandler(s *Sessions) echo.HandlerFunc {
 		}
 		token, exp, err := s.Login(c.Request().Context(), req.Email, req.Password)
 		if errors.Is(err, tenants.ErrInvalidCredentials) {
+			NotePasswordRejected(c)
 			return challenge(c, "email or password is wrong")
 		}
 		if err != nil {

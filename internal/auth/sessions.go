@@ -119,44 +119,19 @@ func (s *Sessions) Logout(ctx context.Context, id string) error {
 	return s.store.RevokeSession(ctx, id, s.now().UTC())
 }
 
-// jwtSecretSetting names the generated JWT secret in the settings store.
-const jwtSecretSetting = "jwt_secret"
-
-// LoadOrCreateSecret returns configured when set (at least 32 bytes). Otherwise it
-// returns the secret stored in settings, creating a random 256-bit one on first use
-// and logging a warning: every instance sharing the database then signs with the
-// same key, and sessions survive restarts.
-func LoadOrCreateSecret(ctx context.Context, settings SettingStore, configured string, log *slog.Logger) ([]byte, error) {
+// SessionSecret returns configured (JWT_SECRET) when set, at least 32 bytes;
+// otherwise derived, the key riskapi derives from SECRET_KEY for signing sessions
+// (secretkey.SignSessions), which no copy of the database holds, logging a warning:
+// JWT_SECRET lets sessions outlive a change of SECRET_KEY.
+func SessionSecret(configured string, derived []byte, log *slog.Logger) ([]byte, error) {
 	if configured != "" {
 		if len(configured) < 32 {
 			return nil, errors.New("JWT_SECRET must be at least 32 bytes")
 		}
 		return []byte(configured), nil
 	}
-	v, created, err := StoredKey(ctx, settings, jwtSecretSetting)
-	if err != nil {
-		return nil, err
-	}
-	if created {
-		log.Warn("JWT_SECRET is not set: generated a random one and stored it in the database; set JWT_SECRET in production")
-	}
-	return []byte(v), nil
-}
-
-// StoredKey returns the instance-wide random key stored under name as 64 hex
-// digits (256 bits), creating it on first use and reporting whether this call did.
-// Insert-or-keep, then read back: instances starting together agree on one key.
-func StoredKey(ctx context.Context, settings SettingStore, name string) (string, bool, error) {
-	var raw [32]byte
-	if _, err := rand.Read(raw[:]); err != nil {
-		return "", false, err
-	}
-	created, err := settings.PutSettingIfAbsent(ctx, name, hex.EncodeToString(raw[:]))
-	if err != nil {
-		return "", false, err
-	}
-	v, err := settings.Setting(ctx, name)
-	return v, created, err
+	log.Warn("JWT_SECRET is not set: sessions are signed with a key derived from SECRET_KEY")
+	return derived, nil
 }
 
 // DeleteExpired deletes the rows of sessions expired before now and returns how many

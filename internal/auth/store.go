@@ -46,12 +46,13 @@ type SessionStore interface {
 	DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error)
 }
 
-// SettingStore persists named, instance-wide settings such as the generated JWT
-// secret (internal/auth/authstore).
+// SettingStore reads and deletes named, instance-wide settings
+// (internal/auth/authstore). riskapi once kept its generated JWT secret and webhook
+// sealing key there; both now derive from SECRET_KEY, which is never stored, and the
+// old rows are read once to re-seal, then deleted (docs/security.md).
 type SettingStore interface {
-	// PutSettingIfAbsent stores value under name unless name is set already, and
-	// reports whether it stored it. Concurrent callers agree on one value.
-	PutSettingIfAbsent(ctx context.Context, name, value string) (bool, error)
 	// Setting returns the value stored under name, or ErrSettingNotFound.
 	Setting(ctx context.Context, name string) (string, error)
+	// DeleteSetting deletes name's row, if any.
+	DeleteSetting(ctx context.Context, name string) error
 }

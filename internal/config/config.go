@@ -60,12 +60,15 @@ type HTTP struct {
 // Database configures the store.
 type Database struct {
 	URL string // DATABASE_URL, default "sqlite://data/riskapi.db"
+	// SecretKey is SECRET_KEY, at least 32 bytes; default "": a random key kept in
+	// the data directory's secret.key (secretkey.Load), never in the database.
+	SecretKey string
 }
 
 // Auth configures browser sessions.
 type Auth struct {
-	// JWTSecret is JWT_SECRET, at least 32 bytes; default "": generated once and
-	// stored in the database.
+	// JWTSecret is JWT_SECRET, at least 32 bytes; default "": a key derived from
+	// SECRET_KEY.
 	JWTSecret string
 }
 
@@ -112,6 +115,9 @@ type Outbound struct {
 	// AllowPrivate is WEBHOOK_ALLOW_PRIVATE, default false: when true, endpoints may
 	// be loopback or private addresses (tests, on-premise).
 	AllowPrivate bool
+	// EndpointsMax is WEBHOOK_ENDPOINTS_MAX, default 16: outbound endpoints per
+	// tenant; creating one more is 400.
+	EndpointsMax int
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

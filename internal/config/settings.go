@@ -49,6 +49,13 @@ var settings = []setting{
 		c.Database.URL = v
 		return nil
 	}},
+	{"SECRET_KEY", "secret-key", "", "seals stored secrets and keys idempotency fingerprints (at least 32 bytes; default: a random key in the data directory's secret.key)", func(c *Config, v string) error {
+		if v != "" && len(v) < 32 {
+			return fmt.Errorf("SECRET_KEY must be at least 32 bytes")
+		}
+		c.Database.SecretKey = v
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")
@@ -124,6 +131,13 @@ var settings = []setting{
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried",
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
+	{"WEBHOOK_ENDPOINTS_MAX", "webhook-endpoints-max", "16", "outbound webhook endpoints per tenant",
+		func(c *Config, v string) (err error) {
+			if c.Outbound.EndpointsMax, err = strconv.Atoi(v); err != nil || c.Outbound.EndpointsMax < 1 {
+				return fmt.Errorf("WEBHOOK_ENDPOINTS_MAX must be a whole number of at least 1, got %q", v)
+			}
+			return nil
+		}},
 	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses",
 		func(c *Config, v string) (err error) {
 			if c.Outbound.AllowPrivate, err = strconv.ParseBool(v); err != nil {

@@ -42,8 +42,9 @@ func Classify(err error) error {
 // CommitFailed classifies the error of a COMMIT, or of a write sent outside a
 // transaction, as Classify does, and marks it ErrOutcomeUnknown unless the store
 // surely did not commit: it answered with an error, nothing was sent (pgx's
-// SafeToRetry), the context ended before the call, the store is out of space, or
-// SQLite reported busy (SQLite commits in-process: its answer is the outcome).
+// SafeToRetry, except "conn closed": see answerLost), the context ended before the
+// call, the store is out of space, or SQLite reported busy (SQLite commits
+// in-process: its answer is the outcome).
 func CommitFailed(err error) error {
 	err = Classify(err)
 	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || notCommitted(err) {
@@ -59,13 +60,21 @@ func notCommitted(err error) bool {
 	var pgErr *pgconn.PgError
 	var connectErr *pgconn.ConnectError
 	msg := err.Error()
-	return errors.As(err, &pgErr) || errors.As(err, &connectErr) || pgconn.SafeToRetry(err) ||
+	return errors.As(err, &pgErr) || errors.As(err, &connectErr) || pgconn.SafeToRetry(err) && !answerLost(err) ||
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) ||
 		// database/sql gives up before handing the call to the driver; once pgx has
 		// sent it, a deadline comes wrapped as pgconn's timeout.
 		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) && !pgconn.Timeout(err) ||
 		strings.Contains(msg, "sql: database is closed") || sqliteBusy(msg) || OutOfSpace(err)
 }
+
+// answerLost reports pgx's "conn closed", which it calls safe to retry although it
+// also reports it for a statement it did send: when the read of the answer fails,
+// pgx closes the connection and its next read (still for that answer) finds it
+// closed. A transaction whose connection closed before its COMMIT had a statement
+// fail first and never reaches its COMMIT, so on a COMMIT it means the answer was
+// lost, and the outcome is unknown (docs/errors.md).
+func answerLost(err error) bool { return strings.Contains(err.Error(), "conn closed") }
 
 type unavailableError struct {
 	err     error

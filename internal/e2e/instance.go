@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,10 +21,10 @@ import (
 
 // riskapiEnv are the variables riskapi reads (internal/config). The parent's values
 // are never inherited: an instance sees only what its Config says.
-var riskapiEnv = []string{"ADDR", "DATABASE_URL", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
+var riskapiEnv = []string{"ADDR", "DATABASE_URL", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
 	"IDEMPOTENCY_REQUIRED", "SWEEP_SCHEDULE", "UPLOAD_DIR", "MAX_UPLOAD_BYTES", "RATE_LIMIT_RPS", "RATE_LIMIT_BURST",
 	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT",
-	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE"}
+	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE", "WEBHOOK_ENDPOINTS_MAX"}
 
 // Config describes an instance.
 type Config struct {
@@ -71,6 +72,13 @@ func (c *Config) defaults() {
 
 // environ returns the process environment for extra ("K=V", later wins) on top of
 // the parent's environment without riskapi's variables.
+// secretKeyFor is the SECRET_KEY setting of every instance and command on
+// databaseURL: they share it, as the contract asks of a deployment (each runs in a
+// directory of its own, where an unset key would be generated apart).
+func secretKeyFor(databaseURL string) string {
+	return fmt.Sprintf("SECRET_KEY=e2e-%x", sha256.Sum256([]byte(databaseURL)))
+}
+
 func environ(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -197,7 +205,7 @@ func (in *Instance) start(ctx context.Context, addr string) error {
 	}
 	in.gen++
 	gen := in.gen
-	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0",
+	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0", secretKeyFor(in.cfg.DatabaseURL),
 		"IDEMPOTENCY_LEASE="+in.cfg.Lease.String(), "UPLOAD_DIR="+in.cfg.Dir+"/uploads")
 	env = append(env, in.cfg.Env...)
 	cmd := exec.Command(in.cfg.Bin, "serve")

@@ -2,7 +2,11 @@ package events
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 // Attempt is one try at delivering an event to an endpoint: the delivery log.
@@ -58,6 +62,9 @@ type Endpoints struct {
 	Guard AddressChecker
 	// RetryFor bounds a redelivery's retries (WEBHOOK_RETRY_FOR). Required.
 	RetryFor time.Duration
+	// Max is how many endpoints a tenant may have (WEBHOOK_ENDPOINTS_MAX): each
+	// one is delivery work the tenant can make the server do. Required.
+	Max int
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }
@@ -71,17 +78,36 @@ func (s *Endpoints) now() time.Time {
 
 // Create validates and stores a new endpoint and returns it with its secret, the
 // only time the secret leaves the store. Errors: VALIDATION_FAILED naming "url" or
-// "events"; the store's.
+// "events", or naming "url" when the tenant has Max endpoints already; a Max that
+// is not positive; the store's.
 func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types []string) (*Endpoint, error) {
 	e, err := NewEndpoint(ctx, s.Guard, tenantID, rawURL, types, s.now())
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Store.CreateEndpoint(ctx, e); err != nil {
+	limit := s.Max
+	if limit <= 0 {
+		return nil, errNoEndpointsMax
+	}
+	err = s.Store.InTx(ctx, func(ctx context.Context) error {
+		have, err := s.Store.Endpoints(ctx, tenantID)
+		if err != nil {
+			return err
+		}
+		if len(have) >= limit {
+			return problem.Invalid("url", fmt.Sprintf("this tenant has %d endpoints, the most allowed (WEBHOOK_ENDPOINTS_MAX); delete one first", limit))
+		}
+		return s.Store.CreateEndpoint(ctx, e)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return e, nil
 }
+
+// errNoEndpointsMax is Create's error when Endpoints.Max is unset: the limit
+// comes from configuration (WEBHOOK_ENDPOINTS_MAX), never from this package.
+var errNoEndpointsMax = errors.New("events: Endpoints.Max must be positive")
 
 // Redeliver queues the tenant's event eventID again for every endpoint subscribed
 // to its type now, with a fresh retry window, and returns how many deliveries it

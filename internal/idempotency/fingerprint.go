@@ -1,6 +1,7 @@
 package idempotency
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -45,8 +46,10 @@ func (f BodyHasherFunc) HashBody(c echo.Context, w io.Writer, mode HashMode) err
 	return f(c, w, mode)
 }
 
-// Fingerprinter computes a request's fingerprint: the lowercase hex SHA-256 over the
-// method, path, canonical query string and canonical body (docs/idempotency.md, What identifies a request).
+// Fingerprinter computes a request's fingerprint: the lowercase hex HMAC-SHA256
+// under Key over the method, path, canonical query string and canonical body
+// (docs/idempotency.md, What identifies a request). Keyed, a copy of the records
+// lets no one test guesses of a body (a password, say) without the key.
 //
 //   - Query: parameters sorted by name, values of one name kept in order.
 //   - Body, by media type (parameters such as charset ignored): an empty body is
@@ -65,6 +68,10 @@ type Fingerprinter struct {
 	MaxBodyBytes int64
 	// Hashers maps media types to their stream hashers. Optional.
 	Hashers map[string]BodyHasher
+	// Key is the HMAC key (riskapi: 32 bytes derived from SECRET_KEY, set by
+	// internal/server). Optional for the engine's own tests: without one the HMAC's
+	// key is empty, which keeps no secret.
+	Key []byte
 }
 
 // DefaultMaxBodyBytes is Fingerprinter.MaxBodyBytes when zero.
@@ -72,7 +79,9 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // fingerprintVersion frames the hash so a future change of canonical form cannot
 // collide with stored fingerprints.
-const fingerprintVersion = "riskapi-idempotency-fingerprint/1\n"
+// Version 2 is keyed; version 1 fingerprints (plain SHA-256) were erased by
+// migration 0009.
+const fingerprintVersion = "riskapi-idempotency-fingerprint/2\n"
 
 // Streams reports whether req's body goes to a stream hasher (its media type is in
 // Hashers) rather than being buffered.
@@ -95,7 +104,7 @@ func (f *Fingerprinter) Fingerprint(c echo.Context, mode HashMode) (string, erro
 	if err != nil {
 		return "", problem.Invalid("query", "is not a valid query string")
 	}
-	h := sha256.New()
+	h := hmac.New(sha256.New, f.Key)
 	// Newlines cannot occur in a method, a path or an encoded query: the frame is
 	// unambiguous.
 	io.WriteString(h, fingerprintVersion+req.Method+"\n"+req.URL.Path+"\n"+query.Encode()+"\n")
@@ -121,12 +130,10 @@ func (f *Fingerprinter) Fingerprint(c echo.Context, mode HashMode) (string, erro
 	case len(body) == 0:
 		io.WriteString(h, "empty\n")
 	case jsonbody.IsJSON(req):
-		canon, err := jsonbody.Canonical(make([]byte, 0, len(body)), body)
-		if err != nil {
+		io.WriteString(h, "json\n")
+		if err := jsonbody.WriteCanonical(h, body); err != nil {
 			return "", err
 		}
-		io.WriteString(h, "json\n")
-		h.Write(canon)
 	default:
 		io.WriteString(h, "bytes\n")
 		h.Write(body)

@@ -138,17 +138,18 @@ func TestParseKey(t *testing.T) {
 }
 
 // TestFingerprintsStoredBeforeStillMatch: records stored by earlier releases keep
-// their fingerprints (values computed by the release before the body pipeline was
-// unified), so a deploy never turns a retry into a 422.
+// their fingerprints (keyed values computed when fingerprints became keyed, under
+// this key; migration 0009 erased the unkeyed ones before), so a deploy never turns
+// a retry into a 422.
 func TestFingerprintsStoredBeforeStillMatch(t *testing.T) {
-	f := &Fingerprinter{}
+	f := &Fingerprinter{Key: []byte("a fixed fingerprint key for this test")}
 	for _, tc := range []struct{ method, target, ct, body, want string }{
 		{"POST", "/v2/risks?b=2&a=1", "application/json; charset=utf-8",
 			`{"title":"T","likelihood":3.0,"impact":2e0,"x":[-0.0500,1e400,"\u00e9"]}`,
-			"6fc777bace34003da67e19812c3860febd3636f886c7b1b3d2a81122eb83ed20"},
-		{"PATCH", "/v2/risks/r1", "", `null`, "84c9f1bc9eecd80fb85e2b6ced9743cdd3d1b8f6b05c1b3c2e73e13059993d2f"},
-		{"DELETE", "/v2/risks/r1", "", ``, "82210acfbe1a92c7e4f0622e90bcd3bc12839c749ef612858896bb1ef1dfbf41"},
-		{"POST", "/r", "text/plain", `{"a": 1}`, "462e62f081caed1fd0412196d7ffb44edf0dfa97684734b008f81329c4844249"},
+			"46add51e1b15ec8c8abf8cc28a5764e9be88ca68e1a47007597fe3e99ecc651c"},
+		{"PATCH", "/v2/risks/r1", "", `null`, "d85c8d2cbb86df38d42b57a162a10797f9005ac1a690942ed6ceeda748e66c85"},
+		{"DELETE", "/v2/risks/r1", "", ``, "b46d92d3def1c2a42b6672f0759f19c9f10656317bbe57b5e1d18c0af6d3ce77"},
+		{"POST", "/r", "text/plain", `{"a": 1}`, "b0f8647f48b97a0c070c258da3f4de37964bd31cb2a72e660f21206501c8a885"},
 	} {
 		if got := fingerprint(t, f, tc.method, tc.target, tc.ct, tc.body); got != tc.want {
 			t.Errorf("%s %s %q: fingerprint %s, stored records have %s", tc.method, tc.target, tc.body, got, tc.want)

@@ -1,6 +1,7 @@
 package jsonbody_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/riskapi/riskapi/internal/jsonbody"
@@ -115,4 +116,26 @@ func FuzzCanonicalJSONIdempotent(f *testing.F) {
 			t.Fatalf("not a fixed point: %s -> %s", c1, c2)
 		}
 	})
+}
+
+// TestCanonicalDeepNesting: a body nested about 10,000 deep (jsontext's limit), members out of order at every
+// level, canonicalises to the sorted form (the builder keeps no recursion, and a
+// nested object's text is placed, not copied, into its parent's: issue 25, item 2).
+func TestCanonicalDeepNesting(t *testing.T) {
+	const depth = 9_990
+	in := strings.Repeat(`{"z":`, depth) + "[]" + strings.Repeat(`,"a":[1.0,{"y":true,"x":null}]}`, depth)
+	want := strings.Repeat(`{"a":[1e0,{"x":null,"y":true}],"z":`, depth) + "[]" + strings.Repeat("}", depth)
+	if got := canonical(t, in); got != want {
+		t.Fatalf("deep body: canonical form differs (len %d, want %d); starts %.80s", len(got), len(want), got)
+	}
+}
+
+// TestCanonicalUTF16Order: names sort by UTF-16 code units (RFC 8785 section 3.2.3),
+// where a character past U+FFFF (a surrogate pair) comes before U+E000..U+FFFF,
+// unlike in UTF-8 byte order.
+func TestCanonicalUTF16Order(t *testing.T) {
+	got := canonical(t, `{"\uFB01":1,"\ud83d\ude00":2,"\u00e9":3,"e":4,"":5}`)
+	if want := `{"":5e0,"e":4e0,"é":3e0,"😀":2e0,"ﬁ":1e0}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
 }

@@ -276,3 +276,13 @@ func reset(c net.Conn) {
 	}
 	c.Close()
 }
+
+// SimpleQuery is the PostgreSQL wire message that sends sql by the simple query
+// protocol ('Q', its length, the text, a NUL): how pgx sends a statement without
+// arguments, a transaction's COMMIT among them. Give it to CutAfter to lose the
+// answer to exactly that statement.
+func SimpleQuery(sql string) []byte {
+	n := 4 + len(sql) + 1
+	msg := []byte{'Q', byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}
+	return append(append(msg, sql...), 0)
+}

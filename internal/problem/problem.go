@@ -39,6 +39,7 @@ const (
 	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
 	HeadersTooLarge              Code = "HEADERS_TOO_LARGE"
 	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
+	UnsupportedMediaType         Code = "UNSUPPORTED_MEDIA_TYPE"
 	IdempotencyUnsupportedRoute  Code = "IDEMPOTENCY_UNSUPPORTED_ROUTE"
 	RateLimited                  Code = "RATE_LIMITED"
 	Internal                     Code = "INTERNAL"
@@ -61,6 +62,7 @@ var statusOf = map[Code]int{
 	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
 	HeadersTooLarge:              http.StatusRequestHeaderFieldsTooLarge,
 	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
+	UnsupportedMediaType:         http.StatusUnsupportedMediaType,
 	IdempotencyUnsupportedRoute:  http.StatusUnprocessableEntity,
 	RateLimited:                  http.StatusTooManyRequests,
 	Internal:                     http.StatusInternalServerError,
@@ -82,6 +84,7 @@ var titleOf = map[Code]string{
 	PayloadTooLarge:              "Payload too large",
 	HeadersTooLarge:              "Request header fields too large",
 	IdempotencyKeyReused:         "Idempotency key reused",
+	UnsupportedMediaType:         "Unsupported media type",
 	IdempotencyUnsupportedRoute:  "Idempotency not supported",
 	RateLimited:                  "Too many requests",
 	Internal:                     "Internal server error",

@@ -14,7 +14,8 @@ type WriterConfig struct {
 	// Store receives the batches. Required.
 	Store Store
 	// BufferSize is how many entries may wait for their insert; beyond it entries
-	// are dropped and counted. Optional. Default 10000.
+	// are dropped and counted, those of the tenant with the most waiting first.
+	// Optional. Default 10000.
 	BufferSize int
 	// BatchSize bounds one insert. Optional. Default 500.
 	BatchSize int
@@ -35,7 +36,7 @@ type WriterConfig struct {
 // than slowing requests down: the log describes requests, it must not throttle them.
 type Writer struct {
 	cfg     WriterConfig
-	ch      chan *Entry
+	q       *queue
 	flushes chan chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
@@ -63,26 +64,26 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Writer{cfg: cfg, ch: make(chan *Entry, cfg.BufferSize), flushes: make(chan chan struct{}),
+	w := &Writer{cfg: cfg, q: newQueue(cfg.BufferSize), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w, nil
 }
 
 // Write queues e and returns at once; it reports false when e was dropped (buffer
-// full, or the Writer closed).
+// full and e's tenant the one with the most waiting, or the Writer closed). When
+// the buffer is full and another tenant has more waiting, one of that tenant's
+// entries is dropped instead.
 func (w *Writer) Write(e *Entry) bool {
 	if w.closed.Load() {
 		w.cfg.Metrics.drop(DropClosed, 1)
 		return false
 	}
-	select {
-	case w.ch <- e:
-		return true
-	default:
+	kept, dropped := w.q.push(e)
+	if dropped {
 		w.cfg.Metrics.drop(DropBufferFull, 1)
-		return false
 	}
+	return kept
 }
 
 // Flush inserts every entry queued before the call and returns when they are
@@ -120,55 +121,51 @@ func (w *Writer) Close(ctx context.Context) error {
 	}
 }
 
-// run is the one inserter: a batch goes out when it is full, when its oldest entry
-// has waited FlushInterval, on Flush and on Close.
+// run is the one inserter: a batch goes out when one is full, when the oldest
+// waiting entry has waited FlushInterval, on Flush and on Close.
 func (w *Writer) run() {
 	defer close(w.done)
-	batch := make([]*Entry, 0, w.cfg.BatchSize)
 	timer := time.NewTimer(w.cfg.FlushInterval)
 	timer.Stop()
+	timing := false
 	for {
 		select {
-		case e := <-w.ch:
-			if len(batch) == 0 {
-				timer.Reset(w.cfg.FlushInterval)
+		case <-w.q.ready:
+			for w.q.len() >= w.cfg.BatchSize {
+				w.insert(w.q.take(w.cfg.BatchSize))
 			}
-			if batch = append(batch, e); len(batch) >= w.cfg.BatchSize {
-				batch = w.insert(batch)
+			if n := w.q.len(); n > 0 && !timing {
+				timer.Reset(w.cfg.FlushInterval)
+				timing = true
+			} else if n == 0 && timing {
 				timer.Stop()
+				timing = false
 			}
 		case <-timer.C:
-			batch = w.insert(batch)
+			timing = false
+			w.drain()
 		case ack := <-w.flushes:
-			batch = w.insert(w.drain(batch))
-			timer.Stop()
+			w.drain()
 			close(ack)
 		case <-w.stop:
-			w.insert(w.drain(batch))
+			w.drain()
 			return
 		}
 	}
 }
 
-// drain moves every queued entry into batch, inserting full batches on the way.
-func (w *Writer) drain(batch []*Entry) []*Entry {
-	for {
-		select {
-		case e := <-w.ch:
-			if batch = append(batch, e); len(batch) >= w.cfg.BatchSize {
-				batch = w.insert(batch)
-			}
-		default:
-			return batch
-		}
+// drain inserts every waiting entry, in batches.
+func (w *Writer) drain() {
+	for w.q.len() > 0 {
+		w.insert(w.q.take(w.cfg.BatchSize))
 	}
 }
 
-// insert stores batch and returns it emptied. A failed insert drops the batch:
-// retrying would hold up every later entry behind a store that is failing.
-func (w *Writer) insert(batch []*Entry) []*Entry {
+// insert stores batch. A failed insert drops the batch: retrying would hold up
+// every later entry behind a store that is failing.
+func (w *Writer) insert(batch []*Entry) {
 	if len(batch) == 0 {
-		return batch
+		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.InsertTimeout)
 	start := time.Now()
@@ -180,6 +177,4 @@ func (w *Writer) insert(batch []*Entry) []*Entry {
 		w.cfg.Logger.Warn("request log: batch insert failed, entries dropped",
 			slog.Int("entries", len(batch)), slog.String("error", err.Error()))
 	}
-	clear(batch)
-	return batch[:0]
 }

@@ -198,3 +198,35 @@ func TestWriterInsertFailureDrops(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestWriterDropsFromTheBusiestTenant: with the store stuck and the buffer full, a
+// tenant flooding the log loses its own entries, not another tenant's: all 50 of
+// the quiet tenant's entries, written among 1,000 of the flood, are stored (issue
+// 25, item 9).
+func TestWriterDropsFromTheBusiestTenant(t *testing.T) {
+	t.Parallel()
+	store := stuckStore{requestlogstore.New(dbtest.Open(t)), make(chan struct{})}
+	w, err := requestlog.NewWriter(requestlog.WriterConfig{Store: store, BufferSize: 100, BatchSize: 10,
+		FlushInterval: time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1050 {
+		e := entry(i)
+		if i%21 == 20 {
+			e.TenantID = "ten_b"
+		}
+		w.Write(e)
+	}
+	close(store.release)
+	if err := w.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := store.List(context.Background(), "ten_b", requestlog.Filter{Limit: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 50 {
+		t.Errorf("the quiet tenant kept %d of its 50 entries while another flooded the log", len(got))
+	}
+}

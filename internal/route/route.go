@@ -9,6 +9,7 @@ package route
 import (
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -85,12 +86,27 @@ type Route struct {
 	// Idempotency is how a write treats Idempotency-Key (docs/idempotency.md).
 	// Default idempotency.Supported.
 	Idempotency idempotency.Policy
+	// PerPrincipal makes the route's idempotency records the caller's own: the same
+	// key from another user (or API key) of the tenant is another record, never a
+	// replay or a 422. For routes on the caller's own account (/v1/me…). Default:
+	// records are the tenant's.
+	PerPrincipal bool
 	// Body is what body the route accepts. Default: JSON up to the server's limit.
 	Body Body
 	// SignIn throttles the route per client address with the sign-in budget
 	// (docs/errors.md, RATE_LIMITED) instead of per credential. Authenticated routes
 	// are throttled per credential; other unauthenticated ones are not throttled.
 	SignIn bool
+	// PasswordCheck marks a route whose handler checks a password and reports a wrong
+	// one (auth.NotePasswordRejected): its failures are counted per account and per
+	// client network, and past the limit attempts get 429 whatever RATE_LIMIT_RPS
+	// says (docs/security.md).
+	PasswordCheck bool
+	// OncePer lets the route run at most once per OncePer for one resource (its
+	// request path, within the caller's tenant); sooner is 429 RATE_LIMITED with
+	// Retry-After, whatever RATE_LIMIT_RPS says. For a request whose work multiplies
+	// (a redelivery to every endpoint). Zero: no such limit.
+	OncePer time.Duration
 }
 
 // Check reports what makes r unmountable: a missing method, path or handler, no

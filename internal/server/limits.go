@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -158,13 +161,158 @@ func rateLimit(s config.RateLimit, store ratelimit.Store, failed *failOpen) echo
 		}, "this credential sent too many requests; retry after the Retry-After delay")
 }
 
-// signInLimit limits sign-in attempts per client address (c.RealIP: the connection,
-// or X-Forwarded-For from TRUSTED_PROXIES); on whenever rate limiting is.
+// signInLimit limits sign-in attempts per client network (clientNetwork); on
+// whenever rate limiting is.
 func signInLimit(s config.RateLimit, store ratelimit.Store, failed *failOpen) echo.MiddlewareFunc {
 	limit := loginLimit
 	if s.RPS <= 0 {
 		limit = ratelimit.Limit{}
 	}
-	return newLimiter("sign-in", limit, store, failed, func(c echo.Context) string { return c.RealIP() },
-		"too many sign-in attempts from this address; retry after the Retry-After delay")
+	return newLimiter("sign-in", limit, store, failed, clientNetwork,
+		"too many sign-in attempts from this network; retry after the Retry-After delay")
+}
+
+// clientNetwork is the network a client address counts for (c.RealIP: the
+// connection, or X-Forwarded-For from TRUSTED_PROXIES): an IPv4 address, or the /64
+// of an IPv6 one — a single host is routinely given a whole /64, so counting its
+// addresses apart would give it 2^64 budgets.
+func clientNetwork(c echo.Context) string {
+	a, err := netip.ParseAddr(c.RealIP())
+	if err != nil {
+		return c.RealIP()
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+}
+
+// Password checks (sign-in, password change) allow passwordFailures failures per
+// account and per client network in passwordWindow, whatever RATE_LIMIT_RPS says:
+// then further attempts get 429 until the window ends (docs/security.md).
+// Successful checks cost nothing. Failed authentications (a bad API key or
+// session token) are counted per client network, with a budget no dashboard left
+// open with an expired session can spend.
+const (
+	passwordFailures = 10
+	passwordWindow   = 15 * time.Minute
+	authFailures     = 1000
+)
+
+// failureLimit answers 429 before the work when one of keys (with their limit) has
+// failed too often in its window, and counts a failure for each after the work when
+// failedNow says so. A store that cannot be reached lets the request through
+// (failOpen), like the rate limits.
+type failureLimit struct {
+	store  ratelimit.Failures
+	failed *failOpen
+	name   string // the policy, in failOpen's metric
+	max    int
+	detail string
+}
+
+// check returns the 429 of the first of keys over the limit, or nil.
+func (f failureLimit) check(ctx context.Context, keys []string) error {
+	for _, k := range keys {
+		n, left, err := f.store.Failures(ctx, f.name+":"+k)
+		if err != nil {
+			f.failed.record(ctx, f.name, err)
+			continue
+		}
+		if n >= f.max {
+			return &problem.Problem{Code: problem.RateLimited, Detail: f.detail,
+				RetryAfter: time.Duration(max(1, ceilSeconds(left))) * time.Second}
+		}
+	}
+	return nil
+}
+
+// fail counts one failure for each of keys.
+func (f failureLimit) fail(ctx context.Context, keys []string) {
+	for _, k := range keys {
+		if err := f.store.Fail(ctx, f.name+":"+k, passwordWindow); err != nil {
+			f.failed.record(ctx, f.name, err)
+		}
+	}
+}
+
+// passwordThrottle limits a PasswordCheck route's failures per account (the
+// session's user, or the email a sign-in names) and per client network.
+func passwordThrottle(store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
+	f := failureLimit{store: store, failed: failed, name: "password", max: passwordFailures,
+		detail: "too many wrong passwords for this account or from this network; retry after the Retry-After delay"}
+	failed.count.WithLabelValues(f.name)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx := context.WithoutCancel(c.Request().Context())
+			keys := []string{"net:" + clientNetwork(c)}
+			if acct := account(c); acct != "" {
+				keys = append(keys, "account:"+acct)
+			}
+			if err := f.check(ctx, keys); err != nil {
+				return err
+			}
+			err := next(c)
+			if auth.PasswordRejected(c) {
+				f.fail(ctx, keys)
+			}
+			return err
+		}
+	}
+}
+
+// account is whose password a request checks: the signed-in user, or the email a
+// sign-in body names (read leniently here; the handler reads it strictly).
+func account(c echo.Context) string {
+	if p := auth.FromContext(c.Request().Context()); p != nil && p.CredentialID != "" {
+		return p.CredentialID
+	}
+	data, err := reqbody.Read(c.Request(), 0)
+	if err != nil {
+		return ""
+	}
+	var body struct {
+		Email string `json:"email"`
+	}
+	if json.Unmarshal(data, &body) != nil || body.Email == "" {
+		return ""
+	}
+	return "email:" + strings.ToLower(strings.TrimSpace(body.Email))
+}
+
+// authThrottle wraps an authenticator: a client network whose credentials failed
+// authFailures times in passwordWindow gets 429 before its credential is even
+// looked at, until the window ends.
+func authThrottle(authn echo.MiddlewareFunc, store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
+	f := failureLimit{store: store, failed: failed, name: "authentication", max: authFailures,
+		detail: "too many failed authentications from this network; retry after the Retry-After delay"}
+	failed.count.WithLabelValues(f.name)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		inner := authn(next)
+		return func(c echo.Context) error {
+			ctx := context.WithoutCancel(c.Request().Context())
+			keys := []string{clientNetwork(c)}
+			if err := f.check(ctx, keys); err != nil {
+				return err
+			}
+			err := inner(c)
+			if p := problem.As(err); p != nil && p.Code == problem.Unauthenticated && auth.FromContext(c.Request().Context()) == nil {
+				f.fail(ctx, keys)
+			}
+			return err
+		}
+	}
+}
+
+// oncePer lets a route (route.Route.OncePer) run once per d for one resource: its
+// path, within the caller's tenant.
+func oncePer(d time.Duration, store ratelimit.Store, failed *failOpen) echo.MiddlewareFunc {
+	return newLimiter("per-resource", ratelimit.Limit{RPS: 1 / d.Seconds(), Burst: 1}, store, failed,
+		func(c echo.Context) string {
+			tenant := ""
+			if p := auth.FromContext(c.Request().Context()); p != nil {
+				tenant = p.TenantID
+			}
+			return tenant + ":" + c.Request().URL.Path
+		}, "this was done for this resource moments ago; retry after the Retry-After delay")
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/route"
@@ -41,7 +43,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 		// record to before login, and a replayed login would hand out a token without
 		// its cookie (docs/idempotency.md).
 		{Method: http.MethodPost, Path: "/v1/sessions", Handler: auth.LoginHandler(d.Sessions),
-			Versions: route.Unauthenticated, SignIn: true, Idempotency: idempotency.Unsupported},
+			Versions: route.Unauthenticated, SignIn: true, PasswordCheck: true, Idempotency: idempotency.Unsupported},
 		{Method: http.MethodDelete, Path: "/sessions", Handler: auth.LogoutHandler(d.Sessions),
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
@@ -82,43 +84,78 @@ type mounter struct {
 	cfg              config.Config
 	session, apiKey  echo.MiddlewareFunc // authenticate /v1, /v2
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
-	idempotency      map[idempotency.Policy]echo.MiddlewareFunc
+	idempotency      map[engineKey]echo.MiddlewareFunc
+	passwords        echo.MiddlewareFunc // PasswordCheck routes' failure throttle
+	failures         ratelimit.Failures
+	rateLimits       ratelimit.Store
+	failed           *failOpen
 	requestLog       echo.MiddlewareFunc
 	spoolDir         string
 	log              *slog.Logger
 }
 
+// engineKey selects a route's idempotency engine: its policy, and whether its
+// records are the caller's own (route.Route.PerPrincipal) or the tenant's.
+type engineKey struct {
+	policy       idempotency.Policy
+	perPrincipal bool
+}
+
+// engines builds the idempotency engine of every engineKey. A record's scope is the
+// tenant, or for PerPrincipal routes the caller's credential: the engine itself only
+// sees an opaque scope (docs/idempotency.md).
+func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engineKey]echo.MiddlewareFunc, error) {
+	out := map[engineKey]echo.MiddlewareFunc{}
+	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
+		for _, perPrincipal := range []bool{false, true} {
+			scope := auth.TenantID
+			if perPrincipal {
+				scope = auth.CredentialID
+			}
+			mw, err := idempotency.Config{
+				Store: d.Idempotency, Scope: scope, Policy: func(echo.Context) idempotency.Policy { return p },
+				Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
+				HandlerTimeout: cfg.Idempotency.Leases().Handler,
+				// A replayed 201 points at what the first one created, and a replayed risk
+				// write carries the ETag of the version it wrote (docs/idempotency.md).
+				KeepHeaders:   []string{echo.HeaderLocation, "ETag"},
+				Fingerprinter: fp, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
+				OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
+					requestloghttp.NoteOutcome(c, key, o)
+					noteIdempotency(c, o)
+				},
+			}.ToMiddleware()
+			if err != nil {
+				return nil, err
+			}
+			out[engineKey{p, perPrincipal}] = mw
+		}
+	}
+	return out, nil
+}
+
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	failed := newFailOpen(d.Metrics, d.Logger)
+	failures, ok := d.RateLimits.(ratelimit.Failures)
+	if !ok {
+		failures = ratelimit.NewMemoryFailures()
+	}
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
-		idempotency: map[idempotency.Policy]echo.MiddlewareFunc{},
-		spoolDir:    attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
-	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Hashers: map[string]idempotency.BodyHasher{
+		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed, rateLimits: d.RateLimits,
+		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+	if len(d.FingerprintKey) < 32 {
+		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
+	}
+	fingerprinter := &idempotency.Fingerprinter{MaxBodyBytes: cfg.HTTP.MaxJSONBytes, Key: d.FingerprintKey, Hashers: map[string]idempotency.BodyHasher{
 		// Spools the form and hashes its canonical encoding: file bytes are hashed as
 		// they stream to disk, never held in memory (docs/idempotency.md).
 		echo.MIMEMultipartForm: idempotency.BodyHasherFunc(upload.HashBody),
 	}}
-	for _, p := range []idempotency.Policy{idempotency.Supported, idempotency.Required, idempotency.Unsupported} {
-		mw, err := idempotency.Config{
-			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
-			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
-			HandlerTimeout: cfg.Idempotency.Leases().Handler,
-			// A replayed 201 points at what the first one created, and a replayed risk
-			// write carries the ETag of the version it wrote (docs/idempotency.md).
-			KeepHeaders:   []string{echo.HeaderLocation, "ETag"},
-			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
-			OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
-				requestloghttp.NoteOutcome(c, key, o)
-				noteIdempotency(c, o)
-			},
-		}.ToMiddleware()
-		if err != nil {
-			return nil, err
-		}
-		m.idempotency[p] = mw
-	}
 	var err error
+	if m.idempotency, err = engines(d, cfg, fingerprinter); err != nil {
+		return nil, err
+	}
 	m.requestLog, err = requestloghttp.Config{Sink: d.RequestLog, Skipper: d.RequestLogSkipper,
 		Problem: problemOf, Now: d.Now}.ToMiddleware()
 	if err != nil {
@@ -165,7 +202,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		mw = append(mw, m.requestLog)
 	}
 	if r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet {
-		mw = append(mw, m.idempotency[r.Idempotency])
+		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	switch r.Body.Kind {
 	case route.JSONBody:
@@ -181,17 +218,23 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch {
 	case authn != nil:
-		mw = append(mw, noStore, authn, m.throttle)
+		mw = append(mw, noStore, authThrottle(authn, m.failures, m.failed), m.throttle)
 	case r.SignIn:
 		// Sign-in answers carry the session token: never cached either.
 		mw = append(mw, noStore, m.signIn)
 	}
+	if r.PasswordCheck {
+		mw = append(mw, m.passwords)
+	}
 	if r.Scope != "" || r.Admin {
 		mw = append(mw, authorize(r.Scope, r.Admin))
 	}
+	if r.OncePer > 0 {
+		mw = append(mw, oncePer(r.OncePer, m.rateLimits, m.failed))
+	}
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {
-		mw = append(mw, m.idempotency[r.Idempotency])
+		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	return mw, nil
 }

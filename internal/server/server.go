@@ -63,6 +63,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// FingerprintKey keys the idempotency fingerprints (secretkey.Fingerprint, at
+	// least 32 bytes). Required.
+	FingerprintKey []byte
 	// RateLimits counts the rate limits: a ratelimit.Redis shared by every instance
 	// when REDIS_URL is set. Optional. Default: a ratelimit.Memory of this instance.
 	RateLimits ratelimit.Store
@@ -86,6 +89,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
+	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
 	// Inside the request id, outside every route's idempotency and unit of work: it
 	// links the request to the events it commits.
@@ -115,9 +119,23 @@ func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
 	if len(trusted) == 0 {
 		return echo.ExtractIPDirect()
 	}
+	return echo.ExtractIPFromXFFHeader(trustOnly(trusted)...)
+}
+
+// scheme is how a request's scheme is found: "https" when it came over TLS,
+// directly or through a proxy in TRUSTED_PROXIES (its X-Forwarded-Proto), and only
+// then — whatever another client claims. The session cookie is Secure exactly then
+// (docs/security.md). Echo's default believed the header from any private address.
+func scheme(trusted []*net.IPNet) echo.SchemeExtractor {
+	return echo.ExtractSchemeFromHeaders(trustOnly(trusted)...)
+}
+
+// trustOnly trusts the proxies in trusted and no other address (Echo trusts
+// loopback, link-local and private addresses by default).
+func trustOnly(trusted []*net.IPNet) []echo.TrustOption {
 	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
 	for _, n := range trusted {
 		opts = append(opts, echo.TrustIPRange(n))
 	}
-	return echo.ExtractIPFromXFFHeader(opts...)
+	return opts
 }

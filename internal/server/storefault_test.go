@@ -330,3 +330,27 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// TestUnkeyedLostCommitIsUnknown: the answer to an unkeyed write's own COMMIT is
+// lost (the proxy forwards the simple-query COMMIT, then drops what comes back and
+// cuts). The risk is committed, so the 503 must say "unknown": a client told
+// not_executed resends and doubles it (issue 25, item 1). pgx calls the lost
+// answer safe to retry; only the sender knows the COMMIT went out.
+func TestUnkeyedLostCommitIsUnknown(t *testing.T) {
+	t.Parallel()
+	env, px := proxied(t, 10*time.Second)
+	a := env.Tenant("Acme")
+	warm(t, env, a)
+	px.CutAfter(netfault.SimpleQuery("commit"))
+	checkUnavailable(t, apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+		JSON: map[string]any{"title": "unkeyed commit answer lost"}}), "unknown")
+	if px.PatternCuts() != 1 {
+		t.Fatalf("the proxy cut %d connections, want 1", px.PatternCuts())
+	}
+	px.Restore()
+	var list struct{ Data []struct{ Title string } }
+	eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Decode(&list)
+	if len(list.Data) != 1 {
+		t.Errorf("risks %+v after a lost COMMIT answer, want the one committed", list.Data)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -140,6 +141,10 @@ func (s *Service) notLastAdmin(ctx context.Context, tenantID, field, userID stri
 	return nil
 }
 
+// ErrWrongPassword is wrapped in ChangePassword's VALIDATION_FAILED when the current
+// password is wrong, so that the caller can count the failure (docs/security.md).
+var ErrWrongPassword = errors.New("wrong current password")
+
 // ChangePassword replaces the password of the tenant's user id after checking the
 // current one; then, in the same transaction, it runs also (may be nil), where the
 // caller ends the user's other sessions. Errors: ErrUserNotFound,
@@ -156,7 +161,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, id, current, nex
 		return err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(current)) != nil {
-		return problem.Invalid("currentPassword", "is wrong")
+		return fmt.Errorf("%w: %w", ErrWrongPassword, problem.Invalid("currentPassword", "is wrong"))
 	}
 	newHash, err := bcrypt.GenerateFromPassword([]byte(next), s.cost)
 	if err != nil {

@@ -18,8 +18,14 @@ export interface paths {
          * @description Exchanges email and password for a session token (JWT, HS256, claims `sub`, `tid`,
          *     `exp`, `iat`, `jti`). The token is returned in the body and set as the HttpOnly,
          *     SameSite cookie `session`. Wrong email or password is 401 `UNAUTHENTICATED`.
-         *     Attempts are limited per client address (a burst of 10, then one every 6 seconds)
-         *     whenever rate limiting is on; past that, 429 `RATE_LIMITED` with `Retry-After`.
+         *     The body must be sent as `Content-Type: application/json` (else 415
+         *     `UNSUPPORTED_MEDIA_TYPE`), and a browser's request from another origin is refused
+         *     with 403 `FORBIDDEN` (login CSRF).
+         *     After 10 wrong passwords within 15 minutes for one account, or from one client
+         *     network (an IPv4 address, an IPv6 /64), further attempts get 429 `RATE_LIMITED`
+         *     with `Retry-After` until the window ends, whatever `RATE_LIMIT_RPS` says.
+         *     Attempts are also limited per client network (a burst of 10, then one every 6
+         *     seconds) whenever rate limiting is on.
          *
          *     This route does not support idempotency keys: a request carrying `Idempotency-Key`
          *     is refused with 422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`.
@@ -211,7 +217,11 @@ export interface paths {
          * Change the caller's password
          * @description Checks `currentPassword` (wrong: 400 `VALIDATION_FAILED` naming it) and sets
          *     `newPassword` (8–72 bytes). Every other session of the user stops working from its
-         *     next request on, on every instance; the calling session stays.
+         *     next request on, on every instance; the calling session stays. After 10 wrong
+         *     current passwords within 15 minutes for the account, or from the client network,
+         *     further attempts get 429 `RATE_LIMITED` with `Retry-After`, whatever
+         *     `RATE_LIMIT_RPS` says. An `Idempotency-Key` here is the user's own: the same key
+         *     from another user of the tenant is another request.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -645,7 +655,9 @@ export interface paths {
         /**
          * Send an event again
          * @description Administrators only. Queues the event again for every endpoint subscribed to its type
-         *     now, with a fresh retry window. Receivers see the same `webhook-id` as before.
+         *     now, with a fresh retry window. Receivers see the same `webhook-id` as before. At most
+         *     once a minute per event: a second redelivery within the minute is 429
+         *     `RATE_LIMITED` with `Retry-After`, whatever `RATE_LIMIT_RPS` says.
          */
         post: operations["v1RedeliverEvent"];
         delete?: never;
@@ -671,7 +683,8 @@ export interface paths {
          * Create a webhook endpoint
          * @description Administrators only. Events of the subscribed types (`["*"]` or none: every type) are
          *     POSTed to `url`, signed as Standard Webhooks with the `secret` returned here, shown this
-         *     once. The URL's host must not resolve to a loopback, private, link-local or other
+         *     once. A tenant has at most `WEBHOOK_ENDPOINTS_MAX` (16) endpoints: one more is 400
+         *     `VALIDATION_FAILED` naming `url`. The URL's host must not resolve to a loopback, private, link-local or other
          *     internal address (400 naming `url`) unless the server runs with
          *     `WEBHOOK_ALLOW_PRIVATE=true`; it is checked again at every connection. Refuses
          *     `Idempotency-Key` (422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the response carries a secret,
@@ -1507,7 +1520,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
         Health: {
             /** @example ok */
             status: string;
@@ -2057,6 +2070,27 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description `UNSUPPORTED_MEDIA_TYPE`: the route takes only `application/json` (sign-in). */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://riskapi.dev/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "sign in with Content-Type: application/json",
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "requestId": "7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description `IDEMPOTENCY_KEY_REUSED` (same key, different request) or
          *     `IDEMPOTENCY_UNSUPPORTED_ROUTE` (key sent to a route that does not support it).
@@ -2457,7 +2491,9 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/database"
@@ -111,15 +110,13 @@ func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, 
 	return int(res.RowsAffected), nil
 }
 
-// PutSettingIfAbsent inserts (name, value) with ON CONFLICT DO NOTHING, so two
-// instances starting together keep the first one's value.
-func (s *Store) PutSettingIfAbsent(ctx context.Context, name, value string) (bool, error) {
-	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
-		Create(&settingRow{Name: name, Value: value})
-	if res.Error != nil {
-		return false, fmt.Errorf("store setting %s: %w", name, res.Error)
+// DeleteSetting deletes name's row, if any.
+func (s *Store) DeleteSetting(ctx context.Context, name string) error {
+	err := s.db.WithContext(ctx).Where("name = ?", name).Delete(&settingRow{}).Error
+	if err != nil {
+		return fmt.Errorf("delete setting %s: %w", name, err)
 	}
-	return res.RowsAffected > 0, nil
+	return nil
 }
 
 // Setting returns the value stored under name, or auth.ErrSettingNotFound.

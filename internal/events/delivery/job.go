@@ -56,12 +56,19 @@ type Settlement struct {
 // deleted; the result was not recorded.
 var ErrLeaseLost = errors.New("delivery: claim no longer held")
 
+// Skip is what a claim leaves out: deliveries to Endpoints at their bound, and those
+// of Tenants that use their share of this instance's slots (Worker.PerTenant).
+type Skip struct {
+	Endpoints []string
+	Tenants   []string
+}
+
 // Store claims and settles deliveries.
 type Store interface {
 	// Claim takes up to limit pending deliveries due at now, oldest due first, except
-	// those to the endpoints in skip, and leases them until now+lease under one new
+	// those skip names (nil: none), and leases them until now+lease under one new
 	// token. Rows another transaction is claiming are skipped, not waited for.
-	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip []string) ([]*Job, error)
+	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip *Skip) ([]*Job, error)
 	// Settle records each settlement's attempt in the delivery log and marks its
 	// delivery delivered, due again at RetryAt, or failed — those whose claim still
 	// holds them — in one transaction. held[i] reports whether batch[i]'s claim held

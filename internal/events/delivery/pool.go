@@ -15,29 +15,37 @@ type pool struct {
 	mu       sync.Mutex
 	inFlight map[string]int    // endpoint ID → attempts in flight
 	queued   map[string][]*Job // endpoint ID → claims waiting for a slot
+	tenants  map[string]int    // tenant ID → its attempts in flight plus claims waiting
 	total    int               // attempts in flight plus claims waiting
 	done     chan struct{}     // signalled when an attempt ends: a slot is free
 	results  chan Settlement   // attempts' results, for the settler
 }
 
 // fill claims due deliveries while this instance has free slots, and starts them.
-// Endpoints at their bound are left out of the claim; a claim may still bring more
-// for one endpoint than it has slots, and those wait here for one.
+// Endpoints at their bound and tenants at their share are left out of the claim,
+// which brings at most PerTenant at a time; a claim may still bring more for one
+// endpoint than it has slots, and those wait here for one.
 func (w *Worker) fill(ctx context.Context, p *pool) {
 	for ctx.Err() == nil {
 		p.mu.Lock()
 		free := w.Concurrency - p.total
-		var skip []string
+		skip := &Skip{}
 		for ep, n := range p.inFlight {
 			if n >= w.PerEndpoint {
-				skip = append(skip, ep)
+				skip.Endpoints = append(skip.Endpoints, ep)
+			}
+		}
+		for t, n := range p.tenants {
+			if n >= w.PerTenant {
+				skip.Tenants = append(skip.Tenants, t)
 			}
 		}
 		p.mu.Unlock()
 		if free <= 0 {
 			return
 		}
-		jobs, err := w.Store.Claim(ctx, w.Now(), w.Lease, free, skip)
+		limit := min(free, w.PerTenant)
+		jobs, err := w.Store.Claim(ctx, w.Now(), w.Lease, limit, skip)
 		if err != nil {
 			if ctx.Err() == nil {
 				w.Logger.Warn("webhook delivery: claim failed", slog.String("error", err.Error()))
@@ -47,11 +55,12 @@ func (w *Worker) fill(ctx context.Context, p *pool) {
 		p.mu.Lock()
 		for _, j := range jobs {
 			p.total++
+			p.tenants[j.TenantID]++
 			p.queued[j.EndpointID] = append(p.queued[j.EndpointID], j)
 			w.next(ctx, p, j.EndpointID)
 		}
 		p.mu.Unlock()
-		if len(jobs) < free {
+		if len(jobs) < limit {
 			return
 		}
 	}
@@ -68,7 +77,7 @@ func (w *Worker) next(ctx context.Context, p *pool, ep string) {
 		j := p.queued[ep][0]
 		p.queued[ep] = p.queued[ep][1:]
 		if j.LeaseEnds.Sub(w.Now()) < AttemptTimeout+time.Second {
-			p.total--
+			p.done1(j)
 			go w.release(actx, j)
 			continue
 		}
@@ -79,7 +88,7 @@ func (w *Worker) next(ctx context.Context, p *pool, ep string) {
 			p.results <- w.attempt(actx, j)
 			p.mu.Lock()
 			p.inFlight[ep]--
-			p.total--
+			p.done1(j)
 			w.next(ctx, p, ep)
 			if p.inFlight[ep] == 0 && len(p.queued[ep]) == 0 {
 				delete(p.inFlight, ep)
@@ -94,6 +103,14 @@ func (w *Worker) next(ctx context.Context, p *pool, ep string) {
 	}
 }
 
+// done1 forgets j, attempted or given back. The caller holds p.mu.
+func (p *pool) done1(j *Job) {
+	p.total--
+	if p.tenants[j.TenantID]--; p.tenants[j.TenantID] <= 0 {
+		delete(p.tenants, j.TenantID)
+	}
+}
+
 // releaseQueued gives back every claim still waiting for a slot, so that another
 // instance can send them at once rather than when their leases end.
 func (w *Worker) releaseQueued(ctx context.Context, p *pool) {
@@ -103,7 +120,9 @@ func (w *Worker) releaseQueued(ctx context.Context, p *pool) {
 		jobs = append(jobs, js...)
 		delete(p.queued, ep)
 	}
-	p.total -= len(jobs)
+	for _, j := range jobs {
+		p.done1(j)
+	}
 	p.mu.Unlock()
 	for _, j := range jobs {
 		w.release(ctx, j)

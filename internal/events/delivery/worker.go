@@ -25,6 +25,12 @@ type Worker struct {
 	// PerEndpoint bounds this instance's attempts in flight to one endpoint, so a
 	// slow receiver neither takes every slot nor gets flooded. Optional. Default 8.
 	PerEndpoint int
+	// PerTenant bounds one tenant's share of this instance's claims (attempts in
+	// flight and claims waiting), so that one tenant's slow or failing endpoints
+	// cannot hold every slot and delay the others' deliveries. A claim brings at
+	// most PerTenant deliveries, so a tenant holds fewer than 2×PerTenant at worst.
+	// Optional. Default Concurrency/4.
+	PerTenant int
 	// Lease is how long a claim holds a delivery; past it another instance may take
 	// it over. It must exceed AttemptTimeout. Optional. Default AttemptTimeout+5s.
 	Lease time.Duration
@@ -50,6 +56,9 @@ func (w *Worker) init() {
 		}
 		if w.PerEndpoint <= 0 {
 			w.PerEndpoint = 8
+		}
+		if w.PerTenant <= 0 {
+			w.PerTenant = max(1, w.Concurrency/4)
 		}
 		if w.Lease <= AttemptTimeout {
 			w.Lease = AttemptTimeout + 5*time.Second
@@ -80,7 +89,7 @@ func (w *Worker) Wake() {
 // by AttemptTimeout), records their results and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
-	p := &pool{inFlight: map[string]int{}, queued: map[string][]*Job{}, done: make(chan struct{}, 1),
+	p := &pool{inFlight: map[string]int{}, queued: map[string][]*Job{}, tenants: map[string]int{}, done: make(chan struct{}, 1),
 		results: make(chan Settlement, 4*w.Concurrency)}
 	settled := make(chan struct{})
 	go func() { defer close(settled); w.settle(context.WithoutCancel(ctx), p.results) }()

@@ -1,6 +1,7 @@
 package delivery_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,9 +39,12 @@ var retryFor = config.Default().Outbound.RetryFor
 func newFixture(t *testing.T, guard *delivery.Guard) *fixture {
 	t.Helper()
 	db := dbtest.Open(t)
-	st := eventstore.New(db)
+	st, err := eventstore.New(db, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
-		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard, RetryFor: retryFor}}
+		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard, RetryFor: retryFor, Max: 16}}
 }
 
 // emit commits one event of typ in its own transaction.
@@ -463,9 +467,12 @@ func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st := eventstore.New(db)
+	st, err := eventstore.New(db, bytes.Repeat([]byte{9}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
-		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll, RetryFor: retryFor}}
+		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll, RetryFor: retryFor, Max: 16}}
 	f.endpoint(t, "http://127.0.0.1:9/hook")
 	f.emit(t, events.RiskCreated, map[string]any{})
 

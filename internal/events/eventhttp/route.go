@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -46,7 +47,9 @@ func Routes(cfg Config) []route.Route {
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read},
-		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true},
+		// A redelivery is a POST to every endpoint: once a minute per event at most.
+		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true,
+			OncePer: time.Minute},
 		{Method: http.MethodPost, Path: "/webhook-endpoints", Handler: h.createEndpoint, Versions: route.V1, Admin: true,
 			Idempotency: idempotency.Unsupported},
 		{Method: http.MethodGet, Path: "/webhook-endpoints", Handler: h.listEndpoints, Versions: route.V1, Admin: true},

@@ -18,18 +18,21 @@ import (
 // claim whose instance dies simply falls due again. On PostgreSQL the candidates are
 // locked with SKIP LOCKED, so concurrent instances claim disjoint rows without
 // waiting; SQLite's IMMEDIATE transactions already serialise its one writer.
-func (s *Store) claimSQL(skip bool) string {
+func (s *Store) claimSQL(skip *delivery.Skip) string {
 	lock := ""
 	if s.dialect == database.Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	notIn := ""
-	if skip {
-		notIn = " AND endpoint_id NOT IN ?"
+	if skip != nil && len(skip.Endpoints) > 0 {
+		notIn += " AND endpoint_id NOT IN ?"
+	}
+	if skip != nil && len(skip.Tenants) > 0 {
+		notIn += " AND tenant_id NOT IN ?"
 	}
 	return `UPDATE webhook_deliveries SET lease_token = ?, next_attempt_at = ?, attempts = attempts + 1
 		WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?` + notIn +
-		` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
+		` AND ` + enabledTenant + ` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
 }
 
 type jobRow struct {
@@ -53,13 +56,16 @@ const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts,
 	WHERE d.id IN ? AND d.lease_token = ?`
 
 // Claim leases up to limit due deliveries and returns them with what sending needs.
-func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip []string) ([]*delivery.Job, error) {
+func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip *delivery.Skip) ([]*delivery.Job, error) {
 	var b [16]byte
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
 	args := []any{token, now.UTC().Add(lease), now.UTC()}
-	if len(skip) > 0 {
-		args = append(args, skip)
+	if skip != nil && len(skip.Endpoints) > 0 {
+		args = append(args, skip.Endpoints)
+	}
+	if skip != nil && len(skip.Tenants) > 0 {
+		args = append(args, skip.Tenants)
 	}
 	args = append(args, limit)
 	conn := database.Conn(ctx, s.db)
@@ -68,7 +74,7 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		// read first keeps idle polls from queueing behind, or ahead of, writers.
 		return nil, nil
 	}
-	ids, err := s.claim(ctx, conn, args, len(skip) > 0)
+	ids, err := s.claim(ctx, conn, args, skip)
 	if err != nil {
 		return nil, err
 	}
@@ -81,17 +87,26 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	}
 	jobs := make([]*delivery.Job, len(rows))
 	for i, r := range rows {
+		secret, err := s.openSecret(r.EndpointID, r.Secret)
+		if err != nil {
+			return nil, err
+		}
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
-			EndpointID: r.EndpointID, URL: r.URL, Secret: r.Secret, Payload: []byte(r.Payload),
+			EndpointID: r.EndpointID, URL: r.URL, Secret: secret, Payload: []byte(r.Payload),
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
 }
 
+// enabledTenant keeps a disabled tenant's deliveries out of every claim: they wait,
+// pending, until it is enabled again (and are given up as usual once past their
+// retry_until, WEBHOOK_RETRY_FOR).
+const enabledTenant = "tenant_id NOT IN (SELECT id FROM tenants WHERE disabled_at IS NOT NULL)"
+
 // claim runs claimSQL with args. GORM sends an UPDATE … RETURNING read through Scan
 // as a query, which the write gate's callbacks do not see, so it takes the gate here:
 // on SQLite the claim queues with the other writers rather than jumping the queue.
-func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip bool) ([]int64, error) {
+func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip *delivery.Skip) ([]int64, error) {
 	leave, err := database.EnterWrite(ctx, s.db)
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
@@ -106,10 +121,14 @@ func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip bool)
 
 // anyDue reports whether a pending delivery is due at now, outside skip. On error it
 // says yes, so that the claim itself reports the error.
-func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip []string) bool {
-	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC())
-	if len(skip) > 0 {
-		q = q.Where("endpoint_id NOT IN ?", skip)
+func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip *delivery.Skip) bool {
+	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC()).
+		Where(enabledTenant)
+	if skip != nil && len(skip.Endpoints) > 0 {
+		q = q.Where("endpoint_id NOT IN ?", skip.Endpoints)
+	}
+	if skip != nil && len(skip.Tenants) > 0 {
+		q = q.Where("tenant_id NOT IN ?", skip.Tenants)
 	}
 	var ids []int64
 	if err := q.Limit(1).Pluck("id", &ids).Error; err != nil {

@@ -2,14 +2,17 @@ package eventstore
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/secretkey"
 )
 
 type endpointRow struct {
@@ -38,9 +41,13 @@ type attemptRow struct {
 
 func (attemptRow) TableName() string { return "webhook_attempts" }
 
-// CreateEndpoint inserts e.
+// CreateEndpoint inserts e, its secret sealed.
 func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
-	row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: e.Secret,
+	sealed, err := s.sealSecret(e.ID, e.Secret)
+	if err != nil {
+		return err
+	}
+	row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
 		EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 		return fmt.Errorf("create endpoint: %w", err)
@@ -56,10 +63,96 @@ func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpo
 	}
 	out := make([]*events.Endpoint, len(rows))
 	for i, r := range rows {
-		out[i] = &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: r.Secret,
+		secret, err := s.openSecret(r.ID, r.Secret)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
 			Types: parseTypesColumn(r.EventTypes), CreatedAt: r.CreatedAt.UTC()}
 	}
 	return out, nil
+}
+
+// sealSecret returns the column value of an endpoint's secret ("whsec_" + standard
+// base64 of 32 bytes): the bytes, sealed under SECRET_KEY for the endpoint's ID.
+func (s *Store) sealSecret(id, secret string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, events.SecretPrefix))
+	if err != nil || !strings.HasPrefix(secret, events.SecretPrefix) {
+		return "", errors.New("endpoint secret is not whsec_ and base64")
+	}
+	return s.sealer.Seal(id, raw)
+}
+
+// openSecret returns the secret of a column value; one not sealed was written
+// before secrets were sealed (SealLegacy seals those) and is the secret itself.
+func (s *Store) openSecret(id, stored string) (string, error) {
+	if !secretkey.Sealed(stored) {
+		return stored, nil
+	}
+	raw, err := s.sealer.Open(id, stored)
+	if err != nil {
+		return "", fmt.Errorf("webhook endpoint: %w", err)
+	}
+	return events.SecretPrefix + base64.StdEncoding.EncodeToString(raw), nil
+}
+
+// Reseal re-seals, under this store's key, the endpoint secrets sealed under old
+// (the sealing key of a previous SECRET_KEY: docs/security.md, Rotating) and
+// returns how many. Safe on several instances at once, like SealLegacy.
+func (s *Store) Reseal(ctx context.Context, old []byte) (int, error) {
+	prev, err := secretkey.NewSealer(old)
+	if err != nil {
+		return 0, err
+	}
+	var rows []endpointRow
+	if err := s.db.WithContext(ctx).Where("secret LIKE ?", "v1.%").Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("find sealed endpoint secrets: %w", err)
+	}
+	n := 0
+	for _, r := range rows {
+		if _, err := s.sealer.Open(r.ID, r.Secret); err == nil {
+			continue
+		}
+		raw, err := prev.Open(r.ID, r.Secret)
+		if err != nil {
+			return n, fmt.Errorf("webhook endpoint: %w", err)
+		}
+		sealed, err := s.sealer.Seal(r.ID, raw)
+		if err != nil {
+			return n, err
+		}
+		res := s.db.WithContext(ctx).Model(&endpointRow{}).Where("id = ? AND secret = ?", r.ID, r.Secret).
+			Update("secret", sealed)
+		if res.Error != nil {
+			return n, fmt.Errorf("re-seal endpoint secret: %w", res.Error)
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
+}
+
+// SealLegacy seals the secrets of endpoints created before they were sealed and
+// returns how many it sealed. Safe on several instances at once: a row is
+// rewritten only while it still holds the plain secret.
+func (s *Store) SealLegacy(ctx context.Context) (int, error) {
+	var rows []endpointRow
+	if err := s.db.WithContext(ctx).Where("secret NOT LIKE ?", "v1.%").Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("find unsealed endpoint secrets: %w", err)
+	}
+	n := 0
+	for _, r := range rows {
+		sealed, err := s.sealSecret(r.ID, r.Secret)
+		if err != nil {
+			return n, fmt.Errorf("webhook endpoint %s: %w", r.ID, err)
+		}
+		res := s.db.WithContext(ctx).Model(&endpointRow{}).Where("id = ? AND secret = ?", r.ID, r.Secret).
+			Update("secret", sealed)
+		if res.Error != nil {
+			return n, fmt.Errorf("seal endpoint secret: %w", res.Error)
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
 }
 
 // DeleteEndpoint deletes the tenant's endpoint, its queued deliveries and its

@@ -14,12 +14,14 @@ import (
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/delivery"
+	"github.com/riskapi/riskapi/internal/secretkey"
 )
 
 // Store implements events.Store, events.EndpointStore and delivery.Store.
 type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
+	sealer  *secretkey.Sealer // endpoint secrets (endpoints.go)
 }
 
 var (
@@ -28,8 +30,15 @@ var (
 	_ delivery.Store       = (*Store)(nil)
 )
 
-// New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+// New returns the store over db, sealing endpoint secrets with sealKey (32 bytes,
+// derived from SECRET_KEY: secretkey.SealWebhookSecrets). Errors: a bad key.
+func New(db *database.DB, sealKey []byte) (*Store, error) {
+	sl, err := secretkey.NewSealer(sealKey)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db.DB, dialect: db.Dialect, sealer: sl}, nil
+}
 
 // Delivery states. A delivered delivery leaves the queue; the log keeps its attempts.
 const (

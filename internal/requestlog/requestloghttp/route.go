@@ -99,9 +99,12 @@ func (h handlers) get(c echo.Context) error {
 }
 
 // inspect answers what became of an idempotency key: processing while a request
-// holds it, complete or failed once settled, 404 when the tenant has no live record.
+// holds it, complete or failed once settled, 404 when neither the tenant nor the
+// caller has a live record. A route whose records are the caller's own
+// (route.Route.PerPrincipal) keeps them under the caller's credential: only its
+// caller finds them.
 func (h handlers) inspect(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	p, err := route.Principal(c)
 	if err != nil {
 		return err
 	}
@@ -109,8 +112,14 @@ func (h handlers) inspect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	k.Scope = tenant
-	rec, locked, err := h.keys.Peek(c.Request().Context(), k)
+	var rec *idempotency.Record
+	var locked bool
+	for _, scope := range []string{p.TenantID, p.CredentialID} {
+		k.Scope = scope
+		if rec, locked, err = h.keys.Peek(c.Request().Context(), k); err != nil || rec != nil || locked {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package tenanthttp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -37,7 +38,8 @@ func Routes(cfg Config) []route.Route {
 	h := handlers{cfg}
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/me", Handler: h.me, Versions: route.V1},
-		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1},
+		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1, PerPrincipal: true,
+			PasswordCheck: true},
 		{Method: http.MethodGet, Path: "/users", Handler: h.listUsers, Versions: route.V1, Admin: true},
 		{Method: http.MethodPost, Path: "/users", Handler: h.createUser, Versions: route.V1, Admin: true},
 		{Method: http.MethodPatch, Path: "/users/:id", Handler: h.setRole, Versions: route.V1, Admin: true},
@@ -80,6 +82,9 @@ func (h handlers) changePassword(c echo.Context) error {
 	}
 	err = h.Tenants.ChangePassword(c.Request().Context(), p.TenantID, p.CredentialID, req.CurrentPassword, req.NewPassword,
 		func(ctx context.Context) error { return h.Sessions.EndUserSessions(ctx, p.CredentialID, p.SessionID) })
+	if errors.Is(err, tenants.ErrWrongPassword) {
+		auth.NotePasswordRejected(c)
+	}
 	if err != nil {
 		return err
 	}

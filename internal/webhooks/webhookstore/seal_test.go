@@ -32,6 +32,10 @@ func TestSecretsAreSealed(t *testing.T) {
 		return v
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
+	// A source is found only while its tenant exists and is enabled.
+	if err := db.Exec("INSERT INTO tenants (id, name, created_at) VALUES ('ten_1', 'Acme', ?)", now).Error; err != nil {
+		t.Fatal(err)
+	}
 	src, err := webhooks.NewSource("ten_1", "scanner", now)
 	if err != nil {
 		t.Fatal(err)

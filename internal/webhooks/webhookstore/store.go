@@ -62,6 +62,43 @@ func (s *Store) SealLegacy(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// Reseal re-seals, under this store's key, the secrets sealed under old (the key
+// riskapi kept in its settings table before SECRET_KEY) and returns how many it
+// re-sealed. Safe to run on several instances at once: a row is rewritten only
+// while it still holds what was read, and one that opens with this store's key
+// already is left alone.
+func (s *Store) Reseal(ctx context.Context, old []byte) (int, error) {
+	prev, err := newSealer(old)
+	if err != nil {
+		return 0, err
+	}
+	var rows []sourceRow
+	if err := s.db.WithContext(ctx).Where("secret LIKE ?", sealedPrefix+"%").Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("find sealed webhook secrets: %w", err)
+	}
+	n := 0
+	for _, w := range rows {
+		if _, err := s.sealer.open(w.ID, w.Secret); err == nil {
+			continue
+		}
+		secret, err := prev.open(w.ID, w.Secret)
+		if err != nil {
+			return n, err
+		}
+		sealed, err := s.sealer.seal(w.ID, secret)
+		if err != nil {
+			return n, fmt.Errorf("webhook source %s: %w", w.ID, err)
+		}
+		res := s.db.WithContext(ctx).Model(&sourceRow{}).Where("id = ? AND secret = ?", w.ID, w.Secret).
+			Update("secret", sealed)
+		if res.Error != nil {
+			return n, fmt.Errorf("re-seal webhook secret: %w", res.Error)
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
+}
+
 func (s *Store) toSource(w *sourceRow) (*webhooks.Source, error) {
 	secret, err := s.sealer.open(w.ID, w.Secret)
 	if err != nil {
@@ -119,10 +156,13 @@ func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
 	return nil
 }
 
-// SourceByName returns the source named name, or webhooks.ErrSourceNotFound.
+// SourceByName returns the source named name, or webhooks.ErrSourceNotFound — also
+// when its tenant is disabled: a disabled tenant is disabled everywhere, and its
+// inbound webhooks answer 401 like an unknown source's (docs/uploads-and-webhooks.md).
 func (s *Store) SourceByName(ctx context.Context, name string) (*webhooks.Source, error) {
 	var w sourceRow
-	err := database.Conn(ctx, s.db).Where("source = ?", name).Take(&w).Error
+	err := database.Conn(ctx, s.db).Where("source = ?", name).
+		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)").Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, webhooks.ErrSourceNotFound
 	}
