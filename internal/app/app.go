@@ -21,6 +21,8 @@ import (
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/changes"
@@ -74,6 +76,7 @@ type Admin struct {
 	attachments attachments.Store
 	events      *eventstore.Store
 	emitter     *events.Emitter
+	auditLog    *auditstore.Store
 	clock       func() time.Time // Options.Now
 }
 
@@ -91,10 +94,11 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	evStore := eventstore.New(db)
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
-	// The recording point: every write of a risk or an attachment, whichever path
-	// makes it, records its change in its own transaction, which emits its event
-	// (docs/events.md).
-	rec := changes.Recorders{events.Recorder{Emitter: emitter}}
+	// The recording point: every write, whichever path makes it, records its change
+	// in its own transaction: its event (docs/events.md) and its audit-log entry
+	// (docs/audit-log.md).
+	auditLog := auditstore.New(db.DB)
+	rec := changes.Recorders{events.Recorder{Emitter: emitter}, audit.Recorder{Store: auditLog, Now: opts.Now}}
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
@@ -105,7 +109,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
+		events: evStore, emitter: emitter, auditLog: auditLog, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.

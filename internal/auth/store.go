@@ -20,6 +20,9 @@ type Session struct {
 	// Role is the user's role as it is now, read with the session (not stored in it),
 	// so a demotion holds from the next request on.
 	Role tenants.Role
+	// Email is the user's address as it is now, read with the session like Role: the
+	// audit log names the actor by it (docs/audit-log.md).
+	Email string
 }
 
 // ErrSessionNotFound: no session row with that ID.

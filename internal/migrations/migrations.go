@@ -23,6 +23,7 @@ var all = []*gormigrate.Migration{
 	m0007IdempotencyHeaders,
 	m0005Events,
 	m0008IdempotencyReserve,
+	m0009AuditLog,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -8,13 +8,16 @@ package server
 import (
 	"log/slog"
 	"net"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
@@ -87,6 +90,8 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
+	// Inside the request id: where every change the request records was asked from.
+	e.Use(origin)
 	// Inside the request id, outside every route's idempotency and unit of work: it
 	// links the request to the events it commits.
 	e.Use(eventhttp.Capture(d.Events))
@@ -104,6 +109,31 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// origin puts the request's id, client address (clientAddress) and User-Agent in
+// its context once, where the audit log reads them for every change the request
+// records (changes.Origin, docs/audit-log.md).
+func origin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		o := changes.Origin{RequestID: requestid.From(req.Context()), IP: c.RealIP(), UserAgent: printable(req.UserAgent(), 512)}
+		c.SetRequest(req.WithContext(changes.WithOrigin(req.Context(), o)))
+		return next(c)
+	}
+}
+
+// printable is s as valid UTF-8 without NUL (which PostgreSQL text refuses: a
+// header must never make a write fail), cut to at most n bytes on a rune boundary.
+func printable(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // clientAddress is how a request's client address is found (the sign-in limit keys

@@ -59,8 +59,9 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 // sessionWithRole is a session row joined to its user's role. (A named field: GORM
 // cannot scan into an embedded struct of an unexported type.)
 type sessionWithRole struct {
-	Row  sessionRow `gorm:"embedded"`
-	Role string
+	Row   sessionRow `gorm:"embedded"`
+	Role  string
+	Email string
 }
 
 // Session returns the session with id joined to its user (same tenant) and its
@@ -68,7 +69,7 @@ type sessionWithRole struct {
 func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	var row sessionWithRole
 	err := database.Conn(ctx, s.db).Table("sessions AS s").
-		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role").
+		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email").
 		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
 		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
 		Where("s.id = ?", id).Take(&row).Error
@@ -81,7 +82,7 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	r := row.Row
 	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
-		Role: tenants.Role(row.Role)}, nil
+		Role: tenants.Role(row.Role), Email: row.Email}, nil
 }
 
 // RevokeUserSessions revokes the user's live sessions but except.
