@@ -77,6 +77,7 @@ type Admin struct {
 	events      *eventstore.Store
 	emitter     *events.Emitter
 	auditLog    *auditstore.Store
+	recorder    changes.Recorder // the recording point's recorders
 	clock       func() time.Time // Options.Now
 }
 
@@ -91,7 +92,6 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	evStore := eventstore.New(db)
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
 	// The recording point: every write, whichever path makes it, records its change
@@ -99,17 +99,19 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	// (docs/audit-log.md).
 	auditLog := auditstore.New(db.DB)
 	rec := changes.Recorders{events.Recorder{Emitter: emitter}, audit.Recorder{Store: auditLog, Now: opts.Now}}
+	evStore.Recording(rec)
+	ten := tenants.NewService(tenantstore.New(db.DB, rec), opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
-	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil))
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		events: evStore, emitter: emitter, auditLog: auditLog, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
+		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -150,7 +152,7 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	if err != nil {
 		return nil, err
 	}
-	authStore := authstore.New(a.DB.DB)
+	authStore := authstore.New(a.DB.DB, a.recorder)
 	secret, err := auth.LoadOrCreateSecret(ctx, authStore, cfg.Auth.JWTSecret, log)
 	if err != nil {
 		a.Close()

@@ -45,10 +45,20 @@ func NewSessions(store SessionStore, users *tenants.Service, secret []byte, now 
 	return &Sessions{store: store, users: users, secret: secret, now: now}
 }
 
-// Login checks email and password and returns a signed token and its expiry.
+// Login checks email and password and returns a signed token and its expiry; the
+// sign-in is recorded (session.created). A wrong password for one of a tenant's
+// users is recorded too (session.failed), and committed although the request is
+// refused: it is the one refused request the audit log keeps, because a refused
+// sign-in changes nothing else and is what a tenant's auditor looks for first
+// (docs/audit-log.md). An unknown email records nothing: it names no tenant.
 // Errors: tenants.ErrInvalidCredentials, or a store error.
 func (s *Sessions) Login(ctx context.Context, email, password string) (string, time.Time, error) {
 	u, err := s.users.Authenticate(ctx, email, password)
+	if errors.Is(err, tenants.ErrInvalidCredentials) && u.ID != "" {
+		if rerr := s.store.SignInRefused(ctx, u); rerr != nil {
+			return "", time.Time{}, rerr
+		}
+	}
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -60,7 +70,7 @@ func (s *Sessions) Login(ctx context.Context, email, password string) (string, t
 	}
 	jti := hex.EncodeToString(raw[:])
 	if err := s.store.CreateSession(ctx, Session{ID: sessionID(jti), UserID: u.ID, TenantID: u.TenantID,
-		CreatedAt: now, ExpiresAt: exp}); err != nil {
+		Email: u.Email, CreatedAt: now, ExpiresAt: exp}); err != nil {
 		return "", time.Time{}, err
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, Claims{TenantID: u.TenantID, RegisteredClaims: jwt.RegisteredClaims{

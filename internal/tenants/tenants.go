@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -113,13 +114,16 @@ type Page struct {
 
 // APIKey is a tenant's credential for /v2. Its secret is known only at creation.
 type APIKey struct {
-	ID         string     `json:"id"`
-	TenantID   string     `json:"tenantId"`
-	Name       string     `json:"name,omitempty"`
-	Scopes     []Scope    `json:"scopes"`
-	CreatedAt  time.Time  `json:"-"`
-	RevokedAt  *time.Time `json:"-"`
-	LastUsedAt *time.Time `json:"-"`
+	ID       string  `json:"id"`
+	TenantID string  `json:"tenantId"`
+	Name     string  `json:"name,omitempty"`
+	Scopes   []Scope `json:"scopes"`
+	// CreatedBy is the actor who created the key (changes.Actor, without email);
+	// zero for keys created before the audit log existed.
+	CreatedBy  changes.Actor `json:"-"`
+	CreatedAt  time.Time     `json:"-"`
+	RevokedAt  *time.Time    `json:"-"`
+	LastUsedAt *time.Time    `json:"-"`
 }
 
 // Has reports whether k carries scope.
@@ -162,9 +166,12 @@ type Store interface {
 	TenantByName(ctx context.Context, name string) (Tenant, error)
 	// Tenants lists every tenant, oldest first.
 	Tenants(ctx context.Context) ([]Tenant, error)
-	// SetTenantDisabled sets the tenant's DisabledAt (nil enables it), or returns
-	// ErrTenantNotFound.
-	SetTenantDisabled(ctx context.Context, id string, at *time.Time) error
+	// SetTenantDisabled sets t's DisabledAt (nil enables it) and records
+	// tenant.disabled or tenant.enabled — nothing when t is in that state already —,
+	// or returns ErrTenantNotFound.
+	SetTenantDisabled(ctx context.Context, t Tenant, at *time.Time) error
+
+	// The writes below record their change (docs/audit-log.md) in their unit of work.
 
 	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
 	CreateUser(ctx context.Context, u User, passwordHash string) error
@@ -178,12 +185,13 @@ type Store interface {
 	Users(ctx context.Context, tenantID string, p Page) ([]User, bool, error)
 	// CountAdmins counts the tenant's admins.
 	CountAdmins(ctx context.Context, tenantID string) (int, error)
-	// SetUserRole changes the user's role, or returns ErrUserNotFound.
-	SetUserRole(ctx context.Context, id string, role Role) error
-	// SetPasswordHash replaces the user's password hash, or returns ErrUserNotFound.
-	SetPasswordHash(ctx context.Context, id, hash string) error
-	// DeleteUser deletes the user, or returns ErrUserNotFound.
-	DeleteUser(ctx context.Context, id string) error
+	// SetUserRole changes u's role (nothing when it has that role), or returns
+	// ErrUserNotFound.
+	SetUserRole(ctx context.Context, u User, role Role) error
+	// SetPasswordHash replaces u's password hash, or returns ErrUserNotFound.
+	SetPasswordHash(ctx context.Context, u User, hash string) error
+	// DeleteUser deletes u, or returns ErrUserNotFound.
+	DeleteUser(ctx context.Context, u User) error
 
 	// CreateAPIKey inserts k with the SHA-256 digest (hex) of its secret.
 	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
@@ -194,9 +202,9 @@ type Store interface {
 	APIKeyByID(ctx context.Context, id string) (APIKey, error)
 	// APIKeys lists the tenant's keys, revoked ones included.
 	APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error)
-	// RevokeAPIKey sets the key's revocation time to at unless it is set already,
-	// or returns ErrAPIKeyNotFound.
-	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// RevokeAPIKey sets k's revocation time to at unless it is set already (then it
+	// does and records nothing).
+	RevokeAPIKey(ctx context.Context, k APIKey, at time.Time) error
 	// TouchAPIKey records the key's last use at at. It writes outside any
 	// transaction ctx carries: bookkeeping never joins a request's unit of work.
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error

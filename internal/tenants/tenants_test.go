@@ -12,6 +12,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -29,7 +31,7 @@ func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(que
 		}
 		return out
 	}
-	return tenants.NewService(tenantstore.New(db.DB), bcrypt.MinCost, c.Now), c, rows
+	return tenants.NewService(tenantstore.New(db.DB, audit.Recorder{Store: auditstore.New(db.DB)}), bcrypt.MinCost, c.Now), c, rows
 }
 
 // inputField returns the one field a VALIDATION_FAILED problem names, or "".

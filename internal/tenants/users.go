@@ -87,8 +87,9 @@ func (s *Service) SetRole(ctx context.Context, tenantID, id string, role Role) (
 				return err
 			}
 		}
+		before := u
 		u.Role = role
-		return s.store.SetUserRole(ctx, id, role)
+		return s.store.SetUserRole(ctx, before, role)
 	})
 	return u, err
 }
@@ -107,7 +108,7 @@ func (s *Service) DeleteUser(ctx context.Context, tenantID, id string, also func
 				return err
 			}
 		}
-		if err := s.store.DeleteUser(ctx, id); err != nil {
+		if err := s.store.DeleteUser(ctx, u); err != nil {
 			return err
 		}
 		if also != nil {
@@ -163,7 +164,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, id, current, nex
 	// Hashing stays outside the transaction: it is the slow part, and SQLite has one
 	// writer.
 	return s.store.InTx(ctx, func(ctx context.Context) error {
-		if err := s.store.SetPasswordHash(ctx, id, string(newHash)); err != nil {
+		if err := s.store.SetPasswordHash(ctx, u, string(newHash)); err != nil {
 			return err
 		}
 		if also != nil {

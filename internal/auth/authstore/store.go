@@ -13,20 +13,37 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// Store implements auth.SessionStore and auth.SettingStore.
-type Store struct{ db *gorm.DB }
+// Store implements auth.SessionStore and auth.SettingStore. A sign-in, and a refused
+// one, records its change (session.created, session.failed: docs/audit-log.md)
+// through its changes.Point.
+type Store struct {
+	db    *gorm.DB
+	point changes.Point
+}
 
 var (
 	_ auth.SessionStore = (*Store)(nil)
 	_ auth.SettingStore = (*Store)(nil)
 )
 
-// New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+// New returns a Store over db whose sign-ins record through rec (nil for a Store that
+// only reads and writes settings: its sign-ins fail with changes.ErrNoRecorder). The
+// tables come from riskapi's migrations.
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	return &Store{db: db, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
+}
+
+// signIn is the record of a sign-in of u (refused: failed), made by u.
+func signIn(action changes.Action, tenantID, userID, email, sessionID string) changes.Change {
+	return changes.Change{TenantID: tenantID, Action: action,
+		Actor:  changes.Actor{Type: changes.ActorUser, ID: userID, Email: email},
+		Target: changes.Target{Type: "session", ID: sessionID}}
+}
 
 type sessionRow struct {
 	ID        string
@@ -46,14 +63,24 @@ type settingRow struct {
 
 func (settingRow) TableName() string { return "settings" }
 
-// CreateSession inserts sess.
+// CreateSession inserts sess and records session.created, its user as the actor.
 func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
-	row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
-		CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create session: %w", database.Classify(err))
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
+			CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
+		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create session: %w", database.Classify(err))
+		}
+		return signIn(auth.ActionSessionCreated, sess.TenantID, sess.UserID, sess.Email, sess.ID), nil
+	})
+}
+
+// SignInRefused records session.failed for u, in a transaction of its own (or the
+// one ctx carries): it writes nothing else.
+func (s *Store) SignInRefused(ctx context.Context, u tenants.User) error {
+	return s.point.Write(ctx, func(context.Context) (changes.Change, error) {
+		return signIn(auth.ActionSessionFailed, u.TenantID, u.ID, u.Email, ""), nil
+	})
 }
 
 // sessionWithRole is a session row joined to its user's role. (A named field: GORM

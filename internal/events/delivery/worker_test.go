@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/events"
@@ -34,7 +36,7 @@ type fixture struct {
 func newFixture(t *testing.T, guard *delivery.Guard) *fixture {
 	t.Helper()
 	db := dbtest.Open(t)
-	st := eventstore.New(db)
+	st := eventstore.New(db).Recording(audit.Recorder{Store: auditstore.New(db.DB)})
 	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard}}
 }
@@ -459,7 +461,7 @@ func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st := eventstore.New(db)
+	st := eventstore.New(db).Recording(audit.Recorder{Store: auditstore.New(db.DB)})
 	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll}}
 	f.endpoint(t, "http://127.0.0.1:9/hook")

@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/delivery"
@@ -20,6 +21,7 @@ import (
 type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
+	point   changes.Point // see Recording
 }
 
 var (

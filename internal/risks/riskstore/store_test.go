@@ -28,7 +28,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	svc := tenants.NewService(tenantstore.New(db.DB), 4, nil)
+	svc := tenants.NewService(tenantstore.New(db.DB, &changeLog{}), 4, nil)
 	a, err := svc.CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +133,7 @@ func TestRecordingFailureUndoesTheWrite(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	ten, err := tenants.NewService(tenantstore.New(db.DB), 4, nil).CreateTenant(ctx, "Acme")
+	ten, err := tenants.NewService(tenantstore.New(db.DB, &changeLog{}), 4, nil).CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}
