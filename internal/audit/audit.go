@@ -73,6 +73,16 @@ type Entry struct {
 	UserAgent  string           `json:"userAgent"`
 }
 
+// Actions lists every action the log records (contract section 14), in
+// documentation order; a filter naming another matches nothing and is refused.
+var Actions = []string{
+	"risk.created", "risk.updated", "risk.deleted", "attachment.created", "attachment.deleted",
+	"user.created", "user.role_changed", "user.deleted", "user.password_changed",
+	"api_key.created", "api_key.revoked", "webhook_source.created", "webhook_source.deleted",
+	"webhook_endpoint.created", "webhook_endpoint.deleted", "session.created", "session.failed",
+	"tenant.disabled", "tenant.enabled",
+}
+
 // Filter selects a tenant's entries. Empty members select everything.
 type Filter struct {
 	Action   string

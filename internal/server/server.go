@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/audit"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
@@ -49,6 +50,8 @@ type Deps struct {
 	// RequestLogSkipper leaves a request unlogged when it returns true (benchmarks).
 	// Optional.
 	RequestLogSkipper func(echo.Context) bool
+	// AuditLog answers GET /audit-log and /risks/{id}/history. Required.
+	AuditLog audit.Store
 	// RequestLogStore answers GET /requests. Required.
 	RequestLogStore requestlog.Store
 	// IdempotencyKeys answers the key inspector (gormstore.Store). Required.

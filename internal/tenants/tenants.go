@@ -31,10 +31,13 @@ const (
 	// ScopeEventsRead reads events (docs/events.md). Keys created before it existed
 	// do not hold it.
 	ScopeEventsRead Scope = "events:read"
+	// ScopeAuditRead reads the audit log and exports it (docs/audit-log.md). Keys
+	// created before it existed do not hold it.
+	ScopeAuditRead Scope = "audit:read"
 )
 
 // AllScopes lists every scope; session users hold all of them.
-var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead, ScopeEventsRead}
+var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead, ScopeEventsRead, ScopeAuditRead}
 
 // ParseScopes parses a comma-separated list such as "risks:read,risks:write"
 // (blanks around names are ignored). Errors: as ScopesOf.

@@ -193,7 +193,7 @@ func TestParseScopes(t *testing.T) {
 	}{
 		{"risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
 		{"risks:read,risks:write", []tenants.Scope{tenants.ScopeRisksRead, tenants.ScopeRisksWrite}},
-		{"risks:read,risks:write,requests:read,events:read", tenants.AllScopes},
+		{"risks:read,risks:write,requests:read,events:read,audit:read", tenants.AllScopes},
 		{" risks:write , risks:read ,", []tenants.Scope{tenants.ScopeRisksWrite, tenants.ScopeRisksRead}},
 		{"risks:read,risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
 		{"", nil},

@@ -20,7 +20,8 @@ func (s *Store) Recording(rec changes.Recorder) *Store {
 	return s
 }
 
-// endpointView is an endpoint as its recorded changes show it: never its secret.
+// endpointView is an endpoint as its recorded changes show it, its events as the
+// API lists them ("*": every type): never its secret.
 type endpointView struct {
 	ID     string        `json:"id"`
 	URL    string        `json:"url"`
@@ -30,8 +31,8 @@ type endpointView struct {
 func endpointChange(action changes.Action, e *events.Endpoint, before, after bool) changes.Change {
 	c := changes.Change{TenantID: e.TenantID, Action: action, Target: changes.Target{Type: "webhook_endpoint", ID: e.ID}}
 	v := endpointView{ID: e.ID, URL: e.URL, Events: e.Types}
-	if v.Events == nil {
-		v.Events = []events.Type{}
+	if len(v.Events) == 0 {
+		v.Events = []events.Type{"*"}
 	}
 	if before {
 		c.Before = v
