@@ -143,6 +143,8 @@ type Maintenance struct {
 	requestLog *requestlogstore.Store
 	// EventSweeper deletes events older than EVENT_TTL; Sweep runs it.
 	EventSweeper *events.Sweeper
+	// AuditSweeper deletes audit-log entries older than AUDIT_LOG_TTL; Sweep runs it.
+	AuditSweeper *audit.Sweeper
 }
 
 // OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
@@ -168,6 +170,8 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
 		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pacing: sweepPacing(a.DB.Dialect),
+			Now: opts.Now, Logger: log},
+		AuditSweeper: &audit.Sweeper{Store: a.auditLog, TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect),
 			Now: opts.Now, Logger: log},
 	}, nil
 }
@@ -241,10 +245,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
-// then sweeps orphaned attachment bytes, request-log entries past their TTL and
-// expired sessions, which it logs but does not count (the count is the idempotency
-// records', api sweep's contract); their failures are logged, not returned, so they
-// never hide the records' result.
+// then sweeps orphaned attachment bytes, expired sessions, and request-log entries,
+// events and audit-log entries past their TTLs, which it logs but does not count (the
+// count is the idempotency records', api sweep's contract); their failures are
+// logged, not returned, so they never hide the records' result.
 func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	n, err := a.Sweeper.Sweep(ctx)
 	if a.Orphans != nil && ctx.Err() == nil {
@@ -267,6 +271,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	if ctx.Err() == nil {
 		if _, eerr := a.EventSweeper.Sweep(ctx); eerr != nil {
 			a.Logger.Error("event sweep failed", slog.String("error", eerr.Error()))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, aerr := a.AuditSweeper.Sweep(ctx); aerr != nil {
+			a.Logger.Error("audit log sweep failed", slog.String("error", aerr.Error()))
 		}
 	}
 	return n, err

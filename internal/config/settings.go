@@ -136,6 +136,8 @@ var settings = []setting{
 	}},
 	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable", PartRetention,
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
+	{"AUDIT_LOG_TTL", "audit-log-ttl", "8760h", "how long audit-log entries are kept", PartRetention,
+		duration("AUDIT_LOG_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.AuditLogTTL })},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried", PartOutbound,
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
 	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses", PartOutbound,
