@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"bytes"
+
 	"github.com/riskapi/riskapi/internal/changes"
 )
 
@@ -22,15 +24,19 @@ func Diff(c changes.Change) (map[string]Field, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(from) == 0 && len(c.Secret) == 0 {
-		return nil, nil
-	}
 	out := make(map[string]Field, len(from)+len(c.Secret))
 	for k, v := range from {
-		out[k] = Field{From: v, To: to[k]}
+		// A member null before and after (absent from a creation's empty before) is
+		// no change.
+		if !bytes.Equal(v, to[k]) {
+			out[k] = Field{From: v, To: to[k]}
+		}
 	}
 	for _, k := range c.Secret {
 		out[k] = Field{Secret: true}
+	}
+	if len(out) == 0 {
+		return nil, nil
 	}
 	return out, nil
 }

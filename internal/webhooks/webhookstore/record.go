@@ -24,7 +24,7 @@ func (s *Store) Recording(rec changes.Recorder) *Store {
 // sourceView is a source as its recorded changes show it: never its secret.
 type sourceView struct {
 	ID        string    `json:"id"`
-	Name      string    `json:"name"`
+	Name      string    `json:"source"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
