@@ -165,7 +165,7 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
 			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
-		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
+		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now, log),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
@@ -174,6 +174,12 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		AuditSweeper: &audit.Sweeper{Store: a.auditLog, TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect),
 			Now: opts.Now, Logger: log},
 	}, nil
+}
+
+// Close waits for the refused sign-ins being recorded, then closes what Admin holds.
+func (m *Maintenance) Close() error {
+	m.Sessions.Wait()
+	return m.Admin.Close()
 }
 
 // App is a wired riskapi: Maintenance plus the HTTP server, the request log's

@@ -205,6 +205,7 @@ func TestRefusedSignInIsRecorded(t *testing.T) {
 	}
 	res := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/sessions", Header: ua,
 		JSON: map[string]string{"email": a.Email, "password": "Marker-Wrong-Pa55"}}).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+	env.App.Sessions.Wait() // recorded off the request's path
 	got := entriesAfter(t, env, a.ID, mark)
 	check(t, res, want{action: "session.failed", actorType: "user", actorID: a.UserID, email: a.Email}, got)
 	if got[0].Target.ID != "" || got[0].Changes != nil {
@@ -213,6 +214,7 @@ func TestRefusedSignInIsRecorded(t *testing.T) {
 	before := count()
 	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/sessions",
 		JSON: map[string]string{"email": "nobody@example.com", "password": "whatever-1"}}).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+	env.App.Sessions.Wait()
 	if count() != before {
 		t.Error("a sign-in with an unknown email was recorded")
 	}
