@@ -2,6 +2,8 @@ package audit
 
 import (
 	"bytes"
+	"encoding/json"
+	"slices"
 
 	"github.com/riskapi/riskapi/internal/changes"
 )
@@ -10,26 +12,42 @@ import (
 // target names the resource already, and the rest change with every write.
 var Bookkeeping = []string{"id", "tenantId", "createdAt", "updatedAt", "version"}
 
+var null = json.RawMessage("null")
+
 // Diff returns c's changes: for each top-level member of the public form that
 // differs between Before and After (a creation's Before and a deletion's After have
-// none), its value before and after; for each of c.Secret, only that it changed.
-// Bookkeeping members are left out; nil when nothing is left. Values come only from
-// the public forms, which hold no secret or password (their stores see to that).
+// none, so a member missing from one side is null there), its value before and
+// after; for each of c.Secret, only that it changed. Bookkeeping members are left
+// out; nil when nothing is left. Values come only from the public forms, which hold
+// no secret or password (their stores see to that). Each form is encoded once: Diff
+// runs on every write.
 func Diff(c changes.Change) (map[string]Field, error) {
-	from, err := changes.Previous(c.Before, c.After, Bookkeeping...)
+	before, err := changes.Members(c.Before)
 	if err != nil {
 		return nil, err
 	}
-	to, err := changes.Previous(c.After, c.Before, Bookkeeping...)
+	after, err := changes.Members(c.After)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]Field, len(from)+len(c.Secret))
-	for k, v := range from {
-		// A member null before and after (absent from a creation's empty before) is
-		// no change.
-		if !bytes.Equal(v, to[k]) {
-			out[k] = Field{From: v, To: to[k]}
+	out := map[string]Field{}
+	add := func(k string, from, to json.RawMessage) {
+		if from == nil {
+			from = null
+		}
+		if to == nil {
+			to = null
+		}
+		if !bytes.Equal(from, to) && !slices.Contains(Bookkeeping, k) {
+			out[k] = Field{From: from, To: to}
+		}
+	}
+	for k, to := range after {
+		add(k, before[k], to)
+	}
+	for k, from := range before {
+		if _, ok := after[k]; !ok {
+			add(k, from, nil)
 		}
 	}
 	for _, k := range c.Secret {
