@@ -35,6 +35,7 @@ type fixture struct {
 	env     *apitest.Env
 	a       *admin
 	secrets *[]string
+	mark    *string // the tenant's newest entry before the case's request (begin)
 }
 
 // writeCase makes one request to its route and says which entry it must record.
@@ -85,27 +86,21 @@ func TestEveryWriteRouteRecordsItsEntry(t *testing.T) {
 		t.Run(r, func(t *testing.T) {
 			a := newAdmin(t, env, fmt.Sprintf("Acme %d", i))
 			secrets = append(secrets, a.Key, a.ReadKey, a.Token, a.Password)
-			f := fixture{env: env, a: a, secrets: &secrets}
+			var mark string
+			f := fixture{env: env, a: a, secrets: &secrets, mark: &mark}
 			res, w := run(t, f)
-			got := entriesAfter(t, env, a.ID, f.mark())
+			got := entriesAfter(t, env, a.ID, mark)
 			check(t, res, w, got)
 		})
 	}
 	assertNoSecrets(t, env, secrets, 3*len(routes))
 }
 
-// mark is set by cases through f.begin; see begin.
-func (f fixture) mark() string { return marks[f.a.ID] }
-
-// marks holds, per tenant, the newest entry before the case's request (cases run one
-// at a time).
-var marks = map[string]string{}
-
 // begin records where the case's own request starts in the tenant's log: call it
 // after the case's setup, just before the request.
 func (f fixture) begin(t *testing.T) {
 	t.Helper()
-	marks[f.a.ID] = lastID(t, f.env, f.a.ID)
+	*f.mark = lastID(t, f.env, f.a.ID)
 }
 
 func check(t *testing.T, res *apitest.Response, w want, got []*audit.Entry) {
