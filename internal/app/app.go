@@ -62,7 +62,7 @@ type Options struct {
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
 // and webhook source creation): the migrated store and the services over it. It
-// needs only the Database part of the configuration, and builds no HTTP server,
+// needs only DATABASE_URL of the configuration, and builds no HTTP server,
 // metrics, session secret or schedule.
 type Admin struct {
 	Config  config.Config
@@ -127,11 +127,12 @@ func (a *Admin) now() time.Time {
 	return time.Now()
 }
 
-// Maintenance is Admin plus sessions and the sweeps: what `api sweep` needs (the
-// Database, Auth, Idempotency and Uploads parts), still without an HTTP server.
+// Maintenance is Admin plus the sweeps: what `api sweep` needs (cmd/api's
+// sweepSettings), still without an HTTP server or the session secret.
 type Maintenance struct {
 	*Admin
-	Sessions    *auth.Sessions
+	// sessions is the session store: Sweep deletes expired sessions through it.
+	sessions    *authstore.Store
 	Idempotency *gormstore.Store
 	Sweeper     *idempotency.Sweeper
 	// Orphans removes attachment bytes no row refers to; Sweep runs it.
@@ -147,17 +148,10 @@ type Maintenance struct {
 	AuditSweeper *audit.Sweeper
 }
 
-// OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
-// sweeps.
+// OpenMaintenance opens Admin and wires the sweeps.
 func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Maintenance, error) {
 	a, err := OpenAdmin(ctx, cfg, log, opts)
 	if err != nil {
-		return nil, err
-	}
-	authStore := authstore.New(a.DB.DB, a.recorder)
-	secret, err := auth.LoadOrCreateSecret(ctx, authStore, cfg.Auth.JWTSecret, log)
-	if err != nil {
-		a.Close()
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
@@ -165,7 +159,7 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
 			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
-		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now, log),
+		sessions: authstore.New(a.DB.DB, a.recorder),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
@@ -176,17 +170,13 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	}, nil
 }
 
-// Close waits for the refused sign-ins being recorded, then closes what Admin holds.
-func (m *Maintenance) Close() error {
-	m.Sessions.Wait()
-	return m.Admin.Close()
-}
-
 // App is a wired riskapi: Maintenance plus the HTTP server, the request log's
 // writer and the delivery of events to webhook endpoints.
 type App struct {
 	*Maintenance
-	Echo *echo.Echo
+	// Sessions signs and verifies session tokens with JWT_SECRET (or the stored one).
+	Sessions *auth.Sessions
+	Echo     *echo.Echo
 	// Events manages webhook endpoints and delivers events; Serve runs its worker.
 	Events *Events
 	// RequestLog buffers request-log entries and inserts them in batches off the
@@ -197,8 +187,8 @@ type App struct {
 }
 
 // Close stores the request-log entries still buffered (waiting up to 10s), closes
-// the rate limit store's connections, then what Maintenance holds. Call it once the
-// server has stopped.
+// the rate limit store's connections, waits for the refused sign-ins being
+// recorded, then closes what Maintenance holds. Call it once the server has stopped.
 func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -208,6 +198,9 @@ func (a *App) Close() error {
 	if a.redis != nil {
 		a.redis.Close()
 	}
+	if a.Sessions != nil {
+		a.Sessions.Wait()
+	}
 	return a.Maintenance.Close()
 }
 
@@ -215,6 +208,11 @@ func (a *App) Close() error {
 func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*App, error) {
 	m, err := OpenMaintenance(ctx, cfg, log, opts)
 	if err != nil {
+		return nil, err
+	}
+	secret, err := auth.LoadOrCreateSecret(ctx, m.sessions, cfg.Auth.JWTSecret, log)
+	if err != nil {
+		m.Close()
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
@@ -227,7 +225,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		m.Close()
 		return nil, err
 	}
-	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs}
+	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs,
+		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now, log)}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
@@ -238,7 +237,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		limits = app.redis
 	}
 	app.Echo, err = server.New(server.Deps{
-		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
+		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
@@ -268,7 +267,7 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	if ctx.Err() == nil {
-		if m, serr := a.Sessions.DeleteExpired(ctx, a.now()); serr != nil {
+		if m, serr := a.sessions.DeleteExpiredSessions(ctx, a.now()); serr != nil {
 			a.Logger.Error("session sweep failed", slog.String("error", serr.Error()))
 		} else if m > 0 {
 			a.Logger.Info("session sweep", slog.Int("deleted", m))
@@ -357,6 +356,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
+	ln = server.HeaderLimit(ln, a.Logger) // 431 as problem+json
 	var inFlight sync.WaitGroup
 	srv := &http.Server{Handler: counted(a.Echo, &inFlight),
 		ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,

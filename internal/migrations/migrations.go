@@ -23,7 +23,9 @@ var all = []*gormigrate.Migration{
 	m0007IdempotencyHeaders,
 	m0005Events,
 	m0008IdempotencyReserve,
-	m0009AuditLog,
+	m0009RequestLogStoreOutcome,
+	m0010RiskVersion,
+	m0011AuditLog,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

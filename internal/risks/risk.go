@@ -44,8 +44,11 @@ type Risk struct {
 	Status      Status
 	Owner       string  // up to 200 characters
 	ExternalID  *string // set by inbound webhooks: the sender's finding ID
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Version is 1 at creation and one more for each change that alters a stored
+	// field (Service.Update); the ETag, and what If-Match compares.
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ErrNotFound means no risk with that ID in that tenant; another tenant's risk is
@@ -103,7 +106,7 @@ func (u Update) Fields() Fields {
 // open unless given, and a derived score. Errors: *problem.Problem VALIDATION_FAILED
 // naming every offending field.
 func New(id, tenantID string, f Fields, now time.Time) (*Risk, error) {
-	r := &Risk{ID: id, TenantID: tenantID, Status: StatusOpen, CreatedAt: now, UpdatedAt: now}
+	r := &Risk{ID: id, TenantID: tenantID, Status: StatusOpen, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if err := r.assign(f); err != nil {
 		return nil, err
 	}
@@ -114,7 +117,7 @@ func New(id, tenantID string, f Fields, now time.Time) (*Risk, error) {
 // take their defaults. Errors as New.
 func (r *Risk) Replace(f Fields, now time.Time) error {
 	next := &Risk{ID: r.ID, TenantID: r.TenantID, ExternalID: r.ExternalID, Status: StatusOpen,
-		CreatedAt: r.CreatedAt, UpdatedAt: now}
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: now}
 	if err := next.assign(f); err != nil {
 		return err
 	}
@@ -156,9 +159,10 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	set(&next.Likelihood, u.Likelihood)
 	set(&next.Impact, u.Impact)
 	set(&next.RiskScore, u.RiskScore)
-	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) && next.Likelihood != nil && next.Impact != nil {
-		s := *next.Likelihood * *next.Impact
-		next.RiskScore = &s
+	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) {
+		if s := derivedScore(next.Likelihood, next.Impact); s != nil {
+			next.RiskScore = s
+		}
 	}
 	if p := next.validate(); p != nil {
 		return p
@@ -190,9 +194,8 @@ func (r *Risk) assign(f Fields) error {
 	if f.Status != nil {
 		r.Status = *f.Status
 	}
-	if r.RiskScore == nil && r.Likelihood != nil && r.Impact != nil {
-		s := *r.Likelihood * *r.Impact
-		r.RiskScore = &s
+	if r.RiskScore == nil {
+		r.RiskScore = derivedScore(r.Likelihood, r.Impact)
 	}
 	if f.Title == nil {
 		return problem.Invalid("title", "is required")
@@ -234,6 +237,18 @@ func (r *Risk) validate() *problem.Problem {
 	return problem.Fields(errs)
 }
 
+// derivedScore is likelihood × impact, or nil unless both are set and in range: a
+// bad likelihood is reported as itself, never also as a score the client did not
+// send.
+func derivedScore(likelihood, impact *int) *int {
+	ok := func(v *int) bool { return v != nil && *v >= 1 && *v <= 5 }
+	if !ok(likelihood) || !ok(impact) {
+		return nil
+	}
+	s := *likelihood * *impact
+	return &s
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -269,10 +284,11 @@ type Store interface {
 	// List returns up to f.Limit risks newest first, and whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)
 	// Update stores every field of after, the change of before (the risk as stored,
-	// read in the same unit of work), or returns ErrNotFound.
+	// read in the same unit of work), only over before's version. Errors:
+	// ErrVersionChanged when the stored version is another, ErrNotFound.
 	Update(ctx context.Context, before, after *Risk) error
-	// Delete removes r (as stored, read in the same unit of work), or returns
-	// ErrNotFound.
+	// Delete removes r (as stored, read in the same unit of work), only at r's
+	// version. Errors: ErrVersionChanged, ErrNotFound.
 	Delete(ctx context.Context, r *Risk) error
 }
 

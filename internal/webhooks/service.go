@@ -163,7 +163,7 @@ func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time
 	// The service reads the risk again with its row locked: LockFinding keeps other
 	// deliveries out, but a PATCH through the API may be changing the same risk, and
 	// its change must stay.
-	_, err = s.risks.Update(ctx, tenantID, r.ID, func(r *risks.Risk) error { return r.Apply(ev.Change, now) })
+	_, err = s.risks.Update(ctx, tenantID, r.ID, nil, func(r *risks.Risk) error { return r.Apply(ev.Change, now) })
 	if errors.Is(err, risks.ErrNotFound) {
 		return ErrFindingNotFound
 	}

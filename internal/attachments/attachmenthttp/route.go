@@ -157,7 +157,7 @@ func attachmentID(a *attachments.Attachment) string { return a.ID }
 func (h handlers) content(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Attachment, id) {
-		return problem.New(problem.NotFound, "no such attachment")
+		return attachments.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
@@ -234,7 +234,7 @@ func (r *refusal) problem() error {
 // riskExists answers 404 unless the risk named by riskID is tenant's.
 func (h handlers) riskExists(c echo.Context, tenant, riskID string) error {
 	if !ids.Valid(ids.Risk, riskID) {
-		return problem.New(problem.NotFound, "no such risk")
+		return risks.ErrNotFound
 	}
 	_, err := h.Risks.Get(c.Request().Context(), tenant, riskID)
 	return err

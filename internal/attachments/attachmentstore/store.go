@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentview"
@@ -76,33 +77,37 @@ func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
 }
 
 func (s *Store) insert(ctx context.Context, a *attachments.Attachment) error {
-	conn := database.Conn(ctx, s.db)
-	q := "SELECT id FROM risks WHERE tenant_id = ? AND id = ?"
+	q := s.tenant(ctx, a.TenantID).Table("risks").Where("id = ?", a.RiskID)
 	if s.dialect == database.Postgres {
-		q += " FOR KEY SHARE"
+		q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
 	}
 	var found []string
-	if err := conn.Raw(q, a.TenantID, a.RiskID).Scan(&found).Error; err != nil {
-		return fmt.Errorf("create attachment: find risk: %w", database.Classify(err))
+	if err := q.Pluck("id", &found).Error; err != nil {
+		return fmt.Errorf("create attachment: find risk: %w", err)
 	}
 	if len(found) == 0 {
 		return risks.ErrNotFound
 	}
-	if err := conn.Create(toRow(a)).Error; err != nil {
-		return fmt.Errorf("create attachment: %w", database.Classify(err))
+	if err := database.Conn(ctx, s.db).Create(toRow(a)).Error; err != nil {
+		return fmt.Errorf("create attachment: %w", err)
 	}
 	return nil
+}
+
+// tenant is a statement on the tenant's rows only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
 }
 
 // Get returns the tenant's attachment with id, or attachments.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*attachments.Attachment, error) {
 	var w row
-	err := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&w).Error
+	err := s.tenant(ctx, tenantID).Where("id = ?", id).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, attachments.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get attachment %s: %w", id, database.Classify(err))
+		return nil, fmt.Errorf("get attachment %s: %w", id, err)
 	}
 	return toAttachment(&w), nil
 }
@@ -110,21 +115,10 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*attachments.Atta
 // List returns up to f.Limit of the risk's attachments oldest first (IDs are UUIDv7,
 // so ID order is creation order), and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments.Filter) ([]*attachments.Attachment, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID)
-	if f.After != "" {
-		q = q.Where("id > ?", f.After)
-	}
-	var rows []row
-	if err := q.Order("id").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list attachments: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*attachments.Attachment, len(rows))
-	for i := range rows {
-		out[i] = toAttachment(&rows[i])
+	q := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID)
+	out, more, err := database.Page(q, database.OldestFirst, f.After, f.Limit, toAttachment)
+	if err != nil {
+		return nil, false, fmt.Errorf("list attachments: %w", err)
 	}
 	return out, more, nil
 }
@@ -133,17 +127,16 @@ func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments
 // attachment.deleted for each with the attachment as it was, and returns how many.
 func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {
 	var rows []row
-	if err := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID).
-		Find(&rows).Error; err != nil {
-		return 0, fmt.Errorf("read attachments of risk %s: %w", riskID, database.Classify(err))
+	if err := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID).Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("read attachments of risk %s: %w", riskID, err)
 	}
 	n := 0
 	for i := range rows {
 		a := toAttachment(&rows[i])
 		err := s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-			res := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, a.ID).Delete(&row{})
+			res := s.tenant(ctx, tenantID).Where("id = ?", a.ID).Delete(&row{})
 			if res.Error != nil {
-				return changes.Change{}, fmt.Errorf("delete attachment %s: %w", a.ID, database.Classify(res.Error))
+				return changes.Change{}, fmt.Errorf("delete attachment %s: %w", a.ID, res.Error)
 			}
 			n += int(res.RowsAffected)
 			return changes.Change{TenantID: tenantID, Action: attachments.ActionDeleted,
@@ -163,10 +156,10 @@ func (s *Store) Existing(ctx context.Context, tenantID string, ids []string) (ma
 		return out, nil
 	}
 	var found []string
-	err := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id IN ?", tenantID, ids).
+	err := s.tenant(ctx, tenantID).Model(&row{}).Where("id IN ?", ids).
 		Pluck("id", &found).Error
 	if err != nil {
-		return nil, fmt.Errorf("find attachments: %w", database.Classify(err))
+		return nil, fmt.Errorf("find attachments: %w", err)
 	}
 	for _, id := range found {
 		out[id] = true

@@ -1,5 +1,5 @@
 // Package auditstore stores audit-log entries with GORM on SQLite or PostgreSQL, in
-// the append-only audit_log table (migration 0009). Its row type stays here.
+// the append-only audit_log table (migration 0011). Its row type stays here.
 package auditstore
 
 import (
@@ -79,7 +79,7 @@ func (s *Store) Insert(ctx context.Context, e *audit.Entry) error {
 	err = database.Conn(ctx, s.db).Exec(insertSQL, r.ID, r.TenantID, r.OccurredAt, r.ActorType, r.ActorID, r.ActorEmail,
 		r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent).Error
 	if err != nil {
-		return fmt.Errorf("insert audit entry: %w", database.Classify(err))
+		return fmt.Errorf("insert audit entry: %w", err)
 	}
 	return nil
 }
@@ -87,10 +87,15 @@ func (s *Store) Insert(ctx context.Context, e *audit.Entry) error {
 const insertSQL = `INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action,
 	target_type, target_id, changes, request_id, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// List returns a page of the tenant's entries matching f, through the (tenant, id)
-// or (tenant, target, id) index.
+// tenant is the tenant's entries, in the transaction ctx carries if any.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Model(&row{}).Scopes(database.OfTenant(tenantID))
+}
+
+// List returns a page of the tenant's entries matching f (database.Page), through
+// the (tenant, id) or (tenant, target, id) index.
 func (s *Store) List(ctx context.Context, tenantID string, f audit.Filter) ([]*audit.Entry, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
+	q := s.tenant(ctx, tenantID)
 	for _, c := range [...]struct{ col, v string }{{"action", f.Action}, {"actor_id", f.ActorID},
 		{"target_id", f.TargetID}, {"target_type", f.TargetType}} {
 		if c.v != "" {
@@ -103,24 +108,17 @@ func (s *Store) List(ctx context.Context, tenantID string, f audit.Filter) ([]*a
 	if !f.Until.IsZero() {
 		q = q.Where("occurred_at < ?", f.Until.UTC())
 	}
-	order, cmp := "id DESC", "id < ?"
+	order := database.NewestFirst
 	if f.OldestFirst {
-		order, cmp = "id", "id > ?"
+		order = database.OldestFirst
 	}
-	if f.After != "" {
-		q = q.Where(cmp, f.After)
-	}
-	var rows []row
-	if err := q.Order(order).Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list audit entries: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
+	rows, more, err := database.Page(q, order, f.After, f.Limit, func(r *row) *row { return r })
+	if err != nil {
+		return nil, false, fmt.Errorf("list audit entries: %w", err)
 	}
 	out := make([]*audit.Entry, len(rows))
-	for i := range rows {
-		e, err := rows[i].toEntry()
+	for i, r := range rows {
+		e, err := r.toEntry()
 		if err != nil {
 			return nil, false, err
 		}
@@ -137,7 +135,7 @@ func (s *Store) DeleteBefore(ctx context.Context, t time.Time, limit int) (int, 
 		Where("occurred_at < ?", t.UTC()).Order("occurred_at").Limit(limit)
 	res := conn.Where("id IN (?)", sub).Delete(&row{})
 	if res.Error != nil {
-		return 0, fmt.Errorf("sweep audit log: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("sweep audit log: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }

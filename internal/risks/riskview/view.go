@@ -7,8 +7,10 @@
 package riskview
 
 import (
+	"strconv"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/risks"
 )
@@ -24,15 +26,19 @@ type Risk struct {
 	RiskScore   *int      `json:"riskScore"`
 	Status      string    `json:"status"`
 	Owner       string    `json:"owner"`
+	Version     int64     `json:"version"` // also the ETag: "<version>"
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
+
+// ETag is the entity tag of r's responses: its version, quoted ("3").
+func ETag(r *risks.Risk) string { return etag.Strong(strconv.FormatInt(r.Version, 10)) }
 
 // Of returns r as the API shows it.
 func Of(r *risks.Risk) Risk {
 	return Risk{ID: r.ID, Title: r.Title, Description: r.Description, Category: r.Category,
 		Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore, Status: string(r.Status),
-		Owner: r.Owner, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		Owner: r.Owner, Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 // Write is the body of POST and PUT: every field optional at the JSON level, the

@@ -120,7 +120,7 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 		return notFound
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, database.Classify(err))
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -129,7 +129,7 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
 	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create tenant: %w", database.Classify(err))
+		return fmt.Errorf("create tenant: %w", err)
 	}
 	return nil
 }
@@ -159,7 +159,7 @@ func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash str
 			return changes.Change{}, tenants.ErrEmailTaken
 		}
 		if err != nil {
-			return changes.Change{}, fmt.Errorf("create user: %w", database.Classify(err))
+			return changes.Change{}, fmt.Errorf("create user: %w", err)
 		}
 		return userChange(userCreated, nil, &u), nil
 	})
@@ -187,7 +187,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 			Scopes: strings.Join(strs, ","), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
 			CreatedAt: k.CreatedAt.UTC()}
 		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-			return changes.Change{}, fmt.Errorf("create api key: %w", database.Classify(err))
+			return changes.Change{}, fmt.Errorf("create api key: %w", err)
 		}
 		return keyChange(keyCreated, k, nil, viewOfKey(k)), nil
 	})
@@ -247,7 +247,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, k tenants.APIKey, at time.Time
 		res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ? AND revoked_at IS NULL", k.ID).
 			Update("revoked_at", at)
 		if res.Error != nil {
-			return changes.Change{}, fmt.Errorf("revoke api key: %w", database.Classify(res.Error))
+			return changes.Change{}, fmt.Errorf("revoke api key: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return changes.Change{}, errRevokedAlready
@@ -268,5 +268,5 @@ var errRevokedAlready = errors.New("api key revoked already")
 // TouchAPIKey records the key's last use, on the pool rather than ctx's transaction.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 	err := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", id).Update("last_used_at", at.UTC()).Error
-	return database.Classify(err)
+	return err
 }

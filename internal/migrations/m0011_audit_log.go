@@ -7,11 +7,11 @@ import (
 	"gorm.io/gorm"
 )
 
-// m0009AuditLog creates the audit log (docs/audit-log.md) and records who created
+// m0011AuditLog creates the audit log (docs/audit-log.md) and records who created
 // each API key. The log is append-only: a trigger refuses every UPDATE on both
 // stores, so no code path can rewrite an entry; only the retention sweep deletes.
-var m0009AuditLog = &gormigrate.Migration{
-	ID: "0009_audit_log",
+var m0011AuditLog = &gormigrate.Migration{
+	ID: "0011_audit_log",
 	Migrate: func(tx *gorm.DB) error {
 		type auditLogEntry struct {
 			// IDs are UUIDv7, so (tenant, id) is the tenant's entries in time order:
@@ -36,7 +36,7 @@ var m0009AuditLog = &gormigrate.Migration{
 			return err
 		}
 		// The actor who created each key (type "user", "api_key" or "system", and
-		// its ID); "" for keys created before 0009.
+		// its ID); "" for keys created before 0011.
 		for _, col := range []string{"created_by_type VARCHAR(20)", "created_by_id VARCHAR(40)"} {
 			if err := tx.Exec("ALTER TABLE api_keys ADD COLUMN " + col + " NOT NULL DEFAULT ''").Error; err != nil {
 				return err
