@@ -57,6 +57,8 @@ type Client struct {
 	IdempotencyKeys *IdempotencyKeysService
 	// Events reads the tenant's events: /v2/events.
 	Events *EventsService
+	// AuditLog reads the tenant's audit log and risks' histories: /v2/audit-log.
+	AuditLog *AuditLogService
 
 	apiKey     string
 	baseURL    *url.URL
@@ -138,6 +140,7 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.Requests = (*RequestsService)(&c.common)
 	c.IdempotencyKeys = (*IdempotencyKeysService)(&c.common)
 	c.Events = (*EventsService)(&c.common)
+	c.AuditLog = (*AuditLogService)(&c.common)
 	return c, nil
 }
 

@@ -121,15 +121,26 @@ func apikeyList(ctx context.Context, c *command, args []string) error {
 	return tenantRows(ctx, c, args, func(a *app.Admin, tenant string) error {
 		list := func(p tenants.Page) ([]tenants.APIKey, bool, error) { return a.Tenants.APIKeys(ctx, tenant, p) }
 		return eachPage(list, func(k tenants.APIKey) (string, error) {
+			// createdBy as GET /v1/api-keys shows it: null for keys older than the
+			// audit log.
+			type creator struct {
+				Type string `json:"type"`
+				ID   string `json:"id"`
+			}
+			var createdBy *creator
+			if k.CreatedBy.Type != "" {
+				createdBy = &creator{string(k.CreatedBy.Type), k.CreatedBy.ID}
+			}
 			return k.ID, printJSON(c.std.out, struct {
 				ID         string          `json:"id"`
 				TenantID   string          `json:"tenantId"`
 				Name       string          `json:"name"`
 				Scopes     []tenants.Scope `json:"scopes"`
 				CreatedAt  time.Time       `json:"createdAt"`
+				CreatedBy  *creator        `json:"createdBy"`
 				LastUsedAt *time.Time      `json:"lastUsedAt"`
 				RevokedAt  *time.Time      `json:"revokedAt"`
-			}{k.ID, k.TenantID, k.Name, k.Scopes, k.CreatedAt, k.LastUsedAt, k.RevokedAt})
+			}{k.ID, k.TenantID, k.Name, k.Scopes, k.CreatedAt, createdBy, k.LastUsedAt, k.RevokedAt})
 		})
 	})
 }

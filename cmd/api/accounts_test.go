@@ -146,8 +146,9 @@ func TestListAndLifecycleCommands(t *testing.T) {
 	}
 	out, _, err = runCmd(t, env, "apikey", "list", "--tenant", ten)
 	if rows := jsonLines(t, out); err != nil || len(rows) != 1 || rows[0]["id"] != key["id"] ||
-		strings.Contains(out, strings.TrimPrefix(key["key"].(string), "rk_")) || rows[0]["key"] != nil {
-		t.Errorf("apikey list = %q, %v", out, err)
+		strings.Contains(out, strings.TrimPrefix(key["key"].(string), "rk_")) || rows[0]["key"] != nil ||
+		!strings.Contains(out, `"createdBy":{"type":"system","id":""}`) {
+		t.Errorf("apikey list = %q, %v (want createdBy system: the CLI made the key)", out, err)
 	}
 	if out, _, err := runCmd(t, env, "user", "list", "--tenant", other); err != nil || out != "" {
 		t.Errorf("user list of an empty tenant = %q, %v", out, err)

@@ -68,7 +68,7 @@ var dbOnly = []string{"DATABASE_URL"}
 // sweepSettings are what api sweep reads (app.OpenMaintenance): the lease bounds its
 // store calls and the age of orphaned upload bytes; no schedule, sessions secret or
 // request limits.
-var sweepSettings = []string{"DATABASE_URL", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL"}
+var sweepSettings = []string{"DATABASE_URL", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL", "AUDIT_LOG_TTL"}
 
 // noConfig marks a command that reads no configuration (version, help).
 var noConfig = []string{}
@@ -77,7 +77,7 @@ var noConfig = []string{}
 var commands = []spec{
 	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
 	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
-	{"sweep", "[flags]", "delete expired idempotency records, sessions, request-log entries, events and orphaned uploads now",
+	{"sweep", "[flags]", "delete expired idempotency records, sessions, request-log entries, events, audit-log entries and orphaned uploads now",
 		sweepSettings, sweep},
 	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
 	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},

@@ -11,7 +11,7 @@ import (
 // user in the same transaction, and returns the user and the password (shown once;
 // only its hash is stored). Errors: tenants.ErrUserNotFound.
 func (a *Admin) ResetPassword(ctx context.Context, id string) (tenants.User, string, error) {
-	sessions := authstore.New(a.DB.DB)
+	sessions := authstore.New(a.DB.DB, nil)
 	return a.Tenants.ResetPassword(ctx, id, func(ctx context.Context) error {
 		return sessions.RevokeUserSessions(ctx, id, "", a.now().UTC())
 	})

@@ -21,6 +21,8 @@ import (
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
 	"github.com/riskapi/riskapi/internal/changes"
@@ -78,6 +80,8 @@ type Admin struct {
 	attachments attachments.Store
 	events      *eventstore.Store
 	emitter     *events.Emitter
+	auditLog    *auditstore.Store
+	recorder    changes.Recorder // the recording point's recorders
 	clock       func() time.Time // Options.Now
 }
 
@@ -92,7 +96,6 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	key, err := secretkey.Load(cfg.Database.SecretKey, secretkey.Dir(cfg.Database.URL), log)
 	if err != nil {
 		db.Close()
@@ -107,22 +110,25 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
-	// The recording point: every write of a risk or an attachment, whichever path
-	// makes it, records its change in its own transaction, which emits its event
-	// (docs/events.md).
-	rec := changes.Recorders{events.Recorder{Emitter: emitter}}
+	// The recording point: every write, whichever path makes it, records its change
+	// in its own transaction: its event (docs/events.md) and its audit-log entry
+	// (docs/audit-log.md).
+	auditLog := auditstore.New(db.DB)
+	rec := changes.Recorders{events.Recorder{Emitter: emitter}, audit.Recorder{Store: auditLog, Now: opts.Now}}
+	evStore.Recording(rec)
+	ten := tenants.NewService(tenantstore.New(db.DB, rec), opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
-	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB), key, evStore)
+	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
 		SecretKey: key,
-		events:    evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
+		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -155,6 +161,8 @@ type Maintenance struct {
 	requestLog *requestlogstore.Store
 	// EventSweeper deletes events older than EVENT_TTL; Sweep runs it.
 	EventSweeper *events.Sweeper
+	// AuditSweeper deletes audit-log entries older than AUDIT_LOG_TTL; Sweep runs it.
+	AuditSweeper *audit.Sweeper
 }
 
 // OpenMaintenance opens Admin and wires the sweeps.
@@ -168,11 +176,13 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
 			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
-		sessions: authstore.New(a.DB.DB),
+		sessions: authstore.New(a.DB.DB, a.recorder),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
 		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pacing: sweepPacing(a.DB.Dialect),
+			Now: opts.Now, Logger: log},
+		AuditSweeper: &audit.Sweeper{Store: a.auditLog, TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect),
 			Now: opts.Now, Logger: log},
 	}, nil
 }
@@ -194,8 +204,8 @@ type App struct {
 }
 
 // Close stores the request-log entries still buffered (waiting up to 10s), closes
-// the rate limit store's connections, then what Maintenance holds. Call it once the
-// server has stopped.
+// the rate limit store's connections, waits for the refused sign-ins being
+// recorded, then closes what Maintenance holds. Call it once the server has stopped.
 func (a *App) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -204,6 +214,9 @@ func (a *App) Close() error {
 	}
 	if a.redis != nil {
 		a.redis.Close()
+	}
+	if a.Sessions != nil {
+		a.Sessions.Wait()
 	}
 	return a.Maintenance.Close()
 }
@@ -234,7 +247,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		return nil, err
 	}
 	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs,
-		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now)}
+		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now, log)}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
@@ -247,7 +260,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
-		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
+		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
 		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint),
 	}, cfg)
@@ -259,10 +272,10 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 }
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
-// then sweeps orphaned attachment bytes, request-log entries past their TTL and
-// expired sessions, which it logs but does not count (the count is the idempotency
-// records', api sweep's contract); their failures are logged, not returned, so they
-// never hide the records' result.
+// then sweeps orphaned attachment bytes, expired sessions, and request-log entries,
+// events and audit-log entries past their TTLs, which it logs but does not count (the
+// count is the idempotency records', api sweep's contract); their failures are
+// logged, not returned, so they never hide the records' result.
 func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	n, err := a.Sweeper.Sweep(ctx)
 	if a.Orphans != nil && ctx.Err() == nil {
@@ -285,6 +298,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	if ctx.Err() == nil {
 		if _, eerr := a.EventSweeper.Sweep(ctx); eerr != nil {
 			a.Logger.Error("event sweep failed", slog.String("error", eerr.Error()))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, aerr := a.AuditSweeper.Sweep(ctx); aerr != nil {
+			a.Logger.Error("audit log sweep failed", slog.String("error", aerr.Error()))
 		}
 	}
 	return n, err

@@ -125,6 +125,10 @@ type Filter struct {
 // it emits.
 const ActionCreated changes.Action = "attachment.created"
 
+// ActionDeleted is what Store.DeleteByRisk records for each row it removes (the
+// audit log's; no event type).
+const ActionDeleted changes.Action = "attachment.deleted"
+
 // Store persists attachment rows. Every method is scoped to a tenant and writes
 // through the transaction its context carries, if any (see internal/database.Conn).
 // Create records its change at the recording point, in its unit of work.

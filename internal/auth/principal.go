@@ -37,6 +37,9 @@ type Principal struct {
 	// nothing.
 	Role   tenants.Role
 	Scopes []tenants.Scope
+	// Email is the session user's address (read with the session); empty for API
+	// keys. The audit log names the actor by it.
+	Email string
 }
 
 // Has reports whether p carries scope.
@@ -99,7 +102,7 @@ func PasswordRejected(c echo.Context) bool {
 // user or an API key.
 func (p *Principal) Actor() changes.Actor {
 	if p.Kind == KindSession {
-		return changes.Actor{Type: changes.ActorUser, ID: p.CredentialID}
+		return changes.Actor{Type: changes.ActorUser, ID: p.CredentialID, Email: p.Email}
 	}
 	return changes.Actor{Type: changes.ActorAPIKey, ID: p.CredentialID}
 }

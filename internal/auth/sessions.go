@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -34,21 +35,58 @@ type Sessions struct {
 	users  *tenants.Service
 	secret []byte
 	now    func() time.Time
+	log    *slog.Logger
+
+	refusals sync.WaitGroup // refused sign-ins being recorded (recordRefusal)
 }
 
 // NewSessions returns Sessions over store signing with secret (at least 32 bytes).
-// now may be nil.
-func NewSessions(store SessionStore, users *tenants.Service, secret []byte, now func() time.Time) *Sessions {
+// now and log may be nil (time.Now, slog.Default()).
+func NewSessions(store SessionStore, users *tenants.Service, secret []byte, now func() time.Time, log *slog.Logger) *Sessions {
 	if now == nil {
 		now = time.Now
 	}
-	return &Sessions{store: store, users: users, secret: secret, now: now}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Sessions{store: store, users: users, secret: secret, now: now, log: log}
 }
 
-// Login checks email and password and returns a signed token and its expiry.
+// Wait blocks until every refused sign-in being recorded is; call it before closing
+// the database.
+func (s *Sessions) Wait() { s.refusals.Wait() }
+
+// recordRefusal records session.failed for u off the request's path, so that a wrong
+// password for a known email is refused as fast as an unknown email is (the dummy
+// hash of tenants.Service.Authenticate): the record's write must not tell an
+// attacker which emails exist. The record commits in a transaction of its own; a
+// failure is logged. Sign-in attempts, and so these writes, are bounded per client
+// address by the sign-in rate limit.
+func (s *Sessions) recordRefusal(ctx context.Context, u tenants.User) {
+	s.refusals.Add(1)
+	go func() {
+		defer s.refusals.Done()
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := s.store.SignInRefused(ctx, u); err != nil {
+			s.log.LogAttrs(ctx, slog.LevelError, "a refused sign-in could not be recorded in the audit log",
+				slog.String("user", u.ID), slog.String("error", err.Error()))
+		}
+	}()
+}
+
+// Login checks email and password and returns a signed token and its expiry; the
+// sign-in is recorded (session.created). A wrong password for one of a tenant's
+// users is recorded too (session.failed, by recordRefusal), and committed although
+// the request is refused: it is the one refused request the audit log keeps, because
+// a refused sign-in changes nothing else and is what a tenant's auditor looks for
+// first (docs/audit-log.md). An unknown email records nothing: it names no tenant.
 // Errors: tenants.ErrInvalidCredentials, or a store error.
 func (s *Sessions) Login(ctx context.Context, email, password string) (string, time.Time, error) {
 	u, err := s.users.Authenticate(ctx, email, password)
+	if errors.Is(err, tenants.ErrInvalidCredentials) && u.ID != "" {
+		s.recordRefusal(ctx, u)
+	}
 	if err != nil {
 		return "", time.Time{}, err
 	}
@@ -60,7 +98,7 @@ func (s *Sessions) Login(ctx context.Context, email, password string) (string, t
 	}
 	jti := hex.EncodeToString(raw[:])
 	if err := s.store.CreateSession(ctx, Session{ID: sessionID(jti), UserID: u.ID, TenantID: u.TenantID,
-		CreatedAt: now, ExpiresAt: exp}); err != nil {
+		Email: u.Email, CreatedAt: now, ExpiresAt: exp}); err != nil {
 		return "", time.Time{}, err
 	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, Claims{TenantID: u.TenantID, RegisteredClaims: jwt.RegisteredClaims{
@@ -96,7 +134,7 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 		return nil, ErrInvalidSession
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
-		SessionID: row.ID, Role: row.Role, Scopes: tenants.AllScopes}, nil
+		SessionID: row.ID, Role: row.Role, Email: row.Email, Scopes: tenants.AllScopes}, nil
 }
 
 // sessionID is what the sessions table keys a token by: the SHA-256 of its jti, so

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -20,7 +21,17 @@ type Session struct {
 	// Role is the user's role as it is now, read with the session (not stored in it),
 	// so a demotion holds from the next request on.
 	Role tenants.Role
+	// Email is the user's address as it is now, read with the session like Role: the
+	// audit log names the actor by it (docs/audit-log.md).
+	Email string
 }
+
+// The actions of sign-ins (docs/audit-log.md): the actor is the user who signed in,
+// or whose sign-in was refused; the target the session (none when refused).
+const (
+	ActionSessionCreated changes.Action = "session.created"
+	ActionSessionFailed  changes.Action = "session.failed"
+)
 
 // ErrSessionNotFound: no session row with that ID.
 var ErrSessionNotFound = errors.New("session not found")
@@ -30,8 +41,10 @@ var ErrSettingNotFound = errors.New("setting not found")
 
 // SessionStore persists sessions (internal/auth/authstore).
 type SessionStore interface {
-	// CreateSession inserts s.
+	// CreateSession inserts s and records ActionSessionCreated.
 	CreateSession(ctx context.Context, s Session) error
+	// SignInRefused records ActionSessionFailed for u, whose password was wrong.
+	SignInRefused(ctx context.Context, u tenants.User) error
 	// Session returns the session with id and its user's current role, or
 	// ErrSessionNotFound, also when its user is gone or its tenant disabled. It
 	// reads the database every time: no instance may cache a session past its end.

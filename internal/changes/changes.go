@@ -38,6 +38,8 @@ const (
 type Actor struct {
 	Type ActorType
 	ID   string // the user's, key's or source's ID; "" for ActorSystem
+	// Email is a user's address as it was when they acted; "" for other actors.
+	Email string
 }
 
 // Change is one write of one resource, as handed to a Recorder inside its transaction.
@@ -50,6 +52,10 @@ type Change struct {
 	// creation); After as stored after it (nil for a deletion). Each marshals to the
 	// JSON the API returns for the resource.
 	Before, After any
+	// Secret names members that changed but whose values are secrets or passwords
+	// and so appear in neither Before nor After: a recorder may say that they
+	// changed, never what to (e.g. "password" on user.password_changed).
+	Secret []string
 }
 
 // Recorder records changes. Record runs inside the change's transaction (ctx carries

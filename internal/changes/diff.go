@@ -11,11 +11,11 @@ import (
 // leaving out the members named in ignore. Both must marshal to JSON objects. It is
 // how a risk.updated event's previousAttributes are found (docs/events.md).
 func Previous(before, after any, ignore ...string) (map[string]json.RawMessage, error) {
-	b, err := members(before)
+	b, err := Members(before)
 	if err != nil {
 		return nil, err
 	}
-	a, err := members(after)
+	a, err := Members(after)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,9 @@ func Previous(before, after any, ignore ...string) (map[string]json.RawMessage, 
 	return out, nil
 }
 
-func members(v any) (map[string]json.RawMessage, error) {
+// Members returns the top-level members of v's JSON form (nil for a nil v). Errors:
+// v does not marshal to a JSON object (or null).
+func Members(v any) (map[string]json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("changes: encode: %w", err)

@@ -98,7 +98,7 @@ type RateLimit struct {
 }
 
 // Sweep configures the scheduled clean-up of expired records. Retention settings of
-// the records it removes (REQUEST_LOG_TTL, EVENT_TTL) belong here.
+// the records it removes (REQUEST_LOG_TTL, EVENT_TTL, AUDIT_LOG_TTL) belong here.
 type Sweep struct {
 	Schedule string // SWEEP_SCHEDULE, robfig/cron spec, default "@every 10m"
 	// RequestLogTTL is REQUEST_LOG_TTL, default 720h: how long request-log entries
@@ -106,6 +106,10 @@ type Sweep struct {
 	RequestLogTTL time.Duration
 	// EventTTL is EVENT_TTL, default 720h: how long events are kept and listable.
 	EventTTL time.Duration
+	// AuditLogTTL is AUDIT_LOG_TTL, default 8760h (a year, what SOC 2 and ISO 27001
+	// audits usually look back on): how long audit-log entries are kept
+	// (docs/audit-log.md).
+	AuditLogTTL time.Duration
 }
 
 // Outbound configures the delivery of events to webhook endpoints (docs/events.md).

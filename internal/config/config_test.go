@@ -40,7 +40,7 @@ func TestDefaults(t *testing.T) {
 			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
 		Database:    config.Database{URL: "sqlite://data/riskapi.db"},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
-		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
+		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -59,7 +59,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
-		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "WEBHOOK_ENDPOINTS_MAX": "3",
+		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "AUDIT_LOG_TTL": "2160h", "WEBHOOK_ENDPOINTS_MAX": "3",
 		"SECRET_KEY": strings.Repeat("k", 32),
 	}
 	got, err := load(env)
@@ -75,7 +75,8 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
 		Database:  config.Database{URL: "postgres://db/x", SecretKey: strings.Repeat("k", 32)}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
-		Sweep:       config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024},
+		Sweep: config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour,
+			AuditLogTTL: 2160 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024},
 		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
@@ -123,6 +124,7 @@ func TestBadValues(t *testing.T) {
 		{"proxies garbled", "TRUSTED_PROXIES", "10.0.0.0/8,proxy.internal"},
 		{"redis scheme", "REDIS_URL", "http://127.0.0.1:6379"},
 		{"event ttl zero", "EVENT_TTL", "0s"},
+		{"audit log ttl not a duration", "AUDIT_LOG_TTL", "1 year"},
 		{"retry window not a duration", "WEBHOOK_RETRY_FOR", "3 days"},
 		{"allow private not a bool", "WEBHOOK_ALLOW_PRIVATE", "yes please"},
 	}

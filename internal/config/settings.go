@@ -129,6 +129,8 @@ var settings = []setting{
 	}},
 	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable",
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
+	{"AUDIT_LOG_TTL", "audit-log-ttl", "8760h", "how long audit-log entries are kept",
+		duration("AUDIT_LOG_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.AuditLogTTL })},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried",
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
 	{"WEBHOOK_ENDPOINTS_MAX", "webhook-endpoints-max", "16", "outbound webhook endpoints per tenant",

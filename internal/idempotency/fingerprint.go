@@ -80,7 +80,7 @@ const DefaultMaxBodyBytes = 1 << 20
 // fingerprintVersion frames the hash so a future change of canonical form cannot
 // collide with stored fingerprints.
 // Version 2 is keyed; version 1 fingerprints (plain SHA-256) were erased by
-// migration 0009.
+// migration 0012.
 const fingerprintVersion = "riskapi-idempotency-fingerprint/2\n"
 
 // Streams reports whether req's body goes to a stream hasher (its media type is in

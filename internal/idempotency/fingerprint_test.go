@@ -139,7 +139,7 @@ func TestParseKey(t *testing.T) {
 
 // TestFingerprintsStoredBeforeStillMatch: records stored by earlier releases keep
 // their fingerprints (keyed values computed when fingerprints became keyed, under
-// this key; migration 0009 erased the unkeyed ones before), so a deploy never turns
+// this key; migration 0012 erased the unkeyed ones before), so a deploy never turns
 // a retry into a 422.
 func TestFingerprintsStoredBeforeStillMatch(t *testing.T) {
 	f := &Fingerprinter{Key: []byte("a fixed fingerprint key for this test")}

@@ -23,6 +23,8 @@ const (
 	Event      = "evt"
 	// Endpoint names an outbound webhook endpoint (Stripe's "we_").
 	Endpoint = "we"
+	// Audit names audit-log entries (docs/audit-log.md).
+	Audit = "aud"
 )
 
 // New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".

@@ -9,7 +9,7 @@ import (
 // keyed. It is no hex digest, so no request's fingerprint ever equals it: a retry
 // of a request made before the upgrade gets 422 IDEMPOTENCY_KEY_REUSED, never a
 // second run.
-const erasedFingerprint = "erased: unkeyed (migration 0009)"
+const erasedFingerprint = "erased: unkeyed (migration 0012)"
 
 // m0012KeyedFingerprints erases the fingerprints stored before they were keyed
 // with SECRET_KEY: a plain SHA-256 of a request body lets anyone with a copy of

@@ -12,6 +12,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
+	"github.com/riskapi/riskapi/internal/audit/audithttp"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
@@ -54,6 +55,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
 	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
 	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)
+	rs = append(rs, audithttp.Routes(audithttp.Config{Store: d.AuditLog})...)
 	rs = append(rs, requestloghttp.Routes(requestloghttp.RoutesConfig{Store: d.RequestLogStore, Keys: d.IdempotencyKeys, Now: d.Now})...)
 	return rs
 }

@@ -8,13 +8,17 @@ package server
 import (
 	"log/slog"
 	"net"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/audit"
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
@@ -46,6 +50,8 @@ type Deps struct {
 	// RequestLogSkipper leaves a request unlogged when it returns true (benchmarks).
 	// Optional.
 	RequestLogSkipper func(echo.Context) bool
+	// AuditLog answers GET /audit-log and /risks/{id}/history. Required.
+	AuditLog audit.Store
 	// RequestLogStore answers GET /requests. Required.
 	RequestLogStore requestlog.Store
 	// IdempotencyKeys answers the key inspector (gormstore.Store). Required.
@@ -91,6 +97,8 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
+	// Inside the request id: where every change the request records was asked from.
+	e.Use(origin)
 	// Inside the request id, outside every route's idempotency and unit of work: it
 	// links the request to the events it commits.
 	e.Use(eventhttp.Capture(d.Events))
@@ -108,6 +116,31 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// origin puts the request's id, client address (clientAddress) and User-Agent in
+// its context once, where the audit log reads them for every change the request
+// records (changes.Origin, docs/audit-log.md).
+func origin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		o := changes.Origin{RequestID: requestid.From(req.Context()), IP: c.RealIP(), UserAgent: printable(req.UserAgent(), 512)}
+		c.SetRequest(req.WithContext(changes.WithOrigin(req.Context(), o)))
+		return next(c)
+	}
+}
+
+// printable is s as valid UTF-8 without NUL (which PostgreSQL text refuses: a
+// header must never make a write fail), cut to at most n bytes on a rune boundary.
+func printable(s string, n int) string {
+	s = strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // clientAddress is how a request's client address is found (the sign-in limit keys

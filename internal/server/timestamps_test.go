@@ -15,8 +15,8 @@ import (
 var timestampShape = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?Z$`)
 
 // TestOneTimestampPrecision: every time the API returns — API keys (created, used,
-// revoked), users, tenants' resources, risks, the key inspector — is to the
-// microsecond at most, whichever store; the clock has nanoseconds.
+// revoked), users, tenants' resources, risks, the key inspector, the audit log — is
+// to the microsecond at most, whichever store; the clock has nanoseconds.
 func TestOneTimestampPrecision(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -43,7 +43,8 @@ func TestOneTimestampPrecision(t *testing.T) {
 		do("POST", "/v1/users", admin, map[string]string{"email": "new@example.com", "password": "password123", "role": "member"}, nil),
 		do("POST", "/v2/risks", a.Key, map[string]any{"title": "t"}, http.Header{"Idempotency-Key": {"precision-1"}}),
 		do("GET", "/v1/api-keys", admin, nil, nil), do("GET", "/v1/users", admin, nil, nil), do("GET", "/v1/me", admin, nil, nil),
-		do("GET", "/v2/idempotency-keys/precision-1?method=POST&path=/v2/risks", a.Key, nil, nil))
+		do("GET", "/v2/idempotency-keys/precision-1?method=POST&path=/v2/risks", a.Key, nil, nil),
+		do("GET", "/v1/audit-log", admin, nil, nil))
 	seen := 0
 	for _, b := range bodies {
 		var v any

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 )
@@ -94,7 +95,9 @@ func (s *Service) dummyHash() []byte {
 }
 
 // Authenticate checks email and password and returns the user, or
-// ErrInvalidCredentials whichever part is wrong.
+// ErrInvalidCredentials whichever part is wrong. With a wrong password it returns
+// the user too, whose refused sign-in is recorded (docs/audit-log.md); callers
+// must not tell the client which part was wrong.
 func (s *Service) Authenticate(ctx context.Context, email, password string) (User, error) {
 	u, hash, err := s.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 	if errors.Is(err, ErrUserNotFound) {
@@ -105,7 +108,7 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 		return User{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
-		return User{}, ErrInvalidCredentials
+		return u, ErrInvalidCredentials
 	}
 	return u, nil
 }
@@ -129,8 +132,12 @@ func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scope
 		return APIKey{}, "", err
 	}
 	secret := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	// Whoever creates a key is recorded with it: its actions stay attributable after
+	// its creator is gone (docs/roles-and-credentials.md).
+	creator := changes.ActorFrom(ctx)
+	creator.Email = ""
 	k := APIKey{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
-		Scopes: scopes, CreatedAt: s.timestamp()}
+		Scopes: scopes, CreatedBy: creator, CreatedAt: s.timestamp()}
 	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
 		return APIKey{}, "", err
 	}
@@ -148,13 +155,17 @@ func (s *Service) RevokeAPIKey(ctx context.Context, tenantID, id string) error {
 	if k.TenantID != tenantID {
 		return ErrAPIKeyNotFound
 	}
-	return s.store.RevokeAPIKey(ctx, id, s.timestamp())
+	return s.store.RevokeAPIKey(ctx, k, s.timestamp())
 }
 
 // RevokeAPIKeyByID revokes the key with id whatever its tenant: the operator's
 // command (api apikey revoke). Errors: ErrAPIKeyNotFound.
 func (s *Service) RevokeAPIKeyByID(ctx context.Context, id string) error {
-	return s.store.RevokeAPIKey(ctx, id, s.timestamp())
+	k, err := s.store.APIKeyByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.store.RevokeAPIKey(ctx, k, s.timestamp())
 }
 
 // APIKeys lists the tenant's keys newest first, revoked ones included; never their
@@ -175,7 +186,17 @@ func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled boo
 		now := s.timestamp()
 		at = &now
 	}
-	return s.store.SetTenantDisabled(ctx, id, at)
+	// Under the tenant's lock, so that the state read is the one changed.
+	return s.store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.store.LockTenant(ctx, id); err != nil {
+			return err
+		}
+		t, err := s.store.Tenant(ctx, id)
+		if err != nil {
+			return err
+		}
+		return s.store.SetTenantDisabled(ctx, t, at)
+	})
 }
 
 // VerifyAPIKey returns the live key whose secret is secret, or ErrInvalidCredentials

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -30,6 +31,9 @@ const (
 	// ScopeEventsRead reads events (docs/events.md). Keys created before it existed
 	// do not hold it.
 	ScopeEventsRead Scope = "events:read"
+	// ScopeAuditRead reads the audit log and exports it (docs/audit-log.md). Keys
+	// created before it existed do not hold it.
+	ScopeAuditRead Scope = "audit:read"
 )
 
 // scopes is the one list of scopes, each with what it allows (help and docs say
@@ -43,6 +47,7 @@ var scopes = []struct {
 	{ScopeRisksWrite, "create, change and delete risks; upload attachments"},
 	{ScopeRequestsRead, "read the tenant's request log and inspect idempotency keys (docs/requests.md)"},
 	{ScopeEventsRead, "list and read the tenant's events (docs/events.md)"},
+	{ScopeAuditRead, "read and export the tenant's audit log (docs/audit-log.md)"},
 }
 
 // AllScopes lists every scope, in the order of the contract; session users hold all
@@ -143,13 +148,16 @@ type Page struct {
 
 // APIKey is a tenant's credential for /v2. Its secret is known only at creation.
 type APIKey struct {
-	ID         string     `json:"id"`
-	TenantID   string     `json:"tenantId"`
-	Name       string     `json:"name,omitempty"`
-	Scopes     []Scope    `json:"scopes"`
-	CreatedAt  time.Time  `json:"-"`
-	RevokedAt  *time.Time `json:"-"`
-	LastUsedAt *time.Time `json:"-"`
+	ID       string  `json:"id"`
+	TenantID string  `json:"tenantId"`
+	Name     string  `json:"name,omitempty"`
+	Scopes   []Scope `json:"scopes"`
+	// CreatedBy is the actor who created the key (changes.Actor, without email);
+	// zero for keys created before the audit log existed.
+	CreatedBy  changes.Actor `json:"-"`
+	CreatedAt  time.Time     `json:"-"`
+	RevokedAt  *time.Time    `json:"-"`
+	LastUsedAt *time.Time    `json:"-"`
 }
 
 // Has reports whether k carries scope.
@@ -192,9 +200,12 @@ type Store interface {
 	TenantByName(ctx context.Context, name string) (Tenant, error)
 	// Tenants lists every tenant, oldest first.
 	Tenants(ctx context.Context) ([]Tenant, error)
-	// SetTenantDisabled sets the tenant's DisabledAt (nil enables it), or returns
-	// ErrTenantNotFound.
-	SetTenantDisabled(ctx context.Context, id string, at *time.Time) error
+	// SetTenantDisabled sets t's DisabledAt (nil enables it) and records
+	// tenant.disabled or tenant.enabled — nothing when t is in that state already —,
+	// or returns ErrTenantNotFound.
+	SetTenantDisabled(ctx context.Context, t Tenant, at *time.Time) error
+
+	// The writes below record their change (docs/audit-log.md) in their unit of work.
 
 	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
 	CreateUser(ctx context.Context, u User, passwordHash string) error
@@ -208,12 +219,13 @@ type Store interface {
 	Users(ctx context.Context, tenantID string, p Page) ([]User, bool, error)
 	// CountAdmins counts the tenant's admins.
 	CountAdmins(ctx context.Context, tenantID string) (int, error)
-	// SetUserRole changes the user's role, or returns ErrUserNotFound.
-	SetUserRole(ctx context.Context, id string, role Role) error
-	// SetPasswordHash replaces the user's password hash, or returns ErrUserNotFound.
-	SetPasswordHash(ctx context.Context, id, hash string) error
-	// DeleteUser deletes the user, or returns ErrUserNotFound.
-	DeleteUser(ctx context.Context, id string) error
+	// SetUserRole changes u's role (nothing when it has that role), or returns
+	// ErrUserNotFound.
+	SetUserRole(ctx context.Context, u User, role Role) error
+	// SetPasswordHash replaces u's password hash, or returns ErrUserNotFound.
+	SetPasswordHash(ctx context.Context, u User, hash string) error
+	// DeleteUser deletes u, or returns ErrUserNotFound.
+	DeleteUser(ctx context.Context, u User) error
 
 	// CreateAPIKey inserts k with the SHA-256 digest (hex) of its secret.
 	CreateAPIKey(ctx context.Context, k APIKey, secretHash string) error
@@ -224,9 +236,9 @@ type Store interface {
 	APIKeyByID(ctx context.Context, id string) (APIKey, error)
 	// APIKeys lists the tenant's keys, revoked ones included.
 	APIKeys(ctx context.Context, tenantID string, p Page) ([]APIKey, bool, error)
-	// RevokeAPIKey sets the key's revocation time to at unless it is set already,
-	// or returns ErrAPIKeyNotFound.
-	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
+	// RevokeAPIKey sets k's revocation time to at unless it is set already (then it
+	// does and records nothing).
+	RevokeAPIKey(ctx context.Context, k APIKey, at time.Time) error
 	// TouchAPIKey records the key's last use at at. It writes outside any
 	// transaction ctx carries: bookkeeping never joins a request's unit of work.
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error

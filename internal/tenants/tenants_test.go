@@ -13,6 +13,8 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -30,7 +32,7 @@ func newService(t *testing.T) (*tenants.Service, *apitest.StoppedClock, func(que
 		}
 		return out
 	}
-	return tenants.NewService(tenantstore.New(db.DB), bcrypt.MinCost, c.Now), c, rows
+	return tenants.NewService(tenantstore.New(db.DB, audit.Recorder{Store: auditstore.New(db.DB)}), bcrypt.MinCost, c.Now), c, rows
 }
 
 // inputField returns the one field a VALIDATION_FAILED problem names, or "".
@@ -192,7 +194,7 @@ func TestParseScopes(t *testing.T) {
 	}{
 		{"risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
 		{"risks:read,risks:write", []tenants.Scope{tenants.ScopeRisksRead, tenants.ScopeRisksWrite}},
-		{"risks:read,risks:write,requests:read,events:read", tenants.AllScopes},
+		{"risks:read,risks:write,requests:read,events:read,audit:read", tenants.AllScopes},
 		{" risks:write , risks:read ,", []tenants.Scope{tenants.ScopeRisksWrite, tenants.ScopeRisksRead}},
 		{"risks:read,risks:read", []tenants.Scope{tenants.ScopeRisksRead}},
 		{"", nil},

@@ -90,8 +90,9 @@ func (s *Service) SetRole(ctx context.Context, tenantID, id string, role Role) (
 				return err
 			}
 		}
+		before := u
 		u.Role = role
-		return s.store.SetUserRole(ctx, id, role)
+		return s.store.SetUserRole(ctx, before, role)
 	})
 	return u, err
 }
@@ -110,7 +111,7 @@ func (s *Service) DeleteUser(ctx context.Context, tenantID, id string, also func
 				return err
 			}
 		}
-		if err := s.store.DeleteUser(ctx, id); err != nil {
+		if err := s.store.DeleteUser(ctx, u); err != nil {
 			return err
 		}
 		if also != nil {
@@ -167,7 +168,7 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, id, current, nex
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return s.setPasswordHash(ctx, id, newHash, also)
+	return s.setPasswordHash(ctx, u, newHash, also)
 }
 
 // ResetPassword gives the user id, whatever its tenant (the operator's command, for
@@ -187,18 +188,18 @@ func (s *Service) ResetPassword(ctx context.Context, id string, also func(ctx co
 	if err != nil {
 		return User{}, "", fmt.Errorf("hash password: %w", err)
 	}
-	if err := s.setPasswordHash(ctx, id, hash, also); err != nil {
+	if err := s.setPasswordHash(ctx, u, hash, also); err != nil {
 		return User{}, "", err
 	}
 	return u, password, nil
 }
 
-// setPasswordHash stores hash as the user's password and runs also (may be nil) in
-// the same transaction. Hashing stays outside it: it is the slow part, and SQLite
+// setPasswordHash stores hash as u's password (recording user.password_changed)
+// and runs also (may be nil) in the same transaction. Hashing stays outside it: it is the slow part, and SQLite
 // has one writer.
-func (s *Service) setPasswordHash(ctx context.Context, id string, hash []byte, also func(ctx context.Context) error) error {
+func (s *Service) setPasswordHash(ctx context.Context, u User, hash []byte, also func(ctx context.Context) error) error {
 	return s.store.InTx(ctx, func(ctx context.Context) error {
-		if err := s.store.SetPasswordHash(ctx, id, string(hash)); err != nil {
+		if err := s.store.SetPasswordHash(ctx, u, string(hash)); err != nil {
 			return err
 		}
 		if also != nil {

@@ -932,6 +932,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Administrators only (a member gets 403 `FORBIDDEN`). The tenant's audit-log entries, newest first, one page at a time: one entry per
+         *     change to the tenant's data or credentials (contract section 14), kept for `AUDIT_LOG_TTL`
+         *     (8760h by default). Filters combine. See `docs/audit-log.md`.
+         */
+        get: operations["v1ListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log
+         * @description Administrators only (a member gets 403 `FORBIDDEN`). Every entry matching the filters, newest first, streamed: `ndjson` is one `AuditEntry`
+         *     per line; `csv` has the columns id, occurredAt, actorType, actorId, actorEmail, action,
+         *     targetType, targetId, changes (JSON), requestId, ip, userAgent, and cells that a spreadsheet
+         *     would run as a formula start with `'`. A store failure mid-stream ends the body early.
+         */
+        get: operations["v1ExportAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A risk's history
+         * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
+         *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
+         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk.
+         */
+        get: operations["v1RiskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the audit log
+         * @description Requires scope `audit:read`. The tenant's audit-log entries, newest first, one page at a time: one entry per
+         *     change to the tenant's data or credentials (contract section 14), kept for `AUDIT_LOG_TTL`
+         *     (8760h by default). Filters combine. See `docs/audit-log.md`.
+         */
+        get: operations["v2ListAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/audit-log/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log
+         * @description Requires scope `audit:read`. Every entry matching the filters, newest first, streamed: `ndjson` is one `AuditEntry`
+         *     per line; `csv` has the columns id, occurredAt, actorType, actorId, actorEmail, action,
+         *     targetType, targetId, changes (JSON), requestId, ip, userAgent, and cells that a spreadsheet
+         *     would run as a formula start with `'`. A store failure mid-stream ends the body early.
+         */
+        get: operations["v2ExportAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A risk's history
+         * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
+         *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
+         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk.
+         */
+        get: operations["v2RiskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/inbound/{source}": {
         parameters: {
             query?: never;
@@ -1039,6 +1185,51 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @enum {string} */
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled";
+        /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
+        AuditEntry: {
+            /** @example aud_0193b2c4d5e67f8091a2b3c4d5e6f708 */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            actor: {
+                /** @enum {string} */
+                type: "user" | "api_key" | "webhook_source" | "system";
+                /** @description The user's, key's or source's ID; null for `system` (a CLI command). */
+                id: string | null;
+                /** @description A user's email as it was when they acted; absent for other actors. */
+                email?: string;
+            };
+            action: components["schemas"]["AuditAction"];
+            target: {
+                /** @description The action's part before the dot (`risk`, `user`, `api_key`, …). */
+                type: string;
+                /** @description The resource's ID; empty for `session.failed` (no session was made). */
+                id: string;
+            };
+            /**
+             * @description Per member of the resource's public form that the change set, altered or removed:
+             *     `{"from","to"}` (null where it had or has no value). A secret or password never
+             *     appears: its member is the string `"changed"`. Null when the action changes no member.
+             */
+            changes: {
+                [key: string]: {
+                    from: unknown;
+                    to: unknown;
+                } | "changed";
+            } | null;
+            /** @description The request's X-Request-Id; null for a CLI command. */
+            requestId: string | null;
+            /** @description The client address (behind `TRUSTED_PROXIES`, from X-Forwarded-For); null for a CLI command. */
+            ip: string | null;
+            userAgent: string | null;
+        };
+        AuditList: {
+            data: components["schemas"]["AuditEntry"][];
+            hasMore: boolean;
+            nextCursor: string | null;
+        };
         SessionCreate: {
             /** Format: email */
             email: string;
@@ -1252,6 +1443,7 @@ export interface components {
             scopes: components["schemas"]["Scope"][];
             /** Format: date-time */
             createdAt: string;
+            createdBy: components["schemas"]["KeyCreator"];
             /**
              * Format: date-time
              * @description Recorded at most once a minute per instance.
@@ -1267,6 +1459,7 @@ export interface components {
             scopes: components["schemas"]["Scope"][];
             /** Format: date-time */
             createdAt: string;
+            createdBy: components["schemas"]["KeyCreator"];
             /** Format: date-time */
             lastUsedAt: string | null;
             /** Format: date-time */
@@ -1274,12 +1467,19 @@ export interface components {
             /** @description The secret. Shown this once; only its SHA-256 is stored. */
             key: string;
         };
+        /** @description Who created the key, as the audit log names actors; null for keys created before riskapi recorded it. A key keeps working after its creator is removed (docs/audit-log.md); this says whose it was. */
+        KeyCreator: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "system";
+            /** @description The user's or key's ID; empty for `system` (a CLI command). */
+            id: string;
+        } | null;
         ApiKeyCreate: {
             name?: string;
             scopes: components["schemas"]["Scope"][];
         };
         /** @enum {string} */
-        Scope: "risks:read" | "risks:write" | "requests:read" | "events:read";
+        Scope: "risks:read" | "risks:write" | "requests:read" | "events:read" | "audit:read";
         ApiKeyList: {
             data: components["schemas"]["ApiKey"][];
             hasMore: boolean;
@@ -1535,6 +1735,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Event"];
+            };
+        };
+        /** @description One page of audit-log entries. */
+        AuditList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AuditList"];
             };
         };
         /** @description One page of events, newest first. */
@@ -2249,6 +2459,16 @@ export interface components {
          * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
          */
         WebhookEndpointId: string;
+        /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+        AuditAction: components["schemas"]["AuditAction"];
+        /** @description Only entries by this actor (a user's, key's or source's ID). */
+        AuditActorId: string;
+        /** @description Only entries about this resource. */
+        AuditTargetId: string;
+        /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+        AuditSince: string;
+        /** @description Only entries that occurred before this RFC 3339 date-time. */
+        AuditUntil: string;
         /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
         EventTypeFilter: components["schemas"]["EventType"];
         /**
@@ -4027,6 +4247,226 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["IdempotencyKeyState"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AuditList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AuditList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AuditList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entries, streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AuditList"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

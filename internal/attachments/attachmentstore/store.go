@@ -123,13 +123,30 @@ func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments
 	return out, more, nil
 }
 
-// DeleteByRisk removes the rows of the risk's attachments and returns how many.
+// DeleteByRisk removes the rows of the risk's attachments, recording
+// attachment.deleted for each with the attachment as it was, and returns how many.
 func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {
-	res := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID).Delete(&row{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("delete attachments of risk %s: %w", riskID, res.Error)
+	var rows []row
+	if err := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID).Find(&rows).Error; err != nil {
+		return 0, fmt.Errorf("read attachments of risk %s: %w", riskID, err)
 	}
-	return int(res.RowsAffected), nil
+	n := 0
+	for i := range rows {
+		a := toAttachment(&rows[i])
+		err := s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+			res := s.tenant(ctx, tenantID).Where("id = ?", a.ID).Delete(&row{})
+			if res.Error != nil {
+				return changes.Change{}, fmt.Errorf("delete attachment %s: %w", a.ID, res.Error)
+			}
+			n += int(res.RowsAffected)
+			return changes.Change{TenantID: tenantID, Action: attachments.ActionDeleted,
+				Target: changes.Target{Type: "attachment", ID: a.ID}, Before: attachmentview.Of(a)}, nil
+		})
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // Existing returns which of ids are the IDs of the tenant's attachments.

@@ -12,20 +12,37 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/auth"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// Store implements auth.SessionStore and auth.SettingStore.
-type Store struct{ db *gorm.DB }
+// Store implements auth.SessionStore and auth.SettingStore. A sign-in, and a refused
+// one, records its change (session.created, session.failed: docs/audit-log.md)
+// through its changes.Point.
+type Store struct {
+	db    *gorm.DB
+	point changes.Point
+}
 
 var (
 	_ auth.SessionStore = (*Store)(nil)
 	_ auth.SettingStore = (*Store)(nil)
 )
 
-// New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *gorm.DB) *Store { return &Store{db: db} }
+// New returns a Store over db whose sign-ins record through rec (nil for a Store that
+// only reads and writes settings: its sign-ins fail with changes.ErrNoRecorder). The
+// tables come from riskapi's migrations.
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	return &Store{db: db, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
+}
+
+// signIn is the record of a sign-in of u (refused: failed), made by u.
+func signIn(action changes.Action, tenantID, userID, email, sessionID string) changes.Change {
+	return changes.Change{TenantID: tenantID, Action: action,
+		Actor:  changes.Actor{Type: changes.ActorUser, ID: userID, Email: email},
+		Target: changes.Target{Type: "session", ID: sessionID}}
+}
 
 type sessionRow struct {
 	ID        string
@@ -45,21 +62,32 @@ type settingRow struct {
 
 func (settingRow) TableName() string { return "settings" }
 
-// CreateSession inserts sess.
+// CreateSession inserts sess and records session.created, its user as the actor.
 func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
-	row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
-		CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create session: %w", err)
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
+			CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
+		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create session: %w", err)
+		}
+		return signIn(auth.ActionSessionCreated, sess.TenantID, sess.UserID, sess.Email, sess.ID), nil
+	})
+}
+
+// SignInRefused records session.failed for u, in a transaction of its own (or the
+// one ctx carries): it writes nothing else.
+func (s *Store) SignInRefused(ctx context.Context, u tenants.User) error {
+	return s.point.Write(ctx, func(context.Context) (changes.Change, error) {
+		return signIn(auth.ActionSessionFailed, u.TenantID, u.ID, u.Email, ""), nil
+	})
 }
 
 // sessionWithRole is a session row joined to its user's role. (A named field: GORM
 // cannot scan into an embedded struct of an unexported type.)
 type sessionWithRole struct {
-	Row  sessionRow `gorm:"embedded"`
-	Role string
+	Row   sessionRow `gorm:"embedded"`
+	Role  string
+	Email string
 }
 
 // Session returns the session with id joined to its user (same tenant) and its
@@ -67,7 +95,7 @@ type sessionWithRole struct {
 func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	var row sessionWithRole
 	err := database.Conn(ctx, s.db).Table("sessions AS s").
-		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role").
+		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email").
 		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
 		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
 		Where("s.id = ?", id).Take(&row).Error
@@ -80,7 +108,7 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	r := row.Row
 	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
-		Role: tenants.Role(row.Role)}, nil
+		Role: tenants.Role(row.Role), Email: row.Email}, nil
 }
 
 // RevokeUserSessions revokes the user's live sessions but except.

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
@@ -43,6 +45,7 @@ func newFixture(t *testing.T, guard *delivery.Guard) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.Recording(audit.Recorder{Store: auditstore.New(db.DB)})
 	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard, RetryFor: retryFor, Max: 16}}
 }
@@ -471,6 +474,7 @@ func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.Recording(audit.Recorder{Store: auditstore.New(db.DB)})
 	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
 		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll, RetryFor: retryFor, Max: 16}}
 	f.endpoint(t, "http://127.0.0.1:9/hook")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/config"
-	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/delivery"
 	"github.com/riskapi/riskapi/internal/events/webhooktest"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -82,38 +81,6 @@ func listEvents(t *testing.T, env *apitest.Env, bearer, query string) []event {
 
 func key(k string) http.Header { return http.Header{"Idempotency-Key": {k}} }
 
-// failCompleting makes the commit of the idempotency record with key k fail, after
-// the handler's writes — and its event — went into the transaction: the whole
-// unit of work must roll back.
-func failCompleting(t *testing.T, db *database.DB, k string) (undo func()) {
-	t.Helper()
-	var stmts, drops []string
-	if db.Dialect == database.Postgres {
-		stmts = []string{
-			`CREATE FUNCTION riskapi_test_fail() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql`,
-			fmt.Sprintf(`CREATE TRIGGER riskapi_test_fail BEFORE INSERT OR UPDATE ON idempotency_records FOR EACH ROW
-				WHEN (NEW.idem_key = '%s' AND NEW.state = 'complete') EXECUTE FUNCTION riskapi_test_fail()`, k),
-		}
-		drops = []string{`DROP TRIGGER riskapi_test_fail ON idempotency_records`, `DROP FUNCTION riskapi_test_fail()`}
-	} else {
-		stmts = []string{fmt.Sprintf(`CREATE TRIGGER riskapi_test_fail BEFORE INSERT ON idempotency_records
-			WHEN NEW.idem_key = '%s' AND NEW.state = 'complete' BEGIN SELECT RAISE(ABORT, 'injected'); END`, k)}
-		drops = []string{`DROP TRIGGER riskapi_test_fail`}
-	}
-	for _, s := range stmts {
-		if err := db.Exec(s).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		for _, s := range drops {
-			if err := db.Exec(s).Error; err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 // TestExactlyOneEventPerCommittedChange: a keyed create, its replay, a 422 reuse of
 // its key, a refused (400) write and a write whose commit failed after its event was
 // written produce exactly one risk.created; PATCH and DELETE one event each. Every
@@ -140,7 +107,7 @@ func TestExactlyOneEventPerCommittedChange(t *testing.T) {
 		JSON: map[string]any{"title": "another"}}).ExpectProblem(422, "IDEMPOTENCY_KEY_REUSED")
 	env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": ""}}).
 		ExpectProblem(400, "VALIDATION_FAILED")
-	undo := failCompleting(t, env.App.DB, "rolled-back-1")
+	undo := apitest.FailCompleting(t, env.App.DB, "rolled-back-1")
 	env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("rolled-back-1"),
 		JSON: map[string]any{"title": "never"}}).ExpectProblem(503, "STORE_UNAVAILABLE")
 	undo()

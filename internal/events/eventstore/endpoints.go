@@ -10,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/secretkey"
@@ -41,18 +42,20 @@ type attemptRow struct {
 
 func (attemptRow) TableName() string { return "webhook_attempts" }
 
-// CreateEndpoint inserts e, its secret sealed.
+// CreateEndpoint inserts e, its secret sealed, and records webhook_endpoint.created.
 func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	sealed, err := s.sealSecret(e.ID, e.Secret)
 	if err != nil {
 		return err
 	}
-	row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
-		EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
-	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
-		return fmt.Errorf("create endpoint: %w", err)
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
+			EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
+		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
+		}
+		return endpointChange(endpointCreated, e, false, true), nil
+	})
 }
 
 // Endpoints returns the tenant's endpoints, oldest first.
@@ -156,23 +159,33 @@ func (s *Store) SealLegacy(ctx context.Context) (int, error) {
 }
 
 // DeleteEndpoint deletes the tenant's endpoint, its queued deliveries and its
-// delivery log in one transaction, or returns events.ErrEndpointNotFound.
+// delivery log in one transaction and records webhook_endpoint.deleted, or returns
+// events.ErrEndpointNotFound.
 func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
-	return database.RunInTx(ctx, s.db, func(ctx context.Context) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		conn := database.Conn(ctx, s.db)
+		var row endpointRow
+		err := s.tenant(ctx, tenantID).Select("id", "tenant_id", "url", "event_types").Where("id = ?", id).Take(&row).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return changes.Change{}, events.ErrEndpointNotFound
+		}
+		if err != nil {
+			return changes.Change{}, fmt.Errorf("delete endpoint: %w", err)
+		}
 		res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&endpointRow{})
 		if res.Error != nil {
-			return fmt.Errorf("delete endpoint: %w", res.Error)
+			return changes.Change{}, fmt.Errorf("delete endpoint: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
-			return events.ErrEndpointNotFound
+			return changes.Change{}, events.ErrEndpointNotFound
 		}
 		for _, table := range []string{"webhook_deliveries", "webhook_attempts"} {
 			if err := conn.Exec("DELETE FROM "+table+" WHERE endpoint_id = ?", id).Error; err != nil {
-				return fmt.Errorf("delete endpoint's %s: %w", table, err)
+				return changes.Change{}, fmt.Errorf("delete endpoint's %s: %w", table, err)
 			}
 		}
-		return nil
+		e := &events.Endpoint{ID: row.ID, TenantID: row.TenantID, URL: row.URL, Types: parseTypesColumn(row.EventTypes)}
+		return endpointChange(endpointDeleted, e, true, false), nil
 	})
 }
 

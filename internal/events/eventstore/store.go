@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/delivery"
@@ -22,6 +23,7 @@ type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
 	sealer  *secretkey.Sealer // endpoint secrets (endpoints.go)
+	point   changes.Point     // see Recording
 }
 
 var (

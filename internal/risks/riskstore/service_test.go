@@ -58,7 +58,7 @@ func newServiceEnv(t *testing.T) *serviceEnv {
 	t.Helper()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	ten, err := tenants.NewService(tenantstore.New(db.DB), 4, nil).CreateTenant(ctx, "Acme")
+	ten, err := tenants.NewService(tenantstore.New(db.DB, &changeLog{}), 4, nil).CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}

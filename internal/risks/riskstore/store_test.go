@@ -29,7 +29,7 @@ func TestRoundTrip(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	svc := tenants.NewService(tenantstore.New(db.DB), 4, nil)
+	svc := tenants.NewService(tenantstore.New(db.DB, &changeLog{}), 4, nil)
 	a, err := svc.CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func storedRisk(t *testing.T, title string) (*database.DB, *changeLog, *riskstor
 	t.Helper()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	ten, err := tenants.NewService(tenantstore.New(db.DB), 4, nil).CreateTenant(ctx, "Acme")
+	ten, err := tenants.NewService(tenantstore.New(db.DB, &changeLog{}), 4, nil).CreateTenant(ctx, "Acme")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,13 +80,25 @@ type keyResponse struct {
 	Name       string          `json:"name"`
 	Scopes     []tenants.Scope `json:"scopes"`
 	CreatedAt  time.Time       `json:"createdAt"`
+	CreatedBy  *creator        `json:"createdBy"` // null for keys older than the audit log
 	LastUsedAt *time.Time      `json:"lastUsedAt"`
 	RevokedAt  *time.Time      `json:"revokedAt"`
 }
 
+// creator is who created a key, as the audit log names actors: type "user",
+// "api_key" or "system" (a CLI command, id "").
+type creator struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
 func toKey(k tenants.APIKey) keyResponse {
-	return keyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt,
+	r := keyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt,
 		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
+	if k.CreatedBy.Type != "" {
+		r.CreatedBy = &creator{Type: string(k.CreatedBy.Type), ID: k.CreatedBy.ID}
+	}
+	return r
 }
 
 // createdKey is the one response that carries the key's secret.

@@ -7,6 +7,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -54,14 +55,26 @@ func (s *Store) Tenants(ctx context.Context) ([]tenants.Tenant, error) {
 	return out, nil
 }
 
-// SetTenantDisabled sets disabled_at, or returns tenants.ErrTenantNotFound.
-func (s *Store) SetTenantDisabled(ctx context.Context, id string, at *time.Time) error {
-	if at != nil {
-		utc := at.UTC()
-		at = &utc
+// SetTenantDisabled sets t's disabled_at (nil: enabled) and records tenant.disabled
+// or tenant.enabled, or returns tenants.ErrTenantNotFound. A tenant already in that
+// state is left as it is and records nothing.
+func (s *Store) SetTenantDisabled(ctx context.Context, t tenants.Tenant, at *time.Time) error {
+	if (t.DisabledAt != nil) == (at != nil) {
+		return nil
 	}
-	res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", id).Update("disabled_at", at)
-	return affected(res, tenants.ErrTenantNotFound, "disable tenant")
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		action := tenantEnabled
+		if at != nil {
+			utc := at.UTC()
+			at, action = &utc, tenantDisabled
+		}
+		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", t.ID).Update("disabled_at", at)
+		if err := affected(res, tenants.ErrTenantNotFound, "disable tenant"); err != nil {
+			return changes.Change{}, err
+		}
+		return changes.Change{TenantID: t.ID, Action: action, Target: changes.Target{Type: "tenant", ID: t.ID},
+			Before: tenantView{t.ID, t.Name, t.DisabledAt != nil}, After: tenantView{t.ID, t.Name, at != nil}}, nil
+	})
 }
 
 // UserByID returns the user with id and its password hash, or
@@ -91,23 +104,46 @@ func (s *Store) CountAdmins(ctx context.Context, tenantID string) (int, error) {
 	return int(n), nil
 }
 
-// SetUserRole changes the user's role, or returns tenants.ErrUserNotFound.
-func (s *Store) SetUserRole(ctx context.Context, id string, role tenants.Role) error {
-	res := database.Conn(ctx, s.db).Model(&userRow{}).Where("id = ?", id).Update("role", string(role))
-	return affected(res, tenants.ErrUserNotFound, "set role")
+// SetUserRole changes u's role and records user.role_changed, or returns
+// tenants.ErrUserNotFound. The same role again is no change and records nothing.
+func (s *Store) SetUserRole(ctx context.Context, u tenants.User, role tenants.Role) error {
+	if u.Role == role {
+		return nil
+	}
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := database.Conn(ctx, s.db).Model(&userRow{}).Where("id = ?", u.ID).Update("role", string(role))
+		if err := affected(res, tenants.ErrUserNotFound, "set role"); err != nil {
+			return changes.Change{}, err
+		}
+		after := u
+		after.Role = role
+		return userChange(userRoleChanged, &u, &after), nil
+	})
 }
 
-// SetPasswordHash replaces the user's password hash, or returns
-// tenants.ErrUserNotFound.
-func (s *Store) SetPasswordHash(ctx context.Context, id, hash string) error {
-	res := database.Conn(ctx, s.db).Model(&userRow{}).Where("id = ?", id).Update("password_hash", hash)
-	return affected(res, tenants.ErrUserNotFound, "set password")
+// SetPasswordHash replaces u's password hash and records user.password_changed,
+// which says only that the password changed; or returns tenants.ErrUserNotFound.
+func (s *Store) SetPasswordHash(ctx context.Context, u tenants.User, hash string) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := database.Conn(ctx, s.db).Model(&userRow{}).Where("id = ?", u.ID).Update("password_hash", hash)
+		if err := affected(res, tenants.ErrUserNotFound, "set password"); err != nil {
+			return changes.Change{}, err
+		}
+		c := userChange(userPasswordChanged, &u, &u)
+		c.Secret = []string{"password"}
+		return c, nil
+	})
 }
 
-// DeleteUser deletes the user, or returns tenants.ErrUserNotFound.
-func (s *Store) DeleteUser(ctx context.Context, id string) error {
-	res := database.Conn(ctx, s.db).Where("id = ?", id).Delete(&userRow{})
-	return affected(res, tenants.ErrUserNotFound, "delete user")
+// DeleteUser deletes u and records user.deleted, or returns tenants.ErrUserNotFound.
+func (s *Store) DeleteUser(ctx context.Context, u tenants.User) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := database.Conn(ctx, s.db).Where("id = ?", u.ID).Delete(&userRow{})
+		if err := affected(res, tenants.ErrUserNotFound, "delete user"); err != nil {
+			return changes.Change{}, err
+		}
+		return userChange(userDeleted, &u, nil), nil
+	})
 }
 
 // APIKeyByID returns the key with id, or tenants.ErrAPIKeyNotFound.

@@ -13,13 +13,17 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// Store implements tenants.Store.
+// Store implements tenants.Store. Each change to a user, an API key or a tenant's
+// state records its change (user.*, api_key.*, tenant.*: docs/audit-log.md) through
+// its changes.Point, in the write's own unit of work.
 type Store struct {
-	db *gorm.DB
+	db    *gorm.DB
+	point changes.Point
 	// sqlDB is db's pool, for the API-key lookup every /v2 request makes; nil when
 	// db wraps no *sql.DB, and the lookup then goes through GORM.
 	sqlDB *sql.DB
@@ -29,9 +33,11 @@ type Store struct {
 
 var _ tenants.Store = (*Store)(nil)
 
-// New returns a Store over db. The tables come from riskapi's migrations.
-func New(db *gorm.DB) *Store {
-	s := &Store{db: db, keyBySecret: selectKeyBySecret}
+// New returns a Store over db whose writes record through rec (required: without it
+// every recorded write fails with changes.ErrNoRecorder). The tables come from
+// riskapi's migrations.
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	s := &Store{db: db, keyBySecret: selectKeyBySecret, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
 	if db.Dialector.Name() != string(database.Postgres) {
 		s.keyBySecret = selectKeyBySecretSQLite
 	}
@@ -74,9 +80,13 @@ type apiKeyRow struct {
 	Name       string
 	SecretHash string
 	Scopes     string // comma-separated
-	CreatedAt  time.Time
-	RevokedAt  *time.Time
-	LastUsedAt *time.Time
+	// CreatedByType and CreatedByID name the actor who created the key; "" for keys
+	// older than the audit log.
+	CreatedByType string
+	CreatedByID   string
+	CreatedAt     time.Time
+	RevokedAt     *time.Time
+	LastUsedAt    *time.Time
 }
 
 func (apiKeyRow) TableName() string { return "api_keys" }
@@ -89,6 +99,7 @@ func (r apiKeyRow) toKey() tenants.APIKey {
 		}
 	}
 	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes,
+		CreatedBy: changes.Actor{Type: changes.ActorType(r.CreatedByType), ID: r.CreatedByID},
 		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt)}
 }
 
@@ -138,18 +149,20 @@ func (s *Store) TenantByName(ctx context.Context, name string) (tenants.Tenant, 
 	return row.toTenant(), err
 }
 
-// CreateUser inserts u, or returns tenants.ErrEmailTaken.
+// CreateUser inserts u and records user.created, or returns tenants.ErrEmailTaken.
 func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash string) error {
-	row := userRow{ID: u.ID, TenantID: u.TenantID, Email: u.Email, Role: string(u.Role), PasswordHash: passwordHash,
-		CreatedAt: u.CreatedAt.UTC()}
-	err := database.Conn(ctx, s.db).Create(&row).Error
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		return tenants.ErrEmailTaken
-	}
-	if err != nil {
-		return fmt.Errorf("create user: %w", err)
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		row := userRow{ID: u.ID, TenantID: u.TenantID, Email: u.Email, Role: string(u.Role), PasswordHash: passwordHash,
+			CreatedAt: u.CreatedAt.UTC()}
+		err := database.Conn(ctx, s.db).Create(&row).Error
+		if errors.Is(err, gorm.ErrDuplicatedKey) {
+			return changes.Change{}, tenants.ErrEmailTaken
+		}
+		if err != nil {
+			return changes.Change{}, fmt.Errorf("create user: %w", err)
+		}
+		return userChange(userCreated, nil, &u), nil
+	})
 }
 
 // UserByEmail returns the user with email, if its tenant is enabled, and its
@@ -162,18 +175,22 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (tenants.User, st
 	return row.toUser(), row.PasswordHash, err
 }
 
-// CreateAPIKey inserts k with its secret's digest.
+// CreateAPIKey inserts k with its secret's digest and records api_key.created
+// (never the secret nor its digest).
 func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash string) error {
-	strs := make([]string, len(k.Scopes))
-	for i, sc := range k.Scopes {
-		strs[i] = string(sc)
-	}
-	row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
-		Scopes: strings.Join(strs, ","), CreatedAt: k.CreatedAt.UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create api key: %w", err)
-	}
-	return nil
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		strs := make([]string, len(k.Scopes))
+		for i, sc := range k.Scopes {
+			strs[i] = string(sc)
+		}
+		row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
+			Scopes: strings.Join(strs, ","), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
+			CreatedAt: k.CreatedAt.UTC()}
+		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+			return changes.Change{}, fmt.Errorf("create api key: %w", err)
+		}
+		return keyChange(keyCreated, k, nil, viewOfKey(k)), nil
+	})
 }
 
 // APIKeyBySecretHash returns the key with that digest, if its tenant is enabled, or
@@ -219,18 +236,34 @@ const (
 	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
 )
 
-// RevokeAPIKey sets revoked_at once, or returns tenants.ErrAPIKeyNotFound.
-func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
-	res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ?", id).
-		Update("revoked_at", gorm.Expr("COALESCE(revoked_at, ?)", at.UTC()))
-	if res.Error != nil {
-		return fmt.Errorf("revoke api key: %w", res.Error)
+// RevokeAPIKey sets k's revoked_at once and records api_key.revoked; a key revoked
+// already (by now or by a concurrent call) is left as it is and records nothing.
+func (s *Store) RevokeAPIKey(ctx context.Context, k tenants.APIKey, at time.Time) error {
+	if k.RevokedAt != nil {
+		return nil
 	}
-	if res.RowsAffected == 0 {
-		return tenants.ErrAPIKeyNotFound
+	err := s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		at := at.UTC()
+		res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ? AND revoked_at IS NULL", k.ID).
+			Update("revoked_at", at)
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("revoke api key: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, errRevokedAlready
+		}
+		after := k
+		after.RevokedAt = &at
+		return keyChange(keyRevoked, k, viewOfKey(k), viewOfKey(after)), nil
+	})
+	if errors.Is(err, errRevokedAlready) {
+		return nil
 	}
-	return nil
+	return err
 }
+
+// errRevokedAlready undoes a revocation that found the key revoked already.
+var errRevokedAlready = errors.New("api key revoked already")
 
 // TouchAPIKey records the key's last use, on the pool rather than ctx's transaction.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {

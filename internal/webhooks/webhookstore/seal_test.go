@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
@@ -24,6 +26,7 @@ func TestSecretsAreSealed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	st.Recording(audit.Recorder{Store: auditstore.New(db.DB)})
 	column := func(id string) string {
 		var v string
 		if err := db.Raw("SELECT secret FROM webhook_sources WHERE id = ?", id).Scan(&v).Error; err != nil {

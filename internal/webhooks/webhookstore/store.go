@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
@@ -22,6 +23,7 @@ type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
 	sealer  sealer
+	point   changes.Point // see Recording
 }
 
 var _ webhooks.Store = (*Store)(nil)
@@ -131,8 +133,18 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	return database.RunInTx(ctx, s.db, fn)
 }
 
-// CreateSource inserts src, or returns webhooks.ErrSourceExists.
+// CreateSource inserts src and records webhook_source.created, or returns
+// webhooks.ErrSourceExists.
 func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		if err := s.insertSource(ctx, src); err != nil {
+			return changes.Change{}, err
+		}
+		return sourceChange(sourceCreated, src, false, true), nil
+	})
+}
+
+func (s *Store) insertSource(ctx context.Context, src *webhooks.Source) error {
 	conn := database.Conn(ctx, s.db)
 	// Checked first for a clear error on every driver; the unique index still decides
 	// a race.
@@ -193,20 +205,29 @@ func listedSource(w *sourceRow) *webhooks.Source {
 }
 
 // DeleteSource deletes the tenant's source and its received event IDs in one
-// transaction, or returns webhooks.ErrSourceNotFound.
+// transaction and records webhook_source.deleted, or returns
+// webhooks.ErrSourceNotFound.
 func (s *Store) DeleteSource(ctx context.Context, tenantID, id string) error {
-	return s.InTx(ctx, func(ctx context.Context) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		var w sourceRow
+		err := s.tenant(ctx, tenantID).Select("id", "tenant_id", "source", "created_at").Where("id = ?", id).Take(&w).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return changes.Change{}, webhooks.ErrSourceNotFound
+		}
+		if err != nil {
+			return changes.Change{}, fmt.Errorf("delete webhook source: %w", err)
+		}
 		res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&sourceRow{})
 		if res.Error != nil {
-			return fmt.Errorf("delete webhook source: %w", res.Error)
+			return changes.Change{}, fmt.Errorf("delete webhook source: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
-			return webhooks.ErrSourceNotFound
+			return changes.Change{}, webhooks.ErrSourceNotFound
 		}
 		if err := database.Conn(ctx, s.db).Where("source_id = ?", id).Delete(&eventRow{}).Error; err != nil {
-			return fmt.Errorf("delete webhook events: %w", err)
+			return changes.Change{}, fmt.Errorf("delete webhook events: %w", err)
 		}
-		return nil
+		return sourceChange(sourceDeleted, listedSource(&w), true, false), nil
 	})
 }
 

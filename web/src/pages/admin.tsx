@@ -104,7 +104,7 @@ function Users({ session }: { session: Session }) {
 }
 
 interface ApiKey { id: string; name: string; scopes: string[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }
-const SCOPES = ["risks:read", "risks:write", "requests:read", "events:read"];
+const SCOPES = ["risks:read", "risks:write", "requests:read", "events:read", "audit:read"];
 
 function ApiKeys() {
   const list = useList<ApiKey>("/v1/api-keys?limit=100");

@@ -1,0 +1,114 @@
+// Package audit is the tenant's audit log (docs/audit-log.md): one entry per change
+// to a tenant's data or credentials — who (actor), what (action, target, changes),
+// from where (request id, client address, user agent) — written by Recorder at the
+// recording point (internal/changes), in the change's own transaction. Entries are
+// never changed or deleted but by the retention sweep. It knows nothing of HTTP or
+// SQL.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Actor is who made a change: Type is "user", "api_key", "webhook_source" or
+// "system"; ID is empty for system; Email is a user's, as it was then.
+type Actor struct {
+	Type  string `json:"type"`
+	ID    string `json:"id"`
+	Email string `json:"email,omitempty"`
+}
+
+// Target is what a change is about: Type is the action's part before the dot.
+type Target struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// Field is one member's change: its JSON value before (null when it had none) and
+// after (null when it has none). A secret (Secret true) has neither: its JSON is the
+// string "changed".
+type Field struct {
+	From   json.RawMessage `json:"from"`
+	To     json.RawMessage `json:"to"`
+	Secret bool            `json:"-"`
+}
+
+// secretChanged is how a secret or password member's change is shown.
+var secretChanged = []byte(`"changed"`)
+
+// MarshalJSON implements json.Marshaler: {"from","to"}, or "changed" for a secret.
+func (f Field) MarshalJSON() ([]byte, error) {
+	if f.Secret {
+		return secretChanged, nil
+	}
+	type plain Field
+	return json.Marshal(plain(f))
+}
+
+// UnmarshalJSON implements json.Unmarshaler, the inverse of MarshalJSON.
+func (f *Field) UnmarshalJSON(b []byte) error {
+	if string(b) == string(secretChanged) {
+		*f = Field{Secret: true}
+		return nil
+	}
+	type plain Field
+	return json.Unmarshal(b, (*plain)(f))
+}
+
+// Entry is one audit-log entry (docs/openapi.yaml, AuditEntry). Changes is nil when
+// the action changes no field (session.created, …). RequestID, IP and UserAgent are
+// empty for a CLI command.
+type Entry struct {
+	ID         string           `json:"id"` // "aud_…", UUIDv7: ID order is time order
+	TenantID   string           `json:"-"`
+	OccurredAt time.Time        `json:"occurredAt"` // UTC, microseconds
+	Actor      Actor            `json:"actor"`
+	Action     string           `json:"action"`
+	Target     Target           `json:"target"`
+	Changes    map[string]Field `json:"changes"`
+	RequestID  string           `json:"requestId"`
+	IP         string           `json:"ip"`
+	UserAgent  string           `json:"userAgent"`
+}
+
+// Actions lists every action the log records (contract section 14), in
+// documentation order; a filter naming another matches nothing and is refused.
+var Actions = []string{
+	"risk.created", "risk.updated", "risk.deleted", "attachment.created", "attachment.deleted",
+	"user.created", "user.role_changed", "user.deleted", "user.password_changed",
+	"api_key.created", "api_key.revoked", "webhook_source.created", "webhook_source.deleted",
+	"webhook_endpoint.created", "webhook_endpoint.deleted", "session.created", "session.failed",
+	"tenant.disabled", "tenant.enabled",
+}
+
+// Filter selects a tenant's entries. Empty members select everything.
+type Filter struct {
+	Action   string
+	ActorID  string
+	TargetID string
+	// TargetType, with TargetID, narrows to one resource's entries (a risk's history).
+	TargetType string
+	// Since and Until bound OccurredAt: Since ≤ occurredAt < Until; zero: unbounded.
+	Since, Until time.Time
+	// After is the cursor: the ID of the last entry of the previous page ("": from
+	// the start). Newest first, the page continues with older entries; OldestFirst,
+	// with newer ones.
+	After       string
+	OldestFirst bool
+	Limit       int // 1–1000
+}
+
+// Store persists entries (internal/audit/auditstore). Insert writes through the
+// transaction ctx carries; nothing updates an entry.
+type Store interface {
+	// Insert adds e.
+	Insert(ctx context.Context, e *Entry) error
+	// List returns up to f.Limit of the tenant's entries matching f in f's order, and
+	// whether more follow.
+	List(ctx context.Context, tenantID string, f Filter) ([]*Entry, bool, error)
+	// DeleteBefore deletes up to limit entries (of any tenant) that occurred before t,
+	// oldest first, and returns how many: the retention sweep's batch.
+	DeleteBefore(ctx context.Context, t time.Time, limit int) (int, error)
+}
