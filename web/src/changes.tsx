@@ -5,15 +5,20 @@
 import type { Change } from "./outbox/change";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
-/** PendingIndicator says how many changes are not yet settled. */
+/**
+ * PendingIndicator says how many changes are not yet settled, and how many
+ * the server refused, in the refusal's own colour: "All changes saved" only
+ * when nothing is pending or refused.
+ */
 export function PendingIndicator() {
   const { changes } = useChanges();
   const pending = changes.filter((c) => c.state === "pending").length;
   const refused = changes.filter((c) => c.state === "refused").length;
+  const cls = pending ? "indicator pending" : refused ? "indicator refused" : "indicator";
   return (
-    <span class={pending ? "indicator pending" : "indicator"} role="status" aria-live="polite" data-testid="pending-indicator">
-      {pending === 0 ? "All changes saved" : pending === 1 ? "1 change pending" : `${pending} changes pending`}
-      {refused > 0 && <span class="badge refused">{refused} refused</span>}
+    <span class={cls} role="status" aria-live="polite" data-testid="pending-indicator">
+      {pending === 1 ? "1 change pending" : pending > 1 ? `${pending} changes pending` : refused ? "" : "All changes saved"}
+      {refused > 0 && <span class="badge refused">{refused === 1 ? "1 change refused" : `${refused} changes refused`}</span>}
     </span>
   );
 }
@@ -64,6 +69,7 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         {c.problem?.code && <code>{c.problem.code}</code>}
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
+        {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
       </div>
     </li>
   );

@@ -3,7 +3,7 @@ import { afterAttempt, newChange, type Change } from "./change";
 
 const key = "6f1c2b1e-8d7a-4c5b-9e0f-1a2b3c4d5e6f";
 const fresh = (): Change =>
-  newChange({ method: "POST", path: "/v1/risks", body: { kind: "json", json: { title: "Flood" } }, label: "Create risk" }, key, 1000);
+  newChange({ method: "POST", path: "/risks", body: { kind: "json", json: { title: "Flood" } }, label: "Create risk" }, { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" }, key, 1000);
 const half = () => 0.5;
 
 describe("afterAttempt", () => {

@@ -40,6 +40,38 @@ export interface ProblemSummary {
   title?: string;
   detail?: string;
   requestId?: string;
+  /** VALIDATION_FAILED: the offending fields, by their JSON name, so the form shows each error beside its field. */
+  errors?: { field: string; detail: string }[];
+}
+
+/**
+ * Owner is who made a change: it is sent only while this same user of this
+ * same tenant is signed in (docs/dashboard.md, "Whose change it is").
+ */
+export interface Owner {
+  userId: string;
+  tenantId: string;
+  /** Shown on the sign-in page while the user's changes wait; never their content. */
+  email: string;
+}
+
+/** sameOwner is true when a and b are the same user of the same tenant. */
+export function sameOwner(a: Owner | null | undefined, b: Owner | null | undefined): boolean {
+  return !!a && !!b && a.userId === b.userId && a.tenantId === b.tenantId;
+}
+
+/**
+ * FormOrigin is the form a change came from and what the user had typed in
+ * it, so that a refusal puts it back (with the error beside the field) instead
+ * of losing it.
+ */
+export interface FormOrigin {
+  /** Which form: "new-risk", "edit-risk", "user-role", … */
+  name: string;
+  /** What it edits, e.g. the risk's id; absent for a create. */
+  target?: string;
+  /** The form's fields as typed. */
+  values: Record<string, string>;
 }
 
 /** One queued write and what became of it. Stored in IndexedDB under its key. */
@@ -49,11 +81,17 @@ export interface Change {
   /** Creation time in epoch milliseconds; the queue is sent in this order. */
   createdAt: number;
   method: WriteMethod;
-  /** Same-origin path under /v1, e.g. "/v1/risks". */
+  /** The path under /v1, e.g. "/risks" (the SDK's client in session mode puts /v1 before it). */
   path: string;
   body: JsonBody | FileBody | null;
   /** What the user did, in words, for the changes panel (e.g. "Create risk “Flood”"). */
   label: string;
+  /** Who made it; it is sent only while they are signed in. */
+  owner: Owner;
+  /** The form it came from, restored when it is refused. */
+  form?: FormOrigin;
+  /** True once the refused change's form was put back or the user dismissed it there. */
+  restored?: boolean;
   state: ChangeState;
   /** Attempts made so far. */
   attempts: number;
@@ -75,17 +113,18 @@ export interface Change {
   settledAt?: number;
 }
 
-/** What the user asks for; the outbox adds the key and the bookkeeping. */
+/** What the user asks for; the outbox adds the key, the owner and the bookkeeping. */
 export interface ChangeInput {
   method: WriteMethod;
   path: string;
   body: JsonBody | FileBody | null;
   label: string;
+  form?: FormOrigin;
 }
 
-/** newChange starts a pending change with a fresh key, due now. */
-export function newChange(input: ChangeInput, key: string, now: number): Change {
-  return { ...input, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
+/** newChange starts a pending change of owner with a fresh key, due now. */
+export function newChange(input: ChangeInput, owner: Owner, key: string, now: number): Change {
+  return { ...input, owner, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
 }
 
 /** The end of one attempt: an HTTP response, or no usable response at all. */
@@ -167,6 +206,12 @@ function problemOf(json: unknown): ProblemSummary | undefined {
   for (const k of ["code", "title", "detail", "requestId"] as const) {
     const v = s(p[k]);
     if (v !== undefined) out[k] = v;
+  }
+  if (Array.isArray(p.errors)) {
+    out.errors = p.errors.flatMap((e: unknown) => {
+      const f = e as { field?: unknown; detail?: unknown };
+      return typeof f?.field === "string" && typeof f.detail === "string" ? [{ field: f.field, detail: f.detail }] : [];
+    });
   }
   return Object.keys(out).length ? out : undefined;
 }
