@@ -2,13 +2,14 @@
 // sessions, risks, attachments, the outbox through offline spells, reloads,
 // lost responses and refusals, and the browser-side security promises.
 
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page, Request } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { openBrowser, type Browser } from "./browser";
 import { startServer, type Account, type Server } from "./server";
+import { allSaved, createRisk, risks, settled, signIn, titled, unique } from "./ui";
 
 let server: Server;
 const browsers: Browser[] = [];
@@ -29,14 +30,6 @@ async function browser(): Promise<Browser> {
   return b;
 }
 
-async function signIn(page: Page, a: Account): Promise<void> {
-  await page.goto("/");
-  await page.getByLabel("Email").fill(a.email);
-  await page.getByLabel("Password").fill(a.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Risks" }).waitFor();
-}
-
 /** A signed-in browser of a new tenant's admin. */
 async function signedIn(): Promise<{ b: Browser; page: Page; account: Account }> {
   const account = await server.account();
@@ -45,27 +38,6 @@ async function signedIn(): Promise<{ b: Browser; page: Page; account: Account }>
   return { b, page: b.page, account };
 }
 
-async function createRisk(page: Page, title: string, likelihood = "4", impact = "2"): Promise<void> {
-  const form = page.getByRole("form", { name: "New risk" });
-  await form.getByLabel("Title").fill(title);
-  await form.getByLabel("Likelihood").selectOption(likelihood);
-  await form.getByLabel("Impact").selectOption(impact);
-  await form.getByRole("button", { name: "Create risk" }).click();
-}
-
-/** risks returns what the server holds for the signed-in tenant (the session cookie, over the API). */
-async function risks(page: Page): Promise<{ id: string; title: string; riskScore: number; status: string }[]> {
-  const res = await page.request.get("/v1/risks?limit=100");
-  expect(res.status()).toBe(200);
-  return ((await res.json()) as { data: { id: string; title: string; riskScore: number; status: string }[] }).data;
-}
-
-const titled = async (page: Page, title: string) => (await risks(page)).filter((r) => r.title === title);
-/** settled waits until the changes panel shows the change labelled with text as done (or refused). */
-const settled = (page: Page, text: string, state: "done" | "refused" = "done") =>
-  page.locator(`li.change.${state}`, { hasText: text }).first().waitFor({ timeout: 30_000 });
-const allSaved = (page: Page) => expect.poll(() => page.getByTestId("pending-indicator").textContent(), { timeout: 30_000 }).toContain("All changes saved");
-const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 
 describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
   it("is served with a strict CSP and X-Frame-Options, and loads nothing from another origin", async () => {
