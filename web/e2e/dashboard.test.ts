@@ -6,33 +6,17 @@ import { createHash } from "node:crypto";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page, Request } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { openBrowser, type Browser } from "./browser";
-import { startServer, type Account, type Server } from "./server";
-import { allSaved, createRisk, risks, settled, signIn, titled, unique } from "./ui";
+import { describe, expect, it } from "vitest";
+import type { Browser } from "./browser";
+import type { Account } from "./server";
+import { allSaved, createRisk, harness, risks, settled, signIn, titled, unique } from "./ui";
 
-let server: Server;
-const browsers: Browser[] = [];
-
-beforeAll(async () => {
-  server = await startServer(inject("riskapiBinary"));
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  for (const b of browsers.splice(0)) await b.close();
-});
-
-async function browser(): Promise<Browser> {
-  const b = await openBrowser(server.baseUrl);
-  browsers.push(b);
-  return b;
-}
+const env = harness();
+const browser = env.browser;
 
 /** A signed-in browser of a new tenant's admin. */
 async function signedIn(): Promise<{ b: Browser; page: Page; account: Account }> {
-  const account = await server.account();
+  const account = await env.server().account();
   const b = await browser();
   await signIn(b.page, account);
   return { b, page: b.page, account };
@@ -54,7 +38,7 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(h["x-frame-options"]).toBe("DENY");
     await b.page.getByRole("button", { name: "Sign in" }).waitFor();
     expect(urls.length).toBeGreaterThan(1);
-    for (const u of urls) expect(new URL(u).origin).toBe(server.baseUrl);
+    for (const u of urls) expect(new URL(u).origin).toBe(env.server().baseUrl);
     expect(await b.page.locator("script:not([src])").count()).toBe(0);
     // 401 from the session probe is expected; a CSP violation is not.
     expect(violations.filter((v) => /Content Security Policy/i.test(v))).toEqual([]);
@@ -283,14 +267,14 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const title = unique("Forged");
     // Another origin of the same site (another port): the browser sends the
     // SameSite=Lax cookie with its form post.
-    const evil = await attacker(`<form method="post" action="${server.baseUrl}/v1/risks" enctype="text/plain">
+    const evil = await attacker(`<form method="post" action="${env.server().baseUrl}/v1/risks" enctype="text/plain">
       <input name='{"title":"${title}","x":"' value='"}'><button>Win a prize</button></form>
-      <iframe src="${server.baseUrl}/" title="framed"></iframe>`);
+      <iframe src="${env.server().baseUrl}/" title="framed"></iframe>`);
     try {
       await page.goto(evil.url);
-      const framed = page.frames().find((f) => f.url().startsWith(server.baseUrl));
+      const framed = page.frames().find((f) => f.url().startsWith(env.server().baseUrl));
       expect(await framed?.locator("#app").count().catch(() => 0) ?? 0).toBe(0); // frame-ancestors 'none'
-      const [res] = await Promise.all([page.waitForResponse(`${server.baseUrl}/v1/risks`), page.getByRole("button", { name: "Win a prize" }).click()]);
+      const [res] = await Promise.all([page.waitForResponse(`${env.server().baseUrl}/v1/risks`), page.getByRole("button", { name: "Win a prize" }).click()]);
       expect(res.status()).toBe(403);
       expect(await res.json()).toMatchObject({ code: "FORBIDDEN" });
       expect(await titled(page, title)).toEqual([]);
@@ -310,7 +294,7 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await page.getByRole("link", { name: "Admin" }).click();
     await page.getByRole("cell", { name: account.email }).waitFor();
 
-    const member = await server.account("member", account.tenantId);
+    const member = await env.server().account("member", account.tenantId);
     const mb = await browser();
     await signIn(mb.page, member);
     await expect.poll(() => mb.page.getByRole("link", { name: "Admin" }).count()).toBe(0);

@@ -5,33 +5,16 @@
 // user sees nothing of an earlier user's changes.
 
 import type { Page, Request } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { openBrowser, type Browser } from "./browser";
-import { startServer, type Account, type Server } from "./server";
-import { createRisk, settled, signIn, titled, unique } from "./ui";
+import { describe, expect, it } from "vitest";
+import type { Account } from "./server";
+import { createRisk, harness, settled, signIn, titled, unique } from "./ui";
 
-let server: Server;
-const browsers: Browser[] = [];
-
-beforeAll(async () => {
-  server = await startServer(inject("riskapiBinary"));
-}, 120_000);
-afterAll(async () => {
-  await server?.stop();
-});
-afterEach(async () => {
-  for (const b of browsers.splice(0)) await b.close();
-});
-
-async function browser(): Promise<Browser> {
-  const b = await openBrowser(server.baseUrl);
-  browsers.push(b);
-  return b;
-}
+const h = harness();
+const browser = h.browser;
 
 /** call sends one request to the server outside the browser, with a session token as Bearer. */
 async function call(method: string, path: string, token?: string, body?: unknown): Promise<{ status: number; json: any }> {
-  const res = await fetch(server.baseUrl + path, {
+  const res = await fetch(h.server().baseUrl + path, {
     method,
     headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -55,7 +38,7 @@ async function token(a: Account): Promise<{ token: string; userId: string }> {
 async function endSessionElsewhere(a: Account): Promise<void> {
   const { token: t } = await token(a);
   const newPassword = a.password + "-2";
-  const res = await fetch(server.baseUrl + "/v1/me/password", {
+  const res = await fetch(h.server().baseUrl + "/v1/me/password", {
     method: "POST",
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${t}`, "Idempotency-Key": crypto.randomUUID() },
     body: JSON.stringify({ currentPassword: a.password, newPassword }),
@@ -128,9 +111,9 @@ async function waitsForItsAuthor(next: Account, memberAdmin: Account, member: Ac
 
 describe(`whose change it is, in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
   it("sends nothing under an admin of another tenant, and sends the member's change once they are back", async () => {
-    const memberAdmin = await server.account("admin");
-    const member = await server.account("member", memberAdmin.tenantId);
-    const otherTenantAdmin = await server.account("admin");
+    const memberAdmin = await h.server().account("admin");
+    const member = await h.server().account("member", memberAdmin.tenantId);
+    const otherTenantAdmin = await h.server().account("admin");
     await waitsForItsAuthor(otherTenantAdmin, memberAdmin, member);
     // And nothing reached the other tenant.
     const { token: t } = await token(otherTenantAdmin);
@@ -139,20 +122,21 @@ describe(`whose change it is, in Chromium (${process.env.TEST_DATABASE_URL ? "Po
   });
 
   it("sends nothing under the member's own admin: the change is logged under its author", async () => {
-    const admin = await server.account("admin");
-    const member = await server.account("member", admin.tenantId);
+    const admin = await h.server().account("admin");
+    const member = await h.server().account("member", admin.tenantId);
     await waitsForItsAuthor(admin, admin, member);
   });
 
   it("shows the next user none of the previous user's changes", async () => {
-    const a = await server.account("admin");
-    const b = await server.account("admin");
+    const a = await h.server().account("admin");
+    const b = await h.server().account("admin");
     const { page } = await browser();
     await signIn(page, a);
     const title = unique("Settled before signing out");
     await createRisk(page, title);
     await settled(page, title);
     await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
     await signIn(page, b);
     await page.waitForTimeout(500);
     expect(await page.getByText(title).count()).toBe(0);

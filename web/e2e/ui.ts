@@ -3,8 +3,9 @@
 
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
-import { expect } from "vitest";
-import type { Account } from "./server";
+import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
+import { openBrowser, type Browser } from "./browser";
+import { startServer, type Account, type Server } from "./server";
 
 /** signIn signs a in on the sign-in page and waits for the risk list. */
 export async function signIn(page: Page, a: Account): Promise<void> {
@@ -40,3 +41,30 @@ export const settled = (page: Page, text: string, state: "done" | "refused" = "d
 export const allSaved = (page: Page) => expect.poll(() => page.getByTestId("pending-indicator").textContent(), { timeout: 30_000 }).toContain("All changes saved");
 /** unique makes a title no other test uses. */
 export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
+
+/**
+ * harness registers a test file's hooks: one real riskapi for the file (the
+ * binary built for the run, a fresh database), and browsers, each with a
+ * fresh profile, closed after each test.
+ */
+export function harness(): { server: () => Server; browser: () => Promise<Browser> } {
+  let server: Server | undefined;
+  const browsers: Browser[] = [];
+  beforeAll(async () => {
+    server = await startServer(inject("riskapiBinary"));
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+  });
+  afterEach(async () => {
+    for (const b of browsers.splice(0)) await b.close();
+  });
+  return {
+    server: () => server!,
+    browser: async () => {
+      const b = await openBrowser(server!.baseUrl);
+      browsers.push(b);
+      return b;
+    },
+  };
+}
