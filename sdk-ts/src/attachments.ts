@@ -51,11 +51,6 @@ export class Attachments {
     return r.json as Attachment;
   }
 
-  /** Deletes an attachment (DELETE /attachments/{id}, 204), where the server offers that route. */
-  async delete(attachmentId: string, opts?: CallOptions): Promise<void> {
-    await this.send({ method: "DELETE", path: `/attachments/${encodeURIComponent(attachmentId)}`, expect: "empty" }, opts);
-  }
-
   /** Reads one page of a risk's attachments, oldest first. */
   async listPage(riskId: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<Attachment>> {
     return getPage<Attachment>(this.send, `/risks/${encodeURIComponent(riskId)}/attachments`, params, opts);

@@ -65,7 +65,7 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         <span>made {new Date(c.createdAt).toLocaleString()}</span>
         {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
         {c.attempts > 0 && <span>{c.attempts === 1 ? "1 attempt" : `${c.attempts} attempts`}</span>}
-        {c.lastReason && <span>{c.lastStatus ? `${c.lastStatus}: ` : ""}{c.lastReason}</span>}
+        {c.lastReason && <span>{reason(c)}</span>}
         {c.problem?.code && <code>{c.problem.code}</code>}
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
@@ -73,6 +73,15 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
       </div>
     </li>
   );
+}
+
+/** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */
+function reason(c: Change): string {
+  if (c.state === "pending" && c.lastStatus === 429) {
+    const s = Math.max(1, Math.ceil((c.nextAttemptAt - Date.now()) / 1000));
+    return `Too many requests: trying again in ${s} s`;
+  }
+  return `${c.lastStatus ? `${c.lastStatus}: ` : ""}${c.lastReason}`;
 }
 
 /** UploadProgress is a progress bar for an upload in flight. */
