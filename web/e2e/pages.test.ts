@@ -83,17 +83,17 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`/requests?idempotencyKey=${key}`);
     // Entries are written within about a second (docs/requests.md): filter again until it is there.
-    const row = page.locator("table.log tbody tr", { has: page.getByRole("link", { name: `${key} inspect` }) });
+    const row = page.locator("table.log tbody tr", { has: page.getByRole("link", { name: key, exact: true }) });
     await expect.poll(async () => {
       await page.getByRole("button", { name: "Filter" }).click();
       return row.count();
     }, { timeout: 10_000, interval: 500 }).toBe(1);
     expect(await noSideScroll(page)).toBe(true);
 
-    await row.getByRole("link", { name: `${key} inspect` }).click();
+    await row.locator("td.key a").click();
     await expect.poll(() => page.locator(".inspector pre").textContent()).toContain('"state": "complete"');
     expect(page.url()).toContain(`inspect=${key}`);
-    await row.getByRole("link", { name: /^Request / }).click();
+    await row.locator("td.rid a").click();
     await page.getByRole("region", { name: "Request" }).locator("pre").filter({ hasText: key }).waitFor();
     await page.reload(); // the entry and the inspector come back from the URL
     await page.getByRole("region", { name: "Request" }).locator("pre").filter({ hasText: key }).waitFor();
@@ -176,9 +176,9 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.goto("/requests");
     await expect.poll(async () => {
       await page.getByRole("button", { name: "Filter" }).click();
-      return page.getByRole("link", { name: / inspect$/ }).count();
+      return page.locator("td.key a").count();
     }, { timeout: 10_000, interval: 500 }).toBe(2);
-    await page.getByRole("link", { name: / inspect$/ }).first().click();
+    await page.locator("td.key a").first().click();
     await page.locator(".inspector pre").waitFor();
     if (dir) await page.screenshot({ path: `${dir}/dashboard-requests.png`, fullPage: true });
     expect(await noSideScroll(page)).toBe(true);

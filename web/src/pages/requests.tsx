@@ -83,18 +83,18 @@ function Row({ r, url }: { r: RequestLogEntry; url: (over: Record<string, string
       <td class="path">{risk ? <a href={`/risks/${risk[1]}`}>{r.path}</a> : r.path}</td>
       <td>{r.status}</td>
       <td>{Math.round(r.durationMs)}</td>
-      <td>
+      <td class="key">
         {r.idempotencyKey && (
           <>
-            <a href={url({ inspect: r.idempotencyKey, inspectMethod: r.method, inspectPath: r.path })} aria-label={`${r.idempotencyKey} inspect`} class="short">
-              {r.idempotencyKey.slice(0, 8)}…
+            <a href={url({ inspect: r.idempotencyKey, inspectMethod: r.method, inspectPath: r.path })} class="short" title="Inspect this key">
+              {r.idempotencyKey}
             </a>{" "}
             {r.idempotencyOutcome}
           </>
         )}
       </td>
       <td>{r.errorCode ?? ""}</td>
-      <td><a href={url({ id: r.id })} aria-label={`Request ${r.id}`} class="short">{r.id.slice(0, 8)}…</a></td>
+      <td class="rid"><a href={url({ id: r.id })} class="short" title="This request's log entry">{r.id}</a></td>
     </tr>
   );
 }
