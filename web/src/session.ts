@@ -69,7 +69,8 @@ function underSessionLock<T>(fn: () => Promise<T>): Promise<T> {
 export function whoAmI(): Promise<Session | null> {
   return underSessionLock(async () => {
     try {
-      const me = await api().account.me();
+      // Offline: no retries, so the last known user can go on working at once.
+      const me = await api().account.me({ maxRetries: navigator.onLine ? 3 : 0 });
       setIdentity(ownerOf(me));
       return { me, owner: ownerOf(me) };
     } catch (err) {

@@ -39,7 +39,6 @@ export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): L
       },
     );
     // fetch is a new closure each render; key says when it reads something else.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key]);
   useEffect(reload, [reload]);
   useSettled(reload);
@@ -104,7 +103,6 @@ export function useRefusal(changes: Change[], name: string, target: string | und
     restore(c);
     void outboxAck(c.key);
     // restore is a new closure each render; the change's key says when to run.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [c?.key]);
 }
 
