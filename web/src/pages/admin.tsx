@@ -6,6 +6,7 @@
  */
 import { useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
+import { EVENT_TYPES, SCOPES } from "../lists";
 import { isAdmin, type Session } from "../session";
 import { outbox, useChanges, useOnline } from "../state";
 import { OnlineOnly, Secret, Unavailable, useList, useRefusal } from "./common";
@@ -111,7 +112,6 @@ function Users({ session }: { session: Session }) {
   );
 }
 
-const SCOPES = ["risks:read", "risks:write", "requests:read", "events:read"];
 
 function ApiKeys() {
   const list = useList<ApiKey>("api-keys", () => api().apiKeys.listPage({ limit: 100 }));
@@ -173,7 +173,6 @@ function ApiKeys() {
   );
 }
 
-const EVENT_TYPES = ["risk.created", "risk.updated", "risk.deleted", "attachment.created"];
 
 function Webhooks() {
   return (
@@ -222,7 +221,7 @@ function Endpoints() {
   const online = useOnline();
   const create = useCreate(list.reload);
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(EVENT_TYPES);
+  const [events, setEvents] = useState<string[]>([...EVENT_TYPES]);
   const [shown, setShown] = useState<string | null>(null);
   const deliveries = useList<Delivery>(shown, () => api().webhookEndpoints.deliveries(shown!, { limit: 50 }));
   if (list.unavailable) return <Unavailable what="Webhook endpoints" route="GET /v1/webhook-endpoints" />;

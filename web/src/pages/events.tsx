@@ -1,10 +1,11 @@
 /** The tenant's events, newest first, with a type filter and redelivery. */
 import { useState } from "preact/hooks";
 import { api, type Event as Event_ } from "../api";
+import { EVENT_TYPES } from "../lists";
 import { outbox } from "../state";
 import { useList, Unavailable } from "./common";
 
-const TYPES = ["", "risk.created", "risk.updated", "risk.deleted", "attachment.created"];
+const TYPES = ["", ...EVENT_TYPES];
 
 /** EventsPage lists events; for admins, Redeliver queues POST /v1/events/{id}/redeliver. */
 export function EventsPage({ admin }: { admin: boolean }) {

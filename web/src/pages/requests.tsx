@@ -6,10 +6,11 @@
  */
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
+import { OUTCOMES } from "../lists";
 import { navigate, useQuery, withQuery } from "../router";
 import { Unavailable, useList } from "./common";
 
-const OUTCOMES = ["", "executed", "replayed", "in_progress", "key_reused", "failed", "store_unavailable"];
+const OUTCOME_CHOICES = ["", ...OUTCOMES];
 const METHODS = ["", "GET", "POST", "PUT", "PATCH", "DELETE"];
 const FILTERS = ["idempotencyKey", "status", "method", "outcome", "since", "until"] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -108,7 +109,7 @@ function FilterForm({ applied, onApply }: { applied: Filters; onApply: (f: Filte
       <label>Idempotency key<input value={f.idempotencyKey} onInput={set("idempotencyKey")} /></label>
       <label>Status<input inputMode="numeric" size={4} value={f.status} onInput={set("status")} /></label>
       <label>Method<select value={f.method} onChange={set("method")}>{METHODS.map((m) => <option key={m} value={m}>{m || "any"}</option>)}</select></label>
-      <label>Outcome<select value={f.outcome} onChange={set("outcome")}>{OUTCOMES.map((o) => <option key={o} value={o}>{o || "any"}</option>)}</select></label>
+      <label>Outcome<select value={f.outcome} onChange={set("outcome")}>{OUTCOME_CHOICES.map((o) => <option key={o} value={o}>{o || "any"}</option>)}</select></label>
       <label>Since<input type="datetime-local" value={f.since} onInput={set("since")} /></label>
       <label>Until<input type="datetime-local" value={f.until} onInput={set("until")} /></label>
       <button type="submit">Filter</button>
