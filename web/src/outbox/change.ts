@@ -90,6 +90,8 @@ export interface Change {
   owner: Owner;
   /** The form it came from, restored when it is refused. */
   form?: FormOrigin;
+  /** Sent as If-Match: the version the user saw (e.g. "\"3\""), so a write over a newer one is refused (412). */
+  ifMatch?: string;
   /** True once the refused change's form was put back or the user dismissed it there. */
   restored?: boolean;
   state: ChangeState;
@@ -120,6 +122,7 @@ export interface ChangeInput {
   body: JsonBody | FileBody | null;
   label: string;
   form?: FormOrigin;
+  ifMatch?: string;
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */

@@ -5,7 +5,7 @@
  * form with the error beside its field, and a risk deleted elsewhere leaves
  * no form behind.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
 import type { Change } from "../outbox/change";
@@ -85,26 +85,28 @@ type Form = ReturnType<typeof formOf>;
 function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [f, setF] = useState(() => formOf(risk));
   const [errors, setErrors] = useState<FieldErrors>({});
-  // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
-  const [held, setHeld] = useState(false);
-  useEffect(() => {
-    if (!held) setF(formOf(risk));
-  }, [risk]);
+  // What a refused edit had changed: kept over the risk as the server holds it,
+  // however often it is re-read, until the user saves again.
+  const kept = useRef<Partial<Form> | null>(null);
+  useEffect(() => setF({ ...formOf(risk), ...(kept.current ?? {}) }), [risk]);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
-    setF({ ...formOf(risk), ...(c.form!.values as Partial<Form>) });
+    kept.current = c.form!.values as Partial<Form>;
+    setF({ ...formOf(risk), ...kept.current });
     setErrors(fieldErrors(c));
-    setHeld(true);
   });
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
     const json = changedFields(formOf(risk), f);
     setErrors({});
-    setHeld(false);
+    kept.current = null;
     if (Object.keys(json).length === 0) return;
+    // Only what the user changed comes back on a refusal, over the risk as it is then:
+    // a field they did not touch never carries a stale value into the next save.
+    const values = Object.fromEntries(Object.entries(f).filter(([k]) => k in json));
     await outbox().enqueue({
       method: "PATCH", path: `/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
-      form: { name: "edit-risk", target: risk.id, values: f },
+      form: { name: "edit-risk", target: risk.id, values }, ...seen(risk),
     });
   };
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
@@ -135,6 +137,12 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   );
 }
 
+/** seen is the If-Match of the version the user saw, where the server reports versions. */
+function seen(r: Risk): { ifMatch?: string } {
+  const v = (r as Risk & { version?: number }).version;
+  return typeof v === "number" ? { ifMatch: `"${v}"` } : {};
+}
+
 function formOf(r: Risk) {
   return {
     title: r.title, description: r.description, category: r.category, owner: r.owner, status: r.status as string,
@@ -158,7 +166,7 @@ function changedFields(was: Form, now: Form): RiskUpdateParams {
 function DeleteRisk({ risk }: { risk: Risk }) {
   const [confirming, setConfirming] = useState(false);
   const del = async () => {
-    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”` });
+    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ...seen(risk) });
     navigate("/");
   };
   return (
