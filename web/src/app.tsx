@@ -53,7 +53,7 @@ export function App() {
   const [confirmSignOut, setConfirmSignOut] = useState(0);
   const signOut = async (pendingChanges: "ask" | "keep" | "discard") => {
     const owner = identity();
-    const pending = (await outbox().list()).filter((c) => c.state === "pending");
+    const pending = (await outbox().list()).filter((c) => c.state === "pending" || c.state === "conflict");
     if (pending.length > 0 && pendingChanges === "ask") {
       setConfirmSignOut(pending.length);
       return;

@@ -13,8 +13,12 @@
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
 
-/** pending: not settled yet; done: a 2xx settled it; refused: a status that retrying cannot fix. */
-export type ChangeState = "pending" | "done" | "refused";
+/**
+ * pending: not settled yet; done: a 2xx settled it; refused: a status that
+ * retrying cannot fix; conflict: another writer changed a field this change
+ * changes too (412), and the user chooses (docs/dashboard.md, "Conflicts").
+ */
+export type ChangeState = "pending" | "done" | "refused" | "conflict";
 
 /** The write methods a change can carry. */
 export type WriteMethod = "POST" | "PUT" | "PATCH" | "DELETE";
@@ -92,6 +96,10 @@ export interface Change {
   form?: FormOrigin;
   /** Sent as If-Match: the version the user saw (e.g. "\"3\""), so a write over a newer one is refused (412). */
   ifMatch?: string;
+  /** An edit's fields as the user saw them before changing them: on a 412, what the other writer changed is what differs from these. */
+  base?: Record<string, unknown>;
+  /** In conflict: the other writer's values of the fields both changed, and the version they are in. */
+  conflict?: { theirs: Record<string, unknown>; version: number };
   /** True once the refused change's form was put back or the user dismissed it there. */
   restored?: boolean;
   state: ChangeState;
@@ -123,6 +131,7 @@ export interface ChangeInput {
   label: string;
   form?: FormOrigin;
   ifMatch?: string;
+  base?: Record<string, unknown>;
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */
@@ -178,6 +187,7 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
   }
   const problem = problemOf(attempt.json);
   if (problem) next.problem = problem;
+  if (attempt.status === 412 && afterConflict(next, attempt.json, now)) return next;
   if (attempt.status === 401) {
     next.lastReason = "signed out: sign in again to send it";
     next.nextAttemptAt = Number.MAX_SAFE_INTEGER;
@@ -187,6 +197,38 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
   if (!d.retry) return settle(next, "refused", now);
   next.nextAttemptAt = now + backoffDelay(change.attempts, attempt.retryAfterMs, rand);
   return next;
+}
+
+/**
+ * afterConflict handles a 412 whose problem carries the risk as it is now
+ * (`current`, with its `version`) for an edit that knows what the user saw
+ * (`base`): if the other writer changed none of the user's fields, the change
+ * is sent again at once over the new version, so both changes survive; if it
+ * changed one of them to another value, the change waits in "conflict" for the
+ * user to choose. False when it cannot tell (the 412 is then a refusal).
+ */
+function afterConflict(next: Change, json: unknown, now: number): boolean {
+  const current = (json as { current?: Record<string, unknown> } | undefined)?.current;
+  const mine = next.body?.kind === "json" ? (next.body.json as Record<string, unknown>) : undefined;
+  if (!current || typeof current.version !== "number" || !next.base || !mine) return false;
+  const base = next.base;
+  const both = Object.keys(base).filter((k) => !same(current[k], base[k]) && !same(current[k], mine[k]));
+  next.ifMatch = `"${current.version}"`;
+  if (both.length === 0) {
+    next.lastReason = "changed elsewhere meanwhile, in other fields: sent again over the new version";
+    next.base = { ...base, ...Object.fromEntries(Object.keys(base).map((k) => [k, current[k]])) };
+    next.nextAttemptAt = now;
+    return true;
+  }
+  next.state = "conflict";
+  next.conflict = { theirs: Object.fromEntries(both.map((k) => [k, current[k]])), version: current.version };
+  next.lastReason = `Conflict: ${both.join(", ")} also changed elsewhere`;
+  next.nextAttemptAt = 0;
+  return true;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 /** resume makes a pending change due now: after sign-in, on reconnecting, or when the user asks. */

@@ -346,3 +346,58 @@ describe("Outbox: a change belongs to its author", () => {
     await expect(o.enqueue(create("nobody's"))).rejects.toThrow(/sign in/);
   });
 });
+
+describe("Outbox: conflicts", () => {
+  /** A server whose risk was changed by someone else: the first attempt is a 412, with the risk as it is now. */
+  function changedElsewhere(theirs: Record<string, unknown>) {
+    const sent: (string | undefined)[] = [];
+    const t: Transport = {
+      send: async (c) => {
+        sent.push(c.ifMatch);
+        if (sent.length === 1) return { status: 412, json: { code: "PRECONDITION_FAILED", current: { version: 4, ...theirs } } };
+        return { status: 200, json: {} };
+      },
+    };
+    return { t, sent };
+  }
+  const edit = { method: "PATCH", path: "/risks/r1", body: { kind: "json", json: { title: "Mine" } }, label: "Edit", ifMatch: '"3"', base: { title: "Seen" } } as const;
+
+  it("waits for the user, who keeps mine: sent again over the new version", async () => {
+    const { t, sent } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    const c = await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    expect((await o.list())[0]!.conflict).toEqual({ theirs: { title: "Theirs" }, version: 4 });
+    expect(sent).toEqual(['"3"']);
+    await o.resolve(c.key, "mine");
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("done");
+    expect(sent).toEqual(['"3"', '"4"']);
+  });
+
+  it("drops the change when the user keeps theirs", async () => {
+    const { t, sent } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    const c = await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    await o.resolve(c.key, "theirs");
+    expect(await o.list()).toEqual([]);
+    expect(sent).toEqual(['"3"']);
+  });
+
+  it("sends an edit of other fields again on its own, so both changes survive", async () => {
+    const { t, sent } = changedElsewhere({ owner: "someone", title: "Seen" });
+    const o = await tab("db" + n++, t);
+    await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("done");
+    expect(sent).toEqual(['"3"', '"4"']);
+  });
+
+  it("keeps a conflict at sign-out, as it keeps pending changes", async () => {
+    const { t } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    await o.forget(ALICE, false);
+    expect((await o.list()).map((x) => x.state)).toEqual(["conflict"]);
+  });
+});

@@ -19,6 +19,11 @@
 import { afterAttempt, newChange, resume, sameOwner, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
 import type { ChangeStore } from "./store";
 
+/** settled is true for a change that is done or refused: history, not work left. */
+export function settled(c: Change): boolean {
+  return c.state === "done" || c.state === "refused";
+}
+
 /** The Web Lock the sending tab holds. */
 export const SENDER_LOCK = "riskapi-outbox-sender";
 
@@ -133,7 +138,7 @@ export class Outbox {
     const me = this.o.identity();
     const out = new Map<string, { email: string; count: number; owner: Owner }>();
     for (const c of await this.o.store.all()) {
-      if (c.state !== "pending" || sameOwner(c.owner, me)) continue;
+      if (settled(c) || sameOwner(c.owner, me)) continue;
       const id = `${c.owner.tenantId}/${c.owner.userId}`;
       const w = out.get(id) ?? { email: c.owner.email, count: 0, owner: c.owner };
       w.count++;
@@ -142,10 +147,10 @@ export class Outbox {
     return [...out.values()];
   }
 
-  /** dismiss forgets a settled change of the signed-in user; a pending one cannot be dismissed. */
+  /** dismiss forgets a settled change of the signed-in user; a pending one or a conflict cannot be dismissed. */
   async dismiss(key: string): Promise<void> {
     const c = await this.o.store.get(key);
-    if (!c || c.state === "pending" || !sameOwner(c.owner, this.o.identity())) return;
+    if (!c || !settled(c) || !sameOwner(c.owner, this.o.identity())) return;
     await this.o.store.delete(key);
     this.publish({ type: "changed", key });
   }
@@ -159,13 +164,32 @@ export class Outbox {
   }
 
   /**
+   * resolve ends a conflict as the user chose: "mine" sends the change again
+   * over the version it conflicted with (its If-Match already names it);
+   * "theirs" drops it, keeping the other writer's values.
+   */
+  async resolve(key: string, choice: "mine" | "theirs"): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state !== "conflict" || !sameOwner(c.owner, this.o.identity())) return;
+    if (choice === "theirs") {
+      await this.o.store.delete(key);
+      this.publish({ type: "changed", key, state: "done" });
+      return;
+    }
+    const { conflict: _, ...rest } = c;
+    await this.o.store.put({ ...rest, state: "pending", nextAttemptAt: 0, lastReason: "kept mine: sent again over the other change" });
+    this.publish({ type: "changed", key, state: "pending" });
+    this.nudge();
+  }
+
+  /**
    * forget deletes owner's settled changes (their history, cleared at sign-out
    * or when another user signs in) and, with pending true, their unsent ones
-   * too (discarded at the user's request). Other users' changes stay.
+   * and conflicts too (discarded at the user's request). Other users' changes stay.
    */
   async forget(owner: Owner, pending: boolean): Promise<void> {
     for (const c of await this.o.store.all()) {
-      if (!sameOwner(c.owner, owner) || (c.state === "pending" && !pending)) continue;
+      if (!sameOwner(c.owner, owner) || (!settled(c) && !pending)) continue;
       await this.o.store.delete(c.key);
     }
     this.publish({ type: "changed" });
@@ -173,7 +197,7 @@ export class Outbox {
 
   /** forgetOthersHistory deletes the settled changes of every user but me: a new user sees no earlier history. */
   async forgetOthersHistory(me: Owner): Promise<void> {
-    for (const c of await this.o.store.all()) if (c.state !== "pending" && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
+    for (const c of await this.o.store.all()) if (settled(c) && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
     this.publish({ type: "changed" });
   }
 

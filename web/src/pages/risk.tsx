@@ -107,6 +107,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     await outbox().enqueue({
       method: "PATCH", path: `/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
       form: { name: "edit-risk", target: risk.id, values }, ...seen(risk),
+      // What the user saw of the fields they changed: on a 412, what differs from it was changed elsewhere.
+      base: Object.fromEntries(Object.keys(json).map((k) => [k, (risk as unknown as Record<string, unknown>)[k]])),
     });
   };
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
