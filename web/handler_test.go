@@ -1,6 +1,9 @@
 package web
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -115,8 +118,8 @@ func TestAPIPathsAreNeverTheDashboard(t *testing.T) {
 		{http.MethodGet, "/v1/no-such-thing", http.StatusNotFound},
 		{http.MethodGet, "/v2/risks", http.StatusNotFound},
 		{http.MethodGet, "/v1", http.StatusNotFound},
-		{http.MethodGet, "/webhooks/inbound/x", http.StatusNotFound},
 		{http.MethodGet, "/no-such-page", http.StatusNotFound},
+		{http.MethodGet, "/webhooks/inbound/x", http.StatusNotFound},
 		{http.MethodPost, "/", http.StatusMethodNotAllowed},
 		{http.MethodDelete, "/v1/risks", http.StatusMethodNotAllowed},
 		{http.MethodGet, "/v1/risks", http.StatusOK},
@@ -128,5 +131,92 @@ func TestAPIPathsAreNeverTheDashboard(t *testing.T) {
 		if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 			t.Errorf("%s %s: answered with the dashboard", tc.method, tc.path)
 		}
+	}
+}
+
+// An unknown page is the app's own not-found page (index.html, 404), not the API's JSON.
+func TestUnknownPagesAreTheAppsNotFoundPage(t *testing.T) {
+	e := newServer(t)
+	for _, path := range []string{"/no-such-page", "/admins", "/account/password"} {
+		rec := do(e, http.MethodGet, path, "Accept", "text/html,application/xhtml+xml,*/*;q=0.8")
+		want := http.StatusNotFound
+		if path == "/account/password" {
+			want = http.StatusOK
+		}
+		if rec.Code != want || !strings.Contains(rec.Body.String(), `<div id="app">`) {
+			t.Errorf("GET %s: %d, want %d with the app", path, rec.Code, want)
+		}
+		if rec.Header().Get("Content-Security-Policy") != ContentSecurityPolicy {
+			t.Errorf("GET %s: no policy on the not-found page", path)
+		}
+	}
+	// Not for API clients, other methods, the API's paths or assets.
+	for _, tc := range [][]string{
+		{http.MethodGet, "/no-such-page", "application/json"},
+		{http.MethodPost, "/no-such-page", "text/html"},
+		{http.MethodGet, "/v1/no-such-thing", "text/html"},
+		{http.MethodGet, "/assets/index-missing.js", "text/html"},
+	} {
+		if rec := do(e, tc[0], tc[1], "Accept", tc[2]); rec.Code != http.StatusNotFound || strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+			t.Errorf("%s %s (Accept %s): %d %q, want the API's 404", tc[0], tc[1], tc[2], rec.Code, rec.Header().Get("Content-Type"))
+		}
+	}
+}
+
+func TestAssetsAreSentCompressedWhenAccepted(t *testing.T) {
+	e := newServer(t)
+	assets, err := fs.Glob(Files(), "assets/*.js")
+	if err != nil || len(assets) == 0 {
+		t.Fatalf("no built script in dist/assets (%v)", err)
+	}
+	raw, _ := fs.ReadFile(Files(), assets[0])
+	for _, tc := range []struct {
+		accept string
+		gzip   bool
+	}{
+		{"gzip, deflate, br, zstd", true},
+		{"br;q=1.0, gzip;q=0.8", true},
+		{"*", true},
+		{"", false},
+		{"identity", false},
+		{"gzip;q=0", false},
+		{"gzip;q=0, *", false},
+	} {
+		rec := do(e, http.MethodGet, "/"+assets[0], "Accept-Encoding", tc.accept)
+		h := rec.Header()
+		if !strings.Contains(h.Get("Vary"), "Accept-Encoding") {
+			t.Errorf("Accept-Encoding %q: Vary = %q", tc.accept, h.Get("Vary"))
+		}
+		body := rec.Body.Bytes()
+		if got := h.Get("Content-Encoding") == "gzip"; got != tc.gzip {
+			t.Fatalf("Accept-Encoding %q: Content-Encoding = %q", tc.accept, h.Get("Content-Encoding"))
+		}
+		if tc.gzip {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Body.Len()*2 > len(raw) {
+				t.Errorf("compressed %d of %d bytes: less than half expected", rec.Body.Len(), len(raw))
+			}
+		}
+		if !bytes.Equal(body, raw) {
+			t.Errorf("Accept-Encoding %q: the bytes differ from the build", tc.accept)
+		}
+		if h.Get("Cache-Control") != "public, max-age=31536000, immutable" {
+			t.Errorf("Accept-Encoding %q: Cache-Control = %q", tc.accept, h.Get("Cache-Control"))
+		}
+	}
+	// The two encodings have their own ETags, so a cache never mixes them up.
+	plain := do(e, http.MethodGet, "/"+assets[0]).Header().Get("ETag")
+	zipped := do(e, http.MethodGet, "/"+assets[0], "Accept-Encoding", "gzip")
+	if plain == zipped.Header().Get("ETag") {
+		t.Errorf("one ETag %s for both encodings", plain)
+	}
+	if again := do(e, http.MethodGet, "/"+assets[0], "Accept-Encoding", "gzip", "If-None-Match", zipped.Header().Get("ETag")); again.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match of the gzip ETag: %d, want 304", again.Code)
 	}
 }

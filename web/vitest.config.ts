@@ -2,10 +2,13 @@ import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Unit tests (the outbox's state machine and sender) run in Node with
-// fake-indexeddb; the SDK's retry rule comes from its source, as in the build.
+// fake-indexeddb; the SDK comes from its source, as in the build.
 export default defineConfig({
   resolve: {
-    alias: { "@riskapi/sdk/retry": fileURLToPath(new URL("../sdk-ts/src/retry.ts", import.meta.url)) },
+    alias: [
+      { find: /^@riskapi\/sdk\/retry$/, replacement: fileURLToPath(new URL("../sdk-ts/src/retry.ts", import.meta.url)) },
+      { find: /^@riskapi\/sdk$/, replacement: fileURLToPath(new URL("../sdk-ts/src/index.ts", import.meta.url)) },
+    ],
   },
   test: {
     include: ["src/**/*.test.ts"],

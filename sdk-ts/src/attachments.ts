@@ -1,8 +1,7 @@
-/** The attachment calls of /v2 (docs/openapi.yaml, tag "attachments"; docs/uploads-and-webhooks.md). */
+/** The attachment calls, under /v1 and /v2 (docs/openapi.yaml, tag "attachments"; docs/uploads-and-webhooks.md). */
 
-import { paginate } from "./page.js";
-import type { Send } from "./risks.js";
-import type { CallOptions } from "./transport.js";
+import { getPage, paginate, type Send } from "./page.js";
+import type { CallOptions, Request } from "./transport.js";
 import type { Attachment, ListParams, Page } from "./types.js";
 
 /**
@@ -44,21 +43,9 @@ export class Attachments {
 
   /** Uploads a file to a risk (POST /v2/risks/{id}/attachments, multipart/form-data, 201). */
   async upload(riskId: string, params: AttachmentUploadParams, opts?: CallOptions): Promise<Attachment> {
-    const blob = toBlob(params.file, params.contentType);
-    const filename = params.filename ?? fileName(params.file) ?? "file";
+    const fields: Record<string, string> = params.description !== undefined ? { description: params.description } : {};
     const r = await this.send(
-      {
-        method: "POST",
-        path: `/v2/risks/${encodeURIComponent(riskId)}/attachments`,
-        // A new form per attempt over the same Blob: fetch consumes a body.
-        body: () => {
-          const form = new FormData();
-          form.append("file", blob, filename);
-          if (params.description !== undefined) form.append("description", params.description);
-          return { body: form };
-        },
-        expect: "json",
-      },
+      { method: "POST", path: `/risks/${encodeURIComponent(riskId)}/attachments`, body: multipartBody(params, fields), expect: "json" },
       opts,
     );
     return r.json as Attachment;
@@ -66,16 +53,7 @@ export class Attachments {
 
   /** Reads one page of a risk's attachments, oldest first. */
   async listPage(riskId: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<Attachment>> {
-    const r = await this.send(
-      {
-        method: "GET",
-        path: `/v2/risks/${encodeURIComponent(riskId)}/attachments`,
-        query: { limit: params.limit, cursor: params.cursor },
-        expect: "json",
-      },
-      opts,
-    );
-    return r.json as Page<Attachment>;
+    return getPage<Attachment>(this.send, `/risks/${encodeURIComponent(riskId)}/attachments`, params, opts);
   }
 
   /** Every attachment of a risk, page by page: `for await (const a of client.attachments.list(riskId)) …`. */
@@ -86,7 +64,7 @@ export class Attachments {
   /** Downloads an attachment's bytes (GET /v2/attachments/{id}/content); retried until its headers arrive. */
   async download(attachmentId: string, opts?: CallOptions): Promise<AttachmentContent> {
     const r = await this.send(
-      { method: "GET", path: `/v2/attachments/${encodeURIComponent(attachmentId)}/content`, expect: "raw", accept: "*/*" },
+      { method: "GET", path: `/attachments/${encodeURIComponent(attachmentId)}/content`, expect: "raw", accept: "*/*" },
       opts,
     );
     const h = r.response.headers;
@@ -99,6 +77,21 @@ export class Attachments {
       response: r.response,
     };
   }
+}
+
+/**
+ * multipartBody makes the body of an upload: a new form per attempt over the
+ * same Blob (fetch consumes a body), the file under "file", then the fields.
+ */
+export function multipartBody(params: Omit<AttachmentUploadParams, "description">, fields: Record<string, string> = {}): NonNullable<Request["body"]> {
+  const blob = toBlob(params.file, params.contentType);
+  const filename = params.filename ?? fileName(params.file) ?? "file";
+  return () => {
+    const form = new FormData();
+    form.append("file", blob, filename);
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    return { body: form };
+  };
 }
 
 function toBlob(file: UploadSource, contentType: string | undefined): Blob {

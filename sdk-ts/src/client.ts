@@ -1,18 +1,30 @@
 /**
- * The client: its options, their defaults and their validation. The calls
- * themselves live in risks.ts and attachments.ts; the call loop in transport.ts.
+ * The client: its two modes, its options, their defaults and their
+ * validation. The calls live in one file per service; the call loop in
+ * transport.ts.
  */
 
+import { Account } from "./account.js";
+import { ApiKeys, Users, WebhookEndpoints, WebhookSources } from "./admin.js";
+import { Attachments, multipartBody, type UploadSource } from "./attachments.js";
+import type { RiskApiError } from "./errors.js";
+import { Events } from "./events.js";
+import { IdempotencyKeys, Requests } from "./requests.js";
 import { DEFAULT_MAX_WAIT_MS } from "./retry.js";
-import { Attachments } from "./attachments.js";
-import { Risks } from "./risks.js";
-import { SDK_VERSION, call, defaultSleep, type RetryEvent, type TransportConfig } from "./transport.js";
+import { Risks, jsonBody } from "./risks.js";
+import { SDK_VERSION, call, defaultSleep, type CallOptions, type RetryEvent, type TransportConfig } from "./transport.js";
 
-/** Options of {@link RiskApi}; only `apiKey` is required. */
+/**
+ * Options of {@link RiskApi}. Exactly one mode: `apiKey` (the public API,
+ * /v2, `Authorization: Bearer`) or `session: true` (a browser page of the
+ * dashboard's origin, /v1, the HttpOnly session cookie sent by the browser).
+ */
 export interface ClientOptions {
   /** The API key, "rk_…" (from `api apikey create`), sent as `Authorization: Bearer`. Never logged. */
-  apiKey: string;
-  /** The server root, default "http://localhost:8080"; the SDK appends /v2/…, keeping a path prefix. */
+  apiKey?: string;
+  /** True: speak /v1 as the signed-in browser user, with the session cookie (same origin); no apiKey. */
+  session?: boolean;
+  /** The server root; default the page's origin in session mode, else "http://localhost:8080". A path prefix is kept. */
   baseUrl?: string;
   /** The fetch to send with, default globalThis.fetch (Node 20+, browsers). Inject one for proxies or tests. */
   fetch?: typeof globalThis.fetch;
@@ -34,35 +46,112 @@ export interface ClientOptions {
   now?: () => number;
   /** Called before each wait with the reason of the retry; the API key is never in it. */
   onRetry?: (e: RetryEvent) => void;
+  /** Called with every 401 answer before its call rejects: the session ended (or the key was revoked). */
+  onUnauthorized?: (e: RiskApiError) => void;
+}
+
+/** A request of {@link RiskApi.request}: a write kept as data (e.g. in an outbox) and sent later. */
+export interface RawRequest {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** The path under the API version, e.g. "/risks" or "/risks/risk_…/attachments". */
+  path: string;
+  /** A JSON body. */
+  json?: unknown;
+  /** A multipart/form-data upload: the file under "file", then the fields. */
+  multipart?: { file: UploadSource; filename: string; contentType?: string; fields?: Record<string, string> };
+}
+
+/** The 2xx answer of {@link RiskApi.request}. */
+export interface RawResponse {
+  status: number;
+  /** The parsed JSON body; undefined when it had none (204). */
+  json: unknown;
+  /** The X-Request-Id header. */
+  requestId: string;
+  /** Idempotent-Replayed: true — an earlier attempt with the key had done the write. */
+  replayed: boolean;
 }
 
 /**
- * RiskApi is the client of riskapi's public /v2 API. Every write carries one
- * Idempotency-Key (UUID v4, minted per call) on all its attempts, so a call
+ * RiskApi is the client of riskapi. Every write carries one Idempotency-Key
+ * (UUID v4, minted per call, or the caller's) on all its attempts, so a call
  * whose answer was lost is retried without being applied twice
  * (docs/idempotency.md). Create one and share it.
  *
- * @throws TypeError when an option makes no sense (empty key, negative
- * retries, non-positive waits, a base URL that is not absolute http/https),
- * and when crypto.randomUUID is missing (a browser page outside a secure context).
+ * @throws TypeError when an option makes no sense (no mode or both, empty
+ * key, negative retries, non-positive waits, a base URL that is not absolute
+ * http/https), and when crypto.randomUUID is missing (a browser page outside
+ * a secure context).
  */
 export class RiskApi {
-  /** Risks of the key's tenant. */
+  /** Risks of the tenant. */
   readonly risks: Risks;
   /** Files attached to risks. */
   readonly attachments: Attachments;
+  /** Events of the tenant (risk.created, …). */
+  readonly events: Events;
+  /** The tenant's request log. */
+  readonly requests: Requests;
+  /** The idempotency inspector. */
+  readonly idempotencyKeys: IdempotencyKeys;
+  /** Session mode: signing in and out, who is signed in, the password. */
+  readonly account: Account;
+  /** Session mode, admins: the tenant's users. */
+  readonly users: Users;
+  /** Session mode, admins: API keys. */
+  readonly apiKeys: ApiKeys;
+  /** Session mode, admins: inbound webhook sources. */
+  readonly webhookSources: WebhookSources;
+  /** Session mode, admins: outbound webhook endpoints. */
+  readonly webhookEndpoints: WebhookEndpoints;
+  /** "session" or "apiKey". */
+  readonly mode: "session" | "apiKey";
+  private readonly send: (req: Parameters<typeof call>[1], opts?: CallOptions) => ReturnType<typeof call>;
 
   constructor(options: ClientOptions) {
     const cfg = resolve(options);
-    const send = call.bind(undefined, cfg);
+    this.mode = cfg.version === "/v1" ? "session" : "apiKey";
+    const send = (this.send = call.bind(undefined, cfg));
+    const session = (what: string) => {
+      if (this.mode !== "session") throw new TypeError(`riskapi: ${what} needs a session client (new RiskApi({ session: true }))`);
+    };
     this.risks = new Risks(send);
     this.attachments = new Attachments(send);
+    this.events = new Events(send, session);
+    this.requests = new Requests(send);
+    this.idempotencyKeys = new IdempotencyKeys(send);
+    this.account = new Account(send, session);
+    this.users = new Users(send, session);
+    this.apiKeys = new ApiKeys(send, session);
+    this.webhookSources = new WebhookSources(send, session);
+    this.webhookEndpoints = new WebhookEndpoints(send, session);
+  }
+
+  /**
+   * request sends a request given as data, through the same call loop as every
+   * method (keys, retries, errors): for code that keeps writes to send later,
+   * like the dashboard's outbox, which passes its own idempotencyKey and
+   * maxRetries 0 to run one attempt at a time.
+   */
+  async request(r: RawRequest, opts: CallOptions = {}): Promise<RawResponse> {
+    let out: RawResponse | undefined;
+    const body = r.multipart ? multipartBody(r.multipart, r.multipart.fields) : r.json !== undefined ? jsonBody(r.json) : undefined;
+    const settled = await this.send({ method: r.method, path: r.path, ...(body ? { body } : {}), expect: "json-or-empty" }, {
+      ...opts,
+      onResponse: (info) => {
+        out = { status: info.status, json: undefined, requestId: info.requestId, replayed: info.replayed };
+        opts.onResponse?.(info);
+      },
+    });
+    return { ...out!, json: settled.json };
   }
 }
 
 function resolve(o: ClientOptions): TransportConfig {
-  if (typeof o.apiKey !== "string" || o.apiKey.trim() === "") throw new TypeError("riskapi: apiKey is empty");
-  const base = new URL(o.baseUrl ?? "http://localhost:8080");
+  if (o.session && o.apiKey !== undefined) throw new TypeError("riskapi: give apiKey or session, not both");
+  if (!o.session && (typeof o.apiKey !== "string" || o.apiKey.trim() === "")) throw new TypeError("riskapi: apiKey is empty");
+  const origin = (globalThis as { location?: { origin?: string } }).location?.origin;
+  const base = new URL(o.baseUrl ?? (o.session && origin ? origin : "http://localhost:8080"));
   if (base.protocol !== "http:" && base.protocol !== "https:") {
     throw new TypeError(`riskapi: baseUrl ${o.baseUrl} is not http or https`);
   }
@@ -80,8 +169,13 @@ function resolve(o: ClientOptions): TransportConfig {
   const ua = `riskapi-sdk-ts/${SDK_VERSION}`;
   return {
     baseUrl: base.origin + base.pathname.replace(/\/+$/, ""),
-    authorization: "Bearer " + o.apiKey,
-    userAgent: o.userAgent ? `${o.userAgent} ${ua}` : ua,
+    version: o.session ? "/v1" : "/v2",
+    authorization: o.session ? "" : "Bearer " + o.apiKey,
+    // The session cookie goes only to the page's own origin (docs/dashboard.md).
+    credentials: o.session ? "same-origin" : "omit",
+    onUnauthorized: o.onUnauthorized,
+    // A browser page sends its own User-Agent (and refuses to be given one).
+    userAgent: o.userAgent ? `${o.userAgent} ${ua}` : o.session ? "" : ua,
     // Bound to globalThis: browsers refuse a fetch called on another object.
     fetch: o.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     maxRetries,

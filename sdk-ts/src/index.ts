@@ -6,12 +6,20 @@
  * const client = new RiskApi({ apiKey: process.env.RISKAPI_KEY!, baseUrl: "http://127.0.0.1:8080" });
  * const risk = await client.risks.create({ title: "Vendor contract missing a DPA", likelihood: 3, impact: 4 });
  * for await (const r of client.risks.list()) console.log(r.id, r.title);
+ *
+ * // In a browser page of the dashboard's origin, as the signed-in user (/v1, the session cookie):
+ * const me = await new RiskApi({ session: true }).account.me();
  * ```
  */
 
-export { RiskApi, type ClientOptions } from "./client.js";
+export { RiskApi, type ClientOptions, type RawRequest, type RawResponse } from "./client.js";
 export { Risks } from "./risks.js";
 export { Attachments, type AttachmentContent, type AttachmentUploadParams, type UploadSource } from "./attachments.js";
+export { Events } from "./events.js";
+export { Requests, IdempotencyKeys } from "./requests.js";
+export { Account } from "./account.js";
+export { Users, ApiKeys, WebhookSources, WebhookEndpoints } from "./admin.js";
+export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_S } from "./webhooks.js";
 export { RiskApiError, NetworkError, type ErrorCode, type FieldError } from "./errors.js";
 export {
   classify,
@@ -23,14 +31,35 @@ export {
 } from "./retry.js";
 export type { CallOptions, ResponseInfo, RetryEvent } from "./transport.js";
 export type {
+  ApiKey,
+  ApiKeyCreated,
+  ApiKeyCreateParams,
   Attachment,
+  DeliveryAttempt,
+  Event,
+  EventListParams,
+  EventType,
+  IdempotencyKeyState,
+  IdempotencyOutcome,
   ListParams,
+  Me,
   Page,
   Problem,
+  RequestListParams,
+  RequestLogEntry,
   Risk,
   RiskCreateParams,
   RiskReplaceParams,
   RiskStatus,
   RiskUpdateParams,
+  Role,
+  Scope,
+  User,
+  UserCreateParams,
+  WebhookEndpoint,
+  WebhookEndpointCreated,
+  WebhookEndpointCreateParams,
+  WebhookSource,
+  WebhookSourceCreated,
 } from "./types.js";
 export type { components, paths } from "./openapi.js";

@@ -1,6 +1,25 @@
-/** Cursor paging (docs/openapi.yaml, `limit` and `cursor`) as async iteration. */
+/** Cursor paging (docs/openapi.yaml, `limit` and `cursor`): one page, and every page as async iteration. */
 
-import type { Page } from "./types.js";
+import type { CallOptions, Request, Settled } from "./transport.js";
+import type { ListParams, Page } from "./types.js";
+
+/** Sends one request through the client's call loop. */
+export type Send = (req: Request, opts?: CallOptions) => Promise<Settled>;
+
+/**
+ * getPage reads one page of the list at path: `limit` and `cursor` from
+ * params, and any other defined member of params as a filter of the query.
+ */
+export async function getPage<T>(
+  send: Send,
+  path: string,
+  params: ListParams,
+  opts?: CallOptions,
+): Promise<Page<T>> {
+  const query = { ...params } as Record<string, string | number | undefined>;
+  const r = await send({ method: "GET", path, query, expect: "json" }, opts);
+  return r.json as Page<T>;
+}
 
 /**
  * paginate yields every item of every page, fetching a page only when the

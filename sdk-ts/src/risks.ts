@@ -1,11 +1,8 @@
-/** The risk calls of /v2 (docs/openapi.yaml, tag "risks"). */
+/** The risk calls (docs/openapi.yaml, tag "risks"), the same under /v1 and /v2. */
 
-import { paginate } from "./page.js";
-import type { CallOptions, Request, Settled } from "./transport.js";
+import { getPage, paginate, type Send } from "./page.js";
+import type { CallOptions, Request } from "./transport.js";
 import type { ListParams, Page, Risk, RiskCreateParams, RiskReplaceParams, RiskUpdateParams } from "./types.js";
-
-/** Sends one request through the client's call loop. */
-export type Send = (req: Request, opts?: CallOptions) => Promise<Settled>;
 
 /** A JSON request body, encoded once and sent unchanged on every attempt. */
 export function jsonBody(v: unknown): Request["body"] {
@@ -13,13 +10,13 @@ export function jsonBody(v: unknown): Request["body"] {
   return () => ({ body: text, contentType: "application/json" });
 }
 
-/** Risks of the API key's tenant; writes need scope risks:write, reads risks:read. */
+/** Risks of the client's tenant; with an API key, writes need scope risks:write, reads risks:read. */
 export class Risks {
   constructor(private readonly send: Send) {}
 
   /** Creates a risk (POST /v2/risks, 201). `riskScore` defaults to likelihood × impact when both are given. */
   async create(params: RiskCreateParams, opts?: CallOptions): Promise<Risk> {
-    const r = await this.send({ method: "POST", path: "/v2/risks", body: jsonBody(params), expect: "json" }, opts);
+    const r = await this.send({ method: "POST", path: "/risks", body: jsonBody(params), expect: "json" }, opts);
     return r.json as Risk;
   }
 
@@ -31,11 +28,7 @@ export class Risks {
 
   /** Reads one page of risks (GET /v2/risks?limit=&cursor=). */
   async listPage(params: ListParams = {}, opts?: CallOptions): Promise<Page<Risk>> {
-    const r = await this.send(
-      { method: "GET", path: "/v2/risks", query: { limit: params.limit, cursor: params.cursor }, expect: "json" },
-      opts,
-    );
-    return r.json as Page<Risk>;
+    return getPage<Risk>(this.send, "/risks", params, opts);
   }
 
   /** Every risk, page by page: `for await (const r of client.risks.list()) …`. */
@@ -62,5 +55,5 @@ export class Risks {
 }
 
 function riskPath(id: string): string {
-  return "/v2/risks/" + encodeURIComponent(id);
+  return "/risks/" + encodeURIComponent(id);
 }

@@ -6,6 +6,7 @@
 
 import { NetworkError, RiskApiError } from "./errors.js";
 import { backoffDelay, classify, parseRetryAfter } from "./retry.js";
+import { hasXHR, xhrFetch } from "./xhr.js";
 
 /** The version this SDK reports in its User-Agent. */
 export const SDK_VERSION = "0.1.0";
@@ -24,6 +25,18 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Called once with the details of the response that settled the call. */
   onResponse?: (info: ResponseInfo) => void;
+  /** Sent as If-Match: the version the caller saw (a risk's ETag, e.g. "\"3\"" ), so a write over a newer one is refused with 412. */
+  ifMatch?: string;
+  /** Retries after the first attempt for this call, overriding the client's maxRetries; 0 sends once. */
+  maxRetries?: number;
+  /** Timeout of each attempt of this call in milliseconds, overriding the client's attemptTimeoutMs. */
+  attemptTimeoutMs?: number;
+  /**
+   * Called as the request body goes out, with bytes sent and the total (0 when
+   * unknown). Where XMLHttpRequest exists (browsers) the call is sent with it,
+   * because fetch reports no upload progress; elsewhere it is never called.
+   */
+  onUploadProgress?: (loaded: number, total: number) => void;
 }
 
 /** The details of the 2xx response that settled a call. */
@@ -57,8 +70,16 @@ export interface RetryEvent {
 
 /** The resolved settings of a client; see ClientOptions for their meaning. */
 export interface TransportConfig {
+  /** The server root, e.g. "http://127.0.0.1:8080" (a path prefix kept, no trailing slash). */
   baseUrl: string;
+  /** The API version every path goes under: "/v2" with an API key, "/v1" in session mode. */
+  version: "/v1" | "/v2";
+  /** "Bearer rk_…" in API key mode; "" in session mode, where the browser sends the cookie. */
   authorization: string;
+  /** fetch's credentials: "same-origin" in session mode (the cookie goes), "omit" with an API key. */
+  credentials: RequestCredentials;
+  /** Called with every 401 answer (a session that ended), before the call rejects. */
+  onUnauthorized: ((e: RiskApiError) => void) | undefined;
   userAgent: string;
   fetch: typeof globalThis.fetch;
   maxRetries: number;
@@ -75,12 +96,24 @@ export interface TransportConfig {
 /** One API request, its body made afresh for every attempt so that a retry can send it again. */
 export interface Request {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** The path under the API version, e.g. "/risks/risk_…"; the client puts "/v1" or "/v2" before it. */
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: () => { body: BodyInit; contentType?: string };
-  /** "json": the 2xx body is read and parsed; "empty": it is read and dropped; "raw": the Response is handed over unread. */
-  expect: "json" | "empty" | "raw";
+  /**
+   * "json": the 2xx body is read and parsed; "json-or-empty": parsed when there
+   * is one (a 204 has none); "empty": it is read and dropped; "raw": the
+   * Response is handed over unread.
+   */
+  expect: "json" | "json-or-empty" | "empty" | "raw";
   accept?: string;
+  /**
+   * A write whose route refuses an Idempotency-Key (signing in and out, and
+   * creating anything whose answer carries a secret, which is never kept in an
+   * idempotency record): sent without one and never retried, since a retry
+   * could act twice.
+   */
+  unkeyed?: boolean;
 }
 
 /** What a settled call gives its method: the parsed body ("json"), or the unread Response ("raw"). */
@@ -123,9 +156,11 @@ type Attempt = { settled: Settled } | { error: unknown };
  * Idempotency-Key on every attempt. Rejects with the last RiskApiError, a
  * NetworkError, or the caller's abort reason.
  */
-export async function call(cfg: TransportConfig, req: Request, opts: CallOptions = {}): Promise<Settled> {
+export async function call(cfg: TransportConfig, relative: Request, opts: CallOptions = {}): Promise<Settled> {
+  const req = { ...relative, path: cfg.version + relative.path };
   const isWrite = req.method !== "GET";
-  const key = isWrite ? (opts.idempotencyKey ?? cfg.newKey()) : undefined;
+  const key = isWrite && !req.unkeyed ? (opts.idempotencyKey ?? cfg.newKey()) : undefined;
+  const maxRetries = isWrite && req.unkeyed ? 0 : (opts.maxRetries ?? cfg.maxRetries);
   const start = cfg.now();
   for (let attempt = 1; ; attempt++) {
     opts.signal?.throwIfAborted();
@@ -143,7 +178,8 @@ export async function call(cfg: TransportConfig, req: Request, opts: CallOptions
     if (opts.signal?.aborted) throw opts.signal.reason;
     const decision = classify(a.error);
     if (a.error instanceof RiskApiError || a.error instanceof NetworkError) a.error.attempts = attempt;
-    if (!decision.retry || attempt > cfg.maxRetries) throw finalError(req, attempt, a.error);
+    if (a.error instanceof RiskApiError && a.error.status === 401) cfg.onUnauthorized?.(a.error);
+    if (!decision.retry || attempt > maxRetries) throw finalError(req, attempt, a.error);
     const retryAfter = a.error instanceof RiskApiError ? a.error.retryAfterMs : undefined;
     const waitMs = backoffDelay(attempt - 1, retryAfter, cfg.random, cfg.maxWaitMs);
     if (cfg.now() - start + waitMs > cfg.maxElapsedMs) throw finalError(req, attempt, a.error);
@@ -182,9 +218,10 @@ async function attemptOnce(
 ): Promise<Attempt> {
   // Each attempt has its own timeout; the caller's signal ends every attempt.
   const ctl = new AbortController();
+  const timeoutMs = opts.attemptTimeoutMs ?? cfg.attemptTimeoutMs;
   const timer = setTimeout(
-    () => ctl.abort(new DOMException(`attempt ${attempt} timed out after ${cfg.attemptTimeoutMs} ms`, "TimeoutError")),
-    cfg.attemptTimeoutMs,
+    () => ctl.abort(new DOMException(`attempt ${attempt} timed out after ${timeoutMs} ms`, "TimeoutError")),
+    timeoutMs,
   );
   const onAbort = () => ctl.abort(opts.signal?.reason);
   opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -194,12 +231,14 @@ async function attemptOnce(
     let text: string | undefined;
     try {
       const b = req.body?.();
-      res = await cfg.fetch(url(cfg.baseUrl, req), {
+      const send = opts.onUploadProgress && hasXHR() ? xhrFetch(opts.onUploadProgress) : cfg.fetch;
+      res = await send(url(cfg.baseUrl, req), {
         method: req.method,
         headers: headers(cfg, req, key, b?.contentType, opts),
         ...(b ? { body: b.body } : {}),
         signal: ctl.signal,
         redirect: "manual",
+        credentials: cfg.credentials,
       });
       // The body is read inside the attempt: a connection cut while the
       // answer streams in is a network error like any other, and retried.
@@ -227,7 +266,7 @@ async function attemptOnce(
         }),
       };
     }
-    if (req.expect !== "json") {
+    if (req.expect === "empty" || req.expect === "raw" || (req.expect === "json-or-empty" && !text)) {
       handedOver = req.expect === "raw";
       return { settled: { json: undefined, response: res } };
     }
@@ -261,11 +300,12 @@ function headers(
 ): Headers {
   const h = new Headers();
   for (const [k, v] of Object.entries(opts.headers ?? {})) if (!MANAGED_HEADERS.has(k.toLowerCase())) h.set(k, v);
-  h.set("Authorization", cfg.authorization);
+  if (cfg.authorization) h.set("Authorization", cfg.authorization);
   h.set("Accept", req.accept ?? "application/json");
   if (cfg.userAgent) h.set("User-Agent", cfg.userAgent);
   // A FormData body has no contentType here: fetch sets it, with the boundary.
   if (contentType) h.set("Content-Type", contentType);
   if (key !== undefined) h.set("Idempotency-Key", key);
+  if (opts.ifMatch !== undefined) h.set("If-Match", opts.ifMatch);
   return h;
 }

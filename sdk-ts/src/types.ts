@@ -36,3 +36,64 @@ export interface Page<T> {
   hasMore: boolean;
   nextCursor: string | null;
 }
+
+/** One committed change (risk.created, …), as listed and as delivered to webhook endpoints. */
+export type Event = Schemas["Event"];
+/** The type of an event, e.g. "risk.created". */
+export type EventType = Schemas["EventType"];
+/** One entry of the request log (docs/requests.md). */
+export type RequestLogEntry = Schemas["RequestLogEntry"];
+/** What the idempotency engine did with a keyed write: "executed", "replayed", … */
+export type IdempotencyOutcome = Schemas["IdempotencyOutcome"];
+/** What the server knows of one idempotency key (the inspector). */
+export type IdempotencyKeyState = Schemas["IdempotencyKeyState"];
+/** The signed-in user and their tenant (GET /v1/me). */
+export type Me = Schemas["Me"];
+/** A role: "admin" or "member". */
+export type Role = Schemas["Role"];
+/** A user of the tenant. */
+export type User = Schemas["User"];
+/** The body of POST /v1/users. */
+export type UserCreateParams = Schemas["UserCreate"];
+/** An API key as listed (never its secret). */
+export type ApiKey = Schemas["ApiKey"];
+/** A new API key, with its secret `key`, shown once. */
+export type ApiKeyCreated = Schemas["ApiKeyCreated"];
+/** The body of POST /v1/api-keys. */
+export type ApiKeyCreateParams = Schemas["ApiKeyCreate"];
+/** A scope of an API key, e.g. "risks:write". */
+export type Scope = Schemas["Scope"];
+/** An inbound webhook source. */
+export type WebhookSource = Schemas["WebhookSource"];
+/** A new webhook source, with its signing secret, shown once. */
+export type WebhookSourceCreated = Schemas["WebhookSourceCreated"];
+/** An outbound webhook endpoint. */
+export type WebhookEndpoint = Schemas["WebhookEndpoint"];
+/** A new webhook endpoint, with its signing secret, shown once. */
+export type WebhookEndpointCreated = Schemas["WebhookEndpointCreated"];
+/** The body of POST /v1/webhook-endpoints. */
+export type WebhookEndpointCreateParams = paths["/v1/webhook-endpoints"]["post"]["requestBody"]["content"]["application/json"];
+/** One attempt to deliver an event to an endpoint. */
+export type DeliveryAttempt = Schemas["DeliveryAttempt"];
+
+/** The filters of the request log; absent members do not filter. */
+export interface RequestListParams extends ListParams {
+  /** The attempts made with this Idempotency-Key. */
+  idempotencyKey?: string;
+  /** Requests answered with this HTTP status. */
+  status?: number;
+  /** Requests with this method. */
+  method?: string;
+  /** Keyed writes with this outcome. */
+  outcome?: IdempotencyOutcome;
+  /** Logged at or after this time (RFC 3339). */
+  since?: string;
+  /** Logged before this time (RFC 3339). */
+  until?: string;
+}
+
+/** The filter of the event list. */
+export interface EventListParams extends ListParams {
+  /** Only events of this type. */
+  type?: EventType;
+}

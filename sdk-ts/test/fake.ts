@@ -8,6 +8,8 @@ export interface Seen {
   url: URL;
   headers: Headers;
   body: Uint8Array<ArrayBuffer> | undefined;
+  /** fetch's credentials option: whether the browser would send the session cookie. */
+  credentials: RequestCredentials | undefined;
 }
 
 /** What the fake answers an attempt with: a Response, or an error to throw (a network failure). */
@@ -60,7 +62,7 @@ export function fakeClient(steps: Step[], opts: Partial<ClientOptions> = {}) {
       if (ct !== null && !headers.has("Content-Type")) headers.set("Content-Type", ct);
       body = new Uint8Array(await encoded.arrayBuffer());
     }
-    const req: Seen = { method: init?.method ?? "GET", url: new URL(String(input)), headers, body };
+    const req: Seen = { method: init?.method ?? "GET", url: new URL(String(input)), headers, body, credentials: init?.credentials };
     seen.push(req);
     const step = steps[Math.min(seen.length - 1, steps.length - 1)]!;
     const out = typeof step === "function" ? await step(req, init!.signal!) : step;
@@ -68,7 +70,7 @@ export function fakeClient(steps: Step[], opts: Partial<ClientOptions> = {}) {
     return out.clone();
   };
   const client = new RiskApi({
-    apiKey: "rk_test",
+    ...(opts.session ? {} : { apiKey: "rk_test" }),
     baseUrl: "http://riskapi.test",
     fetch,
     now: () => clock,

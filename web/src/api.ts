@@ -1,83 +1,52 @@
 /**
- * Reads and online-only writes on /v1, with the session cookie (same origin,
- * so the browser sends it and Sec-Fetch-Site says same-origin). Changes the
- * user makes to risks, attachments and settings go through the outbox
- * instead (outbox/outbox.ts); only what must not be queued is sent here:
- * signing in and out, and creating anything whose response carries a secret
- * (docs/idempotency.md: those routes refuse an Idempotency-Key).
+ * The dashboard's one way to the server: the TypeScript SDK (sdk-ts) in
+ * session mode — /v1, the HttpOnly session cookie, same origin. Reads and
+ * online-only writes (signing in and out, creating anything whose answer
+ * carries a secret) call it directly; every other change goes through the
+ * outbox (outbox/outbox.ts), which sends with the same client.
  */
+import { NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
 
-/** ApiError is a non-2xx answer: its status and the problem+json (RFC 9457) fields. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly detail: string,
-    readonly requestId: string,
-  ) {
-    super(detail || code || `HTTP ${status}`);
-    this.name = "ApiError";
-  }
-}
-
-// The API's shapes come from docs/openapi.yaml through the SDK's generated
-// types (type-only: nothing of the SDK is bundled for them).
-export type { Attachment, Page, Risk, RiskCreateParams, RiskUpdateParams } from "@riskapi/sdk";
-
-/** GET /v1/me (docs/openapi.yaml, tenant self-service). */
-export interface Me {
-  user: { id: string; email: string; role: "admin" | "member" };
-  tenant: { id: string; name: string };
-}
+// The API's shapes come from docs/openapi.yaml through the SDK's generated types.
+export type {
+  ApiKey, Attachment, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
+  Risk, RiskCreateParams, RiskUpdateParams, User, WebhookEndpoint, WebhookSource,
+} from "@riskapi/sdk";
+export { RiskApiError };
 
 /**
  * UNAUTHENTICATED is dispatched on window whenever /v1 answers 401 (the
  * session expired, was logged out, or the user was removed): the app shows the
- * sign-in form, and the outbox holds its changes until the user is back.
+ * sign-in form, and the outbox holds the user's changes until they are back.
  */
 export const UNAUTHENTICATED = "riskapi:unauthenticated";
 
-/** request sends one request and returns its JSON (undefined for 204); non-2xx throws ApiError. */
-export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { ...init.headers, "Content-Type": "application/json" };
-  }
-  const res = await fetch(path, init);
-  const text = await res.text();
-  const json: unknown = text ? safeJSON(text) : undefined;
-  if (!res.ok) {
-    if (res.status === 401 && path !== "/v1/sessions") dispatchEvent(new Event(UNAUTHENTICATED));
-    const p = (json ?? {}) as Record<string, unknown>;
-    const s = (v: unknown) => (typeof v === "string" ? v : "");
-    throw new ApiError(res.status, s(p.code), s(p.detail) || s(p.title), s(p.requestId) || (res.headers.get("X-Request-Id") ?? ""));
-  }
-  return json as T;
-}
+let client: RiskApi | undefined;
 
-/** get reads path as JSON. */
-export function get<T>(path: string): Promise<T> {
-  return request<T>("GET", path);
-}
-
-/** query builds "?a=1&b=2" from the non-empty values. */
-export function query(params: Record<string, string | number | undefined | null>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== "") q.set(k, String(v));
-  const s = q.toString();
-  return s ? "?" + s : "";
+/** api is the tab's SDK client; reads give up after 10 s, so a page never hangs on "Loading…". */
+export function api(): RiskApi {
+  client ??= new RiskApi({
+    session: true,
+    maxElapsedMs: 10_000,
+    onUnauthorized: () => dispatchEvent(new Event(UNAUTHENTICATED)),
+  });
+  return client;
 }
 
 /** isUnavailable is true for a 404 on a whole route: this server does not offer the feature. */
 export function isUnavailable(err: unknown): boolean {
-  return err instanceof ApiError && err.status === 404;
+  return err instanceof RiskApiError && err.status === 404;
 }
 
-function safeJSON(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
+/**
+ * explain says in words what went wrong, for people: the server's detail, a
+ * rate limit as "try again in 3 s", no connection as such.
+ */
+export function explain(err: unknown): string {
+  if (err instanceof RiskApiError) {
+    if (err.status === 429) return `Too many requests: try again in ${Math.max(1, Math.ceil((err.retryAfterMs ?? 1000) / 1000))} s.`;
+    return err.detail || err.title || `The server answered ${err.status}.`;
   }
+  if (err instanceof NetworkError) return "Cannot reach the server: check the connection and try again.";
+  return err instanceof Error ? err.message : String(err);
 }

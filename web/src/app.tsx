@@ -3,8 +3,9 @@
  * indicator, and the page for the current path.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, request, UNAUTHENTICATED } from "./api";
+import { explain, UNAUTHENTICATED } from "./api";
 import { ChangesPanel, PendingIndicator } from "./changes";
+import { AccountPage } from "./pages/account";
 import { AdminPage } from "./pages/admin";
 import { EventsPage } from "./pages/events";
 import { RequestsPage } from "./pages/requests";
@@ -12,7 +13,7 @@ import { RiskPage } from "./pages/risk";
 import { RisksPage } from "./pages/risks";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
-import { isAdmin, whoAmI, type Session } from "./session";
+import { identity, isAdmin, onIdentityChange, signOut as endSession, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
 
 /** App renders the dashboard. */
@@ -24,41 +25,49 @@ export function App() {
 
   const refresh = useCallback(() => {
     whoAmI().then(setSession, (err: unknown) => {
-      // Offline at start-up: show what we can; the outbox keeps working.
-      setSession({ me: undefined });
-      setError(err instanceof Error ? err.message : String(err));
+      // Offline at start-up: the last known user goes on working; the outbox keeps their changes.
+      const owner = identity();
+      setSession(owner ? { me: undefined, owner } : null);
+      setError(explain(err));
     });
   }, []);
   useEffect(refresh, [refresh]);
   useEffect(() => {
-    const signedOut = () => setSession(null);
-    addEventListener(UNAUTHENTICATED, signedOut);
-    return () => removeEventListener(UNAUTHENTICATED, signedOut);
-  }, []);
+    // A 401 anywhere, or another tab signing in or out: ask the server whose the cookie is now.
+    addEventListener(UNAUTHENTICATED, refresh);
+    const off = onIdentityChange(refresh);
+    return () => {
+      removeEventListener(UNAUTHENTICATED, refresh);
+      off();
+    };
+  }, [refresh]);
 
-  const signedIn = () => {
+  const signedIn = (s: Session) => {
+    setError("");
+    setSession(s);
+    // A new user sees nothing of earlier users' settled changes.
+    void outbox().forgetOthersHistory(s.owner);
     outbox().retryNow();
-    refresh();
     navigate("/");
   };
   const [confirmSignOut, setConfirmSignOut] = useState(0);
-  const signOut = async (discardPending: boolean) => {
-    const pending = (await outbox().list()).filter((c) => c.state === "pending");
-    if (pending.length > 0 && !discardPending) {
+  const signOut = async (pendingChanges: "ask" | "keep" | "discard") => {
+    const owner = identity();
+    const pending = (await outbox().list()).filter((c) => c.state === "pending" || c.state === "conflict");
+    if (pending.length > 0 && pendingChanges === "ask") {
       setConfirmSignOut(pending.length);
       return;
     }
-    // Changes left queued would otherwise be sent by whoever signs in next.
-    for (const c of pending) await outbox().discard(c.key, "discarded at sign-out");
     setConfirmSignOut(0);
+    if (owner && pendingChanges === "discard") await outbox().forget(owner, true);
     try {
-      await request("DELETE", "/v1/sessions");
+      await endSession();
     } catch (err) {
-      if (!(err instanceof ApiError && err.status === 401)) {
-        setError(err instanceof Error ? err.message : String(err));
-        return;
-      }
+      setError(explain(err));
+      return;
     }
+    // The user's history of settled changes goes with them.
+    if (owner) await outbox().forget(owner, false);
     setSession(null);
   };
 
@@ -66,9 +75,9 @@ export function App() {
   if (session === null) return <SignIn onSignedIn={signedIn} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
-      <Header path={path} session={session} online={online} onSignOut={() => void signOut(false)} />
+      <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />
       {confirmSignOut > 0 && (
-        <ConfirmSignOut count={confirmSignOut} onConfirm={() => void signOut(true)} onCancel={() => setConfirmSignOut(0)} />
+        <ConfirmSignOut count={confirmSignOut} onChoose={(c) => void signOut(c)} onCancel={() => setConfirmSignOut(0)} />
       )}
       {error && <p class="error" role="alert">{error}</p>}
       <main>{page(path, session)}</main>
@@ -80,15 +89,29 @@ export function App() {
 function page(path: string, session: Session) {
   const risk = /^\/risks\/([^/]+)$/.exec(path);
   if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} />;
+  if (path === "/") return <RisksPage />;
   if (path === "/requests") return <RequestsPage />;
   if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
-  if (path.startsWith("/admin")) return <AdminPage path={path} session={session} />;
-  return <RisksPage />;
+  if (path === "/account/password") return <AccountPage session={session} />;
+  if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage path={path} session={session} />;
+  return <NotFound />;
 }
 
-/** Header: navigation (Admin for admins only), the pending-changes indicator, who is signed in. */
+/** NotFound is the app's own page for a path it does not have. */
+function NotFound() {
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>There is no page at <code>{location.pathname}</code>.</p>
+      <p><a href="/">Go to the risks</a></p>
+    </section>
+  );
+}
+
+/** Header: navigation (Admin for admins only), the pending-changes indicator, the user's menu. */
 function Header(props: { path: string; session: Session; online: boolean; onSignOut: () => void }) {
   const { path, session } = props;
+  const email = session.me?.user.email ?? session.owner.email;
   return (
     <header>
       <a href="/" class="brand">riskapi</a>
@@ -102,21 +125,28 @@ function Header(props: { path: string; session: Session; online: boolean; onSign
       </nav>
       <PendingIndicator />
       {!props.online && <span class="badge offline">Offline</span>}
-      <span class="who">{session.me ? `${session.me.user.email} (${session.me.user.role})` : ""}</span>
+      <details class="user-menu">
+        <summary class="who">{email}{session.me ? ` (${session.me.user.role})` : ""}</summary>
+        <div class="menu">
+          <a href="/account/password">Change password</a>
+        </div>
+      </details>
       <button type="button" class="secondary" onClick={props.onSignOut}>Sign out</button>
     </header>
   );
 }
 
-/** ConfirmSignOut asks before discarding changes not yet sent. */
-function ConfirmSignOut(props: { count: number; onConfirm: () => void; onCancel: () => void }) {
+/** ConfirmSignOut asks what becomes of changes not yet sent. */
+function ConfirmSignOut(props: { count: number; onChoose: (c: "keep" | "discard") => void; onCancel: () => void }) {
   const n = props.count;
   return (
     <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
       <span>
-        {n === 1 ? "1 change has" : `${n} changes have`} not reached the server yet. Signing out discards {n === 1 ? "it" : "them"}.
+        {n === 1 ? "1 change has" : `${n} changes have`} not reached the server yet. Keep {n === 1 ? "it" : "them"} in this
+        browser until you sign in again, or discard {n === 1 ? "it" : "them"}? Nobody else can send or see {n === 1 ? "it" : "them"}.
       </span>
-      <button type="button" class="danger" onClick={props.onConfirm}>Discard and sign out</button>
+      <button type="button" class="secondary" onClick={() => props.onChoose("keep")}>Keep and sign out</button>
+      <button type="button" class="danger" onClick={() => props.onChoose("discard")}>Discard and sign out</button>
       <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
     </div>
   );

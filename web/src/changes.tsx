@@ -5,15 +5,22 @@
 import type { Change } from "./outbox/change";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
-/** PendingIndicator says how many changes are not yet settled. */
+/**
+ * PendingIndicator says how many changes are not yet settled, and how many
+ * the server refused, in the refusal's own colour: "All changes saved" only
+ * when nothing is pending or refused.
+ */
 export function PendingIndicator() {
   const { changes } = useChanges();
   const pending = changes.filter((c) => c.state === "pending").length;
   const refused = changes.filter((c) => c.state === "refused").length;
+  const conflicts = changes.filter((c) => c.state === "conflict").length;
+  const cls = pending ? "indicator pending" : refused || conflicts ? "indicator refused" : "indicator";
   return (
-    <span class={pending ? "indicator pending" : "indicator"} role="status" aria-live="polite" data-testid="pending-indicator">
-      {pending === 0 ? "All changes saved" : pending === 1 ? "1 change pending" : `${pending} changes pending`}
-      {refused > 0 && <span class="badge refused">{refused} refused</span>}
+    <span class={cls} role="status" aria-live="polite" data-testid="pending-indicator">
+      {pending === 1 ? "1 change pending" : pending > 1 ? `${pending} changes pending` : refused || conflicts ? "" : "All changes saved"}
+      {conflicts > 0 && <span class="badge conflict">{conflicts === 1 ? "1 conflict" : `${conflicts} conflicts`}</span>}
+      {refused > 0 && <span class="badge refused">{refused === 1 ? "1 change refused" : `${refused} changes refused`}</span>}
     </span>
   );
 }
@@ -23,7 +30,7 @@ export function ChangesPanel() {
   const { changes, progress } = useChanges();
   const online = useOnline();
   if (changes.length === 0) return null;
-  const settled = changes.filter((c) => c.state !== "pending");
+  const settled = changes.filter((c) => c.state === "done" || c.state === "refused");
   return (
     <aside class="changes" aria-label="Changes">
       <h2>Changes</h2>
@@ -56,17 +63,51 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
     <li class={"change " + c.state} data-key={c.key}>
       <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
       {uploading && <UploadProgress p={progress} />}
+      {c.state === "conflict" && <Conflict c={c} />}
       <div class="meta">
         <span>made {new Date(c.createdAt).toLocaleString()}</span>
         {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
         {c.attempts > 0 && <span>{c.attempts === 1 ? "1 attempt" : `${c.attempts} attempts`}</span>}
-        {c.lastReason && <span>{c.lastStatus ? `${c.lastStatus}: ` : ""}{c.lastReason}</span>}
+        {c.lastReason && <span>{reason(c)}</span>}
         {c.problem?.code && <code>{c.problem.code}</code>}
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
+        {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
       </div>
     </li>
   );
+}
+
+/** Conflict shows both values of each field changed here and elsewhere, and lets the user choose. */
+function Conflict({ c }: { c: Change }) {
+  const mine = c.body?.kind === "json" ? (c.body.json as Record<string, unknown>) : {};
+  const show = (v: unknown) => (v === null || v === undefined || v === "" ? "(empty)" : String(v));
+  return (
+    <div class="conflict-choice" role="group" aria-label="Conflict">
+      <p><strong>Conflict</strong>: changed here and by someone else since you opened it.</p>
+      <table>
+        <thead><tr><th>Field</th><th>Mine</th><th>Theirs</th></tr></thead>
+        <tbody>
+          {Object.entries(c.conflict?.theirs ?? {}).map(([k, theirs]) => (
+            <tr key={k}><td>{k}</td><td>{show(mine[k])}</td><td>{show(theirs)}</td></tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="row">
+        <button type="button" onClick={() => void outbox().resolve(c.key, "mine")}>Keep mine</button>
+        <button type="button" class="secondary" onClick={() => void outbox().resolve(c.key, "theirs")}>Keep theirs</button>
+      </div>
+    </div>
+  );
+}
+
+/** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */
+function reason(c: Change): string {
+  if (c.state === "pending" && c.lastStatus === 429) {
+    const s = Math.max(1, Math.ceil((c.nextAttemptAt - Date.now()) / 1000));
+    return `Too many requests: trying again in ${s} s`;
+  }
+  return `${c.lastStatus ? `${c.lastStatus}: ` : ""}${c.lastReason}`;
 }
 
 /** UploadProgress is a progress bar for an upload in flight. */

@@ -5,23 +5,27 @@
 import { render } from "preact";
 import { App } from "./app";
 import { Outbox } from "./outbox/outbox";
+import { sdkTransport } from "./outbox/send";
 import { ChangeStore } from "./outbox/store";
-import { xhrTransport } from "./outbox/xhr";
+import { identity, onIdentityChange } from "./session";
 import { setOutbox } from "./state";
 import "./style.css";
 
 async function main(): Promise<void> {
   const box = new Outbox({
     store: await ChangeStore.open(),
-    transport: xhrTransport,
+    transport: sdkTransport,
     locks: navigator.locks,
+    identity,
     channel: new BroadcastChannel("riskapi-outbox"),
     online: () => navigator.onLine,
   });
   setOutbox(box);
   box.start();
-  // Back online: whatever waits for its backoff is worth trying at once.
+  // Back online, or someone signed in: what waits is worth trying at once
+  // (only the signed-in user's changes are ever sent).
   addEventListener("online", () => box.retryNow());
+  onIdentityChange(() => box.retryNow());
   render(<App />, document.getElementById("app")!);
 }
 

@@ -1,34 +1,106 @@
-/** Who is signed in, as far as this server tells. */
-import { ApiError, get, type Me } from "./api";
+/**
+ * Who is signed in. The identity (user, tenant, email) is kept in
+ * localStorage, shared by the tabs, and changed only under the Web Lock
+ * SESSION_LOCK, which every outbox attempt holds too: so a change is never
+ * sent with another user's cookie (docs/dashboard.md, "Whose change it is").
+ */
+import { api, RiskApiError, type Me } from "./api";
+import type { Owner } from "./outbox/change";
+import { SESSION_LOCK } from "./outbox/outbox";
 
 /**
- * Session is who is signed in. `me` is undefined when this server has no
- * GET /v1/me (roles unknown: every page is shown, and the server decides).
+ * Session is who is signed in: `me` as the server said, or undefined when it
+ * could not be asked (offline at start-up: the last known identity is used).
  */
 export interface Session {
   me: Me | undefined;
+  owner: Owner;
 }
 
-/** isAdmin is true for an admin, or when the server does not report roles. */
+const KEY = "riskapi-identity";
+const listeners = new Set<() => void>();
+
+/** identity returns the signed-in user as this browser last established it, or null. */
+export function identity(): Owner | null {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY) ?? "null") as Owner | null;
+    return v && typeof v.userId === "string" && typeof v.tenantId === "string" ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+function setIdentity(o: Owner | null): void {
+  const before = localStorage.getItem(KEY);
+  if (o) localStorage.setItem(KEY, JSON.stringify({ userId: o.userId, tenantId: o.tenantId, email: o.email }));
+  else localStorage.removeItem(KEY);
+  if (localStorage.getItem(KEY) !== before) for (const fn of listeners) fn();
+}
+
+/** onIdentityChange calls fn when the identity changes, in this tab or another; returns the unsubscribe. */
+export function onIdentityChange(fn: () => void): () => void {
+  const onStorage = (e: StorageEvent) => e.key === KEY && fn();
+  listeners.add(fn);
+  addEventListener("storage", onStorage);
+  return () => {
+    listeners.delete(fn);
+    removeEventListener("storage", onStorage);
+  };
+}
+
+function ownerOf(me: Me): Owner {
+  return { userId: me.user.id, tenantId: me.tenant.id, email: me.user.email };
+}
+
+/** isAdmin is true for an admin, or when roles are unknown (offline at start-up; the server decides). */
 export function isAdmin(s: Session): boolean {
   return !s.me || s.me.user.role === "admin";
 }
 
-/** whoAmI returns the session, or null when signed out. */
-export async function whoAmI(): Promise<Session | null> {
-  try {
-    return { me: await get<Me>("/v1/me") };
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    if (!(err instanceof ApiError && err.status === 404)) throw err;
-  }
-  // No /v1/me on this server: a cheap authenticated read tells whether the cookie works.
-  try {
-    await get("/v1/risks?limit=1");
-    return { me: undefined };
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) return null;
-    throw err;
-  }
+function underSessionLock<T>(fn: () => Promise<T>): Promise<T> {
+  return navigator.locks.request(SESSION_LOCK, fn) as Promise<T>;
 }
 
+/**
+ * whoAmI asks the server whose the cookie is and records it: the session, or
+ * null when signed out. Without an answer (offline) it rejects and the
+ * recorded identity stays.
+ */
+export function whoAmI(): Promise<Session | null> {
+  return underSessionLock(async () => {
+    try {
+      // Offline: no retries, so the last known user can go on working at once.
+      const me = await api().account.me({ maxRetries: navigator.onLine ? 3 : 0 });
+      setIdentity(ownerOf(me));
+      return { me, owner: ownerOf(me) };
+    } catch (err) {
+      if (err instanceof RiskApiError && err.status === 401) {
+        setIdentity(null);
+        return null;
+      }
+      throw err;
+    }
+  });
+}
+
+/** signIn signs in and records who; no outbox attempt overlaps it. */
+export function signIn(email: string, password: string): Promise<Session> {
+  return underSessionLock(async () => {
+    await api().account.signIn(email, password);
+    const me = await api().account.me();
+    setIdentity(ownerOf(me));
+    return { me, owner: ownerOf(me) };
+  });
+}
+
+/** signOut ends the session (a session already ended is fine) and forgets who was signed in. */
+export function signOut(): Promise<void> {
+  return underSessionLock(async () => {
+    try {
+      await api().account.signOut();
+    } catch (err) {
+      if (!(err instanceof RiskApiError && err.status === 401)) throw err;
+    }
+    setIdentity(null);
+  });
+}

@@ -5,6 +5,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Change } from "./outbox/change";
 import type { Outbox } from "./outbox/outbox";
+import { onIdentityChange } from "./session";
 
 let current: Outbox | undefined;
 
@@ -25,7 +26,7 @@ export interface Progress {
   total: number;
 }
 
-/** useChanges returns every change (oldest first) and the progress of uploads in flight. */
+/** useChanges returns the signed-in user's changes (oldest first) and the progress of uploads in flight. */
 export function useChanges(): { changes: Change[]; progress: Record<string, Progress> } {
   const [changes, setChanges] = useState<Change[]>([]);
   const [progress, setProgress] = useState<Record<string, Progress>>({});
@@ -37,17 +38,23 @@ export function useChanges(): { changes: Change[]; progress: Record<string, Prog
       if (e.type === "progress") setProgress((p) => ({ ...p, [e.key]: { loaded: e.loaded, total: e.total } }));
       else reload();
     });
+    const offIdentity = onIdentityChange(reload);
     return () => {
       live = false;
       off();
+      offIdentity();
     };
   }, []);
   return { changes, progress };
 }
 
-/** useSettled calls fn whenever a change settles as done (in any tab): time to re-read. */
+/**
+ * useSettled calls fn whenever a change settles, done or refused (in any tab):
+ * time to re-read, so that the page shows what the server holds — a refused
+ * change leaves nothing of itself on the page.
+ */
 export function useSettled(fn: () => void): void {
-  useEffect(() => outbox().subscribe((e) => e.type === "changed" && e.state === "done" && fn()), [fn]);
+  useEffect(() => outbox().subscribe((e) => e.type === "changed" && (e.state === "done" || e.state === "refused") && fn()), [fn]);
 }
 
 /** useOnline tracks navigator.onLine. */

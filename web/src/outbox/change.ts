@@ -13,8 +13,12 @@
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
 
-/** pending: not settled yet; done: a 2xx settled it; refused: a status that retrying cannot fix. */
-export type ChangeState = "pending" | "done" | "refused";
+/**
+ * pending: not settled yet; done: a 2xx settled it; refused: a status that
+ * retrying cannot fix; conflict: another writer changed a field this change
+ * changes too (412), and the user chooses (docs/dashboard.md, "Conflicts").
+ */
+export type ChangeState = "pending" | "done" | "refused" | "conflict";
 
 /** The write methods a change can carry. */
 export type WriteMethod = "POST" | "PUT" | "PATCH" | "DELETE";
@@ -40,6 +44,38 @@ export interface ProblemSummary {
   title?: string;
   detail?: string;
   requestId?: string;
+  /** VALIDATION_FAILED: the offending fields, by their JSON name, so the form shows each error beside its field. */
+  errors?: { field: string; detail: string }[];
+}
+
+/**
+ * Owner is who made a change: it is sent only while this same user of this
+ * same tenant is signed in (docs/dashboard.md, "Whose change it is").
+ */
+export interface Owner {
+  userId: string;
+  tenantId: string;
+  /** Shown on the sign-in page while the user's changes wait; never their content. */
+  email: string;
+}
+
+/** sameOwner is true when a and b are the same user of the same tenant. */
+export function sameOwner(a: Owner | null | undefined, b: Owner | null | undefined): boolean {
+  return !!a && !!b && a.userId === b.userId && a.tenantId === b.tenantId;
+}
+
+/**
+ * FormOrigin is the form a change came from and what the user had typed in
+ * it, so that a refusal puts it back (with the error beside the field) instead
+ * of losing it.
+ */
+export interface FormOrigin {
+  /** Which form: "new-risk", "edit-risk", "user-role", … */
+  name: string;
+  /** What it edits, e.g. the risk's id; absent for a create. */
+  target?: string;
+  /** The form's fields as typed. */
+  values: Record<string, string>;
 }
 
 /** One queued write and what became of it. Stored in IndexedDB under its key. */
@@ -49,11 +85,23 @@ export interface Change {
   /** Creation time in epoch milliseconds; the queue is sent in this order. */
   createdAt: number;
   method: WriteMethod;
-  /** Same-origin path under /v1, e.g. "/v1/risks". */
+  /** The path under /v1, e.g. "/risks" (the SDK's client in session mode puts /v1 before it). */
   path: string;
   body: JsonBody | FileBody | null;
   /** What the user did, in words, for the changes panel (e.g. "Create risk “Flood”"). */
   label: string;
+  /** Who made it; it is sent only while they are signed in. */
+  owner: Owner;
+  /** The form it came from, restored when it is refused. */
+  form?: FormOrigin;
+  /** Sent as If-Match: the version the user saw (e.g. "\"3\""), so a write over a newer one is refused (412). */
+  ifMatch?: string;
+  /** An edit's fields as the user saw them before changing them: on a 412, what the other writer changed is what differs from these. */
+  base?: Record<string, unknown>;
+  /** In conflict: the other writer's values of the fields both changed, and the version they are in. */
+  conflict?: { theirs: Record<string, unknown>; version: number };
+  /** True once the refused change's form was put back or the user dismissed it there. */
+  restored?: boolean;
   state: ChangeState;
   /** Attempts made so far. */
   attempts: number;
@@ -75,17 +123,20 @@ export interface Change {
   settledAt?: number;
 }
 
-/** What the user asks for; the outbox adds the key and the bookkeeping. */
+/** What the user asks for; the outbox adds the key, the owner and the bookkeeping. */
 export interface ChangeInput {
   method: WriteMethod;
   path: string;
   body: JsonBody | FileBody | null;
   label: string;
+  form?: FormOrigin;
+  ifMatch?: string;
+  base?: Record<string, unknown>;
 }
 
-/** newChange starts a pending change with a fresh key, due now. */
-export function newChange(input: ChangeInput, key: string, now: number): Change {
-  return { ...input, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
+/** newChange starts a pending change of owner with a fresh key, due now. */
+export function newChange(input: ChangeInput, owner: Owner, key: string, now: number): Change {
+  return { ...input, owner, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
 }
 
 /** The end of one attempt: an HTTP response, or no usable response at all. */
@@ -136,6 +187,7 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
   }
   const problem = problemOf(attempt.json);
   if (problem) next.problem = problem;
+  if (attempt.status === 412 && afterConflict(next, attempt.json, now)) return next;
   if (attempt.status === 401) {
     next.lastReason = "signed out: sign in again to send it";
     next.nextAttemptAt = Number.MAX_SAFE_INTEGER;
@@ -145,6 +197,38 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
   if (!d.retry) return settle(next, "refused", now);
   next.nextAttemptAt = now + backoffDelay(change.attempts, attempt.retryAfterMs, rand);
   return next;
+}
+
+/**
+ * afterConflict handles a 412 whose problem carries the risk as it is now
+ * (`current`, with its `version`) for an edit that knows what the user saw
+ * (`base`): if the other writer changed none of the user's fields, the change
+ * is sent again at once over the new version, so both changes survive; if it
+ * changed one of them to another value, the change waits in "conflict" for the
+ * user to choose. False when it cannot tell (the 412 is then a refusal).
+ */
+function afterConflict(next: Change, json: unknown, now: number): boolean {
+  const current = (json as { current?: Record<string, unknown> } | undefined)?.current;
+  const mine = next.body?.kind === "json" ? (next.body.json as Record<string, unknown>) : undefined;
+  if (!current || typeof current.version !== "number" || !next.base || !mine) return false;
+  const base = next.base;
+  const both = Object.keys(base).filter((k) => !same(current[k], base[k]) && !same(current[k], mine[k]));
+  next.ifMatch = `"${current.version}"`;
+  if (both.length === 0) {
+    next.lastReason = "changed elsewhere meanwhile, in other fields: sent again over the new version";
+    next.base = { ...base, ...Object.fromEntries(Object.keys(base).map((k) => [k, current[k]])) };
+    next.nextAttemptAt = now;
+    return true;
+  }
+  next.state = "conflict";
+  next.conflict = { theirs: Object.fromEntries(both.map((k) => [k, current[k]])), version: current.version };
+  next.lastReason = `Conflict: ${both.join(", ")} also changed elsewhere`;
+  next.nextAttemptAt = 0;
+  return true;
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 /** resume makes a pending change due now: after sign-in, on reconnecting, or when the user asks. */
@@ -167,6 +251,12 @@ function problemOf(json: unknown): ProblemSummary | undefined {
   for (const k of ["code", "title", "detail", "requestId"] as const) {
     const v = s(p[k]);
     if (v !== undefined) out[k] = v;
+  }
+  if (Array.isArray(p.errors)) {
+    out.errors = p.errors.flatMap((e: unknown) => {
+      const f = e as { field?: unknown; detail?: unknown };
+      return typeof f?.field === "string" && typeof f.detail === "string" ? [{ field: f.field, detail: f.detail }] : [];
+    });
   }
   return Object.keys(out).length ? out : undefined;
 }

@@ -1,8 +1,8 @@
 import "fake-indexeddb/auto";
 import { locks } from "web-locks";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Attempt, Change } from "./change";
-import { Outbox, type Transport } from "./outbox";
+import type { Attempt, Change, Owner } from "./change";
+import { Outbox, SESSION_LOCK, type Transport } from "./outbox";
 import { ChangeStore } from "./store";
 
 /**
@@ -57,6 +57,15 @@ class FakeServer implements Transport {
   }
 }
 
+const ALICE: Owner = { userId: "usr_alice", tenantId: "ten_1", email: "alice@one.test" };
+const BOB: Owner = { userId: "usr_bob", tenantId: "ten_2", email: "bob@two.test" };
+const CAROL: Owner = { userId: "usr_carol", tenantId: "ten_1", email: "carol@one.test" };
+/** Who is signed in, as the browser's tabs share it (localStorage in the app). */
+let who: Owner | null = ALICE;
+const identity = () => who;
+/** signInAs changes who is signed in as session.ts does: under SESSION_LOCK. */
+const signInAs = (o: Owner | null) => locks.request(SESSION_LOCK, async () => void (who = o));
+
 let n = 0;
 const open: Outbox[] = [];
 async function tab(dbName: string, transport: Transport, start = true): Promise<Outbox> {
@@ -64,6 +73,7 @@ async function tab(dbName: string, transport: Transport, start = true): Promise<
     store: await ChangeStore.open(dbName),
     transport,
     locks,
+    identity,
     channel: new BroadcastChannel(dbName),
     rand: () => 0,
   });
@@ -71,7 +81,7 @@ async function tab(dbName: string, transport: Transport, start = true): Promise<
   if (start) o.start();
   return o;
 }
-const create = (title: string) => ({ method: "POST", path: "/v1/risks", body: { kind: "json", json: { title } }, label: title }) as const;
+const create = (title: string) => ({ method: "POST", path: "/risks", body: { kind: "json", json: { title } }, label: title }) as const;
 
 /** settled waits until every change in the outbox has left "pending". */
 async function settled(o: Outbox, count: number): Promise<Change[]> {
@@ -85,6 +95,7 @@ async function settled(o: Outbox, count: number): Promise<Change[]> {
 
 afterEach(async () => {
   for (const o of open.splice(0)) await o.stop();
+  who = ALICE;
 });
 
 describe("Outbox", () => {
@@ -126,7 +137,7 @@ describe("Outbox", () => {
     const server = new FakeServer();
     server.script.push({ status: 503 }, { status: 409 });
     // A clock that never moves: changes made within one millisecond keep their order.
-    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, rand: () => 0, now: () => 1000 });
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, identity, rand: () => 0, now: () => 1000 });
     open.push(o);
     for (const t of ["1", "2", "3", "4", "5", "6"]) await o.enqueue(create(t));
     o.start();
@@ -202,7 +213,7 @@ describe("Outbox", () => {
   it("waits while offline and sends on retryNow (the online event)", async () => {
     const server = new FakeServer();
     let online = false;
-    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, online: () => online });
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport: server, locks, identity, online: () => online });
     open.push(o);
     o.start();
     await o.enqueue(create("A"));
@@ -214,16 +225,21 @@ describe("Outbox", () => {
     expect(server.sent).toHaveLength(1);
   });
 
-  it("never sends a change discarded at sign-out", async () => {
+  it("never sends a change discarded at sign-out, and forgets the user's history", async () => {
     const server = new FakeServer();
     const o = await tab("db" + n++, server, false);
-    const a = await o.enqueue(create("A"));
-    await o.enqueue(create("B"));
-    await o.discard(a.key, "discarded at sign-out");
+    await o.enqueue(create("A"));
+    who = BOB;
+    await o.enqueue(create("Bob's"));
+    who = ALICE;
+    await o.forget(ALICE, true);
     o.start();
-    const [ra] = await settled(o, 2);
-    expect(ra).toMatchObject({ state: "refused", lastReason: "discarded at sign-out" });
-    expect(server.risks).toEqual(["B"]);
+    expect(await o.list()).toEqual([]);
+    who = BOB;
+    await settled(o, 1);
+    expect(server.risks).toEqual(["Bob's"]);
+    await o.forget(BOB, false);
+    expect(await o.list()).toEqual([]);
   });
 
   it("tells other tabs when a change settles", async () => {
@@ -238,5 +254,150 @@ describe("Outbox", () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(seen).toContain("done");
     expect(sender.isSender).toBe(true);
+  });
+});
+
+describe("Outbox: a change belongs to its author", () => {
+  it("sends only the signed-in user's changes; another user's wait unseen, and go once their author is back", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server, false);
+    await o.enqueue(create("Alice's"));
+    await signInAs(BOB); // another tenant's admin, on the same browser
+    o.start();
+    await o.enqueue(create("Bob's"));
+    await settled(o, 1);
+    expect(server.risks).toEqual(["Bob's"]);
+    expect((await o.list()).map((c) => c.label)).toEqual(["Bob's"]);
+    expect((await o.waiting()).map((w) => [w.email, w.count])).toEqual([["alice@one.test", 1]]);
+
+    await signInAs(CAROL); // the same tenant, another user: still nothing of Alice's goes
+    o.retryNow();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.risks).toEqual(["Bob's"]);
+
+    await signInAs(ALICE);
+    o.retryNow();
+    const [done] = await settled(o, 1);
+    expect(done).toMatchObject({ label: "Alice's", state: "done", owner: ALICE });
+    expect(server.risks).toEqual(["Bob's", "Alice's"]);
+    expect(server.sent.filter((s) => s.key === done!.key)).toHaveLength(1);
+    expect(await o.waiting()).toEqual([]);
+  });
+
+  it("holds a change refused with 401 for its author, not for the next user", async () => {
+    const server = new FakeServer();
+    server.script.push({ status: 401 }); // the session ended elsewhere (password changed)
+    const o = await tab("db" + n++, server);
+    await o.enqueue(create("A"));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.sent).toHaveLength(1);
+    await signInAs(BOB);
+    o.retryNow();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.sent).toHaveLength(1);
+    expect(await o.list()).toEqual([]);
+    await signInAs(ALICE);
+    o.retryNow();
+    await settled(o, 1);
+    expect(server.risks).toEqual(["A"]);
+  });
+
+  it("never has an attempt in flight while who is signed in changes", async () => {
+    let release!: () => void;
+    const log: string[] = [];
+    const slow: Transport = {
+      send: async () => {
+        log.push("attempt start");
+        await new Promise<void>((r) => (release = r));
+        log.push("attempt end");
+        return { status: 201, json: {} };
+      },
+    };
+    const o = await tab("db" + n++, slow);
+    await o.enqueue(create("A"));
+    await o.enqueue(create("B"));
+    await new Promise((r) => setTimeout(r, 30));
+    const switched = signInAs(BOB).then(() => log.push("signed in as Bob"));
+    await new Promise((r) => setTimeout(r, 30));
+    expect(log).toEqual(["attempt start"]); // the sign-in waits for the attempt
+    release();
+    await switched;
+    await new Promise((r) => setTimeout(r, 50));
+    // A went out under Alice's session; B, Alice's too, waits for her.
+    expect(log).toEqual(["attempt start", "attempt end", "signed in as Bob"]);
+    expect((await o.waiting()).map((w) => w.count)).toEqual([1]);
+  });
+
+  it("lets a new user see no earlier user's settled history", async () => {
+    const server = new FakeServer();
+    const o = await tab("db" + n++, server);
+    await o.enqueue(create("Alice's secret title"));
+    await settled(o, 1);
+    await signInAs(BOB);
+    await o.forgetOthersHistory(BOB);
+    expect(await o.list()).toEqual([]);
+    await signInAs(ALICE);
+    expect(await o.list()).toEqual([]);
+  });
+
+  it("needs someone signed in to make a change", async () => {
+    const o = await tab("db" + n++, new FakeServer());
+    who = null;
+    await expect(o.enqueue(create("nobody's"))).rejects.toThrow(/sign in/);
+  });
+});
+
+describe("Outbox: conflicts", () => {
+  /** A server whose risk was changed by someone else: the first attempt is a 412, with the risk as it is now. */
+  function changedElsewhere(theirs: Record<string, unknown>) {
+    const sent: (string | undefined)[] = [];
+    const t: Transport = {
+      send: async (c) => {
+        sent.push(c.ifMatch);
+        if (sent.length === 1) return { status: 412, json: { code: "PRECONDITION_FAILED", current: { version: 4, ...theirs } } };
+        return { status: 200, json: {} };
+      },
+    };
+    return { t, sent };
+  }
+  const edit = { method: "PATCH", path: "/risks/r1", body: { kind: "json", json: { title: "Mine" } }, label: "Edit", ifMatch: '"3"', base: { title: "Seen" } } as const;
+
+  it("waits for the user, who keeps mine: sent again over the new version", async () => {
+    const { t, sent } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    const c = await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    expect((await o.list())[0]!.conflict).toEqual({ theirs: { title: "Theirs" }, version: 4 });
+    expect(sent).toEqual(['"3"']);
+    await o.resolve(c.key, "mine");
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("done");
+    expect(sent).toEqual(['"3"', '"4"']);
+  });
+
+  it("drops the change when the user keeps theirs", async () => {
+    const { t, sent } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    const c = await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    await o.resolve(c.key, "theirs");
+    expect(await o.list()).toEqual([]);
+    expect(sent).toEqual(['"3"']);
+  });
+
+  it("sends an edit of other fields again on its own, so both changes survive", async () => {
+    const { t, sent } = changedElsewhere({ owner: "someone", title: "Seen" });
+    const o = await tab("db" + n++, t);
+    await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("done");
+    expect(sent).toEqual(['"3"', '"4"']);
+  });
+
+  it("keeps a conflict at sign-out, as it keeps pending changes", async () => {
+    const { t } = changedElsewhere({ title: "Theirs" });
+    const o = await tab("db" + n++, t);
+    await o.enqueue(edit);
+    await expect.poll(async () => (await o.list())[0]?.state).toBe("conflict");
+    await o.forget(ALICE, false);
+    expect((await o.list()).map((x) => x.state)).toEqual(["conflict"]);
   });
 });

@@ -8,12 +8,31 @@
  * enqueue; only the sender changes a pending change's state, so no two tabs
  * ever race on a record. Tabs tell each other about new changes, progress and
  * settled ones through a BroadcastChannel.
+ *
+ * Every change belongs to the user who made it (its owner), and is sent only
+ * while that user is the one signed in: the sender takes the Web Lock
+ * {@link SESSION_LOCK} for each attempt and checks the signed-in identity under
+ * it, and signing in or out (session.ts) changes the identity only under that
+ * lock, so no attempt ever goes out with another user's cookie. Another user
+ * neither sends nor sees the change; see docs/dashboard.md, "Whose change it is".
  */
-import { afterAttempt, newChange, resume, type Attempt, type Change, type ChangeInput } from "./change";
+import { afterAttempt, newChange, resume, sameOwner, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
 import type { ChangeStore } from "./store";
+
+/** settled is true for a change that is done or refused: history, not work left. */
+export function settled(c: Change): boolean {
+  return c.state === "done" || c.state === "refused";
+}
 
 /** The Web Lock the sending tab holds. */
 export const SENDER_LOCK = "riskapi-outbox-sender";
+
+/**
+ * The Web Lock held by each attempt and by every change of who is signed in
+ * (signing in or out, learning who the cookie belongs to): an attempt never
+ * overlaps a change of the session cookie.
+ */
+export const SESSION_LOCK = "riskapi-session";
 
 /** Transport sends one attempt of a change; it never throws: a failure is `{error}`. */
 export interface Transport {
@@ -40,11 +59,13 @@ export type OutboxEvent =
 /** Messages between tabs. */
 type Message = OutboxEvent | { type: "wake" } | { type: "retry" };
 
-/** OutboxOptions wire an outbox; only store, transport and locks are required. */
+/** OutboxOptions wire an outbox; only store, transport, locks and identity are required. */
 export interface OutboxOptions {
   store: ChangeStore;
   transport: Transport;
   locks: LockManagerLike;
+  /** Who is signed in now (shared by the tabs), or null; read under SESSION_LOCK before each attempt. */
+  identity: () => Owner | null;
   /** Optional. Reaches the other tabs; without it, one tab only. */
   channel?: ChannelLike;
   /** Optional. Default Date.now. */
@@ -89,41 +110,95 @@ export class Outbox {
     return this.sending;
   }
 
-  /** enqueue stores a new change with a freshly minted key and wakes the sender. */
+  /** enqueue stores a new change of the signed-in user with a freshly minted key and wakes the sender. */
   async enqueue(input: ChangeInput): Promise<Change> {
+    const owner = this.o.identity();
+    if (!owner) throw new Error("sign in first: a change needs its author");
     // Strictly increasing in this tab, so that two changes made within one
     // millisecond keep their order (the queue is sorted by createdAt).
     this.lastCreated = Math.max(this.o.now(), this.lastCreated + 1);
-    const c = newChange(input, this.o.newKey(), this.lastCreated);
+    const c = newChange(input, owner, this.o.newKey(), this.lastCreated);
     await this.o.store.put(c);
     this.publish({ type: "changed", key: c.key, state: c.state });
     this.nudge();
     return c;
   }
 
-  /** list returns every change, oldest first. */
-  list(): Promise<Change[]> {
-    return this.o.store.all();
+  /** list returns the signed-in user's changes, oldest first; nobody's when no one is signed in. */
+  async list(): Promise<Change[]> {
+    const me = this.o.identity();
+    return (await this.o.store.all()).filter((c) => sameOwner(c.owner, me));
   }
 
-  /** dismiss forgets a settled change; a pending one cannot be dismissed. */
+  /**
+   * waiting says whose changes wait for their author to sign in again: the
+   * email and how many, never their content (the sign-in page shows it).
+   */
+  async waiting(): Promise<{ email: string; count: number; owner: Owner }[]> {
+    const me = this.o.identity();
+    const out = new Map<string, { email: string; count: number; owner: Owner }>();
+    for (const c of await this.o.store.all()) {
+      if (settled(c) || sameOwner(c.owner, me)) continue;
+      const id = `${c.owner.tenantId}/${c.owner.userId}`;
+      const w = out.get(id) ?? { email: c.owner.email, count: 0, owner: c.owner };
+      w.count++;
+      out.set(id, w);
+    }
+    return [...out.values()];
+  }
+
+  /** dismiss forgets a settled change of the signed-in user; a pending one or a conflict cannot be dismissed. */
   async dismiss(key: string): Promise<void> {
     const c = await this.o.store.get(key);
-    if (!c || c.state === "pending") return;
+    if (!c || !settled(c) || !sameOwner(c.owner, this.o.identity())) return;
     await this.o.store.delete(key);
     this.publish({ type: "changed", key });
   }
 
-  /**
-   * discard gives up a pending change at the user's request (signing out with
-   * changes not yet sent): it is shown as refused and never sent again. An
-   * attempt already in flight may still reach the server.
-   */
-  async discard(key: string, reason: string): Promise<void> {
+  /** acknowledge marks a refused change as restored in its form (or dismissed there), so it is put back once. */
+  async acknowledge(key: string): Promise<void> {
     const c = await this.o.store.get(key);
-    if (!c || c.state !== "pending") return;
-    await this.o.store.put({ ...c, state: "refused", lastReason: reason, settledAt: this.o.now(), nextAttemptAt: 0 });
-    this.publish({ type: "changed", key, state: "refused" });
+    if (!c || c.state !== "refused" || c.restored) return;
+    await this.o.store.put({ ...c, restored: true });
+    this.publish({ type: "changed", key, state: c.state });
+  }
+
+  /**
+   * resolve ends a conflict as the user chose: "mine" sends the change again
+   * over the version it conflicted with (its If-Match already names it);
+   * "theirs" drops it, keeping the other writer's values.
+   */
+  async resolve(key: string, choice: "mine" | "theirs"): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state !== "conflict" || !sameOwner(c.owner, this.o.identity())) return;
+    if (choice === "theirs") {
+      await this.o.store.delete(key);
+      this.publish({ type: "changed", key, state: "done" });
+      return;
+    }
+    const { conflict: _, ...rest } = c;
+    await this.o.store.put({ ...rest, state: "pending", nextAttemptAt: 0, lastReason: "kept mine: sent again over the other change" });
+    this.publish({ type: "changed", key, state: "pending" });
+    this.nudge();
+  }
+
+  /**
+   * forget deletes owner's settled changes (their history, cleared at sign-out
+   * or when another user signs in) and, with pending true, their unsent ones
+   * and conflicts too (discarded at the user's request). Other users' changes stay.
+   */
+  async forget(owner: Owner, pending: boolean): Promise<void> {
+    for (const c of await this.o.store.all()) {
+      if (!sameOwner(c.owner, owner) || (!settled(c) && !pending)) continue;
+      await this.o.store.delete(c.key);
+    }
+    this.publish({ type: "changed" });
+  }
+
+  /** forgetOthersHistory deletes the settled changes of every user but me: a new user sees no earlier history. */
+  async forgetOthersHistory(me: Owner): Promise<void> {
+    for (const c of await this.o.store.all()) if (settled(c) && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
+    this.publish({ type: "changed" });
   }
 
   /**
@@ -172,7 +247,8 @@ export class Outbox {
     // is due at once (it may have reached the server; its key makes sending it
     // again safe).
     while (!this.stopped) {
-      const head = (await this.o.store.all()).find((c) => c.state === "pending");
+      // Only the signed-in user's changes: another's wait for them.
+      const head = (await this.list()).find((c) => c.state === "pending");
       if (!head || !this.o.online()) {
         await this.sleep(Infinity);
         continue;
@@ -184,13 +260,25 @@ export class Outbox {
         await this.sleep(wait);
         continue;
       }
-      const attempt = await this.o.transport.send(c, (loaded, total) =>
-        this.publish({ type: "progress", key: c.key, loaded, total }),
-      );
+      const attempt = await this.attempt(c);
+      if (!attempt) continue;
       const next = afterAttempt(c, attempt, this.o.now(), this.o.rand);
       await this.o.store.put(next);
       this.publish({ type: "changed", key: next.key, state: next.state });
     }
+  }
+
+  /**
+   * attempt sends c once under SESSION_LOCK, if its owner is still the one
+   * signed in; undefined when the identity changed before the lock was held.
+   */
+  private async attempt(c: Change): Promise<Attempt | undefined> {
+    let out: Attempt | undefined;
+    await this.o.locks.request(SESSION_LOCK, async () => {
+      if (!sameOwner(c.owner, this.o.identity())) return;
+      out = await this.o.transport.send(c, (loaded, total) => this.publish({ type: "progress", key: c.key, loaded, total }));
+    });
+    return out;
   }
 
   /** sleep waits ms, or less when woken (a wake before the sleep counts). */

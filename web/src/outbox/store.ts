@@ -21,12 +21,21 @@ export const DEFAULT_DB_NAME = "riskapi-outbox";
 export class ChangeStore {
   private constructor(private readonly db: IDBPDatabase<OutboxSchema>) {}
 
-  /** open opens (creating if needed) the outbox database `name`. */
+  /**
+   * open opens (creating if needed) the outbox database `name`. Version 2
+   * binds each change to its author; the changes of version 1 have none, so
+   * nobody can be known to own them and they are dropped rather than sent
+   * under whoever signs in next (docs/dashboard.md).
+   */
   static async open(name: string = DEFAULT_DB_NAME): Promise<ChangeStore> {
-    const db = await openDB<OutboxSchema>(name, 1, {
-      upgrade(db) {
-        const s = db.createObjectStore("changes", { keyPath: "key" });
-        s.createIndex("byCreatedAt", "createdAt");
+    const db = await openDB<OutboxSchema>(name, 2, {
+      upgrade(db, oldVersion, _newVersion, tx) {
+        if (oldVersion < 1) {
+          const s = db.createObjectStore("changes", { keyPath: "key" });
+          s.createIndex("byCreatedAt", "createdAt");
+        } else if (oldVersion < 2) {
+          void tx.objectStore("changes").clear();
+        }
       },
     });
     return new ChangeStore(db);
@@ -42,12 +51,12 @@ export class ChangeStore {
     return this.db.get("changes", key);
   }
 
-  /** all returns every change, oldest first. */
+  /** all returns every change of every user, oldest first. */
   all(): Promise<Change[]> {
     return this.db.getAllFromIndex("changes", "byCreatedAt");
   }
 
-  /** delete forgets a change (the user dismissed a settled one). */
+  /** delete forgets a change. */
   async delete(key: string): Promise<void> {
     await this.db.delete("changes", key);
   }

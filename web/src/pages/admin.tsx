@@ -5,10 +5,11 @@
  * kept in the outbox. Role changes and removals are ordinary queued changes.
  */
 import { useState } from "preact/hooks";
-import { ApiError, request } from "../api";
+import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
+import { EVENT_TYPES, SCOPES } from "../lists";
 import { isAdmin, type Session } from "../session";
-import { outbox, useOnline } from "../state";
-import { OnlineOnly, Secret, Unavailable, useList } from "./common";
+import { outbox, useChanges, useOnline } from "../state";
+import { OnlineOnly, Secret, Unavailable, useList, useRefusal } from "./common";
 
 /** AdminPage picks the admin section from the path. */
 export function AdminPage({ path, session }: { path: string; session: Session }) {
@@ -34,36 +35,43 @@ export function AdminPage({ path, session }: { path: string; session: Session })
 function useCreate(reload: () => void) {
   const [error, setError] = useState("");
   const [secret, setSecret] = useState("");
-  const run = async (path: string, body: unknown, secretOf?: (created: Record<string, unknown>) => unknown): Promise<boolean> => {
+  const run = async <T,>(create: () => Promise<T>, secretOf?: (created: T) => string): Promise<boolean> => {
     setError("");
     try {
-      const created = await request<Record<string, unknown>>("POST", path, body);
-      if (secretOf) setSecret(String(secretOf(created) ?? ""));
+      const created = await create();
+      if (secretOf) setSecret(secretOf(created));
       reload();
       return true;
     } catch (err) {
-      setError(err instanceof ApiError ? `${err.status} ${err.code}: ${err.detail}` : "Cannot reach the server; nothing was created.");
+      setError(err instanceof RiskApiError ? `Not created: ${explain(err)}` : "Cannot reach the server; nothing was created.");
       return false;
     }
   };
   return { error, secret, clearSecret: () => setSecret(""), run };
 }
 
-interface User { id: string; email: string; role: "admin" | "member"; createdAt: string }
-
 function Users({ session }: { session: Session }) {
-  const list = useList<User>("/v1/users?limit=100");
+  const list = useList<User>("users", () => api().users.listPage({ limit: 100 }));
+  const { changes } = useChanges();
+  // A refused role change: the table shows the role the server holds (re-read), and says why.
+  const [refusal, setRefusal] = useState("");
+  useRefusal(changes, "user-role", undefined, (c) => setRefusal(`${c.label}: refused — ${c.problem?.detail ?? c.lastReason ?? ""}`));
+  const pendingRole = (id: string) => {
+    const c = [...changes].reverse().find((x) => x.state === "pending" && x.path === `/users/${id}` && x.method === "PATCH");
+    return (c?.body?.kind === "json" ? (c.body.json as { role?: string }).role : undefined);
+  };
   const online = useOnline();
   const create = useCreate(list.reload);
   const [f, setF] = useState({ email: "", password: "", role: "member" });
   if (list.unavailable) return <Unavailable what="User management" route="GET /v1/users" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run("/v1/users", f)) setF({ email: "", password: "", role: "member" });
+    if (await create.run(() => api().users.create({ ...f, role: f.role as User["role"] }))) setF({ email: "", password: "", role: "member" });
   };
   return (
     <>
       {list.error && <p class="error" role="alert">{list.error}</p>}
+      {refusal && <p class="error" role="alert">{refusal} <button type="button" class="link" onClick={() => setRefusal("")}>Dismiss</button></p>}
       <table>
         <thead><tr><th>Email</th><th>Role</th><th>Since</th><th /></tr></thead>
         <tbody>
@@ -71,9 +79,10 @@ function Users({ session }: { session: Session }) {
             <tr key={u.id}>
               <td>{u.email}</td>
               <td>
-                <select aria-label={`Role of ${u.email}`} value={u.role} onChange={(e) => void outbox().enqueue({
-                  method: "PATCH", path: `/v1/users/${u.id}`, body: { kind: "json", json: { role: e.currentTarget.value } },
-                  label: `Make ${u.email} ${e.currentTarget.value}`,
+                {/* Keyed by what it shows, so a refused change cannot leave the select on a role the server does not hold. */}
+                <select key={`${u.role}|${pendingRole(u.id) ?? ""}`} aria-label={`Role of ${u.email}`} value={pendingRole(u.id) ?? u.role} onChange={(e) => void outbox().enqueue({
+                  method: "PATCH", path: `/users/${u.id}`, body: { kind: "json", json: { role: e.currentTarget.value } },
+                  label: `Make ${u.email} ${e.currentTarget.value}`, form: { name: "user-role", values: { role: e.currentTarget.value } },
                 })}>
                   <option value="admin">admin</option><option value="member">member</option>
                 </select>
@@ -81,7 +90,7 @@ function Users({ session }: { session: Session }) {
               <td>{new Date(u.createdAt).toLocaleDateString()}</td>
               <td>
                 {u.id !== session.me?.user.id && (
-                  <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/v1/users/${u.id}`, body: null, label: `Remove user ${u.email}` })}>
+                  <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/users/${u.id}`, body: null, label: `Remove user ${u.email}` })}>
                     Remove
                   </button>
                 )}
@@ -103,11 +112,10 @@ function Users({ session }: { session: Session }) {
   );
 }
 
-interface ApiKey { id: string; name: string; scopes: string[]; createdAt: string; lastUsedAt: string | null; revokedAt: string | null }
-const SCOPES = ["risks:read", "risks:write", "requests:read", "events:read", "audit:read"];
 
 function ApiKeys() {
-  const list = useList<ApiKey>("/v1/api-keys?limit=100");
+  const list = useList<ApiKey>("api-keys", () => api().apiKeys.listPage({ limit: 100 }));
+  const [revoking, setRevoking] = useState<string | null>(null);
   const online = useOnline();
   const create = useCreate(list.reload);
   const [name, setName] = useState("");
@@ -115,7 +123,7 @@ function ApiKeys() {
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run("/v1/api-keys", { name, scopes }, (k) => k.key)) setName("");
+    if (await create.run(() => api().apiKeys.create({ name, scopes: scopes as ApiKey["scopes"] }), (k) => k.key)) setName("");
   };
   return (
     <>
@@ -129,8 +137,17 @@ function ApiKeys() {
               <td>{k.name || k.id}</td><td>{k.scopes.join(", ")}</td>
               <td>{new Date(k.createdAt).toLocaleDateString()}</td>
               <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
-              <td>{k.revokedAt ? "revoked" : (
-                <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/v1/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })}>Revoke</button>
+              <td>{k.revokedAt ? "revoked" : revoking === k.id ? (
+                <span class="row" role="group" aria-label={`Revoke ${k.name || k.id}?`}>
+                  <span>Revoke? Programs using it stop working.</span>
+                  <button type="button" class="danger" onClick={() => {
+                    setRevoking(null);
+                    void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` });
+                  }}>Confirm revoke</button>
+                  <button type="button" class="secondary" onClick={() => setRevoking(null)}>Cancel</button>
+                </span>
+              ) : (
+                <button type="button" class="danger" onClick={() => setRevoking(k.id)}>Revoke</button>
               )}</td>
             </tr>
           ))}
@@ -156,10 +173,6 @@ function ApiKeys() {
   );
 }
 
-interface Source { id: string; source: string; createdAt: string }
-interface Endpoint { id: string; url: string; events: string[]; createdAt: string }
-interface Delivery { eventId: string; attempt: number; status: number | null; error: string | null; durationMs: number; createdAt: string }
-const EVENT_TYPES = ["risk.created", "risk.updated", "risk.deleted", "attachment.created"];
 
 function Webhooks() {
   return (
@@ -173,14 +186,14 @@ function Webhooks() {
 }
 
 function Sources() {
-  const list = useList<Source>("/v1/webhook-sources?limit=100");
+  const list = useList<Source>("webhook-sources", () => api().webhookSources.listPage({ limit: 100 }));
   const online = useOnline();
   const create = useCreate(list.reload);
   const [source, setSource] = useState("");
   if (list.unavailable) return <Unavailable what="Webhook sources" route="GET /v1/webhook-sources" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run("/v1/webhook-sources", { source }, (s) => s.secret)) setSource("");
+    if (await create.run(() => api().webhookSources.create({ source }), (s) => s.secret)) setSource("");
   };
   return (
     <>
@@ -189,12 +202,12 @@ function Sources() {
         {list.page?.data.map((s) => (
           <li key={s.id}>
             <code>/webhooks/inbound/{s.source}</code>{" "}
-            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/v1/webhook-sources/${s.id}`, body: null, label: `Delete webhook source ${s.source}` })}>Delete</button>
+            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-sources/${s.id}`, body: null, label: `Delete webhook source ${s.source}` })}>Delete</button>
           </li>
         ))}
       </ul>
       <form class="row" onSubmit={submit} aria-label="Add a webhook source">
-        <label>Source name<input required pattern="[A-Za-z0-9._-]+" value={source} onInput={(e) => setSource(e.currentTarget.value)} /></label>
+        <label>Source name<input required pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,99}" title="Letters, digits, dot, underscore and hyphen, starting with a letter or digit" value={source} onInput={(e) => setSource(e.currentTarget.value)} /></label>
         <button type="submit" disabled={!online}>Add source</button>
       </form>
       <OnlineOnly online={online} />
@@ -204,17 +217,17 @@ function Sources() {
 }
 
 function Endpoints() {
-  const list = useList<Endpoint>("/v1/webhook-endpoints?limit=100");
+  const list = useList<Endpoint>("webhook-endpoints", () => api().webhookEndpoints.listPage({ limit: 100 }));
   const online = useOnline();
   const create = useCreate(list.reload);
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState<string[]>(EVENT_TYPES);
+  const [events, setEvents] = useState<string[]>([...EVENT_TYPES]);
   const [shown, setShown] = useState<string | null>(null);
-  const deliveries = useList<Delivery>(shown ? `/v1/webhook-endpoints/${shown}/deliveries?limit=50` : null);
+  const deliveries = useList<Delivery>(shown, () => api().webhookEndpoints.deliveries(shown!, { limit: 50 }));
   if (list.unavailable) return <Unavailable what="Webhook endpoints" route="GET /v1/webhook-endpoints" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run("/v1/webhook-endpoints", { url, events }, (ep) => ep.secret)) setUrl("");
+    if (await create.run(() => api().webhookEndpoints.create({ url, events } as Parameters<ReturnType<typeof api>["webhookEndpoints"]["create"]>[0]), (ep) => ep.secret)) setUrl("");
   };
   return (
     <>
@@ -224,7 +237,7 @@ function Endpoints() {
           <li key={ep.id}>
             <code>{ep.url}</code> {ep.events.join(", ")}{" "}
             <button type="button" class="secondary" onClick={() => setShown(shown === ep.id ? null : ep.id)}>Deliveries</button>{" "}
-            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/v1/webhook-endpoints/${ep.id}`, body: null, label: `Delete endpoint ${ep.url}` })}>Delete</button>
+            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-endpoints/${ep.id}`, body: null, label: `Delete endpoint ${ep.url}` })}>Delete</button>
             {shown === ep.id && (
               <table>
                 <thead><tr><th>Event</th><th>Attempt</th><th>Status</th><th>Error</th><th>ms</th><th>When</th></tr></thead>

@@ -3,8 +3,11 @@
  * this server, and saying so.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { get, isUnavailable, type Page } from "../api";
-import { useSettled } from "../state";
+import { explain, isUnavailable, type Page } from "../api";
+import type { Change } from "../outbox/change";
+import { outbox, useSettled } from "../state";
+
+const outboxAck = (key: string) => outbox().acknowledge(key);
 
 /** Loaded is what useList returns: the page, or why there is none. */
 export interface Loaded<T> {
@@ -14,14 +17,17 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-/** useList GETs path (a /v1 list route) and re-reads it when a change settles. */
-export function useList<T>(path: string | null): Loaded<T> {
+/**
+ * useList reads a page with fetch (an SDK call) whenever `key` changes, and
+ * again when a change settles; a null key reads nothing.
+ */
+export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): Loaded<T> {
   const [page, setPage] = useState<Page<T> | undefined>();
   const [unavailable, setUnavailable] = useState(false);
   const [error, setError] = useState("");
   const reload = useCallback(() => {
-    if (!path) return;
-    get<Page<T>>(path).then(
+    if (key === null) return;
+    fetch().then(
       (p) => {
         setPage(p);
         setError("");
@@ -29,10 +35,11 @@ export function useList<T>(path: string | null): Loaded<T> {
       },
       (err: unknown) => {
         if (isUnavailable(err)) setUnavailable(true);
-        else setError(err instanceof Error ? err.message : String(err));
+        else setError(explain(err));
       },
     );
-  }, [path]);
+    // fetch is a new closure each render; key says when it reads something else.
+  }, [key]);
   useEffect(reload, [reload]);
   useSettled(reload);
   return { page, unavailable, error, reload };
@@ -71,5 +78,43 @@ export function OnlineOnly({ online }: { online: boolean }) {
       Needs a connection: the response carries a secret shown once, so this is never queued for later
       {online ? "." : " — you are offline now."}
     </p>
+  );
+}
+
+/** FieldErrors maps a field's name to what the server said is wrong with it. */
+export type FieldErrors = Record<string, string>;
+
+/** fieldErrors of a refused change: its VALIDATION_FAILED fields, else its detail under "form". */
+export function fieldErrors(c: Change): FieldErrors {
+  const errs = c.problem?.errors ?? [];
+  if (errs.length) return Object.fromEntries(errs.map((e) => [e.field, e.detail]));
+  return { form: c.problem?.detail || c.lastReason || "The server refused this change." };
+}
+
+/**
+ * useRefusal calls restore with each refused change of the form `name` (for
+ * `target`) not yet put back, then marks it put back: the form takes back
+ * what the user typed from it and shows its errors beside the fields.
+ */
+export function useRefusal(changes: Change[], name: string, target: string | undefined, restore: (c: Change) => void): void {
+  const c = [...changes].reverse().find((x) => x.state === "refused" && !x.restored && x.form?.name === name && x.form.target === target);
+  useEffect(() => {
+    if (!c) return;
+    restore(c);
+    void outboxAck(c.key);
+    // restore is a new closure each render; the change's key says when to run.
+  }, [c?.key]);
+}
+
+/** A field with its label and, when the server named it, the error beside it. */
+export function Field(props: { label: string; name: string; errors: FieldErrors; children: (a11y: Record<string, unknown>) => preact.ComponentChildren }) {
+  const err = props.errors[props.name];
+  const id = `err-${props.name}`;
+  return (
+    <label>
+      {props.label}
+      {props.children(err ? { "aria-invalid": true, "aria-describedby": id } : {})}
+      {err && <span class="field-error" id={id}>{err}</span>}
+    </label>
   );
 }

@@ -1,26 +1,19 @@
 /** The tenant's events, newest first, with a type filter and redelivery. */
 import { useState } from "preact/hooks";
-import { query } from "../api";
+import { api, type Event as Event_ } from "../api";
+import { EVENT_TYPES } from "../lists";
 import { outbox } from "../state";
 import { useList, Unavailable } from "./common";
 
-/** Event is one event (docs/openapi.yaml). */
-interface Event_ {
-  id: string;
-  type: string;
-  createdAt: string;
-  data: { object: unknown };
-  request: { id: string; idempotencyKey: string | null };
-}
-
-const TYPES = ["", "risk.created", "risk.updated", "risk.deleted", "attachment.created"];
+const TYPES = ["", ...EVENT_TYPES];
 
 /** EventsPage lists events; for admins, Redeliver queues POST /v1/events/{id}/redeliver. */
 export function EventsPage({ admin }: { admin: boolean }) {
   const [type, setType] = useState("");
   const [cursor, setCursor] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
-  const list = useList<Event_>("/v1/events" + query({ limit: 50, cursor, type }));
+  const list = useList<Event_>(`${type}|${cursor ?? ""}`, () =>
+    api().events.listPage({ limit: 50, ...(cursor ? { cursor } : {}), ...(type ? { type: type as Event_["type"] } : {}) }));
   return (
     <section>
       <h1>Events</h1>
@@ -41,7 +34,7 @@ export function EventsPage({ admin }: { admin: boolean }) {
                 <button type="button" class="link" onClick={() => setOpen(open === ev.id ? null : ev.id)}>{ev.type}</button>{" "}
                 <code>{ev.id}</code> {new Date(ev.createdAt).toLocaleString()}{" "}
                 {admin && (
-                  <button type="button" class="secondary" onClick={() => void outbox().enqueue({ method: "POST", path: `/v1/events/${ev.id}/redeliver`, body: null, label: `Redeliver ${ev.id}` })}>
+                  <button type="button" class="secondary" onClick={() => void outbox().enqueue({ method: "POST", path: `/events/${ev.id}/redeliver`, body: null, label: `Redeliver ${ev.id}` })}>
                     Redeliver
                   </button>
                 )}

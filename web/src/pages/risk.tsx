@@ -1,23 +1,31 @@
 /**
- * One risk: edit it, delete it, and its attachments (upload with a progress
- * bar, download). Every change goes through the outbox.
+ * One risk: what it is (score, residual score, version, times), edit it,
+ * delete it, and its attachments (upload with a progress bar, download).
+ * Every change goes through the outbox; a refused edit comes back into the
+ * form with the error beside its field, and a risk deleted elsewhere leaves
+ * no form behind.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError, get, type Attachment, type Risk, type RiskUpdateParams } from "../api";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { api, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
+import type { Change } from "../outbox/change";
 import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
+import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
 
-/** ScoreSelect is a 1–5 select with a visible label (likelihood, impact). */
-export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void }) {
+/** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
+export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
+  const id = `err-${props.label.toLowerCase()}`;
   return (
     <label>
       {props.label}
-      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}
+        aria-invalid={props.error ? true : undefined} aria-describedby={props.error ? id : undefined}>
         {["1", "2", "3", "4", "5"].map((v) => (
           <option key={v} value={v}>{v}</option>
         ))}
       </select>
+      {props.error && <span class="field-error" id={id}>{props.error}</span>}
     </label>
   );
 }
@@ -26,56 +34,115 @@ export function ScoreSelect(props: { label: string; value: string; onChange: (v:
 export function RiskPage({ id }: { id: string }) {
   const [risk, setRisk] = useState<Risk | undefined>();
   const [error, setError] = useState("");
+  const { changes } = useChanges();
   const load = useCallback(() => {
-    get<Risk>(`/v1/risks/${encodeURIComponent(id)}`).then(setRisk, (err: unknown) =>
-      setError(err instanceof ApiError && err.status === 404 ? "This risk does not exist (or was deleted)." : String(err)),
+    api().risks.get(id).then(
+      (r) => {
+        setRisk(r);
+        setError("");
+      },
+      (err: unknown) => {
+        // Deleted here or elsewhere: nothing of it stays on the page.
+        if (err instanceof RiskApiError && err.status === 404) setRisk(undefined);
+        setError(err instanceof RiskApiError && err.status === 404 ? "This risk does not exist: it was deleted, or never was." : explain(err));
+      },
     );
   }, [id]);
   useEffect(load, [load]);
   useSettled(load);
-  if (error) return <p class="error" role="alert">{error} <a href="/">Back to risks</a></p>;
+  if (error && !risk) return <section><p class="error" role="alert">{error}</p><p><a href="/">Back to risks</a></p></section>;
   if (!risk) return <p class="loading">Loading…</p>;
   return (
     <section>
       <p><a href="/">← Risks</a></p>
-      <h1>{risk.title}</h1>
-      <EditRisk risk={risk} />
-      <Attachments risk={risk} />
+      <h1 class="title">{risk.title}</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      <Facts risk={risk} />
+      <EditRisk risk={risk} changes={changes} />
+      <Attachments risk={risk} changes={changes} />
       <DeleteRisk risk={risk} />
     </section>
   );
 }
 
-function EditRisk({ risk }: { risk: Risk }) {
+/** Facts: the risk's score, residual score and version where the server has them, and its times. */
+function Facts({ risk }: { risk: Risk }) {
+  const extra = risk as Risk & { version?: number; residualScore?: number | null };
+  return (
+    <dl class="facts">
+      <div><dt>Score</dt><dd>{risk.riskScore ?? "not assessed"}</dd></div>
+      {"residualScore" in extra && <div><dt>Residual score</dt><dd>{extra.residualScore ?? "not assessed"}</dd></div>}
+      {extra.version !== undefined && <div><dt>Version</dt><dd>{extra.version}</dd></div>}
+      <div><dt>Status</dt><dd>{risk.status}</dd></div>
+      <div><dt>Created</dt><dd><time dateTime={risk.createdAt}>{new Date(risk.createdAt).toLocaleString()}</time></dd></div>
+      <div><dt>Updated</dt><dd><time dateTime={risk.updatedAt}>{new Date(risk.updatedAt).toLocaleString()}</time></dd></div>
+    </dl>
+  );
+}
+
+type Form = ReturnType<typeof formOf>;
+
+function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [f, setF] = useState(() => formOf(risk));
-  useEffect(() => setF(formOf(risk)), [risk]);
-  const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v });
+  const [errors, setErrors] = useState<FieldErrors>({});
+  // What a refused edit had changed: kept over the risk as the server holds it,
+  // however often it is re-read, until the user saves again.
+  const kept = useRef<Partial<Form> | null>(null);
+  useEffect(() => setF({ ...formOf(risk), ...(kept.current ?? {}) }), [risk]);
+  useRefusal(changes, "edit-risk", risk.id, (c) => {
+    kept.current = c.form!.values as Partial<Form>;
+    setF({ ...formOf(risk), ...kept.current });
+    setErrors(fieldErrors(c));
+  });
+  const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
-    const json: RiskUpdateParams = {
-      title: f.title, description: f.description, category: f.category, owner: f.owner, status: f.status as Risk["status"],
-      likelihood: Number(f.likelihood), impact: Number(f.impact),
-      riskScore: Number(f.likelihood) * Number(f.impact),
-    };
-    await outbox().enqueue({ method: "PATCH", path: `/v1/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”` });
+    const json = changedFields(formOf(risk), f);
+    setErrors({});
+    kept.current = null;
+    if (Object.keys(json).length === 0) return;
+    // Only what the user changed comes back on a refusal, over the risk as it is then:
+    // a field they did not touch never carries a stale value into the next save.
+    const values = Object.fromEntries(Object.entries(f).filter(([k]) => k in json));
+    await outbox().enqueue({
+      method: "PATCH", path: `/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
+      form: { name: "edit-risk", target: risk.id, values }, ...seen(risk),
+      // What the user saw of the fields they changed: on a 412, what differs from it was changed elsewhere.
+      base: Object.fromEntries(Object.keys(json).map((k) => [k, (risk as unknown as Record<string, unknown>)[k]])),
+    });
   };
+  const text = (k: "title" | "category" | "owner", label: string, max: number) => (
+    <Field label={label} name={k} errors={errors}>
+      {(a) => <input required={k === "title"} maxLength={max} value={f[k]} onInput={(e) => set(k)(e.currentTarget.value)} {...a} />}
+    </Field>
+  );
   return (
     <form class="edit-risk" onSubmit={submit} aria-label="Edit risk">
-      <label>Title<input required maxLength={200} value={f.title} onInput={(e) => set("title")(e.currentTarget.value)} /></label>
-      <label>Description<textarea value={f.description} onInput={(e) => set("description")(e.currentTarget.value)} /></label>
-      <label>Category<input value={f.category} onInput={(e) => set("category")(e.currentTarget.value)} /></label>
-      <label>Owner<input value={f.owner} onInput={(e) => set("owner")(e.currentTarget.value)} /></label>
-      <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} />
-      <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} />
-      <label>
-        Status
-        <select value={f.status} onChange={(e) => set("status")(e.currentTarget.value)}>
-          <option value="open">open</option><option value="mitigated">mitigated</option><option value="closed">closed</option>
-        </select>
-      </label>
+      {errors.form && <p class="error form-error" role="alert">Not saved: {errors.form}</p>}
+      {text("title", "Title", 200)}
+      <Field label="Description" name="description" errors={errors}>
+        {(a) => <textarea value={f.description} onInput={(e) => set("description")(e.currentTarget.value)} {...a} />}
+      </Field>
+      {text("category", "Category", 100)}
+      {text("owner", "Owner", 200)}
+      <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
+      <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+      <Field label="Status" name="status" errors={errors}>
+        {(a) => (
+          <select value={f.status} onChange={(e) => set("status")(e.currentTarget.value)} {...a}>
+            <option value="open">open</option><option value="mitigated">mitigated</option><option value="closed">closed</option>
+          </select>
+        )}
+      </Field>
       <button type="submit">Save changes</button>
     </form>
   );
+}
+
+/** seen is the If-Match of the version the user saw, where the server reports versions. */
+function seen(r: Risk): { ifMatch?: string } {
+  const v = (r as Risk & { version?: number }).version;
+  return typeof v === "number" ? { ifMatch: `"${v}"` } : {};
 }
 
 function formOf(r: Risk) {
@@ -85,10 +152,23 @@ function formOf(r: Risk) {
   };
 }
 
+/** changedFields is the PATCH body: only what the user changed (a score change sends the three numbers together). */
+function changedFields(was: Form, now: Form): RiskUpdateParams {
+  const out: RiskUpdateParams = {};
+  for (const k of ["title", "description", "category", "owner"] as const) if (now[k] !== was[k]) out[k] = now[k];
+  if (now.status !== was.status) out.status = now.status as Risk["status"];
+  if (now.likelihood !== was.likelihood || now.impact !== was.impact) {
+    out.likelihood = Number(now.likelihood);
+    out.impact = Number(now.impact);
+    out.riskScore = Number(now.likelihood) * Number(now.impact);
+  }
+  return out;
+}
+
 function DeleteRisk({ risk }: { risk: Risk }) {
   const [confirming, setConfirming] = useState(false);
   const del = async () => {
-    await outbox().enqueue({ method: "DELETE", path: `/v1/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”` });
+    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ...seen(risk) });
     navigate("/");
   };
   return (
@@ -106,15 +186,15 @@ function DeleteRisk({ risk }: { risk: Risk }) {
   );
 }
 
-function Attachments({ risk }: { risk: Risk }) {
+function Attachments({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [list, setList] = useState<Attachment[]>([]);
   const [file, setFile] = useState<File | null>(null);
   const [description, setDescription] = useState("");
-  const { changes, progress } = useChanges();
-  const path = `/v1/risks/${risk.id}/attachments`;
+  const { progress } = useChanges();
+  const path = `/risks/${risk.id}/attachments`;
   const load = useCallback(() => {
-    get<{ data: Attachment[] }>(path).then((r) => setList(r.data), () => undefined);
-  }, [path]);
+    api().attachments.listPage(risk.id, { limit: 100 }).then((r) => setList(r.data), () => undefined);
+  }, [risk.id]);
   useEffect(load, [load]);
   useSettled(load);
   const uploads = changes.filter((c) => c.state === "pending" && c.path === path);

@@ -1,43 +1,35 @@
 /**
- * The risk list: one page at a time, the new-risk form, and the changes to
- * risks that are still in the outbox shown beside what the server holds.
+ * The risk list: one page at a time (its cursors in the URL, so a reload or a
+ * shared link keeps the page), the new-risk form, and the changes to risks
+ * that are still in the outbox shown beside what the server holds.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
-import { get, query, type Page, type Risk, type RiskCreateParams } from "../api";
+import { useState } from "preact/hooks";
+import { api, type Risk, type RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
-import { outbox, useChanges, useSettled } from "../state";
+import { navigate, useQuery, withQuery } from "../router";
+import { outbox, useChanges } from "../state";
+import { Field, fieldErrors, useList, useRefusal, type FieldErrors } from "./common";
 import { ScoreSelect } from "./risk";
 
 const PAGE_SIZE = 20;
 
 /** RisksPage lists the tenant's risks with Previous/Next paging. */
 export function RisksPage() {
-  const [cursors, setCursors] = useState<(string | null)[]>([null]);
-  const [page, setPage] = useState<Page<Risk> | undefined>();
-  const [error, setError] = useState("");
+  // ?cursor=a&cursor=b: the cursors of the pages before this one, oldest first.
+  const cursors = useQuery().getAll("cursor");
+  const cursor = cursors.at(-1);
+  const list = useList<Risk>(cursor ?? "", () => api().risks.listPage({ limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }));
   const { changes } = useChanges();
-  const cursor = cursors[cursors.length - 1] ?? null;
+  const page = list.page;
 
-  const load = useCallback(() => {
-    get<Page<Risk>>("/v1/risks" + query({ limit: PAGE_SIZE, cursor })).then(
-      (p) => {
-        setPage(p);
-        setError("");
-      },
-      (err: unknown) => setError(err instanceof Error ? err.message : String(err)),
-    );
-  }, [cursor]);
-  useEffect(load, [load]);
-  useSettled(load);
-
-  const pendingCreates = changes.filter((c) => c.state === "pending" && c.method === "POST" && c.path === "/v1/risks");
-  const pendingOn = (id: string) => changes.filter((c) => c.state === "pending" && c.path === `/v1/risks/${id}`);
+  const pendingCreates = changes.filter((c) => c.state === "pending" && c.method === "POST" && c.path === "/risks");
+  const pendingOn = (id: string) => changes.filter((c) => c.state === "pending" && c.path === `/risks/${id}`);
 
   return (
     <section>
       <h1>Risks</h1>
-      <NewRisk />
-      {error && <p class="error" role="alert">Could not load risks: {error}</p>}
+      <NewRisk changes={changes} />
+      {list.error && <p class="error" role="alert">Could not load risks: {list.error}</p>}
       <table class="risks">
         <thead>
           <tr><th>Title</th><th>Score</th><th>Status</th><th>Updated</th></tr>
@@ -69,11 +61,11 @@ export function RisksPage() {
         </tbody>
       </table>
       <div class="row pager">
-        <button type="button" class="secondary" disabled={cursors.length < 2} onClick={() => setCursors(cursors.slice(0, -1))}>
+        <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(withQuery("/", { cursor: cursors.slice(0, -1) }))}>
           Previous
         </button>
-        <span>Page {cursors.length}</span>
-        <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])}>
+        <span>Page {cursors.length + 1}</span>
+        <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(withQuery("/", { cursor: [...cursors, page.nextCursor] }))}>
           Next
         </button>
       </div>
@@ -91,31 +83,42 @@ function scoreOf(c: Change): string {
   return b.likelihood && b.impact ? String(b.likelihood * b.impact) : "";
 }
 
-/** NewRisk queues a risk creation; it is sent (and shown as pending) whether online or not. */
-function NewRisk() {
-  const [title, setTitle] = useState("");
-  const [likelihood, setLikelihood] = useState("3");
-  const [impact, setImpact] = useState("3");
-  const [category, setCategory] = useState("");
+const EMPTY = { title: "", likelihood: "3", impact: "3", category: "" };
+
+/**
+ * NewRisk queues a risk creation; it is sent (and shown as pending) whether
+ * online or not. A refused create comes back into the form, with the error
+ * beside the field the server named.
+ */
+function NewRisk({ changes }: { changes: Change[] }) {
+  const [f, setF] = useState(EMPTY);
+  const [errors, setErrors] = useState<FieldErrors>({});
+  useRefusal(changes, "new-risk", undefined, (c) => {
+    setF({ ...EMPTY, ...c.form!.values });
+    setErrors(fieldErrors(c));
+  });
   const submit = async (e: Event) => {
     e.preventDefault();
-    const body: RiskCreateParams = { title, likelihood: Number(likelihood), impact: Number(impact), ...(category ? { category } : {}) };
-    await outbox().enqueue({ method: "POST", path: "/v1/risks", body: { kind: "json", json: body }, label: `Create risk “${title}”` });
-    setTitle("");
-    setCategory("");
+    const body: RiskCreateParams = { title: f.title, likelihood: Number(f.likelihood), impact: Number(f.impact), ...(f.category ? { category: f.category } : {}) };
+    await outbox().enqueue({
+      method: "POST", path: "/risks", body: { kind: "json", json: body }, label: `Create risk “${f.title}”`,
+      form: { name: "new-risk", values: f },
+    });
+    setF(EMPTY);
+    setErrors({});
   };
+  const set = (k: keyof typeof EMPTY) => (v: string) => setF({ ...f, [k]: v });
   return (
     <form class="new-risk" onSubmit={submit} aria-label="New risk">
-      <label>
-        Title
-        <input required maxLength={200} value={title} onInput={(e) => setTitle(e.currentTarget.value)} />
-      </label>
-      <ScoreSelect label="Likelihood" value={likelihood} onChange={setLikelihood} />
-      <ScoreSelect label="Impact" value={impact} onChange={setImpact} />
-      <label>
-        Category
-        <input value={category} onInput={(e) => setCategory(e.currentTarget.value)} />
-      </label>
+      {errors.form && <p class="error form-error" role="alert">Not created: {errors.form}</p>}
+      <Field label="Title" name="title" errors={errors}>
+        {(a) => <input required maxLength={200} value={f.title} onInput={(e) => set("title")(e.currentTarget.value)} {...a} />}
+      </Field>
+      <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
+      <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+      <Field label="Category" name="category" errors={errors}>
+        {(a) => <input value={f.category} onInput={(e) => set("category")(e.currentTarget.value)} {...a} />}
+      </Field>
       <button type="submit">Create risk</button>
     </form>
   );

@@ -1,29 +1,33 @@
 /**
  * The sign-in form. Signing in is online-only: the password is never kept
- * in the outbox, and POST /v1/sessions takes no Idempotency-Key.
+ * in the outbox, and POST /v1/sessions takes no Idempotency-Key. It names
+ * whose changes wait in this browser for their author (never what they are).
  */
-import { useState } from "preact/hooks";
-import { ApiError, request } from "../api";
+import { useEffect, useState } from "preact/hooks";
+import { explain } from "../api";
+import { signIn, type Session } from "../session";
+import { outbox } from "../state";
 
 /** SignIn posts the credentials; the server sets the HttpOnly session cookie. */
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const [waiting, setWaiting] = useState<{ email: string; count: number }[]>([]);
+  useEffect(() => {
+    const load = () => void outbox().waiting().then(setWaiting);
+    load();
+    return outbox().subscribe(load);
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setError("");
     try {
-      await request("POST", "/v1/sessions", { email, password });
-      onSignedIn();
+      onSignedIn(await signIn(email, password));
     } catch (err) {
-      setError(
-        err instanceof ApiError
-          ? err.detail || err.code
-          : "Cannot reach the server: signing in needs a connection.",
-      );
+      setError(explain(err));
     } finally {
       setBusy(false);
     }
@@ -31,6 +35,16 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <main class="signin">
       <h1>riskapi</h1>
+      {waiting.length > 0 && (
+        <div class="waiting" role="status">
+          {waiting.map((w) => (
+            <p key={w.email}>
+              {w.count === 1 ? "1 change" : `${w.count} changes`} of <strong>{w.email}</strong> {w.count === 1 ? "is" : "are"} waiting
+              in this browser: {w.count === 1 ? "it is" : "they are"} sent when {w.email} signs in again, and only then.
+            </p>
+          ))}
+        </div>
+      )}
       <form onSubmit={submit}>
         <label>
           Email

@@ -1,0 +1,84 @@
+/**
+ * The tenant's administration in session mode (docs/roles-and-credentials.md):
+ * users, API keys, inbound webhook sources and outbound endpoints. Admins
+ * only; a member gets 403. Creating a key, source or endpoint answers with a
+ * secret shown once: those calls are sent without an Idempotency-Key (their
+ * routes refuse one) and never retried.
+ */
+
+import { getPage, type Send } from "./page.js";
+import { jsonBody } from "./risks.js";
+import type { CallOptions } from "./transport.js";
+import type {
+  ApiKey, ApiKeyCreated, ApiKeyCreateParams, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
+  WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookSource, WebhookSourceCreated,
+} from "./types.js";
+
+/** A collection under /v1 that admins list, create in and delete from. */
+class Collection<T, Created, Params> {
+  constructor(
+    protected readonly send: Send,
+    protected readonly session: (what: string) => void,
+    private readonly path: string,
+    private readonly secretOnCreate: boolean,
+  ) {}
+
+  /** Reads one page, newest first. */
+  async listPage(params: ListParams = {}, opts?: CallOptions): Promise<Page<T>> {
+    this.session(this.path);
+    return getPage<T>(this.send, this.path, params, opts);
+  }
+
+  /** Creates one (201). */
+  async create(params: Params, opts?: CallOptions): Promise<Created> {
+    this.session(this.path);
+    const r = await this.send({ method: "POST", path: this.path, body: jsonBody(params), expect: "json", unkeyed: this.secretOnCreate }, opts);
+    return r.json as Created;
+  }
+
+  /** Deletes (or revokes) one by id (204). */
+  async delete(id: string, opts?: CallOptions): Promise<void> {
+    this.session(this.path);
+    await this.send({ method: "DELETE", path: `${this.path}/${encodeURIComponent(id)}`, expect: "empty" }, opts);
+  }
+}
+
+/** The tenant's users (/v1/users). */
+export class Users extends Collection<User, User, UserCreateParams> {
+  constructor(send: Send, session: (what: string) => void) {
+    super(send, session, "/users", false);
+  }
+
+  /** Changes a user's role (PATCH /v1/users/{id}); demoting the last admin is 400. */
+  async setRole(id: string, role: Role, opts?: CallOptions): Promise<User> {
+    this.session("users.setRole");
+    return (await this.send({ method: "PATCH", path: `/users/${encodeURIComponent(id)}`, body: jsonBody({ role }), expect: "json" }, opts)).json as User;
+  }
+}
+
+/** The tenant's API keys (/v1/api-keys); delete revokes. */
+export class ApiKeys extends Collection<ApiKey, ApiKeyCreated, ApiKeyCreateParams> {
+  constructor(send: Send, session: (what: string) => void) {
+    super(send, session, "/api-keys", true);
+  }
+}
+
+/** Inbound webhook sources (/v1/webhook-sources). */
+export class WebhookSources extends Collection<WebhookSource, WebhookSourceCreated, { source: string }> {
+  constructor(send: Send, session: (what: string) => void) {
+    super(send, session, "/webhook-sources", true);
+  }
+}
+
+/** Outbound webhook endpoints (/v1/webhook-endpoints) and their delivery attempts. */
+export class WebhookEndpoints extends Collection<WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams> {
+  constructor(send: Send, session: (what: string) => void) {
+    super(send, session, "/webhook-endpoints", true);
+  }
+
+  /** One page of an endpoint's delivery attempts, newest first. */
+  async deliveries(id: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<DeliveryAttempt>> {
+    this.session("webhookEndpoints.deliveries");
+    return getPage<DeliveryAttempt>(this.send, `/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, params, opts);
+  }
+}

@@ -1,0 +1,87 @@
+// Honest refusals (docs/dashboard.md, "The outbox" 5), in a real Chromium
+// against a real riskapi: a refused change puts back what the user typed with
+// the error beside its field, nothing the page showed as changed stays, and
+// the header counts the refusal in its own colour.
+
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { createRisk, harness, settled, signIn, titled, unique } from "./ui";
+
+const env = harness();
+
+async function signedIn(role: "admin" | "member" = "admin", tenantId?: string): Promise<Page> {
+  const { page } = await env.browser();
+  await signIn(page, await env.server().account(role, tenantId));
+  return page;
+}
+
+const header = (page: Page) => page.getByTestId("pending-indicator");
+
+describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("puts a refused new risk back in its form, the error beside Title, and counts it as refused", async () => {
+    const page = await signedIn();
+    const form = page.getByRole("form", { name: "New risk" });
+    await form.getByLabel("Category").fill("Operations");
+    await createRisk(page, "   ", "2", "5"); // blank to the server, not to the browser's `required`
+    await settled(page, "Create risk", "refused");
+    await expect.poll(() => form.getByRole("textbox", { name: /^Title/ }).inputValue()).toBe("   ");
+    expect(await form.getByLabel("Impact").inputValue()).toBe("5");
+    expect(await form.getByLabel("Category").inputValue()).toBe("Operations");
+    // The error is beside the field, and names it to assistive technology.
+    const title = form.getByRole("textbox", { name: /^Title/ });
+    expect(await title.getAttribute("aria-invalid")).toBe("true");
+    const err = page.locator(`#${await title.getAttribute("aria-describedby")}`);
+    expect(await err.textContent()).toContain("must not be blank");
+    await expect.poll(() => header(page).textContent()).toContain("1 change refused");
+    expect(await header(page).textContent()).not.toContain("All changes saved");
+    expect(await header(page).getAttribute("class")).toContain("refused");
+  });
+
+  it("puts a refused edit back in the risk's form, with the error beside Title", async () => {
+    const page = await signedIn();
+    const name = unique("Edited into a blank");
+    await createRisk(page, name);
+    await settled(page, name);
+    await page.getByRole("link", { name, exact: true }).click();
+    const edit = page.getByRole("form", { name: "Edit risk" });
+    await edit.getByLabel("Owner").fill("ops@example.com");
+    await edit.getByRole("textbox", { name: /^Title/ }).fill("  ");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, "Edit risk", "refused");
+    await expect.poll(() => edit.getByRole("textbox", { name: /^Title/ }).inputValue()).toBe("  ");
+    expect(await edit.getByLabel("Owner").inputValue()).toBe("ops@example.com");
+    await edit.getByText("must not be blank").waitFor();
+    // The page still shows the risk as the server holds it.
+    await page.getByRole("heading", { name }).waitFor();
+    expect(await titled(page, name)).toMatchObject([{ title: name }]);
+  });
+
+  it("leaves no form for a risk deleted elsewhere when its edit is refused", async () => {
+    const page = await signedIn();
+    const name = unique("Deleted in another browser");
+    await createRisk(page, name);
+    await settled(page, name);
+    const [risk] = await titled(page, name);
+    await page.getByRole("link", { name, exact: true }).click();
+    const edit = page.getByRole("form", { name: "Edit risk" });
+    await edit.waitFor();
+    expect((await page.request.delete(`/v1/risks/${risk!.id}`, { headers: { "Idempotency-Key": crypto.randomUUID() } })).status()).toBe(204);
+    await edit.getByLabel("Owner").fill("too late");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, "Edit risk", "refused");
+    await page.getByText("This risk does not exist").waitFor();
+    expect(await page.getByRole("form", { name: "Edit risk" }).count()).toBe(0);
+  });
+
+  it("shows the true role after demoting the last admin is refused", async () => {
+    const page = await signedIn();
+    await page.goto("/admin/users");
+    const role = page.getByRole("combobox", { name: /^Role of / });
+    await role.waitFor();
+    await role.selectOption("member");
+    await settled(page, "member", "refused");
+    await expect.poll(() => role.inputValue()).toBe("admin");
+    await page.getByRole("alert").filter({ hasText: "last admin" }).waitFor();
+    await expect.poll(() => header(page).textContent()).toContain("1 change refused");
+  });
+});
