@@ -13,6 +13,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -171,6 +172,8 @@ func TestLegacyKeysAreResealedAndForgotten(t *testing.T) {
 	}
 	src := &webhooks.Source{ID: ids.New(ids.Webhook), TenantID: a.ID, Name: "legacy-scanner",
 		Secret: "whsec_" + strings.Repeat("A", 43), CreatedAt: time.Now()}
+	// The legacy rows are fixtures, not changes anybody made: no recorder is needed.
+	legacy.Recording(changes.Recorders{})
 	if err := legacy.CreateSource(ctx, src); err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +183,7 @@ func TestLegacyKeysAreResealedAndForgotten(t *testing.T) {
 	}
 	ep := &events.Endpoint{ID: "we_legacy", TenantID: a.ID, URL: "http://127.0.0.1:9/", Types: []events.Type{"*"},
 		Secret: "whsec_" + base64.StdEncoding.EncodeToString([]byte(strings.Repeat("B", 32))), CreatedAt: time.Now()}
+	legacyEvents.Recording(changes.Recorders{})
 	if err := legacyEvents.CreateEndpoint(ctx, ep); err != nil {
 		t.Fatal(err)
 	}
