@@ -25,8 +25,10 @@ const (
 	CodeNotFound                     = "NOT_FOUND"                       // 404: absent, or another tenant's
 	CodeMethodNotAllowed             = "METHOD_NOT_ALLOWED"              // 405: known path, wrong method
 	CodeIdempotencyRequestInProgress = "IDEMPOTENCY_REQUEST_IN_PROGRESS" // 409: same key still running; retried
-	CodePreconditionFailed           = "PRECONDITION_FAILED"             // 412: If-Match or If-Unmodified-Since did not hold
+	CodePreconditionFailed           = "PRECONDITION_FAILED"             // 412: If-Match or If-Unmodified-Since did not hold (a risk's: *StaleRiskError)
+	CodePreconditionRequired         = "PRECONDITION_REQUIRED"           // 428: the server requires If-Match on risk writes (Params.IfMatch)
 	CodePayloadTooLarge              = "PAYLOAD_TOO_LARGE"               // 413: body over the server's limit
+	CodeHeadersTooLarge              = "HEADERS_TOO_LARGE"               // 431: header fields over 1 MB
 	CodeRangeNotSatisfiable          = "RANGE_NOT_SATISFIABLE"           // 416: Range outside the download's bytes
 	CodeIdempotencyKeyReused         = "IDEMPOTENCY_KEY_REUSED"          // 422: same key, different request
 	CodeIdempotencyUnsupportedRoute  = "IDEMPOTENCY_UNSUPPORTED_ROUTE"   // 422: key sent to a route without idempotency
@@ -58,7 +60,9 @@ var (
 	ErrNotFound                     = &Error{Code: CodeNotFound}
 	ErrIdempotencyRequestInProgress = &Error{Code: CodeIdempotencyRequestInProgress}
 	ErrPreconditionFailed           = &Error{Code: CodePreconditionFailed}
+	ErrPreconditionRequired         = &Error{Code: CodePreconditionRequired}
 	ErrPayloadTooLarge              = &Error{Code: CodePayloadTooLarge}
+	ErrHeadersTooLarge              = &Error{Code: CodeHeadersTooLarge}
 	ErrRangeNotSatisfiable          = &Error{Code: CodeRangeNotSatisfiable}
 	ErrIdempotencyKeyReused         = &Error{Code: CodeIdempotencyKeyReused}
 	ErrIdempotencyUnsupportedRoute  = &Error{Code: CodeIdempotencyUnsupportedRoute}

@@ -19,6 +19,15 @@ type Params struct {
 	// IDEMPOTENCY_KEY_INVALID otherwise. Ignored by reads.
 	IdempotencyKey string
 
+	// IfMatch is sent as the If-Match header of a write of a risk (Update,
+	// Replace, DeleteWithParams): the ETag of the version the change was
+	// made from, Risk.ETag() (e.g. `"3"`), or "*". The server then applies
+	// the write only over that version and otherwise answers 412, returned
+	// as a *StaleRiskError carrying the risk as stored now. Empty: no
+	// If-Match. A keyed call that replays is answered from its record,
+	// whatever IfMatch says (docs/idempotency.md).
+	IfMatch string
+
 	// Headers are added to every attempt of the request. They cannot
 	// replace the headers the SDK manages (Authorization, Idempotency-Key,
 	// Content-Type, Content-Length, Accept): use the fields for those.
@@ -33,6 +42,7 @@ var managedHeaders = map[string]bool{
 	"Content-Type":    true,
 	"Content-Length":  true,
 	"Accept":          true,
+	"If-Match":        true,
 }
 
 func isManagedHeader(name string) bool {

@@ -219,6 +219,9 @@ func (c *Client) send(ctx context.Context, r *request, key string, attempt int) 
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
+	if r.params != nil && r.params.IfMatch != "" && isWrite(r.method) {
+		req.Header.Set("If-Match", r.params.IfMatch)
+	}
 	c.logger.LogAttrs(ctx, slog.LevelDebug, "riskapi: request",
 		slog.String("method", r.method), slog.String("path", r.path),
 		slog.String("idempotencyKey", key), slog.Int("attempt", attempt))

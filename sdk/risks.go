@@ -46,6 +46,9 @@ type Risk struct {
 	Status RiskStatus `json:"status"`
 	// Owner names who is responsible, e.g. an email; empty when not set.
 	Owner string `json:"owner"`
+	// Version is 1 at creation and one more for each change; ETag() is the
+	// value to send as Params.IfMatch.
+	Version int64 `json:"version"`
 	// CreatedAt is when the risk was created (server clock).
 	CreatedAt time.Time `json:"createdAt"`
 	// UpdatedAt is when the risk last changed (server clock).
@@ -255,7 +258,8 @@ func (s *RisksService) DeleteWithParams(ctx context.Context, id string, p *RiskD
 	if p != nil {
 		params = &p.Params
 	}
-	return s.client.doJSON(ctx, http.MethodDelete, riskPath(id), nil, params, nil, nil)
+	info, err := s.client.doJSON(ctx, http.MethodDelete, riskPath(id), nil, params, nil, nil)
+	return info, staleRisk(err)
 }
 
 // List returns the tenant's risks as a sequence, fetching pages of
@@ -300,12 +304,16 @@ func (s *RisksService) ListPage(ctx context.Context, p *RiskListParams) (*Page[R
 
 func (r *Risk) setLastResponse(info *APIResponse) { r.LastResponse = info }
 
+// ETag returns the entity tag of r's version, `"<version>"`: what the server
+// sends as ETag and what Params.IfMatch takes.
+func (r *Risk) ETag() string { return `"` + strconv.FormatInt(r.Version, 10) + `"` }
+
 // write sends body with method to path and decodes the risk answered.
 func (s *RisksService) write(ctx context.Context, method, path string, params *Params, body any) (*Risk, error) {
 	r := new(Risk)
 	info, err := s.client.doJSON(ctx, method, path, nil, params, body, r)
 	if err != nil {
-		return nil, err
+		return nil, staleRisk(err)
 	}
 	r.LastResponse = info
 	return r, nil

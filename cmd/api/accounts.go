@@ -82,6 +82,29 @@ func userDelete(ctx context.Context, c *command, args []string) error {
 	})
 }
 
+func userResetPassword(ctx context.Context, c *command, args []string) error {
+	id := c.str("id", "", "user ID (required; api user list --tenant ID lists them)")
+	cfg, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("user reset-password: --id is required")
+	}
+	return withApp(ctx, cfg, c, func(a *app.Admin) error {
+		u, password, err := a.ResetPassword(ctx, *id)
+		if err != nil {
+			return err
+		}
+		return printJSON(c.std.out, struct {
+			ID       string `json:"id"`
+			TenantID string `json:"tenantId"`
+			Email    string `json:"email"`
+			Password string `json:"password"`
+		}{u.ID, u.TenantID, u.Email, password})
+	})
+}
+
 func userList(ctx context.Context, c *command, args []string) error {
 	return tenantRows(ctx, c, args, func(a *app.Admin, tenant string) error {
 		list := func(p tenants.Page) ([]tenants.User, bool, error) { return a.Tenants.Users(ctx, tenant, p) }

@@ -7,8 +7,12 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // runStdin runs the CLI with stdin and returns its stdout and error.
@@ -67,6 +71,21 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("user create --help lists another command's flag %s:\n%s", not, help.text)
 		}
 	}
+	// api sweep offers the settings it reads, and only those.
+	_, _, err = runCmd(t, env, "sweep", "--help")
+	if !errors.As(err, &help) {
+		t.Fatalf("sweep --help = %v, want a help request", err)
+	}
+	for _, want := range []string{"--database-url", "--idempotency-lease", "--upload-dir", "--request-log-ttl", "--event-ttl"} {
+		if !strings.Contains(help.text, want) {
+			t.Errorf("sweep --help lacks %s:\n%s", want, help.text)
+		}
+	}
+	for _, not := range []string{"--jwt-secret", "--max-upload-bytes", "--idempotency-required", "--idempotency-ttl", "--sweep-schedule", "--addr"} {
+		if strings.Contains(help.text, not) {
+			t.Errorf("sweep --help offers %s, which it does not read:\n%s", not, help.text)
+		}
+	}
 	_, _, err = runCmd(t, env, "serve", "-h")
 	if !errors.As(err, &help) || !strings.Contains(help.text, "--demo") || !strings.Contains(help.text, "--addr") {
 		t.Errorf("serve -h = %v", err)
@@ -86,7 +105,7 @@ func TestGroupsNameTheirSubcommands(t *testing.T) {
 	env := environment(t)
 	for args, want := range map[string]string{
 		"tenant":         "tenant needs a subcommand: create, list, disable, enable",
-		"user":           "user needs a subcommand: create, list, delete",
+		"user":           "user needs a subcommand: create, list, delete, reset-password",
 		"apikey --id x":  "apikey needs a subcommand: create, list, revoke",
 		"tenant destroy": `tenant has no subcommand "destroy"; want create, list, disable, enable`,
 	} {
@@ -239,4 +258,96 @@ func runMain(t *testing.T, args string, env ...string) (int, string, string) {
 		t.Fatal(err)
 	}
 	return 0, stdout.String(), stderr.String()
+}
+
+// TestAPIKeyHelpListsEveryScope: api apikey create --help names every scope there
+// is, each with what it allows.
+func TestAPIKeyHelpListsEveryScope(t *testing.T) {
+	t.Parallel()
+	_, _, err := runCmd(t, environment(t), "apikey", "create", "--help")
+	var help helpRequest
+	if !errors.As(err, &help) {
+		t.Fatalf("apikey create --help = %v, want a help request", err)
+	}
+	for _, s := range tenants.AllScopes {
+		if s.Allows() == "" {
+			t.Errorf("scope %s does not say what it allows", s)
+		}
+		if !regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(string(s)) + `\s+` + regexp.QuoteMeta(s.Allows()) + `$`).MatchString(help.text) {
+			t.Errorf("apikey create --help lacks the line for %s:\n%s", s, help.text)
+		}
+	}
+}
+
+// TestVersionLine: built without -ldflags, api version names the commit and time Go
+// recorded, and says when the tree had uncommitted changes.
+func TestVersionLine(t *testing.T) {
+	t.Parallel()
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "bd19d81a0c"},
+		{Key: "vcs.time", Value: "2026-12-02T05:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	for _, tt := range []struct {
+		set  string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"", stamped, "(devel) (revision bd19d81a0c, 2026-12-02T05:00:00Z, modified)"},
+		{"v1.2.3", stamped, "v1.2.3 (revision bd19d81a0c, 2026-12-02T05:00:00Z, modified)"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "v0.4.0"}}, "v0.4.0"},
+		{"", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "(devel)"},
+		{"v1.2.3", nil, "v1.2.3"},
+	} {
+		if got := versionLine(tt.set, tt.info); got != tt.want {
+			t.Errorf("versionLine(%q, …) = %q, want %q", tt.set, got, tt.want)
+		}
+	}
+}
+
+// TestUserResetPassword: a lost password is replaced by a new one, printed once;
+// the old password and every session of the user stop working at once, another
+// user's do not.
+func TestUserResetPassword(t *testing.T) {
+	t.Parallel()
+	env := environment(t)
+	ten := mustRun(t, env, "tenant", "create", "--name", "Acme")["id"].(string)
+	alice := mustRun(t, env, "user", "create", "--tenant", ten, "--email", "alice@example.com", "--password", "forgotten1")
+	mustRun(t, env, "user", "create", "--tenant", ten, "--email", "bob@example.com", "--password", "password123")
+	a := openTestApp(t, env)
+	login := func(email, password string) (int, string) {
+		status, body := serveHTTP(a, "POST", "/v1/sessions", "", `{"email":"`+email+`","password":"`+password+`"}`)
+		var s struct{ Token string }
+		json.Unmarshal([]byte(body), &s)
+		return status, s.Token
+	}
+	_, aliceTok := login("alice@example.com", "forgotten1")
+	_, bobTok := login("bob@example.com", "password123")
+
+	reset := mustRun(t, env, "user", "reset-password", "--id", alice["id"].(string))
+	password, _ := reset["password"].(string)
+	if reset["id"] != alice["id"] || reset["tenantId"] != ten || reset["email"] != "alice@example.com" || len(password) < 16 {
+		t.Fatalf("reset-password printed %v", reset)
+	}
+	if status, _ := serveHTTP(a, "GET", "/v1/risks", aliceTok, ""); status != 401 {
+		t.Errorf("alice's session after the reset: %d, want 401", status)
+	}
+	if status, _ := serveHTTP(a, "GET", "/v1/risks", bobTok, ""); status != 200 {
+		t.Errorf("bob's session after alice's reset: %d, want 200", status)
+	}
+	if status, _ := login("alice@example.com", "forgotten1"); status != 401 {
+		t.Errorf("sign-in with the old password: %d, want 401", status)
+	}
+	if status, tok := login("alice@example.com", password); status != 201 || tok == "" {
+		t.Errorf("sign-in with the new password: %d", status)
+	}
+	if again := mustRun(t, env, "user", "reset-password", "--id", alice["id"].(string)); again["password"] == password {
+		t.Error("a second reset printed the same password")
+	}
+	for args, mention := range map[string]string{
+		"user reset-password": "--id",
+		"user reset-password --id usr_0193b2c4d5e67f8091a2b3c4d5e6f708": "user not found",
+	} {
+		if _, _, err := runCmd(t, env, strings.Fields(args)...); !errors.As(err, new(usageError)) || !strings.Contains(err.Error(), mention) {
+			t.Errorf("api %s = %v, want a usage error mentioning %q", args, err, mention)
+		}
+	}
 }

@@ -26,14 +26,14 @@ type command struct {
 	own []string
 }
 
-// newCommand registers every setting's flag (any is accepted, and checked if given:
-// config.Load), though help lists only those of the parts the command loads.
+// newCommand registers the flags of the settings the command reads, and only those:
+// another setting's flag is unknown to it.
 func newCommand(s spec, getenv func(string) string, std streams) *command {
 	fs := flag.NewFlagSet(s.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported in one line by main
 	c := &command{spec: s, fs: fs, std: std}
-	if s.parts == nil || len(s.parts) > 0 {
-		c.vals = config.Register(fs, getenv)
+	if s.settings == nil || len(s.settings) > 0 {
+		c.vals = config.Register(fs, getenv, s.settings...)
 	}
 	return c
 }
@@ -64,7 +64,7 @@ func (c *command) parse(args []string) (config.Config, error) {
 	if c.vals == nil {
 		return config.Config{}, nil
 	}
-	cfg, err := config.Load(c.vals, c.parts...)
+	cfg, err := config.Load(c.vals)
 	if err != nil {
 		return cfg, usageError{err.Error()}
 	}
@@ -72,17 +72,14 @@ func (c *command) parse(args []string) (config.Config, error) {
 }
 
 // help is api COMMAND --help: the synopsis, the summary and each flag the command
-// uses — its own and the settings of the parts it loads — with its description and
-// default (for a setting, the variable it overrides; never a value from the
-// environment, which may hold a password).
+// has — its own and the settings it reads — with its description and default (for a
+// setting, the variable it overrides; never a value from the environment, which may
+// hold a password).
 func (c *command) help() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: api %s %s\n\n%s\n", c.name, c.args, c.summary)
+	fmt.Fprintf(&b, "usage: %s\n\n%s\n", strings.TrimSpace("api "+c.name+" "+c.args), c.summary)
 	var lines []string
 	c.fs.VisitAll(func(f *flag.Flag) {
-		if part, setting := config.PartOf(f.Name); setting && c.parts != nil && !slices.Contains(c.parts, part) {
-			return
-		}
 		kind, usage := flag.UnquoteUsage(f)
 		line := "  --" + f.Name
 		if kind != "" {
@@ -130,25 +127,48 @@ func printJSON(w io.Writer, v any) error {
 }
 
 // version is set at build time (-ldflags "-X main.version=v1.2.3"); otherwise the
-// module version or VCS revision Go recorded in the binary is printed.
+// module version Go recorded in the binary is printed, if any.
 var version = ""
 
 func printVersion(_ context.Context, c *command, args []string) error {
 	if _, err := c.parse(args); err != nil {
 		return err
 	}
-	v := version
-	if info, ok := debug.ReadBuildInfo(); ok && v == "" {
+	info, _ := debug.ReadBuildInfo()
+	_, err := fmt.Fprintln(c.std.out, "api "+versionLine(version, info))
+	return err
+}
+
+// versionLine is what api version prints after "api ": the version (set at build
+// time, else the module's, else "(devel)") and, when Go recorded the commit the
+// binary was built from (go build in a git checkout; not go run, -buildvcs=false or
+// a linked worktree), its revision and time, and "modified" for uncommitted changes.
+// info may be nil.
+func versionLine(set string, info *debug.BuildInfo) string {
+	v := set
+	if v == "" && info != nil && info.Main.Version != "" {
 		v = info.Main.Version
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" && (v == "" || v == "(devel)") {
-				v = "devel-" + s.Value
-			}
-		}
 	}
 	if v == "" {
 		v = "(devel)"
 	}
-	_, err := fmt.Fprintln(c.std.out, "api "+v)
-	return err
+	if info == nil {
+		return v
+	}
+	vcs := map[string]string{}
+	for _, s := range info.Settings {
+		vcs[s.Key] = s.Value
+	}
+	rev := vcs["vcs.revision"]
+	if rev == "" {
+		return v
+	}
+	v += " (revision " + rev
+	if t := vcs["vcs.time"]; t != "" {
+		v += ", " + t
+	}
+	if vcs["vcs.modified"] == "true" {
+		v += ", modified"
+	}
+	return v + ")"
 }

@@ -38,10 +38,24 @@ func serve(ctx context.Context, c *command, args []string) error {
 				return err
 			}
 		} else {
-			log.Info("demo tenant exists already; its credentials were printed once, when it was created (start over with a fresh DATABASE_URL)")
+			demoExists(ctx, a, log)
 		}
 	}
 	return a.Serve(ctx, nil)
+}
+
+// demoExists logs why serve --demo printed nothing, and how to get a new password
+// for the demo user.
+func demoExists(ctx context.Context, a *app.App, log *slog.Logger) {
+	const msg = "demo tenant exists already; its credentials were printed once, when it was created"
+	u, err := a.DemoUser(ctx)
+	if err != nil {
+		log.Info(msg + "; give one of its users a new password with api user reset-password --id usr_… (api user list --tenant ID lists them)")
+		return
+	}
+	log.Info(msg+"; for a new password run api user reset-password --id "+u.ID+
+		", for another API key api apikey create --tenant "+u.TenantID+" --scopes risks:read,risks:write",
+		slog.String("userId", u.ID), slog.String("tenantId", u.TenantID))
 }
 
 func migrate(ctx context.Context, c *command, args []string) error {
@@ -128,7 +142,7 @@ func userCreate(ctx context.Context, c *command, args []string) error {
 
 func apikeyCreate(ctx context.Context, c *command, args []string) error {
 	tenant := c.str("tenant", "", "tenant ID (required)")
-	scopes := c.str("scopes", "", "comma-separated: risks:read,risks:write (required)")
+	scopes := c.str("scopes", "", scopesUsage())
 	name := c.str("name", "", "a label for the key")
 	cfg, err := c.parse(args)
 	if err != nil {
@@ -154,6 +168,17 @@ func apikeyCreate(ctx context.Context, c *command, args []string) error {
 			Scopes   []tenants.Scope `json:"scopes"`
 		}{k.ID, k.TenantID, k.Name, secret, k.Scopes})
 	})
+}
+
+// scopesUsage describes --scopes: every scope with what it allows, from the one
+// list (tenants.AllScopes), one per line under the flag in help.
+func scopesUsage() string {
+	var b strings.Builder
+	b.WriteString("comma-separated scopes, one or more of (required):")
+	for _, s := range tenants.AllScopes {
+		fmt.Fprintf(&b, "\n          %-14s %s", s, s.Allows())
+	}
+	return b.String()
 }
 
 func apikeyRevoke(ctx context.Context, c *command, args []string) error {

@@ -12,8 +12,6 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
-
-	"github.com/riskapi/riskapi/internal/config"
 )
 
 func main() {
@@ -58,25 +56,29 @@ type spec struct {
 	name    string // "serve", "tenant create", …
 	args    string // the synopsis after the name
 	summary string // one line for api help
-	// parts are the parts of the configuration the command loads (config.Load);
-	// nil means every part. Its help lists their settings' flags.
-	parts []config.Part
-	run   func(ctx context.Context, c *command, args []string) error
+	// settings are the variables the command reads (config.Register), and so the
+	// setting flags it takes and its help lists; nil means every one.
+	settings []string
+	run      func(ctx context.Context, c *command, args []string) error
 }
 
-// dbOnly is what the administration commands load: app.OpenAdmin needs nothing else.
-var dbOnly = []config.Part{config.PartDatabase}
+// dbOnly is what the administration commands read: app.OpenAdmin needs nothing else.
+var dbOnly = []string{"DATABASE_URL"}
 
-// noConfig marks a command that loads no configuration (version, help).
-var noConfig = []config.Part{}
+// sweepSettings are what api sweep reads (app.OpenMaintenance): the lease bounds its
+// store calls and the age of orphaned upload bytes; no schedule, sessions secret or
+// request limits.
+var sweepSettings = []string{"DATABASE_URL", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL"}
+
+// noConfig marks a command that reads no configuration (version, help).
+var noConfig = []string{}
 
 // commands is every command; api help lists them in this order.
 var commands = []spec{
 	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
 	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
-	// PartRetention for EVENT_TTL, without the schedule the command does not use.
-	{"sweep", "[flags]", "delete expired idempotency records, sessions, orphaned uploads and events now",
-		[]config.Part{config.PartDatabase, config.PartAuth, config.PartIdempotency, config.PartUploads, config.PartRetention}, sweep},
+	{"sweep", "[flags]", "delete expired idempotency records, sessions, request-log entries, events and orphaned uploads now",
+		sweepSettings, sweep},
 	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
 	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},
 	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", dbOnly, tenantDisable},
@@ -84,7 +86,8 @@ var commands = []spec{
 	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", dbOnly, userCreate},
 	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", dbOnly, userList},
 	{"user delete", "--id ID", "remove a user; their sessions stop working at once", dbOnly, userDelete},
-	{"apikey create", "--tenant ID --scopes risks:read,risks:write [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
+	{"user reset-password", "--id ID", "give a user a new random password, printed this once; their sessions end", dbOnly, userResetPassword},
+	{"apikey create", "--tenant ID --scopes SCOPE[,SCOPE…] [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
 	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", dbOnly, apikeyList},
 	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", dbOnly, apikeyRevoke},
 	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", dbOnly, webhookCreate},
@@ -152,9 +155,9 @@ func overview() string {
 	var b strings.Builder
 	b.WriteString("usage: api COMMAND [flags]\n\ncommands:\n")
 	for _, s := range commands {
-		fmt.Fprintf(&b, "  %-15s %s\n", s.name, s.summary)
+		fmt.Fprintf(&b, "  %-20s %s\n", s.name, s.summary)
 	}
-	b.WriteString("\nEvery command reads the environment (DATABASE_URL, …); a flag of the same name overrides it.\n")
-	b.WriteString("Run api COMMAND --help for a command's flags. Bad flags or values exit 2.\n")
+	b.WriteString("\nEach command reads the variables its --help lists (DATABASE_URL, …) from the environment;\n")
+	b.WriteString("a flag of the same name overrides one. Bad flags or values exit 2.\n")
 	return b.String()
 }

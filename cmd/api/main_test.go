@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -237,8 +238,10 @@ func TestUsageErrors(t *testing.T) {
 		{"key for unknown tenant", []string{"apikey", "create", "--tenant", "ten_0193b2c4d5e67f8091a2b3c4d5e6f708", "--scopes", "risks:read"}, "tenant"},
 		{"revoke without id", []string{"apikey", "revoke"}, "--id"},
 		{"revoke unknown key", []string{"apikey", "revoke", "--id", "key_0193b2c4d5e67f8091a2b3c4d5e6f708"}, "key"},
-		{"bad duration", []string{"migrate", "--idempotency-ttl", "forever"}, "IDEMPOTENCY_TTL"},
-		{"bad bool", []string{"sweep", "--idempotency-required", "perhaps"}, "IDEMPOTENCY_REQUIRED"},
+		{"bad duration", []string{"sweep", "--request-log-ttl", "forever"}, "REQUEST_LOG_TTL"},
+		{"bad bool", []string{"serve", "--idempotency-required", "perhaps"}, "IDEMPOTENCY_REQUIRED"},
+		{"a setting the command does not read", []string{"migrate", "--idempotency-ttl", "1h"}, "idempotency-ttl"},
+		{"sweep takes no session secret", []string{"sweep", "--jwt-secret", strings.Repeat("s", 32)}, "jwt-secret"},
 		{"bad rate", []string{"serve", "--rate-limit-rps", "fast"}, "RATE_LIMIT_RPS"},
 		{"bad database URL", []string{"migrate", "--database-url", "mysql://db"}, "DATABASE_URL"},
 		{"bad address", []string{"serve", "--addr", "localhost"}, "ADDR"},
@@ -315,6 +318,12 @@ func TestSweep(t *testing.T) {
 	env := environment(t)
 	if diff := cmp.Diff(map[string]any{"deleted": 0.0}, mustRun(t, env, "sweep")); diff != "" {
 		t.Errorf("sweep (-want +got):\n%s", diff)
+	}
+	// It reads REQUEST_LOG_TTL from the environment (it once kept the default).
+	env["REQUEST_LOG_TTL"] = "forever"
+	var ue usageError
+	if _, _, err := runCmd(t, env, "sweep"); !errors.As(err, &ue) || !strings.Contains(err.Error(), "REQUEST_LOG_TTL") {
+		t.Errorf("sweep with REQUEST_LOG_TTL=forever: %v, want a usage error naming it", err)
 	}
 }
 
@@ -480,6 +489,14 @@ func TestServeDemo(t *testing.T) {
 	if !strings.Contains(stderr2.String(), "demo tenant exists") {
 		t.Errorf("second serve --demo does not say why nothing was printed:\n%s", stderr2.String())
 	}
+	// …and says how to get a new password for the demo user.
+	users, _, err := runCmd(t, env, "user", "list", "--tenant", demo["tenantId"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := jsonLine(t, users)["id"].(string); !strings.Contains(stderr2.String(), "api user reset-password --id "+id) {
+		t.Errorf("second serve --demo does not name api user reset-password --id %s:\n%s", id, stderr2.String())
+	}
 }
 
 // TestGracefulShutdown: when serving ends, a request in flight still gets its answer
@@ -573,5 +590,46 @@ func TestAdminCommandsIgnoreServerSettings(t *testing.T) {
 	var ue usageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "ADDR") {
 		t.Errorf("serve with a bad ADDR: %v, want a usage error naming ADDR", err)
+	}
+}
+
+// TestHeadersOverOneMegabyte: a request whose headers are over 1 MB, sent by a
+// plain TCP client to the real server, is refused with a problem+json 431 carrying
+// a request id, like every other refusal; the server goes on serving.
+func TestHeadersOverOneMegabyte(t *testing.T) {
+	t.Parallel()
+	base, _, stderr, _ := startServe(t, environment(t))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	// The server answers once it has read 1 MB; the rest may never be read.
+	go conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: riskapi.test\r\nX-Big: " + strings.Repeat("a", 1100<<10) + "\r\n\r\n"))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Type, Title, Code, RequestID string
+		Status                       int
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatalf("431 body is not JSON: %v", err)
+	}
+	if resp.StatusCode != 431 || resp.Header.Get("Content-Type") != "application/problem+json" ||
+		body.Code != "HEADERS_TOO_LARGE" || body.Status != 431 || body.Type != "https://riskapi.dev/problems/headers-too-large" ||
+		body.RequestID == "" || resp.Header.Get("X-Request-Id") != body.RequestID || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("431: %d %v %+v", resp.StatusCode, resp.Header, body)
+	}
+	if !strings.Contains(stderr.String(), body.RequestID) {
+		t.Errorf("the refusal's request id %s is not in the log:\n%s", body.RequestID, stderr.String())
+	}
+	if r, err := http.Get(base + "/healthz"); err != nil || r.StatusCode != 200 {
+		t.Errorf("GET /healthz after the 431: %v %v", r, err)
+	} else {
+		r.Body.Close()
 	}
 }

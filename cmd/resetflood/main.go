@@ -41,47 +41,84 @@ func main() {
 		fmt.Fprintln(os.Stderr, "resetflood: --api-key is required and --hold must be positive")
 		os.Exit(2)
 	}
+	f := startFlood(*addr, *floodKey, *workers, *hold)
+	time.Sleep(time.Second) // let the flood build up
+	start := time.Now()
+	statuses, took := pace(*addr, *apiKey, *n, *every)
+	sent := f.stop()
+	elapsed := time.Since(start)
+	slices.Sort(took)
+	q := func(p float64) time.Duration {
+		if len(took) == 0 {
+			return 0
+		}
+		return took[int(p*float64(len(took)-1))].Round(time.Millisecond)
+	}
+	fmt.Printf("flood: %d requests reset (%.0f/s); paced client: %v, p50 %v, p99 %v, max %v\n",
+		sent, float64(sent)/elapsed.Seconds(), statuses, q(0.5), q(0.99), q(1))
+}
+
+// flood is the running flood of requests reset mid-flight.
+type flood struct {
+	done    chan struct{}
+	workers sync.WaitGroup
+	sent    atomic.Int64
+}
+
+// startFlood opens workers connections to addr, each sending a POST /v2/risks
+// with floodKey and resetting (RST) it after a random wait of up to hold, over
+// and over until stop.
+func startFlood(addr, floodKey string, workers int, hold time.Duration) *flood {
 	body := `{"title":"flood"}`
 	raw := fmt.Appendf(nil, "POST /v2/risks HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n"+
-		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", *addr, *floodKey, len(body), body)
-
-	stop := make(chan struct{})
-	var sent atomic.Int64
-	var flood sync.WaitGroup
-	for range *workers {
-		flood.Go(func() {
+		"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", addr, floodKey, len(body), body)
+	f := &flood{done: make(chan struct{})}
+	for range workers {
+		f.workers.Go(func() {
 			for {
 				select {
-				case <-stop:
+				case <-f.done:
 					return
 				default:
 				}
-				c, err := net.Dial("tcp", *addr)
+				c, err := net.Dial("tcp", addr)
 				if err != nil {
 					time.Sleep(10 * time.Millisecond)
 					continue
 				}
 				_, _ = c.Write(raw)
-				sent.Add(1)
-				time.Sleep(rand.N(*hold))
+				f.sent.Add(1)
+				time.Sleep(rand.N(hold))
 				_ = c.(*net.TCPConn).SetLinger(0) // close with RST, not FIN
 				_ = c.Close()
 			}
 		})
 	}
-	time.Sleep(time.Second) // let the flood build up
+	return f
+}
 
+// stop ends the flood and returns how many requests it reset.
+func (f *flood) stop() int64 {
+	close(f.done)
+	f.workers.Wait()
+	return f.sent.Load()
+}
+
+// pace sends n writes to addr with apiKey, one every interval, and returns how
+// many ended with each status ("error" for no answer) and how long each answered
+// one took.
+func pace(addr, apiKey string, n int, every time.Duration) (map[string]int, []time.Duration) {
 	client := &http.Client{Timeout: 30 * time.Second}
 	var mu sync.Mutex
 	var took []time.Duration
 	statuses := map[string]int{}
 	start := time.Now()
 	var paced sync.WaitGroup
-	for i := range *n {
+	for i := range n {
 		paced.Go(func() {
-			req, _ := http.NewRequest("POST", "http://"+*addr+"/v2/risks",
+			req, _ := http.NewRequest("POST", "http://"+addr+"/v2/risks",
 				bytes.NewReader(fmt.Appendf(nil, `{"title":"paced %d %d"}`, start.UnixNano(), i)))
-			req.Header.Set("Authorization", "Bearer "+*apiKey)
+			req.Header.Set("Authorization", "Bearer "+apiKey)
 			req.Header.Set("Content-Type", "application/json")
 			t0 := time.Now()
 			res, err := client.Do(req)
@@ -96,19 +133,8 @@ func main() {
 			statuses[fmt.Sprint(res.StatusCode)]++
 			took = append(took, d)
 		})
-		time.Sleep(*every)
+		time.Sleep(every)
 	}
 	paced.Wait()
-	close(stop)
-	flood.Wait()
-	elapsed := time.Since(start)
-	slices.Sort(took)
-	q := func(p float64) time.Duration {
-		if len(took) == 0 {
-			return 0
-		}
-		return took[int(p*float64(len(took)-1))].Round(time.Millisecond)
-	}
-	fmt.Printf("flood: %d requests reset (%.0f/s); paced client: %v, p50 %v, p99 %v, max %v\n",
-		sent.Load(), float64(sent.Load())/elapsed.Seconds(), statuses, q(0.5), q(0.99), q(1))
+	return statuses, took
 }

@@ -20,10 +20,10 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/riskapi/riskapi/internal/attachments"
-	"github.com/riskapi/riskapi/internal/attachments/attachmenthttp"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/auth/authstore"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
@@ -35,7 +35,6 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
-	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
@@ -61,7 +60,7 @@ type Options struct {
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
 // and webhook source creation): the migrated store and the services over it. It
-// needs only the Database part of the configuration, and builds no HTTP server,
+// needs only DATABASE_URL of the configuration, and builds no HTTP server,
 // metrics, session secret or schedule.
 type Admin struct {
 	Config  config.Config
@@ -92,10 +91,12 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	ten := tenants.NewService(tenantstore.New(db.DB), opts.BcryptCost, opts.Now)
 	evStore := eventstore.New(db)
 	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
-	// Every write of a risk or an attachment, whichever path makes it, emits its
-	// event in its own transaction (docs/events.md).
-	attStore := attachmenthttp.Emitting(attachmentstore.New(db), emitter)
-	riskStore := riskhttp.Emitting(riskstore.New(db.DB), db.DB, emitter)
+	// The recording point: every write of a risk or an attachment, whichever path
+	// makes it, records its change in its own transaction, which emits its event
+	// (docs/events.md).
+	rec := changes.Recorders{events.Recorder{Emitter: emitter}}
+	attStore := attachmentstore.New(db, rec)
+	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB))
@@ -104,7 +105,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskStore, opts.Now)}, nil
+		events: evStore, emitter: emitter, Webhooks: webhooks.NewService(hookStore, riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.
@@ -120,11 +121,12 @@ func (a *Admin) now() time.Time {
 	return time.Now()
 }
 
-// Maintenance is Admin plus sessions and the sweeps: what `api sweep` needs (the
-// Database, Auth, Idempotency and Uploads parts), still without an HTTP server.
+// Maintenance is Admin plus the sweeps: what `api sweep` needs (cmd/api's
+// sweepSettings), still without an HTTP server or the session secret.
 type Maintenance struct {
 	*Admin
-	Sessions    *auth.Sessions
+	// sessions is the session store: Sweep deletes expired sessions through it.
+	sessions    *authstore.Store
 	Idempotency *gormstore.Store
 	Sweeper     *idempotency.Sweeper
 	// Orphans removes attachment bytes no row refers to; Sweep runs it.
@@ -138,17 +140,10 @@ type Maintenance struct {
 	EventSweeper *events.Sweeper
 }
 
-// OpenMaintenance opens Admin, loads (or creates) the session secret and wires the
-// sweeps.
+// OpenMaintenance opens Admin and wires the sweeps.
 func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Maintenance, error) {
 	a, err := OpenAdmin(ctx, cfg, log, opts)
 	if err != nil {
-		return nil, err
-	}
-	authStore := authstore.New(a.DB.DB)
-	secret, err := auth.LoadOrCreateSecret(ctx, authStore, cfg.Auth.JWTSecret, log)
-	if err != nil {
-		a.Close()
 		return nil, err
 	}
 	idemStore := gormstore.New(a.DB)
@@ -156,7 +151,7 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
 		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
 			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
-		Sessions: auth.NewSessions(authStore, a.Tenants, secret, opts.Now),
+		sessions: authstore.New(a.DB.DB),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
@@ -169,7 +164,9 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 // writer and the delivery of events to webhook endpoints.
 type App struct {
 	*Maintenance
-	Echo *echo.Echo
+	// Sessions signs and verifies session tokens with JWT_SECRET (or the stored one).
+	Sessions *auth.Sessions
+	Echo     *echo.Echo
 	// Events manages webhook endpoints and delivers events; Serve runs its worker.
 	Events *Events
 	// RequestLog buffers request-log entries and inserts them in batches off the
@@ -200,6 +197,11 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	if err != nil {
 		return nil, err
 	}
+	secret, err := auth.LoadOrCreateSecret(ctx, m.sessions, cfg.Auth.JWTSecret, log)
+	if err != nil {
+		m.Close()
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Sweeper.Metrics = idempotency.NewMetrics(reg)
@@ -210,7 +212,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		m.Close()
 		return nil, err
 	}
-	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs}
+	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs,
+		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now)}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
@@ -221,7 +224,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		limits = app.redis
 	}
 	app.Echo, err = server.New(server.Deps{
-		DB: m.DB, Tenants: m.Tenants, Sessions: m.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
+		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
@@ -251,7 +254,7 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	if ctx.Err() == nil {
-		if m, serr := a.Sessions.DeleteExpired(ctx, a.now()); serr != nil {
+		if m, serr := a.sessions.DeleteExpiredSessions(ctx, a.now()); serr != nil {
 			a.Logger.Error("session sweep failed", slog.String("error", serr.Error()))
 		} else if m > 0 {
 			a.Logger.Info("session sweep", slog.Int("deleted", m))
@@ -335,6 +338,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
+	ln = server.HeaderLimit(ln, a.Logger) // 431 as problem+json
 	var inFlight sync.WaitGroup
 	srv := &http.Server{Handler: counted(a.Echo, &inFlight),
 		ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,

@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"errors"
 
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -23,7 +21,7 @@ const (
 	DemoEmail      = "demo@riskapi.local"
 )
 
-// EnsureDemo creates the demo tenant, user and API key (risks:read, risks:write) if
+// EnsureDemo creates the demo tenant, user and API key (every scope) if
 // absent and returns their credentials; it returns nil when they exist already, as
 // their secrets were shown once and are stored only as hashes.
 func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
@@ -36,11 +34,10 @@ func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 	if err != nil {
 		return nil, err
 	}
-	var raw [18]byte
-	if _, err := rand.Read(raw[:]); err != nil {
+	password, err := tenants.NewPassword()
+	if err != nil {
 		return nil, err
 	}
-	password := base64.RawURLEncoding.EncodeToString(raw[:])
 	if _, err := a.Tenants.CreateUser(ctx, t.ID, DemoEmail, password, tenants.RoleAdmin); err != nil {
 		return nil, err
 	}
@@ -49,4 +46,10 @@ func (a *App) EnsureDemo(ctx context.Context) (*Demo, error) {
 		return nil, err
 	}
 	return &Demo{TenantID: t.ID, Email: DemoEmail, Password: password, APIKey: secret}, nil
+}
+
+// DemoUser returns the demo tenant's user, for the message that says how to give it
+// a new password (api user reset-password). Errors: tenants.ErrUserNotFound.
+func (a *Admin) DemoUser(ctx context.Context) (tenants.User, error) {
+	return a.Tenants.UserByEmail(ctx, DemoEmail)
 }

@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
 )
@@ -120,8 +121,13 @@ type Filter struct {
 	After string
 }
 
+// ActionCreated is what Store.Create records (internal/changes), and the event type
+// it emits.
+const ActionCreated changes.Action = "attachment.created"
+
 // Store persists attachment rows. Every method is scoped to a tenant and writes
 // through the transaction its context carries, if any (see internal/database.Conn).
+// Create records its change at the recording point, in its unit of work.
 type Store interface {
 	// Create inserts a, provided its risk is the tenant's, or returns
 	// risks.ErrNotFound. Inside a transaction it also keeps the risk from being

@@ -12,9 +12,6 @@ import (
 	"github.com/riskapi/riskapi/internal/ids"
 )
 
-// DefaultGrace is OrphanSweeper.Grace when zero.
-const DefaultGrace = time.Hour
-
 // OrphanSweeper removes attachment bytes that no row refers to: files moved into
 // place by a request whose transaction then rolled back or died, files of deleted
 // risks, and spool files a crashed process left in the temp folder. A file is only
@@ -26,8 +23,8 @@ type OrphanSweeper struct {
 	Files Files
 	// Store answers which attachments exist. Required.
 	Store Store
-	// Grace is the minimum age of a file before it may be removed. Optional. Default
-	// DefaultGrace (1h).
+	// Grace is the minimum age of a file before it may be removed
+	// (config.Idempotency.Leases().OrphanGrace). Required.
 	Grace time.Duration
 	// BatchSize bounds each existence query. Optional. Default 500.
 	BatchSize int
@@ -39,11 +36,12 @@ type OrphanSweeper struct {
 
 // Sweep removes the orphans it finds and returns how many files it removed. Files it
 // cannot make sense of (names that are not IDs) are left alone. It stops early when
-// ctx is done, returning the count so far and ctx's error.
+// ctx is done, returning the count so far and ctx's error. Errors: a Grace that is
+// not positive (nothing is removed).
 func (s *OrphanSweeper) Sweep(ctx context.Context) (int, error) {
 	grace, batch, now, log := s.Grace, s.BatchSize, time.Now, s.Logger
 	if grace <= 0 {
-		grace = DefaultGrace
+		return 0, errors.New("attachments: OrphanSweeper.Grace must be positive")
 	}
 	if batch <= 0 {
 		batch = 500

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -68,6 +69,18 @@ func TenantID(c echo.Context) (string, error) {
 	return "", problem.New(problem.Unauthenticated, "authentication required")
 }
 
+// Actor is p as the author of the changes it makes (internal/changes): a session's
+// user or an API key.
+func (p *Principal) Actor() changes.Actor {
+	if p.Kind == KindSession {
+		return changes.Actor{Type: changes.ActorUser, ID: p.CredentialID}
+	}
+	return changes.Actor{Type: changes.ActorAPIKey, ID: p.CredentialID}
+}
+
+// setPrincipal puts p in c's request context, and p as the author of the changes the
+// request makes.
 func setPrincipal(c echo.Context, p *Principal) {
-	c.SetRequest(c.Request().WithContext(WithPrincipal(c.Request().Context(), p)))
+	ctx := changes.WithActor(WithPrincipal(c.Request().Context(), p), p.Actor())
+	c.SetRequest(c.Request().WithContext(ctx))
 }

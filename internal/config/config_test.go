@@ -17,14 +17,16 @@ func load(env map[string]string, args ...string) (config.Config, error) {
 	return loadParts(env, nil, args...)
 }
 
-func loadParts(env map[string]string, parts []config.Part, args ...string) (config.Config, error) {
+// loadParts loads the settings named (every one when names is nil) as a command
+// that reads only those does.
+func loadParts(env map[string]string, names []string, args ...string) (config.Config, error) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	vals := config.Register(fs, func(k string) string { return env[k] })
+	vals := config.Register(fs, func(k string) string { return env[k] }, names...)
 	if err := fs.Parse(args); err != nil {
 		return config.Config{}, err
 	}
-	return config.Load(vals, parts...)
+	return config.Load(vals)
 }
 
 func TestDefaults(t *testing.T) {
@@ -137,27 +139,34 @@ func TestBadValues(t *testing.T) {
 	}
 }
 
-// TestPartsLoadOnlyWhatACommandUses: a variable of a part the command does not use
-// cannot stop it and does not reach it; a flag typed on its command line is checked.
-func TestPartsLoadOnlyWhatACommandUses(t *testing.T) {
+// TestCommandsLoadOnlyWhatTheyRead: a variable a command does not read cannot stop
+// it and does not reach it; its flag is unknown to that command; a setting it reads
+// is checked.
+func TestCommandsLoadOnlyWhatTheyRead(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"ADDR": "localhost", "IDEMPOTENCY_TTL": "forever", "DATABASE_URL": "postgres://db/x"}
-	got, err := loadParts(env, []config.Part{config.PartDatabase})
+	got, err := loadParts(env, []string{"DATABASE_URL"})
 	if err != nil {
 		t.Fatalf("a bad ADDR stopped a database-only command: %v", err)
 	}
 	want := config.Default()
 	want.Database.URL = "postgres://db/x"
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("database part only (-want +got):\n%s", diff)
+		t.Errorf("DATABASE_URL only (-want +got):\n%s", diff)
 	}
-	if _, err := loadParts(nil, []config.Part{config.PartDatabase}, "--idempotency-ttl", "never"); err == nil ||
-		!strings.Contains(err.Error(), "IDEMPOTENCY_TTL") {
-		t.Errorf("a bad flag on the command line: err = %v, want one naming IDEMPOTENCY_TTL", err)
+	if _, err := loadParts(nil, []string{"DATABASE_URL"}, "--idempotency-ttl", "1h"); err == nil ||
+		!strings.Contains(err.Error(), "idempotency-ttl") {
+		t.Errorf("another command's flag: err = %v, want flag provided but not defined", err)
 	}
-	if _, err := loadParts(env, []config.Part{config.PartHTTP}); err == nil || !strings.Contains(err.Error(), "ADDR") {
-		t.Errorf("the HTTP part with a bad ADDR: err = %v", err)
+	if _, err := loadParts(env, []string{"DATABASE_URL", "ADDR"}); err == nil || !strings.Contains(err.Error(), "ADDR") {
+		t.Errorf("ADDR read with a bad value: err = %v", err)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering a setting that does not exist did not panic")
+		}
+	}()
+	loadParts(nil, []string{"NO_SUCH_SETTING"})
 }
 
 // TestLeases: every lease-bound timeout fits inside the lease, with the margins

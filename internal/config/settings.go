@@ -12,45 +12,31 @@ import (
 	"github.com/robfig/cron/v3"
 )
 
-// Part is a component of the configuration. A command loads the parts it uses, so
-// that a variable meant for another (a bad ADDR for `api migrate`) cannot stop it.
-type Part uint8
-
-// The parts, one per component struct of Config.
-const (
-	PartHTTP Part = iota
-	PartDatabase
-	PartAuth
-	PartIdempotency
-	PartUploads
-	PartRateLimit
-	PartSweep
-	// PartRetention is the Sweep component's retention settings (EVENT_TTL): what
-	// `api sweep` needs of it, without the schedule it does not use.
-	PartRetention
-	PartOutbound
-)
-
-// setting is one variable: its flag, default, usage, the part it belongs to, and set,
-// which checks a value and stores it in a Config (its error names the variable and
-// what is wrong, in one line).
+// setting is one variable: its flag, default, usage, and set, which checks a value
+// and stores it in a Config (its error names the variable and what is wrong, in one
+// line).
 type setting struct {
 	env, flag, def, usage string
-	part                  Part
 	set                   func(c *Config, v string) error
 }
 
 // settings are every variable riskapi reads. A new one is one row here and one field
 // in its component's struct.
 var settings = []setting{
-	{"ADDR", "addr", ":8080", "listen address", PartHTTP, func(c *Config, v string) error {
+	{"ADDR", "addr", ":8080", "listen address", func(c *Config, v string) error {
 		if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
 			return fmt.Errorf("ADDR must be host:port or :port, got %q", v)
 		}
 		c.HTTP.Addr = v
 		return nil
 	}},
-	{"DATABASE_URL", "database-url", "sqlite://data/riskapi.db", "sqlite://PATH or postgres://…", PartDatabase, func(c *Config, v string) error {
+	{"REQUIRE_IF_MATCH", "require-if-match", "false", "refuse risk writes without If-Match (428)", func(c *Config, v string) (err error) {
+		if c.HTTP.RequireIfMatch, err = strconv.ParseBool(v); err != nil {
+			return fmt.Errorf("REQUIRE_IF_MATCH must be true or false, got %q", v)
+		}
+		return nil
+	}},
+	{"DATABASE_URL", "database-url", "sqlite://data/riskapi.db", "sqlite://PATH or postgres://…", func(c *Config, v string) error {
 		switch {
 		case strings.HasPrefix(v, "sqlite://"):
 			if strings.TrimPrefix(v, "sqlite://") == "" {
@@ -63,51 +49,51 @@ var settings = []setting{
 		c.Database.URL = v
 		return nil
 	}},
-	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", PartAuth, func(c *Config, v string) error {
+	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")
 		}
 		c.Auth.JWTSecret = v
 		return nil
 	}},
-	{"IDEMPOTENCY_TTL", "idempotency-ttl", "24h", "how long an idempotency record is honoured", PartIdempotency,
+	{"IDEMPOTENCY_TTL", "idempotency-ttl", "24h", "how long an idempotency record is honoured",
 		duration("IDEMPOTENCY_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Idempotency.TTL })},
-	{"IDEMPOTENCY_LEASE", "idempotency-lease", "1m", "how long a PROCESSING key may block others", PartIdempotency,
+	{"IDEMPOTENCY_LEASE", "idempotency-lease", "1m", "how long a PROCESSING key may block others",
 		duration("IDEMPOTENCY_LEASE", 2*time.Second, func(c *Config) *time.Duration { return &c.Idempotency.Lease })},
-	{"IDEMPOTENCY_REQUIRED", "idempotency-required", "false", "refuse writes without Idempotency-Key", PartIdempotency, func(c *Config, v string) (err error) {
+	{"IDEMPOTENCY_REQUIRED", "idempotency-required", "false", "refuse writes without Idempotency-Key", func(c *Config, v string) (err error) {
 		if c.Idempotency.Required, err = strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("IDEMPOTENCY_REQUIRED must be true or false, got %q", v)
 		}
 		return nil
 	}},
-	{"SWEEP_SCHEDULE", "sweep-schedule", "@every 10m", "robfig/cron spec of the idempotency sweep", PartSweep, func(c *Config, v string) error {
+	{"SWEEP_SCHEDULE", "sweep-schedule", "@every 10m", "robfig/cron spec of the sweep (what api sweep deletes)", func(c *Config, v string) error {
 		if _, err := cron.ParseStandard(v); err != nil {
 			return fmt.Errorf("SWEEP_SCHEDULE is not a cron spec: %v", err)
 		}
 		c.Sweep.Schedule = v
 		return nil
 	}},
-	{"REQUEST_LOG_TTL", "request-log-ttl", "720h", "how long request-log entries are kept", PartSweep,
+	{"REQUEST_LOG_TTL", "request-log-ttl", "720h", "how long request-log entries are kept",
 		duration("REQUEST_LOG_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Sweep.RequestLogTTL })},
-	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", PartUploads, func(c *Config, v string) error {
+	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", func(c *Config, v string) error {
 		c.Uploads.Dir = v
 		return nil
 	}},
-	{"MAX_UPLOAD_BYTES", "max-upload-bytes", "1073741824", "largest accepted upload, bytes", PartUploads, func(c *Config, v string) (err error) {
+	{"MAX_UPLOAD_BYTES", "max-upload-bytes", "1073741824", "largest accepted upload, bytes", func(c *Config, v string) (err error) {
 		if c.Uploads.MaxBytes, err = strconv.ParseInt(v, 10, 64); err != nil || c.Uploads.MaxBytes <= 0 {
 			return fmt.Errorf("MAX_UPLOAD_BYTES must be a positive number of bytes, got %q", v)
 		}
 		return nil
 	}},
-	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", PartRateLimit, func(c *Config, v string) (err error) {
+	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", func(c *Config, v string) (err error) {
 		if c.RateLimit.RPS, err = strconv.ParseFloat(v, 64); err != nil || c.RateLimit.RPS < 0 {
 			return fmt.Errorf("RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)
 		}
 		return nil
 	}},
-	{"HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "close keep-alive connections idle this long", PartHTTP,
+	{"HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "close keep-alive connections idle this long",
 		duration("HTTP_IDLE_TIMEOUT", time.Second, func(c *Config) *time.Duration { return &c.HTTP.IdleTimeout })},
-	{"TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", PartHTTP, func(c *Config, v string) error {
+	{"TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", func(c *Config, v string) error {
 		c.HTTP.TrustedProxies = nil
 		for _, s := range strings.Split(v, ",") {
 			if s = strings.TrimSpace(s); s == "" {
@@ -121,24 +107,24 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"REDIS_URL", "redis-url", "", "redis://… to share rate limits between instances", PartRateLimit, func(c *Config, v string) error {
+	{"REDIS_URL", "redis-url", "", "redis://… to share rate limits between instances", func(c *Config, v string) error {
 		if v != "" && !strings.HasPrefix(v, "redis://") && !strings.HasPrefix(v, "rediss://") {
 			return fmt.Errorf("REDIS_URL must start with redis:// or rediss://")
 		}
 		c.RateLimit.RedisURL = v
 		return nil
 	}},
-	{"RATE_LIMIT_BURST", "rate-limit-burst", "200", "burst per credential", PartRateLimit, func(c *Config, v string) (err error) {
+	{"RATE_LIMIT_BURST", "rate-limit-burst", "200", "burst per credential", func(c *Config, v string) (err error) {
 		if c.RateLimit.Burst, err = strconv.Atoi(v); err != nil || c.RateLimit.Burst < 0 {
 			return fmt.Errorf("RATE_LIMIT_BURST must be an integer ≥ 0, got %q", v)
 		}
 		return nil
 	}},
-	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable", PartRetention,
+	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable",
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
-	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried", PartOutbound,
+	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried",
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
-	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses", PartOutbound,
+	{"WEBHOOK_ALLOW_PRIVATE", "webhook-allow-private", "false", "allow webhook endpoints on loopback or private addresses",
 		func(c *Config, v string) (err error) {
 			if c.Outbound.AllowPrivate, err = strconv.ParseBool(v); err != nil {
 				return fmt.Errorf("WEBHOOK_ALLOW_PRIVATE must be true or false, got %q", v)
@@ -177,30 +163,29 @@ func Default() Config {
 	return c
 }
 
-// PartOf returns the part the setting behind the flag named name belongs to, and
-// whether name is a setting's flag at all: a command's help lists the settings of
-// the parts it loads.
-func PartOf(name string) (Part, bool) {
-	for _, s := range settings {
-		if s.flag == name {
-			return s.part, true
-		}
-	}
-	return 0, false
-}
-
 // Values are one command line's settings as registered on its flag set.
 type Values struct {
-	fs   *flag.FlagSet
-	vals map[string]*string
+	vals map[string]*string // by variable
 }
 
-// Register defines one string flag per setting on fs, defaulting to the environment
-// variable (looked up with getenv) or the built-in default. Parse the flag set, then
-// call Load with the returned values.
-func Register(fs *flag.FlagSet, getenv func(string) string) *Values {
-	v := &Values{fs: fs, vals: make(map[string]*string, len(settings))}
+// Register defines one string flag on fs for each setting named (by its variable,
+// such as "DATABASE_URL"; every setting when none are named), defaulting to the
+// environment variable (looked up with getenv) or the built-in default. A command
+// registers exactly the settings it reads, so its flag set, its help and what it
+// loads are the same list; any other setting's flag is an unknown flag to it. Parse
+// the flag set, then call Load. It panics on a name no setting has: the command
+// table is wrong.
+func Register(fs *flag.FlagSet, getenv func(string) string, names ...string) *Values {
+	v := &Values{vals: make(map[string]*string, len(settings))}
+	for _, name := range names {
+		if !slices.ContainsFunc(settings, func(s setting) bool { return s.env == name }) {
+			panic("config: no setting " + name)
+		}
+	}
 	for _, s := range settings {
+		if len(names) > 0 && !slices.Contains(names, s.env) {
+			continue
+		}
 		def := s.def
 		if e := getenv(s.env); e != "" {
 			def = e
@@ -212,19 +197,19 @@ func Register(fs *flag.FlagSet, getenv func(string) string) *Values {
 	return v
 }
 
-// Load checks and returns the parts of the configuration a command uses (every part
-// when none are given); the others keep their defaults, whatever the environment
-// says. A flag given on the command line is checked whatever its part: it was meant
-// for this command. Errors name the variable and what is wrong with it, in one line.
-func Load(v *Values, parts ...Part) (Config, error) {
-	given := map[string]bool{}
-	v.fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+// Load checks the registered settings' values (from the command line, else the
+// environment, else the default) and returns the configuration; every setting not
+// registered keeps its default, whatever the environment says, so a variable meant
+// for another command (a bad ADDR for `api migrate`) cannot stop this one. Errors
+// name the variable and what is wrong with it, in one line.
+func Load(v *Values) (Config, error) {
 	c := Default()
 	for _, s := range settings {
-		if len(parts) > 0 && !slices.Contains(parts, s.part) && !given[s.flag] {
+		val, ok := v.vals[s.env]
+		if !ok {
 			continue
 		}
-		if err := s.set(&c, *v.vals[s.env]); err != nil {
+		if err := s.set(&c, *val); err != nil {
 			return c, err
 		}
 	}

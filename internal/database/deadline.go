@@ -45,8 +45,9 @@ func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 const cancelSetting = "riskapi:call-cancel"
 
 // registerCallbacks installs, on every kind of GORM operation, the call timeout of
-// WithCallTimeout (before) and the outcome marking of writes sent outside a
-// transaction (after, see markAutocommit).
+// WithCallTimeout (before), the outcome marking of writes sent outside a
+// transaction (after, see markAutocommit) and the error's classification
+// (registerClassify).
 func registerCallbacks(db *gorm.DB) error {
 	cb := db.Callback()
 	// Row hands back rows the caller reads after it returns, so its call context
@@ -65,6 +66,7 @@ func registerCallbacks(db *gorm.DB) error {
 		cb.Query().After("gorm:query").Register("riskapi:call_done", endCall(false, false)),
 		cb.Row().Before("gorm:row").Register("riskapi:call_timeout", startCall),
 		cb.Row().After("gorm:row").Register("riskapi:call_done", endCall(false, true)),
+		registerClassify(db),
 	)
 }
 

@@ -302,20 +302,9 @@ func (in *Instance) readLog(p *process, r io.Reader) {
 
 // Kill sends SIGKILL to the running process, if any, and waits until it is gone.
 func (in *Instance) Kill() error {
-	in.mu.Lock()
-	p := in.proc
-	in.mu.Unlock()
+	p, err := in.signal(syscall.SIGKILL, "SIGKILL", "kill")
 	if p == nil {
-		return nil
-	}
-	select {
-	case <-p.done:
-		return nil
-	default:
-	}
-	in.log.printf("=== %s: SIGKILL process %d", in.cfg.Name, p.gen)
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("%s: kill: %w", in.cfg.Name, err)
+		return err
 	}
 	select {
 	case <-p.done:
@@ -329,20 +318,9 @@ func (in *Instance) Kill() error {
 // requests), killing it if it outlives StopTimeout. It returns the process's exit
 // error: a -race server that saw a data race exits non-zero.
 func (in *Instance) Stop() error {
-	in.mu.Lock()
-	p := in.proc
-	in.mu.Unlock()
+	p, err := in.signal(syscall.SIGTERM, "SIGTERM", "stop")
 	if p == nil {
-		return nil
-	}
-	select {
-	case <-p.done:
-		return nil
-	default:
-	}
-	in.log.printf("=== %s: SIGTERM process %d", in.cfg.Name, p.gen)
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("%s: stop: %w", in.cfg.Name, err)
+		return err
 	}
 	select {
 	case <-p.done:
@@ -354,6 +332,28 @@ func (in *Instance) Stop() error {
 		in.Kill()
 		return fmt.Errorf("%s: process %d did not stop within %s after SIGTERM; killed", in.cfg.Name, p.gen, in.cfg.StopTimeout)
 	}
+}
+
+// signal sends sig (named name in the log) to the running process and returns it;
+// it returns nil when no process is running, or with the error (naming verb) when
+// the signal could not be sent.
+func (in *Instance) signal(sig syscall.Signal, name, verb string) (*process, error) {
+	in.mu.Lock()
+	p := in.proc
+	in.mu.Unlock()
+	if p == nil {
+		return nil, nil
+	}
+	select {
+	case <-p.done:
+		return nil, nil
+	default:
+	}
+	in.log.printf("=== %s: %s process %d", in.cfg.Name, name, p.gen)
+	if err := p.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return nil, fmt.Errorf("%s: %s: %w", in.cfg.Name, verb, err)
+	}
+	return p, nil
 }
 
 // Logs returns the stderr of every process of this instance kept so far, each line

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"flag"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -17,6 +18,12 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	// Every test here starts real processes, kills them and waits out their
+	// recovery: the fast path (go test -short, README "Test it") leaves them to ./test.
+	if testing.Short() {
+		fmt.Println("internal/e2e: skipped by -short (real processes, kills, long loads); ./test runs it")
+		os.Exit(0)
+	}
 	code := m.Run()
 	e2e.RemoveBinary()
 	os.Exit(code)

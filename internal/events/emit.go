@@ -3,21 +3,22 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/riskapi/riskapi/internal/ids"
 )
 
-// DefaultRetryFor is how long a failing delivery is retried (WEBHOOK_RETRY_FOR).
-const DefaultRetryFor = 72 * time.Hour
+// errNoRetryWindow is the error of an Emitter or Endpoints built without RetryFor.
+var errNoRetryWindow = errors.New("events: RetryFor must be positive")
 
 // Emitter writes events into the transaction of the change they report.
 type Emitter struct {
 	// Store persists events. Required.
 	Store Store
-	// RetryFor bounds the retries of each delivery the event queues. Optional.
-	// Default DefaultRetryFor.
+	// RetryFor bounds the retries of each delivery the event queues
+	// (WEBHOOK_RETRY_FOR). Required.
 	RetryFor time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
@@ -27,20 +28,27 @@ type Emitter struct {
 // tenantID, through the transaction ctx carries: it commits or rolls back with the
 // change. The event carries the request ctx carries (WithRequest), if any.
 //
-// Errors: ErrNoUnitOfWork when ctx carries no transaction; the store's.
+// Errors: ErrNoUnitOfWork when ctx carries no transaction; a RetryFor that is not
+// positive; the store's.
 func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object any) (*Event, error) {
+	return e.emit(ctx, tenantID, typ, object, nil)
+}
+
+// emit is Emit with data.previousAttributes, left out when prev is nil.
+func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage) (*Event, error) {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
 	}
 	retryFor := e.RetryFor
 	if retryFor <= 0 {
-		retryFor = DefaultRetryFor
+		return nil, errNoRetryWindow
 	}
 	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ,
 		CreatedAt: now().UTC().Truncate(time.Microsecond)}
 	var env envelope
 	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
+	env.Data.PreviousAttributes = prev
 	req := RequestFrom(ctx)
 	if req != nil {
 		env.Request.ID, env.Request.IdempotencyKey = nullable(req.ID), nullable(req.IdempotencyKey)

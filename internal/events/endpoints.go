@@ -56,7 +56,7 @@ type Endpoints struct {
 	Events Store
 	// Guard refuses URLs whose host is not allowed (SSRF). Required.
 	Guard AddressChecker
-	// RetryFor bounds a redelivery's retries. Optional. Default DefaultRetryFor.
+	// RetryFor bounds a redelivery's retries (WEBHOOK_RETRY_FOR). Required.
 	RetryFor time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
@@ -85,11 +85,12 @@ func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types [
 
 // Redeliver queues the tenant's event eventID again for every endpoint subscribed
 // to its type now, with a fresh retry window, and returns how many deliveries it
-// queued. Receivers see the same webhook-id as before. Errors: ErrNotFound.
+// queued. Receivers see the same webhook-id as before. Errors: ErrNotFound; a
+// RetryFor that is not positive.
 func (s *Endpoints) Redeliver(ctx context.Context, tenantID, eventID string) (int, error) {
 	retryFor := s.RetryFor
 	if retryFor <= 0 {
-		retryFor = DefaultRetryFor
+		return 0, errNoRetryWindow
 	}
 	var n int
 	err := s.Store.InTx(ctx, func(ctx context.Context) error {

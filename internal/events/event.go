@@ -84,6 +84,9 @@ type envelope struct {
 	CreatedAt time.Time `json:"createdAt"`
 	Data      struct {
 		Object any `json:"object"`
+		// PreviousAttributes: on an update, the previous values of the members
+		// that changed.
+		PreviousAttributes map[string]json.RawMessage `json:"previousAttributes,omitempty"`
 	} `json:"data"`
 	Request struct {
 		ID             *string `json:"id"`

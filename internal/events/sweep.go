@@ -8,16 +8,13 @@ import (
 	"github.com/riskapi/riskapi/internal/sweep"
 )
 
-// DefaultTTL is how long events are kept and listable (EVENT_TTL).
-const DefaultTTL = 720 * time.Hour
-
 // Sweeper deletes events older than TTL, with their deliveries and delivery log, in
 // bounded batches (internal/sweep). It is safe to run on every instance at once: each
 // batch is one transaction deleting rows by ID, and a row deleted twice is simply not
 // found.
 type Sweeper struct {
 	Store Store
-	// TTL is how long an event is kept. Optional. Default DefaultTTL.
+	// TTL is how long an event is kept (EVENT_TTL). Required.
 	TTL time.Duration
 	// Pacing bounds each transaction and the breather between them (SQLite's one
 	// writer needs it). Optional. Default: batches of 1000, no pause.
@@ -28,21 +25,9 @@ type Sweeper struct {
 }
 
 // Sweep deletes every event older than TTL and returns how many it deleted. It stops
-// early when ctx is done, returning the count so far and ctx's error.
+// early when ctx is done, returning the count so far and ctx's error. Errors: a TTL
+// that is not positive (nothing is deleted).
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
-	ttl, now := s.TTL, time.Now
-	if ttl <= 0 {
-		ttl = DefaultTTL
-	}
-	if s.Now != nil {
-		now = s.Now
-	}
-	cutoff := now().Add(-ttl)
-	total, err := sweep.Batches(ctx, s.Pacing, func(ctx context.Context, limit int) (int, error) {
-		return s.Store.DeleteCreatedBefore(ctx, cutoff, limit)
-	})
-	if s.Logger != nil && total > 0 {
-		s.Logger.Info("event sweep", slog.Int("deleted", total))
-	}
-	return total, err
+	return sweep.ByAge{Name: "event sweep", DeleteBefore: s.Store.DeleteCreatedBefore, TTL: s.TTL,
+		Pacing: s.Pacing, Now: s.Now, Logger: s.Logger}.Sweep(ctx)
 }

@@ -38,11 +38,12 @@ type Config struct {
 	// Required makes every Supported route Required (IDEMPOTENCY_REQUIRED).
 	// Optional. Default false.
 	Required bool
-	// TTL is how long a record is honoured. Optional. Default 24h.
+	// TTL is how long a record is honoured (riskapi: IDEMPOTENCY_TTL, whose default
+	// internal/config states). Required.
 	TTL time.Duration
 	// Lease bounds how long a key can stay PROCESSING. The handler runs under a
 	// deadline of HandlerTimeout, which must be shorter, so a live request is never
-	// abandoned. Optional. Default 1m.
+	// abandoned (riskapi: IDEMPOTENCY_LEASE). Required.
 	Lease time.Duration
 	// HandlerTimeout bounds the handler and its commit. Optional. Default 80% of
 	// Lease.
@@ -73,37 +74,9 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultConfig holds the defaults ToMiddleware fills in for zero fields.
-var DefaultConfig = Config{
-	Skipper:        middleware.DefaultSkipper,
-	TTL:            24 * time.Hour,
-	Lease:          time.Minute,
-	RetryAfter:     time.Second,
-	Fingerprinter:  &Fingerprinter{},
-	Now:            time.Now,
-	Policy:         func(echo.Context) Policy { return Supported },
-	HandlerTimeout: 0, // derived from Lease
-}
-
-// Middleware returns the idempotency middleware for store and scope with defaults.
-// It panics on invalid configuration, like Echo's own constructors.
-func Middleware(store Store, scope func(echo.Context) (string, error)) echo.MiddlewareFunc {
-	c := DefaultConfig
-	c.Store, c.Scope = store, scope
-	return WithConfig(c)
-}
-
-// WithConfig returns the middleware for config; it panics on invalid configuration.
-func WithConfig(config Config) echo.MiddlewareFunc {
-	mw, err := config.ToMiddleware()
-	if err != nil {
-		panic(err)
-	}
-	return mw
-}
-
-// ToMiddleware validates config, fills defaults and returns the middleware.
-// Errors: a missing Store or Scope, or HandlerTimeout not shorter than Lease.
+// ToMiddleware validates config, fills the optional fields' defaults and returns
+// the middleware. Errors: a missing Store or Scope, a TTL or Lease that is not
+// positive, or HandlerTimeout not shorter than Lease.
 func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Store == nil {
 		return nil, errors.New("idempotency: Store is required")
@@ -111,17 +84,14 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 	if config.Scope == nil {
 		return nil, errors.New("idempotency: Scope is required")
 	}
+	if config.TTL <= 0 || config.Lease <= 0 {
+		return nil, errors.New("idempotency: TTL and Lease must be positive")
+	}
 	if config.Skipper == nil {
-		config.Skipper = DefaultConfig.Skipper
+		config.Skipper = middleware.DefaultSkipper
 	}
 	if config.Policy == nil {
-		config.Policy = DefaultConfig.Policy
-	}
-	if config.TTL <= 0 {
-		config.TTL = DefaultConfig.TTL
-	}
-	if config.Lease <= 0 {
-		config.Lease = DefaultConfig.Lease
+		config.Policy = func(echo.Context) Policy { return Supported }
 	}
 	if config.HandlerTimeout <= 0 {
 		config.HandlerTimeout = config.Lease * 4 / 5
@@ -130,13 +100,13 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 		return nil, errors.New("idempotency: HandlerTimeout must be shorter than Lease")
 	}
 	if config.RetryAfter <= 0 {
-		config.RetryAfter = DefaultConfig.RetryAfter
+		config.RetryAfter = time.Second
 	}
 	if config.Fingerprinter == nil {
-		config.Fingerprinter = DefaultConfig.Fingerprinter
+		config.Fingerprinter = &Fingerprinter{}
 	}
 	if config.Now == nil {
-		config.Now = DefaultConfig.Now
+		config.Now = time.Now
 	}
 	if config.Logger == nil {
 		config.Logger = slog.Default()

@@ -189,6 +189,7 @@ func newEngineTest(t *testing.T) *engineTest {
 		Now:        func() time.Time { return et.now },
 		RetryAfter: 3 * time.Second,
 		TTL:        time.Hour,
+		Lease:      time.Minute,
 		Metrics:    et.metrics,
 		Logger:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Fingerprinter: &Fingerprinter{Hashers: map[string]BodyHasher{streamType: BodyHasherFunc(

@@ -27,7 +27,7 @@ func TestOutcomeHookAndRequestID(t *testing.T) {
 	var got []heard
 	mw, err := Config{
 		Store: et.store, Scope: func(echo.Context) (string, error) { return testScope, nil },
-		Now: func() time.Time { return et.now }, TTL: time.Hour, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return et.now }, TTL: time.Hour, Lease: time.Minute, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		OnOutcome: func(_ echo.Context, key string, o Outcome) { got = append(got, heard{key, o}) },
 	}.ToMiddleware()
 	if err != nil {

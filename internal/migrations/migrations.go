@@ -23,6 +23,8 @@ var all = []*gormigrate.Migration{
 	m0007IdempotencyHeaders,
 	m0005Events,
 	m0008IdempotencyReserve,
+	m0009RequestLogStoreOutcome,
+	m0010RiskVersion,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

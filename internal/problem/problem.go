@@ -20,8 +20,10 @@ import (
 type Code string
 
 // The codes of the external contract (docs/errors.md), plus MethodNotAllowed for a
-// known path called with the wrong method, and PreconditionFailed and
-// RangeNotSatisfiable for a download's conditional and Range headers.
+// known path called with the wrong method, PreconditionFailed and
+// RangeNotSatisfiable for a download's conditional and Range headers,
+// PreconditionFailed and PreconditionRequired for a risk's If-Match, and
+// HeadersTooLarge for a request whose header fields are over 1 MB.
 const (
 	ValidationFailed             Code = "VALIDATION_FAILED"
 	IdempotencyKeyInvalid        Code = "IDEMPOTENCY_KEY_INVALID"
@@ -31,9 +33,11 @@ const (
 	NotFound                     Code = "NOT_FOUND"
 	MethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
 	PreconditionFailed           Code = "PRECONDITION_FAILED"
+	PreconditionRequired         Code = "PRECONDITION_REQUIRED"
 	RangeNotSatisfiable          Code = "RANGE_NOT_SATISFIABLE"
 	IdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	PayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
+	HeadersTooLarge              Code = "HEADERS_TOO_LARGE"
 	IdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
 	IdempotencyUnsupportedRoute  Code = "IDEMPOTENCY_UNSUPPORTED_ROUTE"
 	RateLimited                  Code = "RATE_LIMITED"
@@ -51,9 +55,11 @@ var statusOf = map[Code]int{
 	NotFound:                     http.StatusNotFound,
 	MethodNotAllowed:             http.StatusMethodNotAllowed,
 	PreconditionFailed:           http.StatusPreconditionFailed,
+	PreconditionRequired:         http.StatusPreconditionRequired,
 	RangeNotSatisfiable:          http.StatusRequestedRangeNotSatisfiable,
 	IdempotencyRequestInProgress: http.StatusConflict,
 	PayloadTooLarge:              http.StatusRequestEntityTooLarge,
+	HeadersTooLarge:              http.StatusRequestHeaderFieldsTooLarge,
 	IdempotencyKeyReused:         http.StatusUnprocessableEntity,
 	IdempotencyUnsupportedRoute:  http.StatusUnprocessableEntity,
 	RateLimited:                  http.StatusTooManyRequests,
@@ -70,9 +76,11 @@ var titleOf = map[Code]string{
 	NotFound:                     "Not found",
 	MethodNotAllowed:             "Method not allowed",
 	PreconditionFailed:           "Precondition failed",
+	PreconditionRequired:         "Precondition required",
 	RangeNotSatisfiable:          "Range not satisfiable",
 	IdempotencyRequestInProgress: "Request in progress",
 	PayloadTooLarge:              "Payload too large",
+	HeadersTooLarge:              "Request header fields too large",
 	IdempotencyKeyReused:         "Idempotency key reused",
 	IdempotencyUnsupportedRoute:  "Idempotency not supported",
 	RateLimited:                  "Too many requests",
@@ -130,6 +138,10 @@ type Problem struct {
 	// Outcome is the "outcome" member every 503 STORE_UNAVAILABLE carries: whether
 	// the request's write may have been done (docs/errors.md). Empty otherwise.
 	Outcome Outcome
+	// Current is the "current" member of a PRECONDITION_FAILED refusing a
+	// conditional write: the resource as stored now, in its public JSON form. nil
+	// otherwise.
+	Current any
 }
 
 // Outcome says what a request refused with 503 STORE_UNAVAILABLE did

@@ -29,6 +29,7 @@ func TestContractTable(t *testing.T) {
 		problem.IdempotencyKeyReused:         422,
 		problem.IdempotencyUnsupportedRoute:  422,
 		problem.RateLimited:                  429,
+		problem.HeadersTooLarge:              431,
 		problem.Internal:                     500,
 		problem.StoreUnavailable:             503,
 	}

@@ -136,6 +136,9 @@ func TestLeaseIsToppedUpAhead(t *testing.T) {
 	if _, ok := stores(t)["redis"]; !ok {
 		t.Skip("no Redis")
 	}
+	if testing.Short() {
+		t.Skip("Redis fault through a proxy: skipped by -short, ./test runs it")
+	}
 	proxy := netfault.StartT(t, "127.0.0.1:6379")
 	r, err := ratelimit.NewRedis("redis://"+proxy.Addr()+"/0", "riskapi-test-"+uuid.NewString()+":")
 	if err != nil {
@@ -269,6 +272,9 @@ func TestAbandonedRequestsDoNotSwitchTheLimitOff(t *testing.T) {
 // waiting out a timeout of its own in turn.
 func TestHungRedisCostsARequestOneTimeout(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("Redis fault through a proxy: skipped by -short, ./test runs it")
+	}
 	proxy := netfault.StartT(t, "127.0.0.1:6379")
 	r := redisStore(t, proxy.Addr())
 	l := ratelimit.Limit{RPS: 200, Burst: 100}
@@ -302,6 +308,9 @@ func TestHungRedisCostsARequestOneTimeout(t *testing.T) {
 // than letting every key through for a second.
 func TestShortStallDoesNotSwitchLimitsOff(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("Redis fault through a proxy: skipped by -short, ./test runs it")
+	}
 	proxy := netfault.StartT(t, "127.0.0.1:6379")
 	r := redisStore(t, proxy.Addr())
 	l := ratelimit.Limit{RPS: 1, Burst: 2} // no leases: every request asks Redis

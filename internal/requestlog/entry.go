@@ -59,7 +59,11 @@ type Entry struct {
 	IdempotencyOutcome Outcome
 	// ErrorCode is the problem code of a 4xx/5xx (docs/errors.md).
 	ErrorCode string
-	CreatedAt time.Time
+	// StoreOutcome is the "outcome" of a 503 STORE_UNAVAILABLE, as its problem said:
+	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
+	// every other answer.
+	StoreOutcome string
+	CreatedAt    time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.
@@ -81,6 +85,10 @@ type Filter struct {
 
 // ErrNotFound: the tenant has no entry with that id.
 var ErrNotFound = errors.New("requestlog: no such entry")
+
+// ErrKeyNotFound: the tenant has no live idempotency record for that key, method
+// and path, and no request holds the key (the key inspector's 404).
+var ErrKeyNotFound = errors.New("requestlog: no live idempotency record for this key")
 
 // Store keeps entries. Every read is scoped by tenant.
 type Store interface {

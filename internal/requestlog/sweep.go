@@ -2,7 +2,6 @@ package requestlog
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"time"
 
@@ -30,23 +29,6 @@ type Sweeper struct {
 // many it deleted. It stops early when ctx is done, returning the count so far and
 // ctx's error. Errors: a TTL that is not positive (nothing is deleted).
 func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
-	if s.TTL <= 0 {
-		return 0, errors.New("requestlog: Sweeper.TTL must be positive")
-	}
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	start := time.Now()
-	cutoff := now().Add(-s.TTL)
-	total, err := sweep.Batches(ctx, s.Pacing, func(ctx context.Context, limit int) (int, error) {
-		return s.Store.DeleteBefore(ctx, cutoff, limit)
-	})
-	if err != nil {
-		return total, err
-	}
-	if s.Logger != nil {
-		s.Logger.Info("request log sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
-	}
-	return total, nil
+	return sweep.ByAge{Name: "request log sweep", DeleteBefore: s.Store.DeleteBefore, TTL: s.TTL,
+		Pacing: s.Pacing, Now: s.Now, Logger: s.Logger}.Sweep(ctx)
 }

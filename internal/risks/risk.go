@@ -7,10 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -42,8 +44,11 @@ type Risk struct {
 	Status      Status
 	Owner       string  // up to 200 characters
 	ExternalID  *string // set by inbound webhooks: the sender's finding ID
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Version is 1 at creation and one more for each change that alters a stored
+	// field (Service.Update); the ETag, and what If-Match compares.
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ErrNotFound means no risk with that ID in that tenant; another tenant's risk is
@@ -82,11 +87,26 @@ type Update struct {
 	Owner       *string
 }
 
+// Fields returns u as the fields of a new risk (an inbound webhook's finding that
+// creates one): a cleared number is simply not given.
+func (u Update) Fields() Fields {
+	num := func(n *Nullable[int]) *int {
+		if n == nil || n.Null {
+			return nil
+		}
+		v := n.Value
+		return &v
+	}
+	return Fields{Title: u.Title, Description: u.Description, Category: u.Category,
+		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
+		Status: u.Status, Owner: u.Owner}
+}
+
 // New validates f and returns a risk for tenantID with id, timestamps at now, status
 // open unless given, and a derived score. Errors: *problem.Problem VALIDATION_FAILED
 // naming every offending field.
 func New(id, tenantID string, f Fields, now time.Time) (*Risk, error) {
-	r := &Risk{ID: id, TenantID: tenantID, Status: StatusOpen, CreatedAt: now, UpdatedAt: now}
+	r := &Risk{ID: id, TenantID: tenantID, Status: StatusOpen, Version: 1, CreatedAt: now, UpdatedAt: now}
 	if err := r.assign(f); err != nil {
 		return nil, err
 	}
@@ -97,7 +117,7 @@ func New(id, tenantID string, f Fields, now time.Time) (*Risk, error) {
 // take their defaults. Errors as New.
 func (r *Risk) Replace(f Fields, now time.Time) error {
 	next := &Risk{ID: r.ID, TenantID: r.TenantID, ExternalID: r.ExternalID, Status: StatusOpen,
-		CreatedAt: r.CreatedAt, UpdatedAt: now}
+		Version: r.Version, CreatedAt: r.CreatedAt, UpdatedAt: now}
 	if err := next.assign(f); err != nil {
 		return err
 	}
@@ -139,9 +159,10 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	set(&next.Likelihood, u.Likelihood)
 	set(&next.Impact, u.Impact)
 	set(&next.RiskScore, u.RiskScore)
-	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) && next.Likelihood != nil && next.Impact != nil {
-		s := *next.Likelihood * *next.Impact
-		next.RiskScore = &s
+	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) {
+		if s := derivedScore(next.Likelihood, next.Impact); s != nil {
+			next.RiskScore = s
+		}
 	}
 	if p := next.validate(); p != nil {
 		return p
@@ -149,6 +170,15 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	next.UpdatedAt = now
 	*r = next
 	return nil
+}
+
+// sameAs reports whether r and o store the same values, UpdatedAt aside: a change
+// that alters nothing else is no change (docs/events.md). Every field counts, so a
+// field added to Risk is compared without being listed here.
+func (r *Risk) sameAs(o *Risk) bool {
+	a, b := *r, *o
+	a.UpdatedAt, b.UpdatedAt = time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
 }
 
 func (r *Risk) assign(f Fields) error {
@@ -164,9 +194,8 @@ func (r *Risk) assign(f Fields) error {
 	if f.Status != nil {
 		r.Status = *f.Status
 	}
-	if r.RiskScore == nil && r.Likelihood != nil && r.Impact != nil {
-		s := *r.Likelihood * *r.Impact
-		r.RiskScore = &s
+	if r.RiskScore == nil {
+		r.RiskScore = derivedScore(r.Likelihood, r.Impact)
 	}
 	if f.Title == nil {
 		return problem.Invalid("title", "is required")
@@ -208,6 +237,18 @@ func (r *Risk) validate() *problem.Problem {
 	return problem.Fields(errs)
 }
 
+// derivedScore is likelihood × impact, or nil unless both are set and in range: a
+// bad likelihood is reported as itself, never also as a score the client did not
+// send.
+func derivedScore(likelihood, impact *int) *int {
+	ok := func(v *int) bool { return v != nil && *v >= 1 && *v <= 5 }
+	if !ok(likelihood) || !ok(impact) {
+		return nil
+	}
+	s := *likelihood * *impact
+	return &s
+}
+
 func deref(s *string) string {
 	if s == nil {
 		return ""
@@ -225,7 +266,9 @@ type Filter struct {
 }
 
 // Store persists risks. Every method is scoped to a tenant and writes through the
-// transaction its context carries, if any (see internal/database.Conn).
+// transaction its context carries, if any (see internal/database.Conn). Every write
+// records its change (ActionCreated, ActionUpdated, ActionDeleted) at the recording
+// point, in the write's unit of work (internal/changes).
 type Store interface {
 	// Create inserts r.
 	Create(ctx context.Context, r *Risk) error
@@ -240,8 +283,19 @@ type Store interface {
 	GetByExternalID(ctx context.Context, tenantID, externalID string) (*Risk, error)
 	// List returns up to f.Limit risks newest first, and whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)
-	// Update stores every field of r, or returns ErrNotFound.
-	Update(ctx context.Context, r *Risk) error
-	// Delete removes the tenant's risk with id, or returns ErrNotFound.
-	Delete(ctx context.Context, tenantID, id string) error
+	// Update stores every field of after, the change of before (the risk as stored,
+	// read in the same unit of work), only over before's version. Errors:
+	// ErrVersionChanged when the stored version is another, ErrNotFound.
+	Update(ctx context.Context, before, after *Risk) error
+	// Delete removes r (as stored, read in the same unit of work), only at r's
+	// version. Errors: ErrVersionChanged, ErrNotFound.
+	Delete(ctx context.Context, r *Risk) error
 }
+
+// The actions a Store records with each write (internal/changes), which are also the
+// event types they emit.
+const (
+	ActionCreated changes.Action = "risk.created"
+	ActionUpdated changes.Action = "risk.updated"
+	ActionDeleted changes.Action = "risk.deleted"
+)

@@ -64,6 +64,7 @@ func TestNew(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.want.ID, tt.want.TenantID, tt.want.CreatedAt, tt.want.UpdatedAt = "risk_1", "ten_1", t0, t0
+			tt.want.Version = 1
 			if diff := cmp.Diff(&tt.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -83,8 +84,9 @@ func TestNewRefuses(t *testing.T) {
 		{"201 runes", risks.Fields{Title: str(strings.Repeat("é", 201))}, []string{"title"}},
 		{"ranges", risks.Fields{Title: str("t"), Likelihood: num(0), Impact: num(6), RiskScore: num(26)},
 			[]string{"likelihood", "impact", "riskScore"}},
-		{"derived score can't hide bad factors", risks.Fields{Title: str("t"), Likelihood: num(6), Impact: num(5)},
-			[]string{"likelihood", "riskScore"}},
+		// The client sent no score: only the field it sent is named.
+		{"a bad factor is named alone", risks.Fields{Title: str("t"), Likelihood: num(6), Impact: num(5)},
+			[]string{"likelihood"}},
 		{"status", risks.Fields{Title: str("t"), Status: status("Open")}, []string{"status"}},
 		{"lengths", risks.Fields{Title: str("t"), Description: str(strings.Repeat("d", 10001)),
 			Category: str(strings.Repeat("c", 101)), Owner: str(strings.Repeat("o", 201))},
@@ -149,15 +151,22 @@ func TestApply(t *testing.T) {
 
 func TestApplyRefusedLeavesRiskUnchanged(t *testing.T) {
 	t.Parallel()
-	for _, u := range []risks.Update{
-		{Title: str("")},
-		{Owner: str("new"), Impact: &risks.Nullable[int]{Value: 6}},
-		{Status: status("done")},
-		{RiskScore: &risks.Nullable[int]{Value: 0}},
+	for _, tt := range []struct {
+		u    risks.Update
+		want []string
+	}{
+		{risks.Update{Title: str("")}, []string{"title"}},
+		// No riskScore: the client did not send one.
+		{risks.Update{Owner: str("new"), Impact: &risks.Nullable[int]{Value: 6}}, []string{"impact"}},
+		{risks.Update{Likelihood: &risks.Nullable[int]{Value: 0}}, []string{"likelihood"}},
+		{risks.Update{Status: status("done")}, []string{"status"}},
+		{risks.Update{RiskScore: &risks.Nullable[int]{Value: 0}}, []string{"riskScore"}},
 	} {
 		r := base(t)
-		err := r.Apply(u, t1)
-		fields(t, err)
+		err := r.Apply(tt.u, t1)
+		if diff := cmp.Diff(tt.want, fields(t, err)); diff != "" {
+			t.Errorf("fields (-want +got):\n%s", diff)
+		}
 		if diff := cmp.Diff(base(t), r); diff != "" {
 			t.Errorf("refused update changed the risk (-before +after):\n%s", diff)
 		}
@@ -172,7 +181,7 @@ func TestReplace(t *testing.T) {
 	}
 	ext := "ext-1"
 	want := &risks.Risk{ID: "risk_1", TenantID: "ten_1", Title: "only", Likelihood: num(4), Impact: num(4),
-		RiskScore: num(16), Status: risks.StatusOpen, ExternalID: &ext, CreatedAt: t0, UpdatedAt: t1}
+		RiskScore: num(16), Status: risks.StatusOpen, ExternalID: &ext, Version: 1, CreatedAt: t0, UpdatedAt: t1} // the version is the Service's to count
 	if diff := cmp.Diff(want, r); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

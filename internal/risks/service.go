@@ -1,6 +1,9 @@
 package risks
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // UnitOfWork runs fn as one transaction: the one a keyed request's reservation holds
 // when ctx carries it, else a new one committed when fn returns nil and rolled back
@@ -32,37 +35,56 @@ type Service struct {
 // Create inserts r. One statement: atomic without a transaction of its own.
 func (s *Service) Create(ctx context.Context, r *Risk) error { return s.Store.Create(ctx, r) }
 
-// Update reads the tenant's risk id, lets change modify it, and stores it, in one
-// unit of work. It returns the stored risk. Errors: ErrNotFound, change's error
-// (nothing is then written), the store's.
-func (s *Service) Update(ctx context.Context, tenantID, id string, change func(*Risk) error) (*Risk, error) {
+// Update reads the tenant's risk id, checks ifMatch against its version, lets
+// change modify it, and stores it with its version one more, in one unit of work. It
+// returns the stored risk. A change that alters no stored field writes nothing,
+// records nothing and keeps the version (the risk is returned as it was).
+//
+// Of any number of concurrent updates with the same ifMatch, one applies and the
+// others find the version it wrote: the read locks the row (GetForUpdate) and the
+// store writes only over the version read.
+//
+// Errors: ErrNotFound; *StaleError when ifMatch does not hold (nothing is written);
+// change's error (nothing is written); the store's.
+func (s *Service) Update(ctx context.Context, tenantID, id string, ifMatch IfMatch, change func(*Risk) error) (*Risk, error) {
 	var out *Risk
 	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
-		// Locked: two updates of different fields at once must both be kept.
-		r, err := s.Store.GetForUpdate(ctx, tenantID, id)
+		before, err := s.current(ctx, tenantID, id, ifMatch)
 		if err != nil {
 			return err
 		}
-		if err := change(r); err != nil {
+		after := *before
+		if err := change(&after); err != nil {
 			return err
 		}
-		if err := s.Store.Update(ctx, r); err != nil {
-			return err
+		if after.sameAs(before) {
+			out = before
+			return nil
 		}
-		out = r
+		after.Version = before.Version + 1
+		if err := s.Store.Update(ctx, before, &after); err != nil {
+			return s.stale(ctx, tenantID, id, err)
+		}
+		out = &after
 		return nil
 	})
 	return out, err
 }
 
-// Delete removes the tenant's risk id and then every dependent's rows of it, in one
-// unit of work. The risk goes first, so that on PostgreSQL the deletion waits for an
+// Delete removes the tenant's risk id, if ifMatch holds, and then every dependent's
+// rows of it, in one unit of work. The risk is read locked and deleted first, so
+// that the deletion records the risk as last stored, and on PostgreSQL waits for an
 // upload still holding the risk (attachments.Store.Create) and then removes that
-// upload's row too. Errors: ErrNotFound, the store's.
-func (s *Service) Delete(ctx context.Context, tenantID, id string) error {
+// upload's row too. Errors: ErrNotFound, *StaleError (nothing is deleted), the
+// store's.
+func (s *Service) Delete(ctx context.Context, tenantID, id string, ifMatch IfMatch) error {
 	return s.Tx.InTx(ctx, func(ctx context.Context) error {
-		if err := s.Store.Delete(ctx, tenantID, id); err != nil {
+		r, err := s.current(ctx, tenantID, id, ifMatch)
+		if err != nil {
 			return err
+		}
+		if err := s.Store.Delete(ctx, r); err != nil {
+			return s.stale(ctx, tenantID, id, err)
 		}
 		for _, d := range s.Dependents {
 			if _, err := d.DeleteByRisk(ctx, tenantID, id); err != nil {
@@ -71,4 +93,30 @@ func (s *Service) Delete(ctx context.Context, tenantID, id string) error {
 		}
 		return nil
 	})
+}
+
+// current reads the risk locked — two updates of different fields at once must
+// both be kept — and checks ifMatch against it.
+func (s *Service) current(ctx context.Context, tenantID, id string, ifMatch IfMatch) (*Risk, error) {
+	r, err := s.Store.GetForUpdate(ctx, tenantID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !ifMatch.Holds(r.Version) {
+		return nil, &StaleError{Current: r}
+	}
+	return r, nil
+}
+
+// stale turns the store's ErrVersionChanged into a *StaleError with the risk as
+// stored now; other errors pass unchanged.
+func (s *Service) stale(ctx context.Context, tenantID, id string, err error) error {
+	if !errors.Is(err, ErrVersionChanged) {
+		return err
+	}
+	r, gerr := s.Store.Get(ctx, tenantID, id)
+	if gerr != nil {
+		return gerr
+	}
+	return &StaleError{Current: r}
 }

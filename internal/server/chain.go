@@ -47,7 +47,8 @@ func callTimeout(d time.Duration) echo.MiddlewareFunc {
 // headAsGet serves HEAD as the GET of the same route with the body discarded (RFC
 // 9110 section 9.3.2): same status and headers, no body, no route of its own. Being
 // a GET it needs the read scope and never touches idempotency records. OPTIONS's
-// Allow lists HEAD wherever it lists GET, as a 405's does (allowHead).
+// Allow lists HEAD wherever it lists GET, as a 405's does (allowHead), and like
+// every answer of the API it is Cache-Control: no-store (README.md, Connections).
 func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		switch c.Request().Method {
@@ -55,7 +56,10 @@ func headAsGet(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Request().Method = http.MethodGet
 			c.Response().Writer = bodiless{c.Response().Writer}
 		case http.MethodOptions: // Echo's answer lists the routes' methods only
-			c.Response().Before(func() { allowHead(c.Response().Header()) })
+			c.Response().Before(func() {
+				allowHead(c.Response().Header())
+				c.Response().Header().Set("Cache-Control", "no-store")
+			})
 		}
 		return next(c)
 	}

@@ -28,6 +28,7 @@ type problemBody struct {
 	RequestID string               `json:"requestId"`
 	Errors    []problem.FieldError `json:"errors,omitempty"`
 	Outcome   problem.Outcome      `json:"outcome,omitempty"`
+	Current   any                  `json:"current,omitempty"`
 }
 
 // storeRetryAfter is the Retry-After of 503 STORE_UNAVAILABLE.
@@ -86,15 +87,25 @@ func storeProblem(err error) *problem.Problem {
 	return p
 }
 
-// problemOf is the status and code the client is answered for err, the error of
-// the request whose context is ctx (the request log records them before
+// problemOf is the status, code and 503 outcome the client is answered for err, the
+// error of the request whose context is ctx (the request log records them before
 // errorHandler renders the error): 499 and no code once the client has hung up.
-func problemOf(ctx context.Context, err error) (int, string) {
+func problemOf(ctx context.Context, err error) (int, string, string) {
 	if clientGone(ctx, err) {
-		return statusClientClosedRequest, ""
+		return statusClientClosedRequest, "", ""
 	}
 	p, _ := toProblem(err)
-	return p.Status(), string(p.Code)
+	return p.Status(), string(p.Code), string(outcomeOf(p))
+}
+
+// outcomeOf is the "outcome" member of p: a 503 STORE_UNAVAILABLE always has one,
+// "unknown" unless not_executed was established (promise nothing that was not);
+// other problems none.
+func outcomeOf(p *problem.Problem) problem.Outcome {
+	if p.Code == problem.StoreUnavailable && p.Outcome == "" {
+		return problem.OutcomeUnknown
+	}
+	return p.Outcome
 }
 
 // statusClientClosedRequest is the status logged, and never sent, for a request
@@ -137,12 +148,10 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if p.RetryAfter > 0 {
 			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(p.RetryAfter.Seconds()))))
 		}
-		outcome := p.Outcome
-		if p.Code == problem.StoreUnavailable && outcome == "" {
-			outcome = problem.OutcomeUnknown // promise nothing that was not established
-		}
+		outcome := outcomeOf(p)
 		body := problemBody{Type: p.Code.TypeURI(), Title: p.Code.Title(), Status: p.Status(),
-			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome}
+			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome,
+			Current: p.Current}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(p.Status())
 			return

@@ -4,7 +4,9 @@ import (
 	"errors"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -24,6 +26,10 @@ var notFound = []struct {
 	{tenants.ErrUserNotFound, "no such user"},
 	{tenants.ErrAPIKeyNotFound, "no such API key"},
 	{webhooks.ErrSourceNotFound, "no such webhook source"},
+	{events.ErrNotFound, "no such event"},
+	{events.ErrEndpointNotFound, "no such webhook endpoint"},
+	{requestlog.ErrNotFound, "no request with this id in the log"},
+	{requestlog.ErrKeyNotFound, "no live idempotency record for this key, method and path"},
 }
 
 // notFoundProblem returns the 404 problem of err's not-found sentinel, or nil.

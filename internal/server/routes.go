@@ -45,7 +45,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 		{Method: http.MethodDelete, Path: "/sessions", Handler: auth.LogoutHandler(d.Sessions),
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
-	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, Now: d.Now})...)
+	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, RequireIfMatch: cfg.HTTP.RequireIfMatch, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, eventhttp.Routes(d.Events)...)
@@ -104,8 +104,9 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 			Store: d.Idempotency, Scope: auth.TenantID, Policy: func(echo.Context) idempotency.Policy { return p },
 			Required: cfg.Idempotency.Required, TTL: cfg.Idempotency.TTL, Lease: cfg.Idempotency.Lease,
 			HandlerTimeout: cfg.Idempotency.Leases().Handler,
-			// A replayed 201 points at what the first one created (docs/idempotency.md).
-			KeepHeaders:   []string{echo.HeaderLocation},
+			// A replayed 201 points at what the first one created, and a replayed risk
+			// write carries the ETag of the version it wrote (docs/idempotency.md).
+			KeepHeaders:   []string{echo.HeaderLocation, "ETag"},
 			Fingerprinter: fingerprinter, Now: d.Now, Metrics: d.IdempotencyMetrics, Logger: d.Logger,
 			OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
 				requestloghttp.NoteOutcome(c, key, o)

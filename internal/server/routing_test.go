@@ -42,13 +42,18 @@ func TestHeadIsGetWithoutABody(t *testing.T) {
 }
 
 // TestOptionsAllowMatchesThe405s: OPTIONS and a 405 list the same methods for a
-// path, HEAD included wherever GET is (every GET route answers HEAD).
+// path, HEAD included wherever GET is (every GET route answers HEAD); no cache
+// keeps an OPTIONS answer.
 func TestOptionsAllowMatchesThe405s(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
-	for _, path := range []string{"/v2/risks", "/healthz"} {
-		opts := env.Do(apitest.Request{Method: "OPTIONS", Path: path, Bearer: a.Key}).Expect(204).Header().Get("Allow")
+	for _, path := range []string{"/v2/risks", "/v1/risks", "/healthz"} {
+		h := env.Do(apitest.Request{Method: "OPTIONS", Path: path, Bearer: a.Key}).Expect(204).Header()
+		if cc := h.Get("Cache-Control"); cc != "no-store" {
+			t.Errorf("OPTIONS %s: Cache-Control %q, want no-store", path, cc)
+		}
+		opts := h.Get("Allow")
 		refused := env.Do(apitest.Request{Method: "PUT", Path: path, Bearer: a.Key, Body: `{}`}).ExpectProblem(405, "METHOD_NOT_ALLOWED").Header().Get("Allow")
 		if opts != refused || !strings.Contains(opts, "HEAD") {
 			t.Errorf("%s: OPTIONS Allow %q, 405 Allow %q; want the same, with HEAD", path, opts, refused)

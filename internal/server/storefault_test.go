@@ -20,6 +20,9 @@ import (
 // half of it). PostgreSQL only: SQLite has no connection to fault.
 func proxied(t *testing.T, lease time.Duration) (*apitest.Env, *netfault.Proxy) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("connection fault through a proxy: skipped by -short, ./test runs it")
+	}
 	if !dbtest.Postgres() {
 		t.Skip("connection faults need PostgreSQL (TEST_DATABASE_URL=postgres://…); SQLite has no connection")
 	}
@@ -258,7 +261,8 @@ func TestLostCommitIsUnknown(t *testing.T) {
 	keyed := apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, Header: key("lost-commit-1"),
 		JSON: map[string]any{"title": "keyed lost commit"}}
 	px.CutAfterSkipping([]byte(`"title":"keyed lost commit"`), 1)
-	checkUnavailable(t, apitest.Do(t, env, keyed), "unknown")
+	lost := apitest.Do(t, env, keyed)
+	checkUnavailable(t, lost, "unknown")
 	if px.PatternCuts() != 1 {
 		t.Fatalf("the proxy cut %d connections, want 1", px.PatternCuts())
 	}
@@ -269,9 +273,22 @@ func TestLostCommitIsUnknown(t *testing.T) {
 	}
 
 	px.CutAfterSkipping([]byte("unkeyed lost commit"), 1)
-	checkUnavailable(t, apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
-		JSON: map[string]any{"title": "unkeyed lost commit"}}), "not_executed")
+	cut := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+		JSON: map[string]any{"title": "unkeyed lost commit"}})
+	checkUnavailable(t, cut, "not_executed")
 	px.Restore()
+	// The request log says which, as the 503s did (docs/requests.md).
+	for _, tt := range []struct {
+		res                *apitest.Response
+		idemOutcome, store string
+	}{{lost, "store_unavailable", "unknown"}, {cut, "", "not_executed"}} {
+		var e struct{ IdempotencyOutcome, StoreOutcome, ErrorCode *string }
+		logged(t, env, a, tt.res.Header().Get("X-Request-Id")).Decode(&e)
+		if deref(e.StoreOutcome) != tt.store || deref(e.IdempotencyOutcome) != tt.idemOutcome || deref(e.ErrorCode) != "STORE_UNAVAILABLE" {
+			t.Errorf("log entry of a 503 %s: storeOutcome %q, idempotencyOutcome %q, errorCode %q", tt.store,
+				deref(e.StoreOutcome), deref(e.IdempotencyOutcome), deref(e.ErrorCode))
+		}
+	}
 	var list struct{ Data []struct{ Title string } }
 	eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Decode(&list)
 	if len(list.Data) != 1 || list.Data[0].Title != "keyed lost commit" {
@@ -295,4 +312,21 @@ func TestUnreachableStoreIsNotExecuted(t *testing.T) {
 	if res.Header().Get("Idempotent-Replayed") != "false" {
 		t.Errorf("Idempotent-Replayed = %q after not_executed, want false", res.Header().Get("Idempotent-Replayed"))
 	}
+}
+
+// logged returns the request-log entry of the request rid, once the log's writer has
+// stored it.
+func logged(t *testing.T, env *apitest.Env, a *apitest.Tenant, rid string) *apitest.Response {
+	t.Helper()
+	if err := env.App.RequestLog.Flush(context.Background()); err != nil {
+		t.Fatalf("flush the request log: %v", err)
+	}
+	return eventually(t, env, apitest.Request{Method: "GET", Path: "/v2/requests/" + rid, Bearer: a.Key})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

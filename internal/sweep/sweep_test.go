@@ -68,3 +68,31 @@ func TestRestScalesThePause(t *testing.T) {
 		}
 	}
 }
+
+// TestByAgeDeletesWhatIsOlderThanTTL: a retention sweep asks its store for the rows
+// created before now minus TTL, and refuses to run without a TTL rather than
+// delete everything.
+func TestByAgeDeletesWhatIsOlderThanTTL(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC)
+	var cutoffs []time.Time
+	s := sweep.ByAge{Name: "test sweep", TTL: time.Hour, Now: func() time.Time { return now },
+		Pacing: sweep.Pacing{Size: 2},
+		DeleteBefore: func(_ context.Context, cutoff time.Time, limit int) (int, error) {
+			cutoffs = append(cutoffs, cutoff)
+			return min(limit, 3-len(cutoffs)), nil // 2, then 1: the second batch is short
+		}}
+	n, err := s.Sweep(context.Background())
+	if err != nil || n != 3 {
+		t.Fatalf("Sweep = %d, %v; want 3 rows", n, err)
+	}
+	for _, c := range cutoffs {
+		if !c.Equal(now.Add(-time.Hour)) {
+			t.Errorf("cutoff %v, want %v", c, now.Add(-time.Hour))
+		}
+	}
+	s.TTL = 0
+	if n, err := s.Sweep(context.Background()); err == nil || n != 0 {
+		t.Errorf("without a TTL: Sweep = %d, %v; want an error and nothing deleted", n, err)
+	}
+}

@@ -38,6 +38,11 @@ type Service struct {
 	dummy     []byte // see dummyHash
 }
 
+// timestamp is now as every timestamp of the API is: UTC, to the microsecond
+// (docs/openapi.yaml), which PostgreSQL keeps too, so a time reads back as it was
+// returned.
+func (s *Service) timestamp() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
 // Wait blocks until every last-use write in flight has ended; call it before
 // closing the database.
 func (s *Service) Wait() { s.touches.Wait() }
@@ -61,7 +66,7 @@ func (s *Service) CreateTenant(ctx context.Context, name string) (Tenant, error)
 	if name == "" || len([]rune(name)) > 200 {
 		return Tenant{}, problem.Invalid("name", "must be 1–200 characters")
 	}
-	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.now().UTC()}
+	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.timestamp()}
 	if err := s.store.CreateTenant(ctx, t); err != nil {
 		return Tenant{}, err
 	}
@@ -125,7 +130,7 @@ func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scope
 	}
 	secret := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	k := APIKey{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
-		Scopes: scopes, CreatedAt: s.now().UTC()}
+		Scopes: scopes, CreatedAt: s.timestamp()}
 	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
 		return APIKey{}, "", err
 	}
@@ -143,13 +148,13 @@ func (s *Service) RevokeAPIKey(ctx context.Context, tenantID, id string) error {
 	if k.TenantID != tenantID {
 		return ErrAPIKeyNotFound
 	}
-	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+	return s.store.RevokeAPIKey(ctx, id, s.timestamp())
 }
 
 // RevokeAPIKeyByID revokes the key with id whatever its tenant: the operator's
 // command (api apikey revoke). Errors: ErrAPIKeyNotFound.
 func (s *Service) RevokeAPIKeyByID(ctx context.Context, id string) error {
-	return s.store.RevokeAPIKey(ctx, id, s.now().UTC())
+	return s.store.RevokeAPIKey(ctx, id, s.timestamp())
 }
 
 // APIKeys lists the tenant's keys newest first, revoked ones included; never their
@@ -167,7 +172,7 @@ func (s *Service) Tenants(ctx context.Context) ([]Tenant, error) { return s.stor
 func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled bool) error {
 	var at *time.Time
 	if disabled {
-		now := s.now().UTC()
+		now := s.timestamp()
 		at = &now
 	}
 	return s.store.SetTenantDisabled(ctx, id, at)
@@ -195,7 +200,7 @@ func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, erro
 }
 
 func (s *Service) touch(ctx context.Context, keyID string) {
-	now := s.now().UTC()
+	now := s.timestamp()
 	s.mu.Lock()
 	last, seen := s.lastSeen[keyID]
 	if seen && now.Sub(last) < lastUsedEvery {

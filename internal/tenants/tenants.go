@@ -32,8 +32,38 @@ const (
 	ScopeEventsRead Scope = "events:read"
 )
 
-// AllScopes lists every scope; session users hold all of them.
-var AllScopes = []Scope{ScopeRisksRead, ScopeRisksWrite, ScopeRequestsRead, ScopeEventsRead}
+// scopes is the one list of scopes, each with what it allows (help and docs say
+// it in these words): AllScopes, Allows and every message naming the scopes are
+// built from it. A new scope is a constant above and a row here.
+var scopes = []struct {
+	scope  Scope
+	allows string
+}{
+	{ScopeRisksRead, "list and read risks and their attachments, download attachment content"},
+	{ScopeRisksWrite, "create, change and delete risks; upload attachments"},
+	{ScopeRequestsRead, "read the tenant's request log and inspect idempotency keys (docs/requests.md)"},
+	{ScopeEventsRead, "list and read the tenant's events (docs/events.md)"},
+}
+
+// AllScopes lists every scope, in the order of the contract; session users hold all
+// of them.
+var AllScopes = func() []Scope {
+	out := make([]Scope, len(scopes))
+	for i, s := range scopes {
+		out[i] = s.scope
+	}
+	return out
+}()
+
+// Allows says in one line what the scope lets an API key do; "" for an unknown scope.
+func (s Scope) Allows() string {
+	for _, r := range scopes {
+		if r.scope == s {
+			return r.allows
+		}
+	}
+	return ""
+}
 
 // ParseScopes parses a comma-separated list such as "risks:read,risks:write"
 // (blanks around names are ignored). Errors: as ScopesOf.

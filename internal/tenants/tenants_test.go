@@ -3,6 +3,7 @@ package tenants_test
 import (
 	"context"
 	"errors"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -214,3 +215,21 @@ func TestParseScopes(t *testing.T) {
 }
 
 var cmpIgnoreTime = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".CreatedAt" }, cmp.Ignore())
+
+// TestScopesDocumented: every scope says what it allows, and docs/roles-and-credentials.md
+// lists each in the same words, so neither can drift from the one list.
+func TestScopesDocumented(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/roles-and-credentials.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tenants.AllScopes {
+		// The doc links the guide the code names as (docs/….md).
+		allows, _, _ := strings.Cut(s.Allows(), " (docs/")
+		row := "| `" + string(s) + "` | " + allows
+		if allows == "" || !strings.Contains(string(doc), row) {
+			t.Errorf("docs/roles-and-credentials.md lacks the row %q", row)
+		}
+	}
+}

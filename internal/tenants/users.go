@@ -2,6 +2,8 @@ package tenants
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -41,7 +43,7 @@ func (s *Service) CreateUser(ctx context.Context, tenantID, email, password stri
 	if err != nil {
 		return User{}, fmt.Errorf("hash password: %w", err)
 	}
-	u := User{ID: ids.New(ids.User), TenantID: tenantID, Email: email, Role: role, CreatedAt: s.now().UTC()}
+	u := User{ID: ids.New(ids.User), TenantID: tenantID, Email: email, Role: role, CreatedAt: s.timestamp()}
 	if err := s.store.CreateUser(ctx, u, string(hash)); err != nil {
 		return User{}, err
 	}
@@ -160,10 +162,38 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, id, current, nex
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	// Hashing stays outside the transaction: it is the slow part, and SQLite has one
-	// writer.
+	return s.setPasswordHash(ctx, id, newHash, also)
+}
+
+// ResetPassword gives the user id, whatever its tenant (the operator's command, for
+// a lost password), a new random password and returns the user and the password,
+// which is not stored; in the same transaction it runs also (may be nil), where the
+// caller ends the user's sessions. Errors: ErrUserNotFound.
+func (s *Service) ResetPassword(ctx context.Context, id string, also func(ctx context.Context) error) (User, string, error) {
+	u, _, err := s.store.UserByID(ctx, id)
+	if err != nil {
+		return User{}, "", err
+	}
+	password, err := NewPassword()
+	if err != nil {
+		return User{}, "", err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), s.cost)
+	if err != nil {
+		return User{}, "", fmt.Errorf("hash password: %w", err)
+	}
+	if err := s.setPasswordHash(ctx, id, hash, also); err != nil {
+		return User{}, "", err
+	}
+	return u, password, nil
+}
+
+// setPasswordHash stores hash as the user's password and runs also (may be nil) in
+// the same transaction. Hashing stays outside it: it is the slow part, and SQLite
+// has one writer.
+func (s *Service) setPasswordHash(ctx context.Context, id string, hash []byte, also func(ctx context.Context) error) error {
 	return s.store.InTx(ctx, func(ctx context.Context) error {
-		if err := s.store.SetPasswordHash(ctx, id, string(newHash)); err != nil {
+		if err := s.store.SetPasswordHash(ctx, id, string(hash)); err != nil {
 			return err
 		}
 		if also != nil {
@@ -171,4 +201,21 @@ func (s *Service) ChangePassword(ctx context.Context, tenantID, id, current, nex
 		}
 		return nil
 	})
+}
+
+// NewPassword returns a random password: 24 base64url characters (144 bits), well
+// inside the 8–72 bytes a password may have.
+func NewPassword() (string, error) {
+	var raw [18]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(raw[:]), nil
+}
+
+// UserByEmail returns the user whose sign-in name is email, whatever its tenant
+// (emails are unique across tenants). Errors: ErrUserNotFound.
+func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
+	u, _, err := s.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+	return u, err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -42,12 +43,13 @@ var ErrFindingNotFound = errors.New("no risk with that externalId")
 // Service receives events and manages sources.
 type Service struct {
 	store Store
-	risks risks.Store
+	risks *risks.Service
 	now   func() time.Time
 }
 
-// NewService returns a Service over store, acting on rs; now may be nil (time.Now).
-func NewService(store Store, rs risks.Store, now func() time.Time) *Service {
+// NewService returns a Service over store, writing risks through rs (the same
+// writes as the API's, so each records its change once); now may be nil (time.Now).
+func NewService(store Store, rs *risks.Service, now func() time.Time) *Service {
 	if now == nil {
 		now = time.Now
 	}
@@ -124,6 +126,7 @@ func (s *Service) Receive(ctx context.Context, src *Source, ev Event) (duplicate
 		return false, err
 	}
 	now := s.now().UTC().Truncate(time.Microsecond)
+	ctx = changes.WithActor(ctx, changes.Actor{Type: changes.ActorWebhookSource, ID: src.ID})
 	err = s.store.InTx(ctx, func(ctx context.Context) error {
 		first, err := s.store.RecordEvent(ctx, src.ID, ev.ID, now)
 		if err != nil {
@@ -142,10 +145,10 @@ func (s *Service) Receive(ctx context.Context, src *Source, ev Event) (duplicate
 }
 
 func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time.Time) error {
-	r, err := s.risks.GetByExternalID(ctx, tenantID, ev.ExternalID)
+	r, err := s.risks.Store.GetByExternalID(ctx, tenantID, ev.ExternalID)
 	switch {
 	case errors.Is(err, risks.ErrNotFound) && ev.Type == FindingCreated:
-		r, err := risks.New(ids.New(ids.Risk), tenantID, fieldsOf(ev.Change), now)
+		r, err := risks.New(ids.New(ids.Risk), tenantID, ev.Change.Fields(), now)
 		if err != nil {
 			return err
 		}
@@ -157,30 +160,12 @@ func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time
 	case err != nil:
 		return fmt.Errorf("find risk of finding: %w", err)
 	}
-	// Read again with the row locked: LockFinding keeps other deliveries out, but a
-	// PATCH through the API may be changing the same risk, and its change must stay.
-	if r, err = s.risks.GetForUpdate(ctx, tenantID, r.ID); errors.Is(err, risks.ErrNotFound) {
+	// The service reads the risk again with its row locked: LockFinding keeps other
+	// deliveries out, but a PATCH through the API may be changing the same risk, and
+	// its change must stay.
+	_, err = s.risks.Update(ctx, tenantID, r.ID, nil, func(r *risks.Risk) error { return r.Apply(ev.Change, now) })
+	if errors.Is(err, risks.ErrNotFound) {
 		return ErrFindingNotFound
-	} else if err != nil {
-		return fmt.Errorf("lock risk of finding: %w", err)
 	}
-	if err := r.Apply(ev.Change, now); err != nil {
-		return err
-	}
-	return s.risks.Update(ctx, r)
-}
-
-// fieldsOf turns a change into the fields of a new risk; a cleared number is simply
-// not given.
-func fieldsOf(u risks.Update) risks.Fields {
-	num := func(n *risks.Nullable[int]) *int {
-		if n == nil || n.Null {
-			return nil
-		}
-		v := n.Value
-		return &v
-	}
-	return risks.Fields{Title: u.Title, Description: u.Description, Category: u.Category,
-		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
-		Status: u.Status, Owner: u.Owner}
+	return err
 }

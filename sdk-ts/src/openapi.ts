@@ -1057,6 +1057,7 @@ export interface components {
          *       "riskScore": 12,
          *       "status": "open",
          *       "owner": "alice@example.com",
+         *       "version": 1,
          *       "createdAt": "2025-01-01T09:30:00Z",
          *       "updatedAt": "2025-01-01T09:30:00Z"
          *     }
@@ -1072,6 +1073,12 @@ export interface components {
             riskScore: number | null;
             status: components["schemas"]["RiskStatus"];
             owner: string;
+            /**
+             * Format: int64
+             * @description 1 at creation, one more for each change that alters a stored field (a write
+             *     that changes nothing keeps it). Also the `ETag`, quoted.
+             */
+            readonly version: number;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1310,6 +1317,13 @@ export interface components {
                  *     was), an Attachment for `attachment.created`.
                  */
                 object: Record<string, never>;
+                /**
+                 * @description `risk.updated` only: the previous values of exactly the members of `object`
+                 *     that the change altered (`updatedAt` and `version` left out).
+                 */
+                previousAttributes?: {
+                    [key: string]: unknown;
+                };
             };
             request: {
                 /** @description The `X-Request-Id` of the request that made the change. */
@@ -1409,6 +1423,13 @@ export interface components {
             idempotencyOutcome: components["schemas"]["IdempotencyOutcome"] | null;
             /** @description The problem `code` of a 4xx/5xx answer (`docs/errors.md`). */
             errorCode: string | null;
+            /**
+             * @description The `outcome` of a 503 `STORE_UNAVAILABLE` answer, as its problem said: `not_executed`
+             *     (nothing was done) or `unknown` (it may have been; retry with the same key or look
+             *     it up). Null for every other answer.
+             * @enum {string|null}
+             */
+            storeOutcome: "not_executed" | "unknown" | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -1476,12 +1497,17 @@ export interface components {
              * @enum {string}
              */
             outcome?: "not_executed" | "unknown";
+            /**
+             * @description With `PRECONDITION_FAILED` refusing a conditional write of a risk: the risk as
+             *     stored now.
+             */
+            current?: Record<string, never>;
         };
         /**
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
         Health: {
             /** @example ok */
             status: string;
@@ -1589,6 +1615,7 @@ export interface components {
                 RateLimit: components["headers"]["RateLimit"];
                 Location: components["headers"]["Location"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1602,6 +1629,7 @@ export interface components {
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1616,6 +1644,7 @@ export interface components {
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
                 "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -1905,6 +1934,48 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The risk's version is the one `If-None-Match` names; no body. */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description `PRECONDITION_FAILED`: `If-Match` names none of the risk's stored version. `current`
+         *     holds the risk as stored now; nothing was changed, and with an `Idempotency-Key`
+         *     nothing is stored: the same key with a fresh `If-Match` runs.
+         */
+        RiskPreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    current: components["schemas"]["Risk"];
+                };
+            };
+        };
+        /** @description `PRECONDITION_REQUIRED`: the server runs with `REQUIRE_IF_MATCH=true` and the write has no `If-Match`. */
+        PreconditionRequired: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description `PRECONDITION_FAILED`: `If-Match` or `If-Unmodified-Since` does not hold. */
         PreconditionFailed: {
             headers: {
@@ -2085,6 +2156,23 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+         *     when one names the stored version (strong comparison: `W/` tags never match);
+         *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+         *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+         *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+         *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+         *     says (docs/idempotency.md).
+         * @example "3"
+         */
+        IfMatch: string;
+        /**
+         * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+         *     with the `ETag` and no body.
+         * @example "3"
+         */
+        IfNoneMatch: string;
         /**
          * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
          *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -2286,6 +2374,12 @@ export interface components {
     };
     headers: {
         /**
+         * @description The risk's version, quoted (`"3"`): send it back in `If-Match` to write only over
+         *     that version, or in `If-None-Match` to be answered 304 while it is current.
+         * @example "3"
+         */
+        ETag: string;
+        /**
          * @description Identifies this request in the server's logs. On every response; equal to the
          *     `requestId` of a problem body.
          * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
@@ -2456,7 +2550,14 @@ export interface operations {
     v1GetRisk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Risk ID (`risk_…`).
@@ -2469,6 +2570,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Risk"];
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
@@ -2480,6 +2582,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -2508,8 +2621,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2519,6 +2634,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -2547,7 +2673,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2557,6 +2685,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -2585,8 +2724,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3133,7 +3274,14 @@ export interface operations {
     v2GetRisk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /**
                  * @description Risk ID (`risk_…`).
@@ -3146,6 +3294,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Risk"];
+            304: components["responses"]["NotModified"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -3158,6 +3307,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -3186,8 +3346,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3197,6 +3359,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -3225,7 +3398,9 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3235,6 +3410,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
                 /**
                  * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
                  *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
@@ -3263,8 +3449,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["RiskPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmentview"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -123,7 +124,7 @@ func (h handlers) upload(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, versionPrefix(c)+"/attachments/"+a.ID+"/content")
-	return c.JSON(http.StatusCreated, toResponse(a))
+	return c.JSON(http.StatusCreated, attachmentview.Of(a))
 }
 
 func (h handlers) list(c echo.Context) error {
@@ -144,7 +145,7 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(as, more, attachmentID, toResponse))
+	return c.JSON(http.StatusOK, route.NewPage(as, more, attachmentID, attachmentview.Of))
 }
 
 func attachmentID(a *attachments.Attachment) string { return a.ID }
@@ -156,7 +157,7 @@ func attachmentID(a *attachments.Attachment) string { return a.ID }
 func (h handlers) content(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Attachment, id) {
-		return problem.New(problem.NotFound, "no such attachment")
+		return attachments.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
@@ -233,7 +234,7 @@ func (r *refusal) problem() error {
 // riskExists answers 404 unless the risk named by riskID is tenant's.
 func (h handlers) riskExists(c echo.Context, tenant, riskID string) error {
 	if !ids.Valid(ids.Risk, riskID) {
-		return problem.New(problem.NotFound, "no such risk")
+		return risks.ErrNotFound
 	}
 	_, err := h.Risks.Get(c.Request().Context(), tenant, riskID)
 	return err

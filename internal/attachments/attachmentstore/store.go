@@ -9,22 +9,31 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/attachments/attachmentview"
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/risks"
 )
 
-// Store implements attachments.Store.
+// Store implements attachments.Store. Create records attachment.created, with the
+// attachment as attachmentview shows it, through its changes.Point in the upload's
+// unit of work.
 type Store struct {
 	db      *gorm.DB
 	dialect database.Dialect
+	point   changes.Point
 }
 
 var _ attachments.Store = (*Store)(nil)
 
-// New returns a Store over db. The table comes from riskapi's migrations.
-func New(db *database.DB) *Store { return &Store{db: db.DB, dialect: db.Dialect} }
+// New returns a Store over db whose writes record through rec (required: without it
+// Create fails with changes.ErrNoRecorder). The table comes from riskapi's migrations.
+func New(db *database.DB, rec changes.Recorder) *Store {
+	return &Store{db: db.DB, dialect: db.Dialect, point: changes.Point{Tx: database.NewRunner(db.DB), Recorder: rec}}
+}
 
 type row struct {
 	ID          string
@@ -52,38 +61,53 @@ func toAttachment(w *row) *attachments.Attachment {
 		Description: w.Description, CreatedAt: w.CreatedAt.UTC()}
 }
 
-// Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound. On
+// Create inserts a if its risk is the tenant's, or returns risks.ErrNotFound, and
+// records attachment.created. On
 // PostgreSQL the risk row is locked FOR KEY SHARE until commit — the lock a foreign
 // key would take —, so a concurrent delete of the risk waits and then removes this
 // row too (risks.Service.Delete). SQLite needs no lock: its writers take turns.
 func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
-	conn := database.Conn(ctx, s.db)
-	q := "SELECT id FROM risks WHERE tenant_id = ? AND id = ?"
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		if err := s.insert(ctx, a); err != nil {
+			return changes.Change{}, err
+		}
+		return changes.Change{TenantID: a.TenantID, Action: attachments.ActionCreated,
+			Target: changes.Target{Type: "attachment", ID: a.ID}, After: attachmentview.Of(a)}, nil
+	})
+}
+
+func (s *Store) insert(ctx context.Context, a *attachments.Attachment) error {
+	q := s.tenant(ctx, a.TenantID).Table("risks").Where("id = ?", a.RiskID)
 	if s.dialect == database.Postgres {
-		q += " FOR KEY SHARE"
+		q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
 	}
 	var found []string
-	if err := conn.Raw(q, a.TenantID, a.RiskID).Scan(&found).Error; err != nil {
-		return fmt.Errorf("create attachment: find risk: %w", database.Classify(err))
+	if err := q.Pluck("id", &found).Error; err != nil {
+		return fmt.Errorf("create attachment: find risk: %w", err)
 	}
 	if len(found) == 0 {
 		return risks.ErrNotFound
 	}
-	if err := conn.Create(toRow(a)).Error; err != nil {
-		return fmt.Errorf("create attachment: %w", database.Classify(err))
+	if err := database.Conn(ctx, s.db).Create(toRow(a)).Error; err != nil {
+		return fmt.Errorf("create attachment: %w", err)
 	}
 	return nil
+}
+
+// tenant is a statement on the tenant's rows only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
 }
 
 // Get returns the tenant's attachment with id, or attachments.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*attachments.Attachment, error) {
 	var w row
-	err := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&w).Error
+	err := s.tenant(ctx, tenantID).Where("id = ?", id).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, attachments.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get attachment %s: %w", id, database.Classify(err))
+		return nil, fmt.Errorf("get attachment %s: %w", id, err)
 	}
 	return toAttachment(&w), nil
 }
@@ -91,30 +115,19 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*attachments.Atta
 // List returns up to f.Limit of the risk's attachments oldest first (IDs are UUIDv7,
 // so ID order is creation order), and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments.Filter) ([]*attachments.Attachment, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID)
-	if f.After != "" {
-		q = q.Where("id > ?", f.After)
-	}
-	var rows []row
-	if err := q.Order("id").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list attachments: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*attachments.Attachment, len(rows))
-	for i := range rows {
-		out[i] = toAttachment(&rows[i])
+	q := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID)
+	out, more, err := database.Page(q, database.OldestFirst, f.After, f.Limit, toAttachment)
+	if err != nil {
+		return nil, false, fmt.Errorf("list attachments: %w", err)
 	}
 	return out, more, nil
 }
 
 // DeleteByRisk removes the rows of the risk's attachments and returns how many.
 func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {
-	res := database.Conn(ctx, s.db).Where("tenant_id = ? AND risk_id = ?", tenantID, riskID).Delete(&row{})
+	res := s.tenant(ctx, tenantID).Where("risk_id = ?", riskID).Delete(&row{})
 	if res.Error != nil {
-		return 0, fmt.Errorf("delete attachments of risk %s: %w", riskID, database.Classify(res.Error))
+		return 0, fmt.Errorf("delete attachments of risk %s: %w", riskID, res.Error)
 	}
 	return int(res.RowsAffected), nil
 }
@@ -126,10 +139,10 @@ func (s *Store) Existing(ctx context.Context, tenantID string, ids []string) (ma
 		return out, nil
 	}
 	var found []string
-	err := database.Conn(ctx, s.db).Model(&row{}).Where("tenant_id = ? AND id IN ?", tenantID, ids).
+	err := s.tenant(ctx, tenantID).Model(&row{}).Where("id IN ?", ids).
 		Pluck("id", &found).Error
 	if err != nil {
-		return nil, fmt.Errorf("find attachments: %w", database.Classify(err))
+		return nil, fmt.Errorf("find attachments: %w", err)
 	}
 	for _, id := range found {
 		out[id] = true

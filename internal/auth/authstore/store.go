@@ -51,7 +51,7 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 	row := sessionRow{ID: sess.ID, UserID: sess.UserID, TenantID: sess.TenantID,
 		CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: sess.ExpiresAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create session: %w", database.Classify(err))
+		return fmt.Errorf("create session: %w", err)
 	}
 	return nil
 }
@@ -76,7 +76,7 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 		return auth.Session{}, auth.ErrSessionNotFound
 	}
 	if err != nil {
-		return auth.Session{}, fmt.Errorf("verify session: %w", database.Classify(err))
+		return auth.Session{}, fmt.Errorf("verify session: %w", err)
 	}
 	r := row.Row
 	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
@@ -90,7 +90,7 @@ func (s *Store) RevokeUserSessions(ctx context.Context, userID, except string, a
 		Where("user_id = ? AND id <> ? AND revoked_at IS NULL", userID, except).
 		Update("revoked_at", at.UTC()).Error
 	if err != nil {
-		return fmt.Errorf("revoke sessions: %w", database.Classify(err))
+		return fmt.Errorf("revoke sessions: %w", err)
 	}
 	return nil
 }
@@ -99,14 +99,14 @@ func (s *Store) RevokeUserSessions(ctx context.Context, userID, except string, a
 func (s *Store) RevokeSession(ctx context.Context, id string, at time.Time) error {
 	err := database.Conn(ctx, s.db).Model(&sessionRow{}).Where("id = ? AND revoked_at IS NULL", id).
 		Update("revoked_at", at.UTC()).Error
-	return database.Classify(err)
+	return err
 }
 
 // DeleteExpiredSessions deletes sessions expired before now.
 func (s *Store) DeleteExpiredSessions(ctx context.Context, now time.Time) (int, error) {
 	res := s.db.WithContext(ctx).Where("expires_at < ?", now.UTC()).Delete(&sessionRow{})
 	if res.Error != nil {
-		return 0, fmt.Errorf("delete expired sessions: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("delete expired sessions: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }
@@ -117,7 +117,7 @@ func (s *Store) PutSettingIfAbsent(ctx context.Context, name, value string) (boo
 	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).
 		Create(&settingRow{Name: name, Value: value})
 	if res.Error != nil {
-		return false, fmt.Errorf("store setting %s: %w", name, database.Classify(res.Error))
+		return false, fmt.Errorf("store setting %s: %w", name, res.Error)
 	}
 	return res.RowsAffected > 0, nil
 }
@@ -130,7 +130,7 @@ func (s *Store) Setting(ctx context.Context, name string) (string, error) {
 		return "", auth.ErrSettingNotFound
 	}
 	if err != nil {
-		return "", fmt.Errorf("load setting %s: %w", name, database.Classify(err))
+		return "", fmt.Errorf("load setting %s: %w", name, err)
 	}
 	return row.Value, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/dbtest"
 	"github.com/riskapi/riskapi/internal/events"
@@ -31,12 +32,15 @@ type fixture struct {
 	endpoints *events.Endpoints
 }
 
+// retryFor is the delivery retry window of the fixtures: WEBHOOK_RETRY_FOR's default.
+var retryFor = config.Default().Outbound.RetryFor
+
 func newFixture(t *testing.T, guard *delivery.Guard) *fixture {
 	t.Helper()
 	db := dbtest.Open(t)
 	st := eventstore.New(db)
-	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
-		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard}}
+	return &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
+		endpoints: &events.Endpoints{Store: st, Events: st, Guard: guard, RetryFor: retryFor}}
 }
 
 // emit commits one event of typ in its own transaction.
@@ -460,8 +464,8 @@ func TestClaimQueuesWithSQLiteWriters(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	st := eventstore.New(db)
-	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st},
-		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll}}
+	f := &fixture{db: db, store: st, emitter: &events.Emitter{Store: st, RetryFor: retryFor},
+		endpoints: &events.Endpoints{Store: st, Events: st, Guard: allowAll, RetryFor: retryFor}}
 	f.endpoint(t, "http://127.0.0.1:9/hook")
 	f.emit(t, events.RiskCreated, map[string]any{})
 

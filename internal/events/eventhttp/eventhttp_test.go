@@ -3,6 +3,7 @@ package eventhttp_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -63,7 +64,8 @@ type event struct {
 	Type      string    `json:"type"`
 	CreatedAt time.Time `json:"createdAt"`
 	Data      struct {
-		Object map[string]any `json:"object"`
+		Object             map[string]any `json:"object"`
+		PreviousAttributes map[string]any `json:"previousAttributes"`
 	} `json:"data"`
 	Request struct {
 		ID             *string `json:"id"`
@@ -230,10 +232,18 @@ func TestInboundWebhookChangesEmit(t *testing.T) {
 	send(created)
 	send(created)
 	send(`{"id":"f-2","type":"finding.updated","data":{"externalId":"x-1","impact":5}}`)
+	// A finding that changes nothing is no change: no event.
+	send(`{"id":"f-3","type":"finding.updated","data":{"externalId":"x-1","impact":5,"title":"Open S3 bucket"}}`)
 	evs := listEvents(t, env, a.Key, "")
 	if len(evs) != 2 || evs[0].Type != "risk.updated" || evs[1].Type != "risk.created" ||
 		evs[1].Data.Object["title"] != "Open S3 bucket" || evs[0].Data.Object["impact"] != float64(5) {
 		t.Fatalf("events %+v, want risk.created then risk.updated", evs)
+	}
+	if want := map[string]any{"impact": nil}; !maps.Equal(evs[0].Data.PreviousAttributes, want) {
+		t.Errorf("risk.updated previousAttributes = %v, want %v", evs[0].Data.PreviousAttributes, want)
+	}
+	if evs[1].Data.PreviousAttributes != nil {
+		t.Errorf("risk.created carries previousAttributes %v", evs[1].Data.PreviousAttributes)
 	}
 }
 

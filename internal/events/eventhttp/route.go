@@ -8,7 +8,6 @@ package eventhttp
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -81,27 +80,23 @@ func (h handlers) list(c echo.Context) error {
 }
 
 // target returns the caller's tenant and the :id parameter, which must be an ID with
-// prefix: anything else is 404 "no such <what>" without touching the store.
-func target(c echo.Context, prefix, what string) (tenant, id string, err error) {
+// prefix: anything else is notFound (a 404) without touching the store.
+func target(c echo.Context, prefix string, notFound error) (tenant, id string, err error) {
 	if tenant, err = route.Tenant(c); err != nil {
 		return "", "", err
 	}
 	if id = c.Param("id"); !ids.Valid(prefix, id) {
-		return "", "", problem.New(problem.NotFound, "no such %s", what)
+		return "", "", notFound
 	}
 	return tenant, id, nil
 }
 
 func (h handlers) event(c echo.Context) (*events.Event, error) {
-	tenant, id, err := target(c, ids.Event, "event")
+	tenant, id, err := target(c, ids.Event, events.ErrNotFound)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := h.Events.Get(c.Request().Context(), tenant, id)
-	if errors.Is(err, events.ErrNotFound) {
-		return nil, problem.New(problem.NotFound, "no such event")
-	}
-	return ev, err
+	return h.Events.Get(c.Request().Context(), tenant, id)
 }
 
 func (h handlers) get(c echo.Context) error {
@@ -113,14 +108,11 @@ func (h handlers) get(c echo.Context) error {
 }
 
 func (h handlers) redeliver(c echo.Context) error {
-	tenant, id, err := target(c, ids.Event, "event")
+	tenant, id, err := target(c, ids.Event, events.ErrNotFound)
 	if err != nil {
 		return err
 	}
 	n, err := h.Endpoints.Redeliver(c.Request().Context(), tenant, id)
-	if errors.Is(err, events.ErrNotFound) {
-		return problem.New(problem.NotFound, "no such event")
-	}
 	if err != nil {
 		return err
 	}
@@ -162,14 +154,11 @@ func (h handlers) listEndpoints(c echo.Context) error {
 }
 
 func (h handlers) deleteEndpoint(c echo.Context) error {
-	tenant, id, err := target(c, ids.Endpoint, "webhook endpoint")
+	tenant, id, err := target(c, ids.Endpoint, events.ErrEndpointNotFound)
 	if err != nil {
 		return err
 	}
 	err = h.Endpoints.Store.DeleteEndpoint(c.Request().Context(), tenant, id)
-	if errors.Is(err, events.ErrEndpointNotFound) {
-		return problem.New(problem.NotFound, "no such webhook endpoint")
-	}
 	if err != nil {
 		return err
 	}
@@ -177,7 +166,7 @@ func (h handlers) deleteEndpoint(c echo.Context) error {
 }
 
 func (h handlers) deliveries(c echo.Context) error {
-	tenant, id, err := target(c, ids.Endpoint, "webhook endpoint")
+	tenant, id, err := target(c, ids.Endpoint, events.ErrEndpointNotFound)
 	if err != nil {
 		return err
 	}
@@ -186,9 +175,6 @@ func (h handlers) deliveries(c echo.Context) error {
 		return err
 	}
 	as, more, err := h.Endpoints.Store.Attempts(c.Request().Context(), tenant, id, f)
-	if errors.Is(err, events.ErrEndpointNotFound) {
-		return problem.New(problem.NotFound, "no such webhook endpoint")
-	}
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func (s *Store) Settle(ctx context.Context, batch []delivery.Settlement) ([]bool
 		return conn.Create(&log).Error
 	})
 	if err != nil {
-		return nil, fmt.Errorf("settle deliveries: %w", database.Classify(err))
+		return nil, fmt.Errorf("settle deliveries: %w", err)
 	}
 	return held, nil
 }
@@ -191,7 +191,7 @@ func (s *Store) Release(ctx context.Context, j *delivery.Job) error {
 	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, attempts = attempts - 1,
 		next_attempt_at = ? WHERE id = ? AND lease_token = ?`, time.Now().UTC(), j.DeliveryID, j.Token)
 	if res.Error != nil {
-		return fmt.Errorf("release delivery: %w", database.Classify(res.Error))
+		return fmt.Errorf("release delivery: %w", res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return delivery.ErrLeaseLost
@@ -213,7 +213,7 @@ func (s *Store) ReleaseClaims(ctx context.Context, now time.Time) (int, error) {
 	res := database.Conn(ctx, s.db).Exec(`UPDATE webhook_deliveries SET lease_token = NULL, next_attempt_at = ?
 		WHERE state = 'pending' AND lease_token IS NOT NULL`, now.UTC())
 	if res.Error != nil {
-		return 0, fmt.Errorf("release claims: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("release claims: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }

@@ -43,7 +43,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: e.Secret,
 		EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
-		return fmt.Errorf("create endpoint: %w", database.Classify(err))
+		return fmt.Errorf("create endpoint: %w", err)
 	}
 	return nil
 }
@@ -51,8 +51,8 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 // Endpoints returns the tenant's endpoints, oldest first.
 func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpoint, error) {
 	var rows []endpointRow
-	if err := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID).Order("id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("list endpoints: %w", database.Classify(err))
+	if err := s.tenant(ctx, tenantID).Order("id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list endpoints: %w", err)
 	}
 	out := make([]*events.Endpoint, len(rows))
 	for i, r := range rows {
@@ -67,16 +67,16 @@ func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpo
 func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 	return database.RunInTx(ctx, s.db, func(ctx context.Context) error {
 		conn := database.Conn(ctx, s.db)
-		res := conn.Where("tenant_id = ? AND id = ?", tenantID, id).Delete(&endpointRow{})
+		res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&endpointRow{})
 		if res.Error != nil {
-			return fmt.Errorf("delete endpoint: %w", database.Classify(res.Error))
+			return fmt.Errorf("delete endpoint: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return events.ErrEndpointNotFound
 		}
 		for _, table := range []string{"webhook_deliveries", "webhook_attempts"} {
 			if err := conn.Exec("DELETE FROM "+table+" WHERE endpoint_id = ?", id).Error; err != nil {
-				return fmt.Errorf("delete endpoint's %s: %w", table, database.Classify(err))
+				return fmt.Errorf("delete endpoint's %s: %w", table, err)
 			}
 		}
 		return nil
@@ -85,32 +85,24 @@ func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 
 // Attempts returns a page of the endpoint's delivery log, newest first.
 func (s *Store) Attempts(ctx context.Context, tenantID, endpointID string, f events.AttemptFilter) ([]*events.Attempt, bool, error) {
-	conn := database.Conn(ctx, s.db)
 	var ep endpointRow
-	err := conn.Select("id").Where("tenant_id = ? AND id = ?", tenantID, endpointID).Take(&ep).Error
+	err := s.tenant(ctx, tenantID).Select("id").Where("id = ?", endpointID).Take(&ep).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, false, events.ErrEndpointNotFound
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("get endpoint: %w", database.Classify(err))
+		return nil, false, fmt.Errorf("get endpoint: %w", err)
 	}
-	q := conn.Where("endpoint_id = ?", endpointID)
-	if f.Before > 0 {
-		q = q.Where("id < ?", f.Before)
-	}
-	var rows []attemptRow
-	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list attempts: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*events.Attempt, len(rows))
-	for i, r := range rows {
-		out[i] = &events.Attempt{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, N: r.Attempt,
-			StatusCode: r.StatusCode, Error: r.Error, Duration: time.Duration(r.DurationMs) * time.Millisecond,
-			CreatedAt: r.CreatedAt.UTC()}
+	q := database.Conn(ctx, s.db).Where("endpoint_id = ?", endpointID)
+	out, more, err := database.Page(q, database.NewestFirst, max(f.Before, 0), f.Limit, toAttempt)
+	if err != nil {
+		return nil, false, fmt.Errorf("list attempts: %w", err)
 	}
 	return out, more, nil
+}
+
+func toAttempt(r *attemptRow) *events.Attempt {
+	return &events.Attempt{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, N: r.Attempt,
+		StatusCode: r.StatusCode, Error: r.Error, Duration: time.Duration(r.DurationMs) * time.Millisecond,
+		CreatedAt: r.CreatedAt.UTC()}
 }

@@ -68,7 +68,7 @@ func (s *Store) queue(ctx context.Context, ev *events.Event, due, retryUntil tim
 	res := database.Conn(ctx, s.db).Exec(queueSQL, ev.ID, due.UTC(), retryUntil.UTC(), due.UTC(),
 		ev.TenantID, "%,"+string(ev.Type)+",%")
 	if res.Error != nil {
-		return 0, fmt.Errorf("queue deliveries of %s: %w", ev.ID, database.Classify(res.Error))
+		return 0, fmt.Errorf("queue deliveries of %s: %w", ev.ID, res.Error)
 	}
 	return int(res.RowsAffected), nil
 }
@@ -93,13 +93,13 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 		res := database.Conn(ctx, s.db).Exec(insertQueuePG, ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
 			at, retryUntil.UTC(), at, ev.TenantID, "%,"+string(ev.Type)+",%")
 		if res.Error != nil {
-			return 0, fmt.Errorf("insert event: %w", database.Classify(res.Error))
+			return 0, fmt.Errorf("insert event: %w", res.Error)
 		}
 		return int(res.RowsAffected), nil
 	}
 	row := &eventRow{ID: ev.ID, TenantID: ev.TenantID, Type: string(ev.Type), Payload: string(ev.Payload), CreatedAt: at}
 	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
-		return 0, fmt.Errorf("insert event: %w", database.Classify(err))
+		return 0, fmt.Errorf("insert event: %w", err)
 	}
 	return s.queue(ctx, ev, ev.CreatedAt, retryUntil)
 }
@@ -109,15 +109,20 @@ func (s *Store) Requeue(ctx context.Context, ev *events.Event, now, retryUntil t
 	return s.queue(ctx, ev, now, retryUntil)
 }
 
+// tenant is a statement on the tenant's rows only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
+}
+
 // Get returns the tenant's event with id, or events.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*events.Event, error) {
 	var r eventRow
-	err := database.Conn(ctx, s.db).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&r).Error
+	err := s.tenant(ctx, tenantID).Where("id = ?", id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, events.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get event: %w", database.Classify(err))
+		return nil, fmt.Errorf("get event: %w", err)
 	}
 	return toEvent(&r), nil
 }
@@ -125,24 +130,13 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*events.Event, er
 // List returns up to f.Limit of the tenant's events, newest first (IDs are UUIDv7),
 // and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID string, f events.Filter) ([]*events.Event, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
+	q := s.tenant(ctx, tenantID)
 	if f.Type != "" {
 		q = q.Where("type = ?", string(f.Type))
 	}
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
-	var rows []eventRow
-	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list events: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*events.Event, len(rows))
-	for i := range rows {
-		out[i] = toEvent(&rows[i])
+	out, more, err := database.Page(q, database.NewestFirst, f.Before, f.Limit, toEvent)
+	if err != nil {
+		return nil, false, fmt.Errorf("list events: %w", err)
 	}
 	return out, more, nil
 }
@@ -171,7 +165,7 @@ func (s *Store) DeleteCreatedBefore(ctx context.Context, t time.Time, limit int)
 		return res.Error
 	})
 	if err != nil {
-		return 0, fmt.Errorf("sweep events: %w", database.Classify(err))
+		return 0, fmt.Errorf("sweep events: %w", err)
 	}
 	return n, nil
 }

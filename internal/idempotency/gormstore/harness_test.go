@@ -49,6 +49,8 @@ func newHarness(t *testing.T, mod func(*idempotency.Config)) *harness {
 		Store:  h.store,
 		Scope:  func(c echo.Context) (string, error) { return c.Request().Header.Get("X-Scope"), nil },
 		Now:    h.clock.Now,
+		TTL:    24 * time.Hour,
+		Lease:  time.Minute,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Policy: func(c echo.Context) idempotency.Policy {
 			if c.Path() == "/unsupported" {

@@ -51,7 +51,7 @@ func (s *Store) Peek(ctx context.Context, k idempotency.RecordKey) (*idempotency
 		return nil, locked, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("peek idempotency record: %w", database.Classify(err))
+		return nil, false, fmt.Errorf("peek idempotency record: %w", err)
 	}
 	return toRecord(&w), locked, nil
 }

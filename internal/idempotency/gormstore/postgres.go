@@ -37,9 +37,13 @@ const reserveRecord = `SELECT locked, (rec).idem_key IS NOT NULL, coalesce((rec)
 
 // reservePostgres sends BEGIN and idempotency_reserve (lock and read in one
 // statement) as one pipeline on a pinned connection. The record is returned whether
-// or not the lock was free: the engine decides what it means.
+// or not the lock was free: the engine decides what it means. Taking the connection
+// and the pipeline are one store call, bounded like every other (database.Bound):
+// they pass GORM's callbacks.
 func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (idempotency.Observation, error) {
-	conn, err := s.sqlDB.Conn(ctx)
+	call, cancel := database.Bound(ctx)
+	defer cancel()
+	conn, err := s.sqlDB.Conn(call)
 	if err != nil {
 		return idempotency.Observation{}, fmt.Errorf("reserve: %w", database.Classify(err))
 	}
@@ -50,7 +54,7 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 		b := &pgx.Batch{}
 		b.Queue("BEGIN")
 		b.Queue(reserveRecord, lockID(k), k.Scope, k.Method, k.Path, k.Key)
-		br := pc.SendBatch(ctx, b)
+		br := pc.SendBatch(call, b)
 		defer br.Close()
 		if _, err := br.Exec(); err != nil {
 			return err
@@ -118,9 +122,12 @@ func (r *pgReservation) Begin(ctx context.Context) (context.Context, error) {
 	return database.WithTx(ctx, r.tx), nil
 }
 
-// Complete sends the record's upsert and COMMIT as one pipeline. If the upsert fails
-// the server skips the COMMIT and the transaction is rolled back.
+// Complete sends the record's upsert and COMMIT as one pipeline, one store call
+// bounded like every other (database.Bound). If the upsert fails the server skips
+// the COMMIT and the transaction is rolled back.
 func (r *pgReservation) Complete(ctx context.Context, rec *idempotency.Record) error {
+	ctx, cancel := database.Bound(ctx)
+	defer cancel()
 	var tag string
 	err := r.pgx(func(pc *pgx.Conn) error {
 		b := &pgx.Batch{}

@@ -80,7 +80,7 @@ func (r *sqliteReservation) Complete(ctx context.Context, rec *idempotency.Recor
 	}
 	if err := tx.WithContext(ctx).Clauses(upsertComplete).Create(toRow(rec)).Error; err != nil {
 		r.Release()
-		return fmt.Errorf("store idempotency record: %w", database.Classify(err))
+		return fmt.Errorf("store idempotency record: %w", err)
 	}
 	err = tx.Commit().Error
 	r.once.Do(func() {

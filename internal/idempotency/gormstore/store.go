@@ -187,7 +187,7 @@ func (s *Store) MarkFailed(ctx context.Context, rec *idempotency.Record, now tim
 		}}},
 	}).Create(w).Error
 	if err != nil {
-		return fmt.Errorf("mark idempotency record failed: %w", database.Classify(err))
+		return fmt.Errorf("mark idempotency record failed: %w", err)
 	}
 	return nil
 }
@@ -210,7 +210,7 @@ func (s *Store) DeleteExpired(ctx context.Context, now time.Time, limit int) (in
 	}
 	res := s.db.WithContext(ctx).Exec(q, now.UTC(), limit, now.UTC())
 	if res.Error != nil {
-		return 0, fmt.Errorf("sweep idempotency records: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("sweep idempotency records: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }

@@ -31,10 +31,11 @@ type Config struct {
 	Skipper middleware.Skipper
 	// Sink receives the entries. Required.
 	Sink Sink
-	// Problem returns the status and problem code the client will see for err, the
-	// error of the request whose context is ctx (the server's error rendering), since
-	// the middleware runs before it. Required.
-	Problem func(ctx context.Context, err error) (status int, code string)
+	// Problem returns the status, problem code and, for a 503 STORE_UNAVAILABLE,
+	// the problem's "outcome" the client will see for err, the error of the request
+	// whose context is ctx (the server's error rendering), since the middleware runs
+	// before it. Required.
+	Problem func(ctx context.Context, err error) (status int, code, outcome string)
 	// Now is the clock of CreatedAt. Optional. Default time.Now.
 	Now func() time.Time
 }
@@ -64,23 +65,23 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 			defer func() {
 				// A panic is answered 500 INTERNAL further out (Recover); log it as such.
 				if p := recover(); p != nil {
-					config.record(c, note, start, http.StatusInternalServerError, "INTERNAL")
+					config.record(c, note, start, http.StatusInternalServerError, "INTERNAL", "")
 					panic(p)
 				}
 			}()
 			err = next(c)
-			status, code := c.Response().Status, ""
+			status, code, outcome := c.Response().Status, "", ""
 			if err != nil {
 				// Rendered further out, unless the response was already sent.
-				s, cd := config.Problem(c.Request().Context(), err)
+				s, cd, o := config.Problem(c.Request().Context(), err)
 				if !c.Response().Committed {
-					status = s
+					status, outcome = s, o
 				}
 				if status >= 400 {
 					code = cd
 				}
 			}
-			config.record(c, note, start, status, code)
+			config.record(c, note, start, status, code, outcome)
 			return err
 		}
 	}, nil
@@ -88,7 +89,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 
 // record writes the entry of c if it authenticated. Only these fields are logged:
 // never a body, a header value (beyond a valid Idempotency-Key), a query or a token.
-func (config Config) record(c echo.Context, note *idempotencyNote, start time.Time, status int, code string) {
+func (config Config) record(c echo.Context, note *idempotencyNote, start time.Time, status int, code, outcome string) {
 	req := c.Request()
 	p := auth.FromContext(req.Context())
 	if p == nil || p.TenantID == "" {
@@ -102,7 +103,7 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 		ID: ids.New(ids.RequestLog), RequestID: requestid.From(req.Context()),
 		TenantID: p.TenantID, Method: req.Method, Path: path, Route: c.Path(), Status: status,
 		Duration: time.Since(start), Credential: requestlog.Credential{Type: string(p.Kind), ID: p.CredentialID},
-		IdempotencyKey: note.key, IdempotencyOutcome: note.outcome, ErrorCode: code,
+		IdempotencyKey: note.key, IdempotencyOutcome: note.outcome, ErrorCode: code, StoreOutcome: outcome,
 		CreatedAt: config.Now().UTC(),
 	})
 }

@@ -19,7 +19,9 @@ type entryResponse struct {
 	IdempotencyKey     *string            `json:"idempotencyKey"`
 	IdempotencyOutcome *string            `json:"idempotencyOutcome"`
 	ErrorCode          *string            `json:"errorCode"`
-	CreatedAt          time.Time          `json:"createdAt"`
+	// StoreOutcome is a 503 STORE_UNAVAILABLE's "outcome": not_executed or unknown.
+	StoreOutcome *string   `json:"storeOutcome"`
+	CreatedAt    time.Time `json:"createdAt"`
 }
 
 type credentialResponse struct {
@@ -39,7 +41,7 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
-		ErrorCode: orNull(e.ErrorCode), CreatedAt: e.CreatedAt.UTC()}
+		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC()}
 }
 
 func entryID(e *requestlog.Entry) string { return e.ID }
@@ -62,7 +64,9 @@ func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Recor
 	if state == stateProcessing || rec == nil {
 		return out
 	}
-	created, expires := rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	// To the microsecond, as every time of the API (docs/openapi.yaml): SQLite keeps
+	// the engine's nanoseconds.
+	created, expires := rec.CreatedAt.UTC().Truncate(time.Microsecond), rec.ExpiresAt.UTC().Truncate(time.Microsecond)
 	out.CreatedAt, out.ExpiresAt = &created, &expires
 	if rec.StatusCode != 0 {
 		out.StatusCode = &rec.StatusCode

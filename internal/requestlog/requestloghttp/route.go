@@ -2,7 +2,6 @@ package requestloghttp
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"regexp"
 	"slices"
@@ -90,12 +89,9 @@ func (h handlers) get(c echo.Context) error {
 	}
 	id := c.Param("id")
 	if !requestIDShape.MatchString(id) {
-		return problem.New(problem.NotFound, "no request with this id in the log")
+		return requestlog.ErrNotFound
 	}
 	e, err := h.store.Get(c.Request().Context(), tenant, id)
-	if errors.Is(err, requestlog.ErrNotFound) {
-		return problem.New(problem.NotFound, "no request with this id in the log")
-	}
 	if err != nil {
 		return err
 	}
@@ -120,7 +116,7 @@ func (h handlers) inspect(c echo.Context) error {
 	}
 	state, ok := stateOf(rec, locked, h.now())
 	if !ok {
-		return problem.New(problem.NotFound, "no live idempotency record for this key, method and path")
+		return requestlog.ErrKeyNotFound
 	}
 	return c.JSON(http.StatusOK, toKeyResponse(k, state, rec))
 }
@@ -153,7 +149,7 @@ func stateOf(rec *idempotency.Record, locked bool, now time.Time) (string, bool)
 func keyOf(c echo.Context) (idempotency.RecordKey, error) {
 	k := idempotency.RecordKey{Key: c.Param("key"), Method: strings.ToUpper(c.QueryParam("method")), Path: c.QueryParam("path")}
 	if !idempotency.ValidKey(k.Key) {
-		return k, problem.New(problem.NotFound, "no live idempotency record for this key, method and path")
+		return k, requestlog.ErrKeyNotFound
 	}
 	switch k.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:

@@ -41,6 +41,7 @@ type row struct {
 	IdempotencyKey     *string
 	IdempotencyOutcome *string
 	ErrorCode          *string
+	StoreOutcome       *string
 	// Set by the request's own clock, never GORM's.
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 }
@@ -66,7 +67,8 @@ func toRow(e *requestlog.Entry) row {
 		Route: e.Route, Status: e.Status, DurationUs: e.Duration.Microseconds(),
 		CredentialType: e.Credential.Type, CredentialID: e.Credential.ID,
 		IdempotencyKey: nullable(e.IdempotencyKey), IdempotencyOutcome: nullable(string(e.IdempotencyOutcome)),
-		ErrorCode: nullable(e.ErrorCode), CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
+		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome),
+		CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
 }
 
 func toEntry(w *row) *requestlog.Entry {
@@ -74,7 +76,7 @@ func toEntry(w *row) *requestlog.Entry {
 		Route: w.Route, Status: w.Status, Duration: time.Duration(w.DurationUs) * time.Microsecond,
 		Credential:     requestlog.Credential{Type: w.CredentialType, ID: w.CredentialID},
 		IdempotencyKey: deref(w.IdempotencyKey), IdempotencyOutcome: requestlog.Outcome(deref(w.IdempotencyOutcome)),
-		ErrorCode: deref(w.ErrorCode), CreatedAt: w.CreatedAt.UTC()}
+		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome), CreatedAt: w.CreatedAt.UTC()}
 }
 
 // Insert stores entries in one durable commit, outside any request's transaction:
@@ -100,15 +102,15 @@ func (s *Store) Insert(ctx context.Context, entries []*requestlog.Entry) error {
 
 const insertEntry = `INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route,
 	status, duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome,
-	error_code, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	error_code, store_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 var entryColumns = []string{"tenant_id", "id", "request_id", "method", "path", "route", "status", "duration_us",
-	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "created_at"}
+	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at"}
 
 // values are w's columns in entryColumns' order.
 func (w row) values() []any {
 	return []any{w.TenantID, w.ID, w.RequestID, w.Method, w.Path, w.Route, w.Status, w.DurationUs,
-		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.CreatedAt}
+		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt}
 }
 
 func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
@@ -157,13 +159,16 @@ func (s *Store) insertPrepared(ctx context.Context, entries []*requestlog.Entry)
 	return tx.Commit()
 }
 
+// tenant is a statement on the tenant's entries only, on the pool: the log is
+// read and written outside any request's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return s.db.WithContext(ctx).Scopes(database.OfTenant(tenantID))
+}
+
 // List returns up to f.Limit of the tenant's entries matching f, newest first (IDs
 // are UUIDv7, so ID order is creation order and stable), and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) ([]*requestlog.Entry, bool, error) {
-	q := s.db.WithContext(ctx).Where("tenant_id = ?", tenantID)
-	if f.Before != "" {
-		q = q.Where("id < ?", f.Before)
-	}
+	q := s.tenant(ctx, tenantID)
 	if f.IdempotencyKey != "" {
 		q = q.Where("idempotency_key = ?", f.IdempotencyKey)
 	}
@@ -182,17 +187,9 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 	if !f.Until.IsZero() {
 		q = q.Where("created_at < ?", f.Until.UTC())
 	}
-	var rows []row
-	if err := q.Order("id DESC").Limit(f.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list request log: %w", database.Classify(err))
-	}
-	more := len(rows) > f.Limit
-	if more {
-		rows = rows[:f.Limit]
-	}
-	out := make([]*requestlog.Entry, len(rows))
-	for i := range rows {
-		out[i] = toEntry(&rows[i])
+	out, more, err := database.Page(q, database.NewestFirst, f.Before, f.Limit, toEntry)
+	if err != nil {
+		return nil, false, fmt.Errorf("list request log: %w", err)
 	}
 	return out, more, nil
 }
@@ -200,13 +197,13 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 // Get returns the tenant's newest entry with requestID, or requestlog.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, requestID string) (*requestlog.Entry, error) {
 	var w row
-	err := s.db.WithContext(ctx).Where("tenant_id = ? AND request_id = ?", tenantID, requestID).
+	err := s.tenant(ctx, tenantID).Where("request_id = ?", requestID).
 		Order("id DESC").Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, requestlog.ErrNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get request log entry: %w", database.Classify(err))
+		return nil, fmt.Errorf("get request log entry: %w", err)
 	}
 	return toEntry(&w), nil
 }
@@ -224,7 +221,7 @@ func (s *Store) DeleteBefore(ctx context.Context, cutoff time.Time, limit int) (
 	}
 	res := s.db.WithContext(ctx).Exec(q, cutoff.UTC(), limit)
 	if res.Error != nil {
-		return 0, fmt.Errorf("sweep request log: %w", database.Classify(res.Error))
+		return 0, fmt.Errorf("sweep request log: %w", res.Error)
 	}
 	return int(res.RowsAffected), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -21,19 +22,23 @@ import (
 type Config struct {
 	// Risks runs writes, each one unit of work, and its Store serves reads. Required.
 	Risks *risks.Service
+	// RequireIfMatch refuses PATCH, PUT and DELETE without If-Match (428,
+	// REQUIRE_IF_MATCH).
+	RequireIfMatch bool
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }
 
 type handlers struct {
-	risks *risks.Service
-	now   func() time.Time
+	risks          *risks.Service
+	requireIfMatch bool
+	now            func() time.Time
 }
 
 // Routes declares the risk routes: reads need risks:read, writes risks:write, every
 // write honours Idempotency-Key (docs/idempotency.md), every body is JSON.
 func Routes(cfg Config) []route.Route {
-	h := handlers{risks: cfg.Risks, now: cfg.Now}
+	h := handlers{risks: cfg.Risks, requireIfMatch: cfg.RequireIfMatch, now: cfg.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -53,7 +58,7 @@ func Routes(cfg Config) []route.Route {
 func (h handlers) timestamp() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
 
 func (h handlers) create(c echo.Context) error {
-	var req writeRequest
+	var req riskview.Write
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func (h handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := risks.New(ids.New(ids.Risk), tenant, req.fields(), h.timestamp())
+	r, err := risks.New(ids.New(ids.Risk), tenant, req.Fields(), h.timestamp())
 	if err != nil {
 		return err
 	}
@@ -69,15 +74,19 @@ func (h handlers) create(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+r.ID)
-	return c.JSON(http.StatusCreated, toResponse(r))
+	return respond(c, http.StatusCreated, r)
 }
 
+// get answers 304 without a body when If-None-Match names the risk's ETag.
 func (h handlers) get(c echo.Context) error {
 	r, err := h.load(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toResponse(r))
+	if fresh, err := notModified(c, r); fresh || err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, r)
 }
 
 func (h handlers) list(c echo.Context) error {
@@ -94,13 +103,13 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, toResponse))
+	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, riskview.Of))
 }
 
 func riskID(r *risks.Risk) string { return r.ID }
 
 func (h handlers) patch(c echo.Context) error {
-	var req PatchRequest
+	var req riskview.Patch
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
@@ -112,41 +121,34 @@ func (h handlers) patch(c echo.Context) error {
 }
 
 func (h handlers) replace(c echo.Context) error {
-	var req writeRequest
+	var req riskview.Write
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.fields(), h.timestamp()) })
+	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.Fields(), h.timestamp()) })
 }
 
-// update reads, changes and stores the risk named by :id as one unit of work.
+// update reads, checks If-Match, changes and stores the risk named by :id as one
+// unit of work.
 func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
-	id := c.Param("id")
-	if !ids.Valid(ids.Risk, id) {
-		return problem.New(problem.NotFound, "no such risk")
-	}
-	tenant, err := route.Tenant(c)
+	tenant, id, ifMatch, err := h.target(c)
 	if err != nil {
 		return err
 	}
-	r, err := h.risks.Update(c.Request().Context(), tenant, id, change)
+	r, err := h.risks.Update(c.Request().Context(), tenant, id, ifMatch, change)
 	if err != nil {
-		return err
+		return stale(err)
 	}
-	return c.JSON(http.StatusOK, toResponse(r))
+	return respond(c, http.StatusOK, r)
 }
 
 func (h handlers) delete(c echo.Context) error {
-	id := c.Param("id")
-	if !ids.Valid(ids.Risk, id) {
-		return problem.New(problem.NotFound, "no such risk")
-	}
-	tenant, err := route.Tenant(c)
+	tenant, id, ifMatch, err := h.target(c)
 	if err != nil {
 		return err
 	}
-	if err := h.risks.Delete(c.Request().Context(), tenant, id); err != nil {
-		return err
+	if err := h.risks.Delete(c.Request().Context(), tenant, id, ifMatch); err != nil {
+		return stale(err)
 	}
 	return c.NoContent(http.StatusNoContent)
 }
@@ -156,7 +158,7 @@ func (h handlers) delete(c echo.Context) error {
 func (h handlers) load(c echo.Context) (*risks.Risk, error) {
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return nil, problem.New(problem.NotFound, "no such risk")
+		return nil, risks.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {

@@ -39,8 +39,8 @@ func (d lateFailingDependent) DeleteByRisk(ctx context.Context, tenantID, riskID
 // lateFailingStore stores the update, then fails.
 type lateFailingStore struct{ risks.Store }
 
-func (s lateFailingStore) Update(ctx context.Context, r *risks.Risk) error {
-	if err := s.Store.Update(ctx, r); err != nil {
+func (s lateFailingStore) Update(ctx context.Context, before, after *risks.Risk) error {
+	if err := s.Store.Update(ctx, before, after); err != nil {
 		return err
 	}
 	return errLate
@@ -62,7 +62,7 @@ func newServiceEnv(t *testing.T) *serviceEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &serviceEnv{db: db, tenant: ten.ID, risks: riskstore.New(db.DB), atts: attachmentstore.New(db)}
+	env := &serviceEnv{db: db, tenant: ten.ID, risks: riskstore.New(db.DB, &changeLog{}), atts: attachmentstore.New(db, &changeLog{})}
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	env.risk, err = risks.New(ids.New(ids.Risk), ten.ID, risks.Fields{Title: str("before")}, now)
 	if err != nil {
@@ -98,7 +98,7 @@ func TestServiceDeleteRemovesTheRiskAndItsAttachmentsTogether(t *testing.T) {
 	tx := database.NewRunner(env.db.DB)
 
 	failing := &risks.Service{Store: env.risks, Tx: tx, Dependents: []risks.Dependent{lateFailingDependent{env.atts}}}
-	if err := failing.Delete(ctx, env.tenant, env.risk.ID); !errors.Is(err, errLate) {
+	if err := failing.Delete(ctx, env.tenant, env.risk.ID, nil); !errors.Is(err, errLate) {
 		t.Fatalf("Delete: %v, want the dependent's error", err)
 	}
 	if _, err := env.risks.Get(ctx, env.tenant, env.risk.ID); err != nil {
@@ -109,7 +109,7 @@ func TestServiceDeleteRemovesTheRiskAndItsAttachmentsTogether(t *testing.T) {
 	}
 
 	svc := &risks.Service{Store: env.risks, Tx: tx, Dependents: []risks.Dependent{env.atts}}
-	if err := svc.Delete(ctx, env.tenant, env.risk.ID); err != nil {
+	if err := svc.Delete(ctx, env.tenant, env.risk.ID, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := env.risks.Get(ctx, env.tenant, env.risk.ID); !errors.Is(err, risks.ErrNotFound) {
@@ -118,7 +118,7 @@ func TestServiceDeleteRemovesTheRiskAndItsAttachmentsTogether(t *testing.T) {
 	if n := env.attachmentCount(t); n != 0 {
 		t.Fatalf("after Delete %d attachments, want 0", n)
 	}
-	if err := svc.Delete(ctx, env.tenant, env.risk.ID); !errors.Is(err, risks.ErrNotFound) {
+	if err := svc.Delete(ctx, env.tenant, env.risk.ID, nil); !errors.Is(err, risks.ErrNotFound) {
 		t.Fatalf("second Delete: %v, want ErrNotFound", err)
 	}
 }
@@ -135,7 +135,7 @@ func TestServiceUpdateIsOneUnitOfWork(t *testing.T) {
 	}
 
 	failing := &risks.Service{Store: lateFailingStore{env.risks}, Tx: tx}
-	if _, err := failing.Update(ctx, env.tenant, env.risk.ID, retitle("half")); !errors.Is(err, errLate) {
+	if _, err := failing.Update(ctx, env.tenant, env.risk.ID, nil, retitle("half")); !errors.Is(err, errLate) {
 		t.Fatalf("Update: %v, want the store's error", err)
 	}
 	if r, err := env.risks.Get(ctx, env.tenant, env.risk.ID); err != nil || r.Title != "before" {
@@ -144,17 +144,17 @@ func TestServiceUpdateIsOneUnitOfWork(t *testing.T) {
 
 	svc := &risks.Service{Store: env.risks, Tx: tx}
 	invalid := errors.New("refused")
-	if _, err := svc.Update(ctx, env.tenant, env.risk.ID, func(*risks.Risk) error { return invalid }); err != invalid {
+	if _, err := svc.Update(ctx, env.tenant, env.risk.ID, nil, func(*risks.Risk) error { return invalid }); err != invalid {
 		t.Fatalf("Update: %v, want change's error unchanged", err)
 	}
-	got, err := svc.Update(ctx, env.tenant, env.risk.ID, retitle("after"))
+	got, err := svc.Update(ctx, env.tenant, env.risk.ID, nil, retitle("after"))
 	if err != nil || got.Title != "after" {
 		t.Fatalf("Update: %v %v", got, err)
 	}
 	if r, err := env.risks.Get(ctx, env.tenant, env.risk.ID); err != nil || r.Title != "after" || !r.UpdatedAt.Equal(got.UpdatedAt) {
 		t.Fatalf("stored %v %v, want what Update returned", r, err)
 	}
-	if _, err := svc.Update(ctx, env.tenant, ids.New(ids.Risk), retitle("x")); !errors.Is(err, risks.ErrNotFound) {
+	if _, err := svc.Update(ctx, env.tenant, ids.New(ids.Risk), nil, retitle("x")); !errors.Is(err, risks.ErrNotFound) {
 		t.Fatalf("Update of a missing risk: %v, want ErrNotFound", err)
 	}
 }
@@ -174,7 +174,7 @@ func TestConcurrentUpdatesLoseNoChange(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := svc.Update(ctx, env.tenant, env.risk.ID, func(r *risks.Risk) error {
+			_, err := svc.Update(ctx, env.tenant, env.risk.ID, nil, func(r *risks.Risk) error {
 				d := r.Description + fmt.Sprintf("[%d]", i)
 				return r.Apply(risks.Update{Description: &d}, time.Now().UTC().Truncate(time.Microsecond))
 			})

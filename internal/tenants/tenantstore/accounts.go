@@ -28,7 +28,7 @@ func (s *Store) LockTenant(ctx context.Context, id string) error {
 // when it touched no row.
 func affected(res *gorm.DB, notFound error, what string) error {
 	if res.Error != nil {
-		return fmt.Errorf("%s: %w", what, database.Classify(res.Error))
+		return fmt.Errorf("%s: %w", what, res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return notFound
@@ -36,28 +36,16 @@ func affected(res *gorm.DB, notFound error, what string) error {
 	return nil
 }
 
-// page applies p to q over a newest-first list and reads it into dst, reporting
-// whether more rows follow; dst must be a pointer to a slice.
-func page[T any](q *gorm.DB, p tenants.Page, what string) ([]T, bool, error) {
-	if p.Before != "" {
-		q = q.Where("id < ?", p.Before)
-	}
-	var rows []T
-	if err := q.Order("id DESC").Limit(p.Limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("%s: %w", what, database.Classify(err))
-	}
-	more := len(rows) > p.Limit
-	if more {
-		rows = rows[:p.Limit]
-	}
-	return rows, more, nil
+// tenant is a statement on the tenant's rows only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
 }
 
 // Tenants lists every tenant, oldest first.
 func (s *Store) Tenants(ctx context.Context) ([]tenants.Tenant, error) {
 	var rows []tenantRow
 	if err := database.Conn(ctx, s.db).Order("id").Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("list tenants: %w", database.Classify(err))
+		return nil, fmt.Errorf("list tenants: %w", err)
 	}
 	out := make([]tenants.Tenant, len(rows))
 	for i, r := range rows {
@@ -86,21 +74,19 @@ func (s *Store) UserByID(ctx context.Context, id string) (tenants.User, string, 
 
 // Users lists the tenant's users newest first.
 func (s *Store) Users(ctx context.Context, tenantID string, p tenants.Page) ([]tenants.User, bool, error) {
-	rows, more, err := page[userRow](database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID), p, "list users")
-	out := make([]tenants.User, len(rows))
-	for i, r := range rows {
-		out[i] = r.toUser()
+	out, more, err := database.Page(s.tenant(ctx, tenantID), database.NewestFirst, p.Before, p.Limit, (*userRow).toUser)
+	if err != nil {
+		return nil, false, fmt.Errorf("list users: %w", err)
 	}
-	return out, more, err
+	return out, more, nil
 }
 
 // CountAdmins counts the tenant's admins.
 func (s *Store) CountAdmins(ctx context.Context, tenantID string) (int, error) {
 	var n int64
-	err := database.Conn(ctx, s.db).Model(&userRow{}).
-		Where("tenant_id = ? AND role = ?", tenantID, string(tenants.RoleAdmin)).Count(&n).Error
+	err := s.tenant(ctx, tenantID).Model(&userRow{}).Where("role = ?", string(tenants.RoleAdmin)).Count(&n).Error
 	if err != nil {
-		return 0, fmt.Errorf("count admins: %w", database.Classify(err))
+		return 0, fmt.Errorf("count admins: %w", err)
 	}
 	return int(n), nil
 }
@@ -133,10 +119,9 @@ func (s *Store) APIKeyByID(ctx context.Context, id string) (tenants.APIKey, erro
 
 // APIKeys lists the tenant's keys newest first.
 func (s *Store) APIKeys(ctx context.Context, tenantID string, p tenants.Page) ([]tenants.APIKey, bool, error) {
-	rows, more, err := page[apiKeyRow](database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID), p, "list api keys")
-	out := make([]tenants.APIKey, len(rows))
-	for i, r := range rows {
-		out[i] = r.toKey()
+	out, more, err := database.Page(s.tenant(ctx, tenantID), database.NewestFirst, p.Before, p.Limit, (*apiKeyRow).toKey)
+	if err != nil {
+		return nil, false, fmt.Errorf("list api keys: %w", err)
 	}
-	return out, more, err
+	return out, more, nil
 }

@@ -109,7 +109,7 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 		return notFound
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", what, database.Classify(err))
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
 	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create tenant: %w", database.Classify(err))
+		return fmt.Errorf("create tenant: %w", err)
 	}
 	return nil
 }
@@ -147,7 +147,7 @@ func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash str
 		return tenants.ErrEmailTaken
 	}
 	if err != nil {
-		return fmt.Errorf("create user: %w", database.Classify(err))
+		return fmt.Errorf("create user: %w", err)
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 	row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
 		Scopes: strings.Join(strs, ","), CreatedAt: k.CreatedAt.UTC()}
 	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
-		return fmt.Errorf("create api key: %w", database.Classify(err))
+		return fmt.Errorf("create api key: %w", err)
 	}
 	return nil
 }
@@ -224,7 +224,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 	res := database.Conn(ctx, s.db).Model(&apiKeyRow{}).Where("id = ?", id).
 		Update("revoked_at", gorm.Expr("COALESCE(revoked_at, ?)", at.UTC()))
 	if res.Error != nil {
-		return fmt.Errorf("revoke api key: %w", database.Classify(res.Error))
+		return fmt.Errorf("revoke api key: %w", res.Error)
 	}
 	if res.RowsAffected == 0 {
 		return tenants.ErrAPIKeyNotFound
@@ -235,5 +235,5 @@ func (s *Store) RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 // TouchAPIKey records the key's last use, on the pool rather than ctx's transaction.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 	err := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", id).Update("last_used_at", at.UTC()).Error
-	return database.Classify(err)
+	return err
 }

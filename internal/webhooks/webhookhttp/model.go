@@ -2,7 +2,7 @@ package webhookhttp
 
 import (
 	"github.com/riskapi/riskapi/internal/problem"
-	"github.com/riskapi/riskapi/internal/risks/riskhttp"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
@@ -15,8 +15,8 @@ type deliveryRequest struct {
 
 // findingRequest is "data": the risk's fields as in PATCH, plus externalId.
 type findingRequest struct {
-	ExternalID            *string `json:"externalId"`
-	riskhttp.PatchRequest `json:",inline"`
+	ExternalID     *string `json:"externalId"`
+	riskview.Patch `json:",inline"`
 }
 
 // ack is the answer to every accepted delivery.

@@ -44,7 +44,7 @@ func (s *Store) SealLegacy(ctx context.Context) (int, error) {
 	var rows []sourceRow
 	err := s.db.WithContext(ctx).Where("secret NOT LIKE ?", sealedPrefix+"%").Find(&rows).Error
 	if err != nil {
-		return 0, fmt.Errorf("find unsealed webhook secrets: %w", database.Classify(err))
+		return 0, fmt.Errorf("find unsealed webhook secrets: %w", err)
 	}
 	n := 0
 	for _, w := range rows {
@@ -55,7 +55,7 @@ func (s *Store) SealLegacy(ctx context.Context) (int, error) {
 		res := s.db.WithContext(ctx).Model(&sourceRow{}).Where("id = ? AND secret = ?", w.ID, w.Secret).
 			Update("secret", sealed)
 		if res.Error != nil {
-			return n, fmt.Errorf("seal webhook secret: %w", database.Classify(res.Error))
+			return n, fmt.Errorf("seal webhook secret: %w", res.Error)
 		}
 		n += int(res.RowsAffected)
 	}
@@ -114,7 +114,7 @@ func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
 		return webhooks.ErrSourceExists
 	}
 	if err != nil {
-		return fmt.Errorf("create webhook source: %w", database.Classify(err))
+		return fmt.Errorf("create webhook source: %w", err)
 	}
 	return nil
 }
@@ -127,48 +127,44 @@ func (s *Store) SourceByName(ctx context.Context, name string) (*webhooks.Source
 		return nil, webhooks.ErrSourceNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get webhook source: %w", database.Classify(err))
+		return nil, fmt.Errorf("get webhook source: %w", err)
 	}
 	return s.toSource(&w)
 }
 
+// tenant is a statement on the tenant's rows only, in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
+}
+
 // Sources lists the tenant's sources newest first.
 func (s *Store) Sources(ctx context.Context, tenantID, before string, limit int) ([]*webhooks.Source, bool, error) {
-	q := database.Conn(ctx, s.db).Where("tenant_id = ?", tenantID)
-	if before != "" {
-		q = q.Where("id < ?", before)
-	}
-	var rows []sourceRow
-	if err := q.Order("id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, false, fmt.Errorf("list webhook sources: %w", database.Classify(err))
-	}
-	more := len(rows) > limit
-	if more {
-		rows = rows[:limit]
-	}
-	out := make([]*webhooks.Source, len(rows))
-	for i := range rows {
-		w := rows[i]
-		// A list never carries the secret: it is not even opened.
-		out[i] = &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, CreatedAt: w.CreatedAt.UTC()}
+	out, more, err := database.Page(s.tenant(ctx, tenantID), database.NewestFirst, before, limit, listedSource)
+	if err != nil {
+		return nil, false, fmt.Errorf("list webhook sources: %w", err)
 	}
 	return out, more, nil
+}
+
+// listedSource is a source as a list shows it: never with its secret, which is not
+// even opened.
+func listedSource(w *sourceRow) *webhooks.Source {
+	return &webhooks.Source{ID: w.ID, TenantID: w.TenantID, Name: w.Source, CreatedAt: w.CreatedAt.UTC()}
 }
 
 // DeleteSource deletes the tenant's source and its received event IDs in one
 // transaction, or returns webhooks.ErrSourceNotFound.
 func (s *Store) DeleteSource(ctx context.Context, tenantID, id string) error {
 	return s.InTx(ctx, func(ctx context.Context) error {
-		conn := database.Conn(ctx, s.db)
-		res := conn.Where("id = ? AND tenant_id = ?", id, tenantID).Delete(&sourceRow{})
+		res := s.tenant(ctx, tenantID).Where("id = ?", id).Delete(&sourceRow{})
 		if res.Error != nil {
-			return fmt.Errorf("delete webhook source: %w", database.Classify(res.Error))
+			return fmt.Errorf("delete webhook source: %w", res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return webhooks.ErrSourceNotFound
 		}
-		if err := conn.Where("source_id = ?", id).Delete(&eventRow{}).Error; err != nil {
-			return fmt.Errorf("delete webhook events: %w", database.Classify(err))
+		if err := database.Conn(ctx, s.db).Where("source_id = ?", id).Delete(&eventRow{}).Error; err != nil {
+			return fmt.Errorf("delete webhook events: %w", err)
 		}
 		return nil
 	})
@@ -182,7 +178,7 @@ func (s *Store) RecordEvent(ctx context.Context, sourceID, eventID string, at ti
 	res := database.Conn(ctx, s.db).Clauses(clause.OnConflict{DoNothing: true}).
 		Create(&eventRow{SourceID: sourceID, EventID: eventID, ReceivedAt: at.UTC()})
 	if res.Error != nil {
-		return false, fmt.Errorf("record webhook event: %w", database.Classify(res.Error))
+		return false, fmt.Errorf("record webhook event: %w", res.Error)
 	}
 	return res.RowsAffected == 1, nil
 }
@@ -196,7 +192,7 @@ func (s *Store) LockFinding(ctx context.Context, tenantID, externalID string) er
 	h := sha256.Sum256([]byte("webhook-finding\x00" + tenantID + "\x00" + externalID))
 	id := int64(binary.BigEndian.Uint64(h[:8]))
 	if err := database.Conn(ctx, s.db).Exec("SELECT pg_advisory_xact_lock(?)", id).Error; err != nil {
-		return fmt.Errorf("lock finding: %w", database.Classify(err))
+		return fmt.Errorf("lock finding: %w", err)
 	}
 	return nil
 }

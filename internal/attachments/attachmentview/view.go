@@ -1,4 +1,6 @@
-package attachmenthttp
+// Package attachmentview is an attachment's public shape, in one place: the JSON the
+// upload and list responses and the attachment.created event show.
+package attachmentview
 
 import (
 	"time"
@@ -6,20 +8,21 @@ import (
 	"github.com/riskapi/riskapi/internal/attachments"
 )
 
-// attachmentResponse is an attachment as the API shows it.
-type attachmentResponse struct {
+// Attachment is an attachment as the API shows it.
+type Attachment struct {
 	ID          string    `json:"id"`
 	RiskID      string    `json:"riskId"`
 	Filename    string    `json:"filename"`
 	ContentType string    `json:"contentType"`
-	Size        int64     `json:"size"`
+	Size        int64     `json:"size"` // bytes
 	SHA256      string    `json:"sha256"`
 	Description string    `json:"description"`
 	CreatedAt   time.Time `json:"createdAt"`
 }
 
-func toResponse(a *attachments.Attachment) attachmentResponse {
-	return attachmentResponse{ID: a.ID, RiskID: a.RiskID, Filename: a.Filename,
+// Of returns a as the API shows it.
+func Of(a *attachments.Attachment) Attachment {
+	return Attachment{ID: a.ID, RiskID: a.RiskID, Filename: a.Filename,
 		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256,
 		Description: a.Description, CreatedAt: a.CreatedAt.UTC()}
 }

@@ -1,0 +1,128 @@
+// Package changes is the one recording point of riskapi's writes: every store that
+// writes a tenant's data hands each change, inside the change's own transaction, to a
+// Recorder (the outbox's events today; the audit log hangs off the same point). A
+// change that rolls back takes its records with it; a committed one has exactly one.
+//
+// It knows nothing of HTTP, SQL or the resources: a change carries the resource's
+// public JSON form before and after (docs/architecture.md, "recording point").
+package changes
+
+import (
+	"context"
+	"errors"
+)
+
+// Action names what happened, "<target type>.<verb>" (e.g. "risk.updated"); the
+// actions that are event types are emitted under the same name (docs/events.md).
+type Action string
+
+// Target is what a change is about.
+type Target struct {
+	Type string // "risk", "attachment", …
+	ID   string // the resource's ID ("risk_…", "att_…")
+}
+
+// ActorType says what kind of author made a change (docs/events.md, contract's audit
+// actor types).
+type ActorType string
+
+// The authors a change can have.
+const (
+	ActorUser          ActorType = "user"           // a session user
+	ActorAPIKey        ActorType = "api_key"        // an API key
+	ActorWebhookSource ActorType = "webhook_source" // an inbound webhook's source
+	ActorSystem        ActorType = "system"         // a CLI command or a job
+)
+
+// Actor is the author of a change.
+type Actor struct {
+	Type ActorType
+	ID   string // the user's, key's or source's ID; "" for ActorSystem
+}
+
+// Change is one write of one resource, as handed to a Recorder inside its transaction.
+type Change struct {
+	TenantID string
+	Actor    Actor
+	Action   Action
+	Target   Target
+	// Before is the resource's public form as stored before the change (nil for a
+	// creation); After as stored after it (nil for a deletion). Each marshals to the
+	// JSON the API returns for the resource.
+	Before, After any
+}
+
+// Recorder records changes. Record runs inside the change's transaction (ctx carries
+// it); an error rolls the change back.
+type Recorder interface {
+	Record(ctx context.Context, c Change) error
+}
+
+// Recorders records each change with every recorder in turn, stopping at the first
+// error.
+type Recorders []Recorder
+
+// Record implements Recorder.
+func (rs Recorders) Record(ctx context.Context, c Change) error {
+	for _, r := range rs {
+		if err := r.Record(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrNoRecorder is returned by a store asked to write without a Recorder: a write
+// that records nothing would break "every committed change is recorded once".
+var ErrNoRecorder = errors.New("changes: store has no Recorder")
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying a as the author of the changes made under it (set
+// by authentication for API requests, by the inbound webhook receiver for its events).
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorFrom returns the actor ctx carries, or ActorSystem when none (a CLI command,
+// a job).
+func ActorFrom(ctx context.Context) Actor {
+	if a, ok := ctx.Value(actorKey{}).(Actor); ok {
+		return a
+	}
+	return Actor{Type: ActorSystem}
+}
+
+// UnitOfWork runs fn as one transaction: the one ctx carries, if any, else a new one
+// committed when fn returns nil (internal/database.Runner).
+type UnitOfWork interface {
+	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+}
+
+// Point is the recording point a store writes through, and its one transaction
+// policy: a write and its records are one unit of work — the caller's transaction
+// when ctx carries one (a keyed request's reservation, a service's unit of work, an
+// inbound webhook's), else a transaction of their own.
+type Point struct {
+	Tx       UnitOfWork // required
+	Recorder Recorder   // required: a store without one refuses to write
+}
+
+// Write runs write and records the change it returns, in one unit of work. The
+// change's Actor is the one ctx carries (ActorFrom) unless write set it. Errors:
+// ErrNoRecorder, write's, the recorder's, the transaction's.
+func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Change, error)) error {
+	if p.Recorder == nil || p.Tx == nil {
+		return ErrNoRecorder
+	}
+	return p.Tx.InTx(ctx, func(ctx context.Context) error {
+		c, err := write(ctx)
+		if err != nil {
+			return err
+		}
+		if c.Actor == (Actor{}) {
+			c.Actor = ActorFrom(ctx)
+		}
+		return p.Recorder.Record(ctx, c)
+	})
+}

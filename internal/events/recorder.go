@@ -1,0 +1,44 @@
+package events
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/riskapi/riskapi/internal/changes"
+)
+
+// Bookkeeping names the members of an object that change with every change and are
+// therefore never listed in previousAttributes (docs/events.md).
+var Bookkeeping = []string{"updatedAt", "version"}
+
+// Recorder emits the event of each recorded change whose action is an event type
+// (docs/events.md), through Emitter, in the change's transaction: data.object is the
+// resource after the change (as it was, for a deletion); an update also carries
+// data.previousAttributes, the previous values of exactly the members that changed.
+// An action that is no event type (one the audit log alone records) emits nothing.
+type Recorder struct {
+	Emitter *Emitter // required
+}
+
+var _ changes.Recorder = Recorder{}
+
+// Record implements changes.Recorder. Errors: ErrNoUnitOfWork, the store's.
+func (r Recorder) Record(ctx context.Context, c changes.Change) error {
+	typ := Type(c.Action)
+	if !typ.Valid() {
+		return nil
+	}
+	object := c.After
+	if object == nil {
+		object = c.Before
+	}
+	var prev map[string]json.RawMessage
+	if c.Before != nil && c.After != nil {
+		var err error
+		if prev, err = changes.Previous(c.Before, c.After, Bookkeeping...); err != nil {
+			return err
+		}
+	}
+	_, err := r.Emitter.emit(ctx, c.TenantID, typ, object, prev)
+	return err
+}

@@ -1,0 +1,75 @@
+package riskhttp
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/etag"
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
+	"github.com/riskapi/riskapi/internal/route"
+)
+
+// respond sends r with its ETag: every response that carries one risk does
+// (docs/openapi.yaml).
+func respond(c echo.Context, status int, r *risks.Risk) error {
+	c.Response().Header().Set("ETag", riskview.ETag(r))
+	return c.JSON(status, riskview.Of(r))
+}
+
+// notModified answers 304 with r's ETag and no body when If-None-Match names r's
+// version (weak comparison, as RFC 9110 section 13.1.2 requires), and reports
+// whether it did. Errors: 400 for an If-None-Match that is no list of ETags.
+func notModified(c echo.Context, r *risks.Risk) (bool, error) {
+	none, given, err := etag.FromHeader(c.Request().Header, "If-None-Match")
+	if err != nil {
+		return false, problem.Invalid("If-None-Match", err.Error())
+	}
+	if !given || !none.MatchWeak(strconv.FormatInt(r.Version, 10)) {
+		return false, nil
+	}
+	c.Response().Header().Set("ETag", riskview.ETag(r))
+	return true, c.NoContent(http.StatusNotModified)
+}
+
+// target reads what a PATCH, PUT or DELETE acts on: the tenant, the risk's :id and
+// its If-Match. Errors: 404 for an ID that names no risk; 428 PRECONDITION_REQUIRED
+// without If-Match when RequireIfMatch is set; 400 for an If-Match that is no list
+// of ETags.
+func (h handlers) target(c echo.Context) (tenant, id string, ifMatch risks.IfMatch, err error) {
+	id = c.Param("id")
+	if !ids.Valid(ids.Risk, id) {
+		return "", "", nil, risks.ErrNotFound
+	}
+	if tenant, err = route.Tenant(c); err != nil {
+		return "", "", nil, err
+	}
+	l, given, err := etag.FromHeader(c.Request().Header, "If-Match")
+	switch {
+	case err != nil:
+		return "", "", nil, problem.Invalid("If-Match", err.Error())
+	case !given && h.requireIfMatch:
+		return "", "", nil, problem.New(problem.PreconditionRequired,
+			`this server requires If-Match on writes of a risk: send the ETag of the version you read (or "*")`)
+	case !given:
+		return tenant, id, nil, nil
+	}
+	return tenant, id, func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
+}
+
+// stale turns a write refused for its If-Match into 412 PRECONDITION_FAILED whose
+// "current" member is the risk as stored now; other errors pass unchanged.
+func stale(err error) error {
+	var s *risks.StaleError
+	if !errors.As(err, &s) {
+		return err
+	}
+	return &problem.Problem{Code: problem.PreconditionFailed, Current: riskview.Of(s.Current),
+		Detail: "If-Match does not name the risk's version " + riskview.ETag(s.Current) +
+			` (it changed since you read it): "current" holds it as stored now`}
+}
