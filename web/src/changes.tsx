@@ -2,7 +2,7 @@
  * What the outbox holds, for the user: a pending-changes indicator in the
  * header and a panel listing each change as pending, done or refused.
  */
-import type { Change } from "./outbox/change";
+import { unsettled, type Change } from "./outbox/change";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
 /**
@@ -14,11 +14,13 @@ export function PendingIndicator() {
   const { changes } = useChanges();
   const pending = changes.filter((c) => c.state === "pending").length;
   const refused = changes.filter((c) => c.state === "refused").length;
-  const cls = pending ? "indicator pending" : refused ? "indicator refused" : "indicator";
+  const conflicts = changes.filter((c) => c.state === "conflict").length;
+  const cls = pending ? "indicator pending" : refused || conflicts ? "indicator refused" : "indicator";
   return (
     <span class={cls} role="status" aria-live="polite" data-testid="pending-indicator">
-      {pending === 1 ? "1 change pending" : pending > 1 ? `${pending} changes pending` : refused ? "" : "All changes saved"}
+      {pending === 1 ? "1 change pending" : pending > 1 ? `${pending} changes pending` : refused || conflicts ? "" : "All changes saved"}
       {refused > 0 && <span class="badge refused">{refused === 1 ? "1 change refused" : `${refused} changes refused`}</span>}
+      {conflicts > 0 && <span class="badge conflict">{conflicts === 1 ? "1 change in conflict" : `${conflicts} changes in conflict`}</span>}
     </span>
   );
 }
@@ -28,7 +30,7 @@ export function ChangesPanel() {
   const { changes, progress } = useChanges();
   const online = useOnline();
   if (changes.length === 0) return null;
-  const settled = changes.filter((c) => c.state !== "pending");
+  const settled = changes.filter((c) => !unsettled(c));
   return (
     <aside class="changes" aria-label="Changes">
       <h2>Changes</h2>
@@ -70,6 +72,7 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
         {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
+        {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>
     </li>
   );

@@ -12,9 +12,32 @@
  * of that rule.
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
+import { afterStale } from "./merge";
 
-/** pending: not settled yet; done: a 2xx settled it; refused: a status that retrying cannot fix. */
-export type ChangeState = "pending" | "done" | "refused";
+/**
+ * pending: not settled yet; done: a 2xx settled it; refused: a status that
+ * retrying cannot fix; conflict: an edit met a newer version that changed the
+ * same field, and waits for the user to choose (merge.ts).
+ */
+export type ChangeState = "pending" | "done" | "refused" | "conflict";
+
+/** unsettled is true for a change still the user's to lose: pending, or waiting in conflict. */
+export function unsettled(c: Change): boolean {
+  return c.state === "pending" || c.state === "conflict";
+}
+
+/** Fields of a risk by their JSON name, with JSON values (a string, a number or null). */
+export type Fields = Record<string, unknown>;
+
+/** What a change in conflict met: the version stored now and its values of the user's fields. */
+export interface ConflictInfo {
+  /** The stored version, whose ETag "Keep mine" sends as If-Match. */
+  version: number;
+  /** The stored values of every field the change sets. */
+  theirs: Fields;
+  /** The fields both writers changed, to different values. */
+  fields: string[];
+}
 
 /** The write methods a change can carry. */
 export type WriteMethod = "POST" | "PUT" | "PATCH" | "DELETE";
@@ -92,6 +115,12 @@ export interface Change {
   form?: FormOrigin;
   /** True once the refused change's form was put back or the user dismissed it there. */
   restored?: boolean;
+  /** Sent as If-Match: the ETag of the version the user saw (an edit of a risk). */
+  ifMatch?: string;
+  /** The values the user saw of the fields the change sets: the base of the merge after a 412 (merge.ts). */
+  base?: Fields;
+  /** Set while the state is "conflict": what the change met. */
+  conflict?: ConflictInfo;
   state: ChangeState;
   /** Attempts made so far. */
   attempts: number;
@@ -120,6 +149,10 @@ export interface ChangeInput {
   body: JsonBody | FileBody | null;
   label: string;
   form?: FormOrigin;
+  /** The ETag of the version the user saw, sent as If-Match. */
+  ifMatch?: string;
+  /** The values the user saw of the fields the change sets. */
+  base?: Fields;
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */
@@ -145,6 +178,8 @@ export type Attempt =
  * when the change had made `change.attempts` attempts.
  *
  * - 2xx, replayed or not: done.
+ * - 412 with the stored risk, for an edit that knows its base: merged
+ *   (merge.ts): sent again at once over the new version, or a conflict.
  * - 401: still pending but not retried on a timer: the session is gone, and the
  *   sender waits until the user signs in again (the request never ran, so no
  *   record holds its key).
@@ -172,6 +207,10 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
     if (attempt.json !== undefined) next.result = attempt.json;
     delete next.problem;
     return settle(next, "done", now);
+  }
+  if (attempt.status === 412) {
+    const merged = afterStale(next, attempt.json);
+    if (merged) return merged;
   }
   const problem = problemOf(attempt.json);
   if (problem) next.problem = problem;

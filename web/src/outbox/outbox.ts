@@ -16,7 +16,8 @@
  * lock, so no attempt ever goes out with another user's cookie. Another user
  * neither sends nor sees the change; see docs/dashboard.md, "Whose change it is".
  */
-import { afterAttempt, newChange, resume, sameOwner, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
+import { afterAttempt, newChange, resume, sameOwner, unsettled, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
+import { keepMine, keepTheirs } from "./merge";
 import type { ChangeStore } from "./store";
 
 /** The Web Lock the sending tab holds. */
@@ -133,7 +134,7 @@ export class Outbox {
     const me = this.o.identity();
     const out = new Map<string, { email: string; count: number; owner: Owner }>();
     for (const c of await this.o.store.all()) {
-      if (c.state !== "pending" || sameOwner(c.owner, me)) continue;
+      if (!unsettled(c) || sameOwner(c.owner, me)) continue;
       const id = `${c.owner.tenantId}/${c.owner.userId}`;
       const w = out.get(id) ?? { email: c.owner.email, count: 0, owner: c.owner };
       w.count++;
@@ -142,10 +143,10 @@ export class Outbox {
     return [...out.values()];
   }
 
-  /** dismiss forgets a settled change of the signed-in user; a pending one cannot be dismissed. */
+  /** dismiss forgets a settled change of the signed-in user; a pending one or one in conflict cannot be dismissed. */
   async dismiss(key: string): Promise<void> {
     const c = await this.o.store.get(key);
-    if (!c || c.state === "pending" || !sameOwner(c.owner, this.o.identity())) return;
+    if (!c || unsettled(c) || !sameOwner(c.owner, this.o.identity())) return;
     await this.o.store.delete(key);
     this.publish({ type: "changed", key });
   }
@@ -159,13 +160,30 @@ export class Outbox {
   }
 
   /**
+   * resolve settles a conflict of the signed-in user as they chose (merge.ts):
+   * "mine" sends their change again over the version it met; "theirs" drops
+   * their fields in conflict, sending any others, and forgets the change when
+   * none are left. Only a change in conflict, which no tab is sending, is
+   * touched, so any tab may do this.
+   */
+  async resolve(key: string, keep: "mine" | "theirs"): Promise<void> {
+    const c = await this.o.store.get(key);
+    if (!c || c.state !== "conflict" || !sameOwner(c.owner, this.o.identity())) return;
+    const next = keep === "mine" ? keepMine(c) : keepTheirs(c);
+    if (next) await this.o.store.put(next);
+    else await this.o.store.delete(key);
+    this.publish({ type: "changed", key, ...(next ? { state: next.state } : {}) });
+    if (next) this.nudge();
+  }
+
+  /**
    * forget deletes owner's settled changes (their history, cleared at sign-out
    * or when another user signs in) and, with pending true, their unsent ones
-   * too (discarded at the user's request). Other users' changes stay.
+   * and conflicts too (discarded at the user's request). Other users' changes stay.
    */
   async forget(owner: Owner, pending: boolean): Promise<void> {
     for (const c of await this.o.store.all()) {
-      if (!sameOwner(c.owner, owner) || (c.state === "pending" && !pending)) continue;
+      if (!sameOwner(c.owner, owner) || (unsettled(c) && !pending)) continue;
       await this.o.store.delete(c.key);
     }
     this.publish({ type: "changed" });
@@ -173,7 +191,7 @@ export class Outbox {
 
   /** forgetOthersHistory deletes the settled changes of every user but me: a new user sees no earlier history. */
   async forgetOthersHistory(me: Owner): Promise<void> {
-    for (const c of await this.o.store.all()) if (c.state !== "pending" && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
+    for (const c of await this.o.store.all()) if (!unsettled(c) && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
     this.publish({ type: "changed" });
   }
 

@@ -27,6 +27,7 @@ export const sdkTransport: Transport = {
         {
           idempotencyKey: c.key,
           maxRetries: 0,
+          ...(c.ifMatch ? { ifMatch: c.ifMatch } : {}),
           ...(upload ? { onUploadProgress: onProgress } : { attemptTimeoutMs: JSON_TIMEOUT_MS }),
         },
       );

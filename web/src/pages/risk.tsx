@@ -6,12 +6,14 @@
  * no form behind.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { api, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
+import { api, etag, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
 import type { Change } from "../outbox/change";
+import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
 import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
+import { Conflicts } from "./conflict";
 
 /** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
 export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
@@ -58,6 +60,7 @@ export function RiskPage({ id }: { id: string }) {
       <h1 class="title">{risk.title}</h1>
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />
+      <Conflicts risk={risk} changes={changes} onResolved={load} />
       <EditRisk risk={risk} changes={changes} />
       <Attachments risk={risk} changes={changes} />
       <DeleteRisk risk={risk} />
@@ -82,29 +85,40 @@ function Facts({ risk }: { risk: Risk }) {
 
 type Form = ReturnType<typeof formOf>;
 
+/**
+ * EditRisk is the risk's edit form. It shows the stored risk with the user's
+ * pending edits laid over it, and sends only the fields the user changed, with
+ * If-Match of the version shown and the values the user saw of those fields,
+ * so that a newer version is merged or shown as a conflict, never overwritten
+ * (outbox/merge.ts).
+ */
 function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
-  const [f, setF] = useState(() => formOf(risk));
+  const path = `/risks/${risk.id}`;
+  const shown = withPending(risk, path, changes);
+  const [f, setF] = useState(() => formOf(shown));
   const [errors, setErrors] = useState<FieldErrors>({});
   // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
   const [held, setHeld] = useState(false);
+  const pendingKeys = changes.filter((c) => c.state === "pending" && c.path === path).map((c) => c.key).join();
   useEffect(() => {
-    if (!held) setF(formOf(risk));
-  }, [risk]);
+    if (!held) setF(formOf(shown));
+  }, [risk, pendingKeys]);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
-    setF({ ...formOf(risk), ...(c.form!.values as Partial<Form>) });
+    setF({ ...formOf(shown), ...(c.form!.values as Partial<Form>) });
     setErrors(fieldErrors(c));
     setHeld(true);
   });
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
-    const json = changedFields(formOf(risk), f);
+    const json = changedFields(formOf(shown), f);
     setErrors({});
     setHeld(false);
     if (Object.keys(json).length === 0) return;
     await outbox().enqueue({
-      method: "PATCH", path: `/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
+      method: "PATCH", path, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
       form: { name: "edit-risk", target: risk.id, values: f },
+      ifMatch: etag(risk), base: pick(shown, Object.keys(json)),
     });
   };
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
