@@ -5,7 +5,7 @@
  * form with the error beside its field, and a risk deleted elsewhere leaves
  * no form behind.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, etag, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
 import type { Change } from "../outbox/change";
@@ -99,10 +99,16 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [errors, setErrors] = useState<FieldErrors>({});
   // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
   const [held, setHeld] = useState(false);
-  const pendingKeys = changes.filter((c) => c.state === "pending" && c.path === path).map((c) => c.key).join();
+  // The form follows a re-read of the risk, and a pending edit appearing (made
+  // here, in another tab, or read back after a reload). An edit leaving
+  // "pending" is followed by a re-read, which shows its outcome.
+  const pending = changes.filter((c) => c.state === "pending" && c.path === path).map((c) => c.key);
+  const known = useRef<{ keys: string[]; appeared: number }>({ keys: [], appeared: 0 });
+  if (pending.some((k) => !known.current.keys.includes(k))) known.current.appeared++;
+  known.current.keys = pending;
   useEffect(() => {
     if (!held) setF(formOf(shown));
-  }, [risk, pendingKeys]);
+  }, [risk, known.current.appeared]);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
     setF({ ...formOf(shown), ...(c.form!.values as Partial<Form>) });
     setErrors(fieldErrors(c));
