@@ -47,12 +47,12 @@ async function openRisk(page: Page, id: string) {
   return form;
 }
 
-/** editOnline is another user's edit of one field in their own dashboard, saved at once. */
-async function editOnline(page: Page, id: string, label: string, value: string): Promise<void> {
+/** editTitleOnline is another user's edit of the title in their own dashboard, saved at once: it returns once the server holds it. */
+async function editTitleOnline(page: Page, id: string, title: string): Promise<void> {
   const form = await openRisk(page, id);
-  await form.getByLabel(label).fill(value);
+  await form.getByLabel("Title").fill(title);
   await form.getByRole("button", { name: "Save changes" }).click();
-  await allSaved(page);
+  await expect.poll(async () => (await stored(page, id)).title).toBe(title);
 }
 
 /** patches records the PATCHes of a page that reach the server (are answered) from now on. */
@@ -78,13 +78,13 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
 
     const theirs = unique("Flood in the cellar and the lift shaft");
-    await editOnline(b.page, risk.id, "Title", theirs);
+    await editTitleOnline(b.page, risk.id, theirs);
 
     await a.context.setOffline(false);
     await allSaved(a.page);
     expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "Grace", version: 3 });
     // Only the field the user changed, first over the version they saw, then over the newer one.
-    expect(sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
+    await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
       [`"1"`, { owner: "Grace" }],
       [`"2"`, { owner: "Grace" }],
     ]);
@@ -101,7 +101,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
       await form.getByLabel("Title").fill(mine);
       await form.getByRole("button", { name: "Save changes" }).click();
       const theirs = unique("Theirs: flood in the cellar");
-      await editOnline(b.page, risk.id, "Title", theirs);
+      await editTitleOnline(b.page, risk.id, theirs);
       await a.context.setOffline(false);
 
       const conflict = a.page.getByRole("region", { name: "Conflict" });
@@ -120,7 +120,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
       await expect.poll(() => noConflict(a.page)).toBe(true);
       if (choice === "Keep mine") {
         expect(await stored(a.page, risk.id)).toMatchObject({ title: mine, version: 3 });
-        expect(sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([[`"2"`, { title: mine }]]);
+        await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([[`"2"`, { title: mine }]]);
         await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(mine);
       } else {
         await a.page.waitForTimeout(1000); // time enough for anything queued to go out
