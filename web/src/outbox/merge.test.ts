@@ -94,6 +94,18 @@ describe("an edit that meets a newer version", () => {
     expect(server.sent).toHaveLength(1); // a conflict is not sent again on its own
   });
 
+  it("keeps a conflict when settled history is cleared at sign-out, and cannot be dismissed unseen", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue(edit(seen, { title: "Mine" }));
+    await quiet(o);
+    await o.forget(ALICE, false);
+    await o.dismiss(c.key);
+    expect(await o.list()).toMatchObject([{ key: c.key, state: "conflict" }]);
+  });
+
   it("Keep mine sends the user's value over the version it met", async () => {
     const server = new RiskServer();
     const seen = { ...server.risk };
