@@ -21,6 +21,7 @@ export { Account } from "./account.js";
 export { Users, ApiKeys, WebhookSources, WebhookEndpoints } from "./admin.js";
 export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_S } from "./webhooks.js";
 export { RiskApiError, NetworkError, type ErrorCode, type FieldError } from "./errors.js";
+export { etag, StaleRiskError, MAX_MODIFY_ATTEMPTS } from "./versions.js";
 export {
   classify,
   backoffDelay,

@@ -3,6 +3,7 @@
 import { getPage, paginate, type Send } from "./page.js";
 import type { CallOptions, Request } from "./transport.js";
 import type { ListParams, Page, Risk, RiskCreateParams, RiskReplaceParams, RiskUpdateParams } from "./types.js";
+import { etag, MAX_MODIFY_ATTEMPTS, staleRisk, StaleRiskError } from "./versions.js";
 
 /** A JSON request body, encoded once and sent unchanged on every attempt. */
 export function jsonBody(v: unknown): Request["body"] {
@@ -36,21 +37,72 @@ export class Risks {
     return paginate((cursor) => this.listPage({ limit: params.limit, cursor }, opts), params.cursor);
   }
 
-  /** Changes the fields given (PATCH /v2/risks/{id}); `null` unsets likelihood, impact or riskScore. */
+  /**
+   * Changes the fields given (PATCH /v2/risks/{id}); `null` unsets likelihood,
+   * impact or riskScore. With `opts.ifMatch` (`etag(risk)`) it writes only
+   * over that version: otherwise it rejects with a StaleRiskError carrying the
+   * risk as stored, and nothing changes.
+   */
   async update(id: string, params: RiskUpdateParams, opts?: CallOptions): Promise<Risk> {
-    const r = await this.send({ method: "PATCH", path: riskPath(id), body: jsonBody(params), expect: "json" }, opts);
-    return r.json as Risk;
+    return this.write("PATCH", id, params, opts);
   }
 
-  /** Replaces the risk (PUT /v2/risks/{id}); fields not given take their defaults, as on create. */
+  /** Replaces the risk (PUT /v2/risks/{id}); fields not given take their defaults, as on create. `opts.ifMatch` as for update. */
   async replace(id: string, params: RiskReplaceParams, opts?: CallOptions): Promise<Risk> {
-    const r = await this.send({ method: "PUT", path: riskPath(id), body: jsonBody(params), expect: "json" }, opts);
-    return r.json as Risk;
+    return this.write("PUT", id, params, opts);
   }
 
-  /** Deletes the risk (DELETE /v2/risks/{id}, 204). A retry of a delete that went through is replayed, not a 404. */
+  /**
+   * Deletes the risk (DELETE /v2/risks/{id}, 204). A retry of a delete that
+   * went through is replayed, not a 404. `opts.ifMatch` as for update.
+   */
   async delete(id: string, opts?: CallOptions): Promise<void> {
-    await this.send({ method: "DELETE", path: riskPath(id), expect: "empty" }, opts);
+    await this.send({ method: "DELETE", path: riskPath(id), expect: "empty" }, opts).catch((e: unknown) => {
+      throw staleRisk(e);
+    });
+  }
+
+  /**
+   * modify is the safe read-change-write of one risk: it reads the risk, asks
+   * `change` for the update to make to it, and sends that with If-Match of the
+   * version read. When another writer changed the risk in between (412), it
+   * calls `change` again on the risk as stored now (the refusal carries it, so
+   * no extra read) and tries again, at most MAX_MODIFY_ATTEMPTS writes.
+   * Nobody's change is overwritten unseen: `change` always decides on the
+   * latest version.
+   *
+   * ```ts
+   * const r = await client.risks.modify(id, (r) => ({ owner: r.owner.toLowerCase() }));
+   * ```
+   *
+   * `opts.ifMatch` is set by modify; each write gets its own idempotency key
+   * unless `opts.idempotencyKey` is given (a 412 is not stored by the server,
+   * so the same key runs again). A rejection of `change` stops modify as is.
+   * Rejects with the errors of get and update, and with the last
+   * StaleRiskError when every attempt found a newer version.
+   */
+  async modify(id: string, change: (r: Risk) => RiskUpdateParams | Promise<RiskUpdateParams>, opts: CallOptions = {}): Promise<Risk> {
+    const { ifMatch: _ignored, ...rest } = opts;
+    let r = await this.get(id, rest);
+    for (let attempt = 1; ; attempt++) {
+      const params = await change(r);
+      try {
+        return await this.update(id, params, { ...rest, ifMatch: etag(r) });
+      } catch (e) {
+        if (!(e instanceof StaleRiskError) || attempt >= MAX_MODIFY_ATTEMPTS) throw e;
+        r = e.current;
+      }
+    }
+  }
+
+  /** write sends a PATCH or PUT and decodes the risk answered; a 412 with the stored risk becomes a StaleRiskError. */
+  private async write(method: "PATCH" | "PUT", id: string, params: RiskUpdateParams | RiskReplaceParams, opts?: CallOptions): Promise<Risk> {
+    try {
+      const r = await this.send({ method, path: riskPath(id), body: jsonBody(params), expect: "json" }, opts);
+      return r.json as Risk;
+    } catch (e) {
+      throw staleRisk(e);
+    }
   }
 }
 

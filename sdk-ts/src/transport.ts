@@ -25,7 +25,11 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Called once with the details of the response that settled the call. */
   onResponse?: (info: ResponseInfo) => void;
-  /** Sent as If-Match: the version the caller saw (a risk's ETag, e.g. "\"3\"" ), so a write over a newer one is refused with 412. */
+  /**
+   * Sent as If-Match: the version the caller saw, as its ETag (`etag(risk)`,
+   * e.g. `"3"` with the quotes), so that a write over a newer version is
+   * refused with 412 (a risk's: StaleRiskError) and changes nothing.
+   */
   ifMatch?: string;
   /** Retries after the first attempt for this call, overriding the client's maxRetries; 0 sends once. */
   maxRetries?: number;

@@ -37,10 +37,10 @@ export function json(status: number, v: unknown, headers: Record<string, string>
 }
 
 /** A risk as the server returns it. */
-export function risk(id: string, title = "t"): Record<string, unknown> {
+export function risk(id: string, title = "t", version = 1): Record<string, unknown> {
   return {
     id, title, description: "", category: "", likelihood: null, impact: null, riskScore: null,
-    status: "open", owner: "", createdAt: "2026-12-01T08:00:00Z", updatedAt: "2026-12-01T08:00:00Z",
+    status: "open", owner: "", version, createdAt: "2026-12-01T08:00:00Z", updatedAt: "2026-12-01T08:00:00Z",
   };
 }
 

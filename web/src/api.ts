@@ -5,14 +5,14 @@
  * carries a secret) call it directly; every other change goes through the
  * outbox (outbox/outbox.ts), which sends with the same client.
  */
-import { NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
+import { etag, NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
 
 // The API's shapes come from docs/openapi.yaml through the SDK's generated types.
 export type {
   ApiKey, Attachment, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
   Risk, RiskCreateParams, RiskUpdateParams, User, WebhookEndpoint, WebhookSource,
 } from "@riskapi/sdk";
-export { RiskApiError };
+export { etag, RiskApiError };
 
 /**
  * UNAUTHENTICATED is dispatched on window whenever /v1 answers 401 (the

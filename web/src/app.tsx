@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { explain, UNAUTHENTICATED } from "./api";
 import { ChangesPanel, PendingIndicator } from "./changes";
+import { unsettled } from "./outbox/change";
 import { AccountPage } from "./pages/account";
 import { AdminPage } from "./pages/admin";
 import { EventsPage } from "./pages/events";
@@ -53,7 +54,7 @@ export function App() {
   const [confirmSignOut, setConfirmSignOut] = useState(0);
   const signOut = async (pendingChanges: "ask" | "keep" | "discard") => {
     const owner = identity();
-    const pending = (await outbox().list()).filter((c) => c.state === "pending" || c.state === "conflict");
+    const pending = (await outbox().list()).filter(unsettled);
     if (pending.length > 0 && pendingChanges === "ask") {
       setConfirmSignOut(pending.length);
       return;

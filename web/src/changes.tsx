@@ -2,7 +2,7 @@
  * What the outbox holds, for the user: a pending-changes indicator in the
  * header and a panel listing each change as pending, done or refused.
  */
-import type { Change } from "./outbox/change";
+import { unsettled, type Change } from "./outbox/change";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
 /**
@@ -19,8 +19,8 @@ export function PendingIndicator() {
   return (
     <span class={cls} role="status" aria-live="polite" data-testid="pending-indicator">
       {pending === 1 ? "1 change pending" : pending > 1 ? `${pending} changes pending` : refused || conflicts ? "" : "All changes saved"}
-      {conflicts > 0 && <span class="badge conflict">{conflicts === 1 ? "1 conflict" : `${conflicts} conflicts`}</span>}
       {refused > 0 && <span class="badge refused">{refused === 1 ? "1 change refused" : `${refused} changes refused`}</span>}
+      {conflicts > 0 && <span class="badge conflict">{conflicts === 1 ? "1 change in conflict" : `${conflicts} changes in conflict`}</span>}
     </span>
   );
 }
@@ -30,7 +30,7 @@ export function ChangesPanel() {
   const { changes, progress } = useChanges();
   const online = useOnline();
   if (changes.length === 0) return null;
-  const settled = changes.filter((c) => c.state === "done" || c.state === "refused");
+  const settled = changes.filter((c) => !unsettled(c));
   return (
     <aside class="changes" aria-label="Changes">
       <h2>Changes</h2>
@@ -63,7 +63,6 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
     <li class={"change " + c.state} data-key={c.key}>
       <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
       {uploading && <UploadProgress p={progress} />}
-      {c.state === "conflict" && <Conflict c={c} />}
       <div class="meta">
         <span>made {new Date(c.createdAt).toLocaleString()}</span>
         {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
@@ -73,31 +72,9 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
         {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
+        {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>
     </li>
-  );
-}
-
-/** Conflict shows both values of each field changed here and elsewhere, and lets the user choose. */
-function Conflict({ c }: { c: Change }) {
-  const mine = c.body?.kind === "json" ? (c.body.json as Record<string, unknown>) : {};
-  const show = (v: unknown) => (v === null || v === undefined || v === "" ? "(empty)" : String(v));
-  return (
-    <div class="conflict-choice" role="group" aria-label="Conflict">
-      <p><strong>Conflict</strong>: changed here and by someone else since you opened it.</p>
-      <table>
-        <thead><tr><th>Field</th><th>Mine</th><th>Theirs</th></tr></thead>
-        <tbody>
-          {Object.entries(c.conflict?.theirs ?? {}).map(([k, theirs]) => (
-            <tr key={k}><td>{k}</td><td>{show(mine[k])}</td><td>{show(theirs)}</td></tr>
-          ))}
-        </tbody>
-      </table>
-      <div class="row">
-        <button type="button" onClick={() => void outbox().resolve(c.key, "mine")}>Keep mine</button>
-        <button type="button" class="secondary" onClick={() => void outbox().resolve(c.key, "theirs")}>Keep theirs</button>
-      </div>
-    </div>
   );
 }
 

@@ -49,12 +49,13 @@ export function useChanges(): { changes: Change[]; progress: Record<string, Prog
 }
 
 /**
- * useSettled calls fn whenever a change settles, done or refused (in any tab):
- * time to re-read, so that the page shows what the server holds — a refused
- * change leaves nothing of itself on the page.
+ * useSettled calls fn whenever a change settles, done or refused, or meets a
+ * conflict (in any tab): time to re-read, so that the page shows what the
+ * server holds — a refused change leaves nothing of itself on the page, and a
+ * conflict shows the other writer's values beside the user's.
  */
 export function useSettled(fn: () => void): void {
-  useEffect(() => outbox().subscribe((e) => e.type === "changed" && (e.state === "done" || e.state === "refused") && fn()), [fn]);
+  useEffect(() => outbox().subscribe((e) => e.type === "changed" && (e.state === "done" || e.state === "refused" || e.state === "conflict") && fn()), [fn]);
 }
 
 /** useOnline tracks navigator.onLine. */

@@ -83,31 +83,3 @@ describe("afterAttempt", () => {
     expect(c.nextAttemptAt).toBe(Number.MAX_SAFE_INTEGER);
   });
 });
-
-describe("afterAttempt on 412 (the risk changed since the user saw it)", () => {
-  const edit = (): Change => ({
-    ...newChange(
-      { method: "PATCH", path: "/risks/r1", body: { kind: "json", json: { title: "Mine" } }, label: "Edit", ifMatch: '"3"', base: { title: "Seen" } },
-      { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" }, key, 1000,
-    ),
-  });
-  const precondition = (current: Record<string, unknown>) => ({ status: 412, json: { code: "PRECONDITION_FAILED", current } });
-
-  it("sends again at once over the new version when the other writer changed other fields", () => {
-    const c = afterAttempt(edit(), precondition({ version: 4, title: "Seen", owner: "theirs" }), 2000, half);
-    expect(c).toMatchObject({ state: "pending", ifMatch: '"4"', nextAttemptAt: 2000 });
-  });
-
-  it("is a conflict, with their value, when both changed the same field", () => {
-    const c = afterAttempt(edit(), precondition({ version: 5, title: "Theirs" }), 2000, half);
-    expect(c).toMatchObject({ state: "conflict", ifMatch: '"5"', conflict: { theirs: { title: "Theirs" }, version: 5 } });
-  });
-
-  it("is no conflict when both made the same change", () => {
-    expect(afterAttempt(edit(), precondition({ version: 5, title: "Mine" }), 2000, half).state).toBe("pending");
-  });
-
-  it("is a refusal when the server does not say what the risk is now", () => {
-    expect(afterAttempt(edit(), { status: 412, json: { code: "PRECONDITION_FAILED" } }, 2000, half).state).toBe("refused");
-  });
-});

@@ -12,13 +12,32 @@
  * of that rule.
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
+import { afterStale } from "./merge";
 
 /**
  * pending: not settled yet; done: a 2xx settled it; refused: a status that
- * retrying cannot fix; conflict: another writer changed a field this change
- * changes too (412), and the user chooses (docs/dashboard.md, "Conflicts").
+ * retrying cannot fix; conflict: an edit met a newer version that changed the
+ * same field, and waits for the user to choose (merge.ts).
  */
 export type ChangeState = "pending" | "done" | "refused" | "conflict";
+
+/** unsettled is true for a change still the user's to lose: pending, or waiting in conflict. */
+export function unsettled(c: Change): boolean {
+  return c.state === "pending" || c.state === "conflict";
+}
+
+/** Fields of a risk by their JSON name, with JSON values (a string, a number or null). */
+export type Fields = Record<string, unknown>;
+
+/** What a change in conflict met: the version stored now and its values of the user's fields. */
+export interface ConflictInfo {
+  /** The stored version, whose ETag "Keep mine" sends as If-Match. */
+  version: number;
+  /** The stored values of every field the change sets. */
+  theirs: Fields;
+  /** The fields both writers changed, to different values. */
+  fields: string[];
+}
 
 /** The write methods a change can carry. */
 export type WriteMethod = "POST" | "PUT" | "PATCH" | "DELETE";
@@ -94,14 +113,14 @@ export interface Change {
   owner: Owner;
   /** The form it came from, restored when it is refused. */
   form?: FormOrigin;
-  /** Sent as If-Match: the version the user saw (e.g. "\"3\""), so a write over a newer one is refused (412). */
-  ifMatch?: string;
-  /** An edit's fields as the user saw them before changing them: on a 412, what the other writer changed is what differs from these. */
-  base?: Record<string, unknown>;
-  /** In conflict: the other writer's values of the fields both changed, and the version they are in. */
-  conflict?: { theirs: Record<string, unknown>; version: number };
   /** True once the refused change's form was put back or the user dismissed it there. */
   restored?: boolean;
+  /** Sent as If-Match: the ETag of the version the user saw (an edit of a risk). */
+  ifMatch?: string;
+  /** The values the user saw of the fields the change sets: the base of the merge after a 412 (merge.ts). */
+  base?: Fields;
+  /** Set while the state is "conflict": what the change met. */
+  conflict?: ConflictInfo;
   state: ChangeState;
   /** Attempts made so far. */
   attempts: number;
@@ -130,8 +149,10 @@ export interface ChangeInput {
   body: JsonBody | FileBody | null;
   label: string;
   form?: FormOrigin;
+  /** The ETag of the version the user saw, sent as If-Match. */
   ifMatch?: string;
-  base?: Record<string, unknown>;
+  /** The values the user saw of the fields the change sets. */
+  base?: Fields;
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */
@@ -157,6 +178,8 @@ export type Attempt =
  * when the change had made `change.attempts` attempts.
  *
  * - 2xx, replayed or not: done.
+ * - 412 with the stored risk, for an edit that knows its base: merged
+ *   (merge.ts): sent again at once over the new version, or a conflict.
  * - 401: still pending but not retried on a timer: the session is gone, and the
  *   sender waits until the user signs in again (the request never ran, so no
  *   record holds its key).
@@ -185,9 +208,12 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
     delete next.problem;
     return settle(next, "done", now);
   }
+  if (attempt.status === 412) {
+    const merged = afterStale(next, attempt.json);
+    if (merged) return merged;
+  }
   const problem = problemOf(attempt.json);
   if (problem) next.problem = problem;
-  if (attempt.status === 412 && afterConflict(next, attempt.json, now)) return next;
   if (attempt.status === 401) {
     next.lastReason = "signed out: sign in again to send it";
     next.nextAttemptAt = Number.MAX_SAFE_INTEGER;
@@ -197,38 +223,6 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
   if (!d.retry) return settle(next, "refused", now);
   next.nextAttemptAt = now + backoffDelay(change.attempts, attempt.retryAfterMs, rand);
   return next;
-}
-
-/**
- * afterConflict handles a 412 whose problem carries the risk as it is now
- * (`current`, with its `version`) for an edit that knows what the user saw
- * (`base`): if the other writer changed none of the user's fields, the change
- * is sent again at once over the new version, so both changes survive; if it
- * changed one of them to another value, the change waits in "conflict" for the
- * user to choose. False when it cannot tell (the 412 is then a refusal).
- */
-function afterConflict(next: Change, json: unknown, now: number): boolean {
-  const current = (json as { current?: Record<string, unknown> } | undefined)?.current;
-  const mine = next.body?.kind === "json" ? (next.body.json as Record<string, unknown>) : undefined;
-  if (!current || typeof current.version !== "number" || !next.base || !mine) return false;
-  const base = next.base;
-  const both = Object.keys(base).filter((k) => !same(current[k], base[k]) && !same(current[k], mine[k]));
-  next.ifMatch = `"${current.version}"`;
-  if (both.length === 0) {
-    next.lastReason = "changed elsewhere meanwhile, in other fields: sent again over the new version";
-    next.base = { ...base, ...Object.fromEntries(Object.keys(base).map((k) => [k, current[k]])) };
-    next.nextAttemptAt = now;
-    return true;
-  }
-  next.state = "conflict";
-  next.conflict = { theirs: Object.fromEntries(both.map((k) => [k, current[k]])), version: current.version };
-  next.lastReason = `Conflict: ${both.join(", ")} also changed elsewhere`;
-  next.nextAttemptAt = 0;
-  return true;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 /** resume makes a pending change due now: after sign-in, on reconnecting, or when the user asks. */

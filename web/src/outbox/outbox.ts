@@ -16,13 +16,9 @@
  * lock, so no attempt ever goes out with another user's cookie. Another user
  * neither sends nor sees the change; see docs/dashboard.md, "Whose change it is".
  */
-import { afterAttempt, newChange, resume, sameOwner, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
+import { afterAttempt, newChange, resume, sameOwner, unsettled, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
+import { keepMine, keepTheirs } from "./merge";
 import type { ChangeStore } from "./store";
-
-/** settled is true for a change that is done or refused: history, not work left. */
-export function settled(c: Change): boolean {
-  return c.state === "done" || c.state === "refused";
-}
 
 /** The Web Lock the sending tab holds. */
 export const SENDER_LOCK = "riskapi-outbox-sender";
@@ -138,7 +134,7 @@ export class Outbox {
     const me = this.o.identity();
     const out = new Map<string, { email: string; count: number; owner: Owner }>();
     for (const c of await this.o.store.all()) {
-      if (settled(c) || sameOwner(c.owner, me)) continue;
+      if (!unsettled(c) || sameOwner(c.owner, me)) continue;
       const id = `${c.owner.tenantId}/${c.owner.userId}`;
       const w = out.get(id) ?? { email: c.owner.email, count: 0, owner: c.owner };
       w.count++;
@@ -147,10 +143,10 @@ export class Outbox {
     return [...out.values()];
   }
 
-  /** dismiss forgets a settled change of the signed-in user; a pending one or a conflict cannot be dismissed. */
+  /** dismiss forgets a settled change of the signed-in user; a pending one or one in conflict cannot be dismissed. */
   async dismiss(key: string): Promise<void> {
     const c = await this.o.store.get(key);
-    if (!c || !settled(c) || !sameOwner(c.owner, this.o.identity())) return;
+    if (!c || unsettled(c) || !sameOwner(c.owner, this.o.identity())) return;
     await this.o.store.delete(key);
     this.publish({ type: "changed", key });
   }
@@ -164,22 +160,20 @@ export class Outbox {
   }
 
   /**
-   * resolve ends a conflict as the user chose: "mine" sends the change again
-   * over the version it conflicted with (its If-Match already names it);
-   * "theirs" drops it, keeping the other writer's values.
+   * resolve settles a conflict of the signed-in user as they chose (merge.ts):
+   * "mine" sends their change again over the version it met; "theirs" drops
+   * their fields in conflict, sending any others, and forgets the change when
+   * none are left. Only a change in conflict, which no tab is sending, is
+   * touched, so any tab may do this.
    */
-  async resolve(key: string, choice: "mine" | "theirs"): Promise<void> {
+  async resolve(key: string, keep: "mine" | "theirs"): Promise<void> {
     const c = await this.o.store.get(key);
     if (!c || c.state !== "conflict" || !sameOwner(c.owner, this.o.identity())) return;
-    if (choice === "theirs") {
-      await this.o.store.delete(key);
-      this.publish({ type: "changed", key, state: "done" });
-      return;
-    }
-    const { conflict: _, ...rest } = c;
-    await this.o.store.put({ ...rest, state: "pending", nextAttemptAt: 0, lastReason: "kept mine: sent again over the other change" });
-    this.publish({ type: "changed", key, state: "pending" });
-    this.nudge();
+    const next = keep === "mine" ? keepMine(c) : keepTheirs(c);
+    if (next) await this.o.store.put(next);
+    else await this.o.store.delete(key);
+    this.publish({ type: "changed", key, ...(next ? { state: next.state } : {}) });
+    if (next) this.nudge();
   }
 
   /**
@@ -189,7 +183,7 @@ export class Outbox {
    */
   async forget(owner: Owner, pending: boolean): Promise<void> {
     for (const c of await this.o.store.all()) {
-      if (!sameOwner(c.owner, owner) || (!settled(c) && !pending)) continue;
+      if (!sameOwner(c.owner, owner) || (unsettled(c) && !pending)) continue;
       await this.o.store.delete(c.key);
     }
     this.publish({ type: "changed" });
@@ -197,7 +191,7 @@ export class Outbox {
 
   /** forgetOthersHistory deletes the settled changes of every user but me: a new user sees no earlier history. */
   async forgetOthersHistory(me: Owner): Promise<void> {
-    for (const c of await this.o.store.all()) if (settled(c) && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
+    for (const c of await this.o.store.all()) if (!unsettled(c) && !sameOwner(c.owner, me)) await this.o.store.delete(c.key);
     this.publish({ type: "changed" });
   }
 

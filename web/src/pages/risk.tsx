@@ -6,12 +6,14 @@
  * no form behind.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
-import { api, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
+import { api, etag, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
 import { UploadProgress } from "../changes";
 import type { Change } from "../outbox/change";
+import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
 import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
+import { Conflicts } from "./conflict";
 
 /** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
 export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
@@ -58,6 +60,7 @@ export function RiskPage({ id }: { id: string }) {
       <h1 class="title">{risk.title}</h1>
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />
+      <Conflicts risk={risk} changes={changes} onResolved={load} />
       <EditRisk risk={risk} changes={changes} />
       <Attachments risk={risk} changes={changes} />
       <DeleteRisk risk={risk} />
@@ -82,33 +85,46 @@ function Facts({ risk }: { risk: Risk }) {
 
 type Form = ReturnType<typeof formOf>;
 
+/**
+ * EditRisk is the risk's edit form. It shows the stored risk with the user's
+ * pending edits laid over it, and sends only the fields the user changed, with
+ * If-Match of the version shown and the values the user saw of those fields,
+ * so that a newer version is merged or shown as a conflict, never overwritten
+ * (outbox/merge.ts).
+ */
 function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
-  const [f, setF] = useState(() => formOf(risk));
+  const path = `/risks/${risk.id}`;
+  const shown = withPending(risk, path, changes);
+  const [f, setF] = useState(() => formOf(shown));
   const [errors, setErrors] = useState<FieldErrors>({});
-  // What a refused edit had changed: kept over the risk as the server holds it,
-  // however often it is re-read, until the user saves again.
-  const kept = useRef<Partial<Form> | null>(null);
-  useEffect(() => setF({ ...formOf(risk), ...(kept.current ?? {}) }), [risk]);
+  // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
+  const [held, setHeld] = useState(false);
+  // The form follows a re-read of the risk, and a pending edit appearing (made
+  // here, in another tab, or read back after a reload). An edit leaving
+  // "pending" is followed by a re-read, which shows its outcome.
+  const pending = changes.filter((c) => c.state === "pending" && c.path === path).map((c) => c.key);
+  const known = useRef<{ keys: string[]; appeared: number }>({ keys: [], appeared: 0 });
+  if (pending.some((k) => !known.current.keys.includes(k))) known.current.appeared++;
+  known.current.keys = pending;
+  useEffect(() => {
+    if (!held) setF(formOf(shown));
+  }, [risk, known.current.appeared]);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
-    kept.current = c.form!.values as Partial<Form>;
-    setF({ ...formOf(risk), ...kept.current });
+    setF({ ...formOf(shown), ...(c.form!.values as Partial<Form>) });
     setErrors(fieldErrors(c));
+    setHeld(true);
   });
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
-    const json = changedFields(formOf(risk), f);
+    const json = changedFields(formOf(shown), f);
     setErrors({});
-    kept.current = null;
+    setHeld(false);
     if (Object.keys(json).length === 0) return;
-    // Only what the user changed comes back on a refusal, over the risk as it is then:
-    // a field they did not touch never carries a stale value into the next save.
-    const values = Object.fromEntries(Object.entries(f).filter(([k]) => k in json));
     await outbox().enqueue({
-      method: "PATCH", path: `/risks/${risk.id}`, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
-      form: { name: "edit-risk", target: risk.id, values }, ...seen(risk),
-      // What the user saw of the fields they changed: on a 412, what differs from it was changed elsewhere.
-      base: Object.fromEntries(Object.keys(json).map((k) => [k, (risk as unknown as Record<string, unknown>)[k]])),
+      method: "PATCH", path, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
+      form: { name: "edit-risk", target: risk.id, values: f },
+      ifMatch: etag(risk), base: pick(shown, Object.keys(json)),
     });
   };
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
@@ -139,12 +155,6 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   );
 }
 
-/** seen is the If-Match of the version the user saw, where the server reports versions. */
-function seen(r: Risk): { ifMatch?: string } {
-  const v = (r as Risk & { version?: number }).version;
-  return typeof v === "number" ? { ifMatch: `"${v}"` } : {};
-}
-
 function formOf(r: Risk) {
   return {
     title: r.title, description: r.description, category: r.category, owner: r.owner, status: r.status as string,
@@ -168,7 +178,7 @@ function changedFields(was: Form, now: Form): RiskUpdateParams {
 function DeleteRisk({ risk }: { risk: Risk }) {
   const [confirming, setConfirming] = useState(false);
   const del = async () => {
-    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ...seen(risk) });
+    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”` });
     navigate("/");
   };
   return (

@@ -1,0 +1,158 @@
+// Versions and conflicts in a real Chromium against a real riskapi
+// (docs/dashboard.md, "Conflicts"): an offline edit meets another user's
+// newer version; disjoint fields are merged on their own, a clash is shown
+// as a Conflict and each choice does what it says; one user's own edits
+// across a reload are both kept.
+
+import type { Page, Request } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import type { Browser } from "./browser";
+import type { Account } from "./server";
+import { allSaved, harness, signIn, unique } from "./ui";
+
+const env = harness();
+
+interface StoredRisk {
+  id: string;
+  title: string;
+  owner: string;
+  version: number;
+}
+
+/** Two users of one tenant, each in their own browser, and a risk both look at. */
+async function twoUsers(): Promise<{ a: Browser; b: Browser; risk: StoredRisk }> {
+  const alice: Account = await env.server().account();
+  const bob = await env.server().account("member", alice.tenantId);
+  const a = await env.browser();
+  const b = await env.browser();
+  await signIn(a.page, alice);
+  await signIn(b.page, bob);
+  const res = await a.page.request.post("/v1/risks", { data: { title: unique("Flood in the cellar"), owner: "Ada" } });
+  expect(res.status()).toBe(201);
+  return { a, b, risk: (await res.json()) as StoredRisk };
+}
+
+/** stored reads the risk as the server holds it now. */
+async function stored(page: Page, id: string): Promise<StoredRisk> {
+  const res = await page.request.get(`/v1/risks/${id}`);
+  expect(res.status()).toBe(200);
+  return (await res.json()) as StoredRisk;
+}
+
+/** openRisk opens the risk's page and returns its edit form. */
+async function openRisk(page: Page, id: string) {
+  await page.goto(`/risks/${id}`);
+  const form = page.getByRole("form", { name: "Edit risk" });
+  await form.getByLabel("Title").waitFor();
+  return form;
+}
+
+/** editTitleOnline is another user's edit of the title in their own dashboard, saved at once: it returns once the server holds it. */
+async function editTitleOnline(page: Page, id: string, title: string): Promise<void> {
+  const form = await openRisk(page, id);
+  await form.getByLabel("Title").fill(title);
+  await form.getByRole("button", { name: "Save changes" }).click();
+  await expect.poll(async () => (await stored(page, id)).title).toBe(title);
+}
+
+/** patches records the PATCHes of a page that reach the server (are answered) from now on. */
+function patches(page: Page): Request[] {
+  const seen: Request[] = [];
+  page.on("requestfinished", (r) => r.method() === "PATCH" && seen.push(r));
+  return seen;
+}
+
+/** noConflict is true when the page shows no conflict, neither on the risk nor in the Changes panel. */
+async function noConflict(page: Page): Promise<boolean> {
+  return (await page.getByRole("region", { name: "Conflict" }).count()) === 0 && (await page.locator("li.change.conflict").count()) === 0;
+}
+
+describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("merges an offline edit of Owner with another user's new Title: both kept, no conflict shown", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    const sent = patches(a.page);
+    await a.context.setOffline(true);
+    await form.getByLabel("Owner").fill("Grace");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+
+    const theirs = unique("Flood in the cellar and the lift shaft");
+    await editTitleOnline(b.page, risk.id, theirs);
+
+    await a.context.setOffline(false);
+    await allSaved(a.page);
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "Grace", version: 3 });
+    // Only the field the user changed, first over the version they saw, then over the newer one.
+    await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
+      [`"1"`, { owner: "Grace" }],
+      [`"2"`, { owner: "Grace" }],
+    ]);
+    await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(theirs);
+    expect(await noConflict(a.page)).toBe(true);
+  });
+
+  for (const choice of ["Keep mine", "Keep theirs"] as const) {
+    it(`shows an offline edit of Title that met another user's Title as a Conflict; ${choice} does what it says`, async () => {
+      const { a, b, risk } = await twoUsers();
+      const form = await openRisk(a.page, risk.id);
+      await a.context.setOffline(true);
+      const mine = unique("Mine: flood in the cellar");
+      await form.getByLabel("Title").fill(mine);
+      await form.getByRole("button", { name: "Save changes" }).click();
+      const theirs = unique("Theirs: flood in the cellar");
+      await editTitleOnline(b.page, risk.id, theirs);
+      await a.context.setOffline(false);
+
+      const conflict = a.page.getByRole("region", { name: "Conflict" });
+      await conflict.waitFor({ timeout: 30_000 });
+      await conflict.getByRole("cell", { name: mine }).waitFor();
+      await conflict.getByRole("cell", { name: theirs }).waitFor();
+      expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, version: 2 });
+      // It lives in the outbox: still there, unsent, after a reload.
+      await a.page.reload();
+      await conflict.getByRole("cell", { name: mine }).waitFor();
+      await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change in conflict");
+
+      const sent = patches(a.page);
+      await conflict.getByRole("button", { name: choice }).click();
+      await allSaved(a.page);
+      await expect.poll(() => noConflict(a.page)).toBe(true);
+      if (choice === "Keep mine") {
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: mine, version: 3 });
+        await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([[`"2"`, { title: mine }]]);
+        await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(mine);
+      } else {
+        await a.page.waitForTimeout(1000); // time enough for anything queued to go out
+        expect(sent).toEqual([]);
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, version: 2 });
+        await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(theirs);
+      }
+    });
+  }
+
+  it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {
+    const { a, risk } = await twoUsers();
+    let form = await openRisk(a.page, risk.id);
+    // Every PATCH fails before reaching the server, as with no connection, while the page itself still loads.
+    await a.page.route("**/v1/risks/*", (route) => (route.request().method() === "PATCH" ? route.abort("internetdisconnected") : route.fallback()));
+    const title = unique("Flood, pumped out");
+    await form.getByLabel("Title").fill(title);
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+
+    await a.page.reload();
+    form = a.page.getByRole("form", { name: "Edit risk" });
+    await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(title);
+    await form.getByLabel("Owner").fill("Grace");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("2 changes pending");
+    expect(await form.getByLabel("Title").inputValue()).toBe(title);
+
+    await a.page.unroute("**/v1/risks/*");
+    await a.page.getByRole("button", { name: "Retry now" }).click().catch(() => undefined);
+    await allSaved(a.page);
+    expect(await stored(a.page, risk.id)).toMatchObject({ title, owner: "Grace" });
+    expect(await noConflict(a.page)).toBe(true);
+  });
+});

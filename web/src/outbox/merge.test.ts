@@ -1,0 +1,184 @@
+import "fake-indexeddb/auto";
+import { locks } from "web-locks";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
+import { withPending } from "./merge";
+import { Outbox, type Transport } from "./outbox";
+import { ChangeStore } from "./store";
+
+/**
+ * RiskServer holds one risk with a version and answers PATCHes as the server
+ * does (docs/dashboard.md, "Conflicts"): If-Match of another version is 412
+ * with `current` and changes nothing; a match applies the fields and counts a
+ * version. What a user would notice is what it holds at the end.
+ */
+class RiskServer implements Transport {
+  risk: Fields & { version: number } = { id: "risk_1", title: "Flood", owner: "Ada", likelihood: 2, impact: 3, riskScore: 6, version: 1 };
+  readonly sent: { key: string; ifMatch: string | undefined; json: Fields }[] = [];
+
+  /** elsewhere is another user's write, applied online. */
+  elsewhere(f: Fields): void {
+    this.risk = { ...this.risk, ...f, version: this.risk.version + 1 };
+  }
+
+  async send(c: Change): Promise<Attempt> {
+    await new Promise((r) => setTimeout(r, 1));
+    const json = (c.body as { json: Fields }).json;
+    this.sent.push({ key: c.key, ifMatch: c.ifMatch, json });
+    if (c.ifMatch !== undefined && c.ifMatch !== `"${this.risk.version}"`) {
+      return { status: 412, json: { code: "PRECONDITION_FAILED", detail: "stale", current: { ...this.risk } } };
+    }
+    this.elsewhere(json);
+    return { status: 200, json: { ...this.risk } };
+  }
+}
+
+const ALICE: Owner = { userId: "usr_alice", tenantId: "ten_1", email: "alice@one.test" };
+let n = 0;
+const open: Outbox[] = [];
+async function tab(db: string, server: RiskServer): Promise<Outbox> {
+  const o = new Outbox({ store: await ChangeStore.open(db), transport: server, locks, identity: () => ALICE, rand: () => 0 });
+  open.push(o);
+  o.start();
+  return o;
+}
+
+/** An edit as the risk page makes it: only the fields changed, If-Match and base of what the user saw. */
+function edit(seen: Fields & { version: number }, json: Fields): ChangeInput {
+  const base = Object.fromEntries(Object.keys(json).map((k) => [k, seen[k] ?? null]));
+  return { method: "PATCH", path: "/risks/risk_1", body: { kind: "json", json }, label: "Edit", ifMatch: `"${seen.version}"`, base };
+}
+
+/** quiet waits until no change of the outbox is pending, and returns them. */
+async function quiet(o: Outbox): Promise<Change[]> {
+  for (let i = 0; i < 500; i++) {
+    const all = await o.list();
+    if (all.every((c) => c.state !== "pending")) return all;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error("outbox did not settle: " + JSON.stringify(await o.list()));
+}
+
+afterEach(async () => {
+  for (const o of open.splice(0)) await o.stop();
+});
+
+describe("an edit that meets a newer version", () => {
+  it("is sent again on its own when the other writer changed other fields, and both changes survive", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Flood in the cellar" });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { owner: "Grace" }));
+    const [c] = await quiet(o);
+    expect(c).toMatchObject({ state: "done" });
+    expect(server.risk).toMatchObject({ title: "Flood in the cellar", owner: "Grace", version: 3 });
+    expect(server.sent.map((s) => s.ifMatch)).toEqual(['"1"', '"2"']);
+    expect(server.sent.map((s) => s.json)).toEqual([{ owner: "Grace" }, { owner: "Grace" }]);
+  });
+
+  it("waits as a conflict when both changed the same field, with both values, across a reload", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const db = "merge" + n++;
+    const o = await tab(db, server);
+    await o.enqueue(edit(seen, { title: "Mine" }));
+    const [c] = await quiet(o);
+    expect(c).toMatchObject({ state: "conflict", conflict: { version: 2, fields: ["title"], theirs: { title: "Theirs" } } });
+    expect(server.risk.title).toBe("Theirs");
+    await o.stop();
+    open.splice(open.indexOf(o), 1);
+    const again = await tab(db, server);
+    expect(await again.list()).toMatchObject([{ key: c!.key, state: "conflict" }]);
+    expect(server.sent).toHaveLength(1); // a conflict is not sent again on its own
+  });
+
+  it("keeps a conflict when settled history is cleared at sign-out, and cannot be dismissed unseen", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue(edit(seen, { title: "Mine" }));
+    await quiet(o);
+    await o.forget(ALICE, false);
+    await o.dismiss(c.key);
+    expect(await o.list()).toMatchObject([{ key: c.key, state: "conflict" }]);
+  });
+
+  it("Keep mine sends the user's value over the version it met", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue(edit(seen, { title: "Mine" }));
+    await quiet(o);
+    await o.resolve(c.key, "mine");
+    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "Mine", version: 3 });
+    expect(server.sent.map((s) => [s.key, s.ifMatch])).toEqual([[c.key, '"1"'], [c.key, '"2"']]);
+  });
+
+  it("Keep theirs sends nothing and forgets the change", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue(edit(seen, { title: "Mine" }));
+    await quiet(o);
+    await o.resolve(c.key, "theirs");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await o.list()).toEqual([]);
+    expect(server.sent).toHaveLength(1);
+    expect(server.risk).toMatchObject({ title: "Theirs", version: 2 });
+  });
+
+  it("Keep theirs still sends the user's fields nobody else changed", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue(edit(seen, { title: "Mine", owner: "Grace" }));
+    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["title"] } }]);
+    await o.resolve(c.key, "theirs");
+    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "Theirs", owner: "Grace" });
+    expect(server.sent.at(-1)!.json).toEqual({ owner: "Grace" });
+  });
+
+  it("counts a clash on likelihood as a clash on the score the edit sends with it", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ likelihood: 5, riskScore: 15 });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { likelihood: 2, impact: 4, riskScore: 8 }));
+    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["likelihood", "impact", "riskScore"] } }]);
+  });
+
+  it("is no conflict when the other writer made the same change", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Same", owner: "Linus" });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { title: "Same" }));
+    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "Same", owner: "Linus" });
+  });
+
+  it("keeps both of one user's edits made on the same version, even of the same field", async () => {
+    const server = new RiskServer();
+    const db = "merge" + n++;
+    const seen = { ...server.risk };
+    // Offline: nothing is sent until the tab starts; the page shows the first edit laid over the risk.
+    const store = await ChangeStore.open(db);
+    const offline = new Outbox({ store, transport: server, locks, identity: () => ALICE });
+    const first = await offline.enqueue(edit(seen, { title: "Flood, v2" }));
+    const shown = withPending(seen, "/risks/risk_1", [first]);
+    expect(shown).toMatchObject({ title: "Flood, v2", owner: "Ada", version: 1 });
+    await offline.enqueue(edit(shown, { title: "Flood, v3", owner: "Grace" }));
+    store.close();
+    const o = await tab(db, server);
+    expect(await quiet(o)).toMatchObject([{ state: "done" }, { state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "Flood, v3", owner: "Grace", version: 3 });
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The three-way merge of an edit that met a newer version (docs/dashboard.md,
+ * "Conflicts"). An edit carries only the fields the user changed (`mine`), the
+ * values the user saw of them (`base`) and that version's ETag (`ifMatch`).
+ * When the server answers 412 with the risk as stored now (`current`), each
+ * of the user's fields is compared with its base:
+ *
+ * - no field the user changed was changed by the other writer: the edit is
+ *   sent again over the new version on its own, and both changes survive;
+ * - a field was changed by both (to different values): the change waits as a
+ *   conflict, with both values, until the user keeps theirs or mine.
+ *
+ * Pure functions, tested without a browser; outbox.ts stores what they return.
+ */
+import { etag } from "@riskapi/sdk";
+import type { Change, ConflictInfo, Fields } from "./change";
+
+/** Fields that change together: the score is likelihood × impact, so a clash on one is a clash on the three. */
+const GROUPS: readonly (readonly string[])[] = [["likelihood", "impact", "riskScore"]];
+
+/** pick returns the members of v named by keys; an absent one is null (as the API sends an unset number). */
+export function pick(v: Record<string, unknown>, keys: string[]): Fields {
+  return Object.fromEntries(keys.map((k) => [k, v[k] ?? null]));
+}
+
+/**
+ * afterStale is the change after a 412 whose problem carried `current`;
+ * undefined when the change cannot be merged (it has no base or fields, or
+ * `current` is no risk), and the 412 is then a refusal like any other.
+ * `next` is the change with the attempt already counted.
+ */
+export function afterStale(next: Change, problem: unknown): Change | undefined {
+  const current = (problem as { current?: unknown } | null)?.current as Record<string, unknown> | undefined;
+  const mine = next.body?.kind === "json" ? (next.body.json as Fields) : undefined;
+  if (!next.base || !mine || typeof current !== "object" || current === null || typeof current.version !== "number") return undefined;
+  const version = current.version;
+  if (next.ifMatch === etag({ version })) return undefined; // the server said stale for the version we sent: nothing to merge
+  const keys = Object.keys(mine);
+  const both = clashes(keys, mine, next.base, current);
+  if (both.length === 0) {
+    return {
+      ...next, state: "pending", ifMatch: etag({ version }), base: pick(current, keys), nextAttemptAt: 0,
+      lastReason: `changed elsewhere meanwhile, in other fields: sent again over version ${version}`,
+    };
+  }
+  const conflict: ConflictInfo = { version, theirs: pick(current, keys), fields: both };
+  return { ...next, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed by someone else too` };
+}
+
+/** clashes lists the user's fields that the other writer changed too, to another value; a clash spreads to its group. */
+function clashes(keys: string[], mine: Fields, base: Fields, current: Record<string, unknown>): string[] {
+  const out = new Set(keys.filter((k) => !same(current[k], base[k]) && !same(current[k], mine[k])));
+  for (const g of GROUPS) if (g.some((k) => out.has(k))) for (const k of g) if (keys.includes(k)) out.add(k);
+  return keys.filter((k) => out.has(k));
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return (a ?? null) === (b ?? null);
+}
+
+/** keepMine: the user's values win; sent again, as they are, over the version they now know of. */
+export function keepMine(c: Change): Change {
+  const { conflict, ...rest } = c;
+  if (!conflict) return c;
+  return { ...rest, state: "pending", ifMatch: etag(conflict), base: conflict.theirs, nextAttemptAt: 0, lastReason: "you kept yours: sent again over version " + conflict.version };
+}
+
+/**
+ * keepTheirs: the other writer's values stay. The user's fields in conflict
+ * are dropped; any others of theirs, which nobody else touched, are sent over
+ * the new version. undefined when nothing is left to send: the change is gone.
+ */
+export function keepTheirs(c: Change): Change | undefined {
+  const { conflict, ...rest } = c;
+  if (!conflict || c.body?.kind !== "json") return c;
+  const left = Object.fromEntries(Object.entries(c.body.json as Fields).filter(([k]) => !conflict.fields.includes(k)));
+  if (Object.keys(left).length === 0) return undefined;
+  return {
+    ...rest, state: "pending", body: { kind: "json", json: left }, ifMatch: etag(conflict), base: pick(conflict.theirs, Object.keys(left)),
+    nextAttemptAt: 0, lastReason: "you kept theirs: your other fields sent over version " + conflict.version,
+  };
+}
+
+/**
+ * withPending is the risk as the user last left it: the stored values with
+ * the fields of their edits still pending laid over them, oldest first. The
+ * edit form shows it, so a pending edit stays visible after a reload, and a
+ * next edit's base is what the user saw, their own pending values included.
+ */
+export function withPending<T extends object>(stored: T, path: string, changes: Change[]): T {
+  let out = stored;
+  for (const c of changes) {
+    if (c.state === "pending" && c.method === "PATCH" && c.path === path && c.body?.kind === "json") out = { ...out, ...(c.body.json as Fields) };
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+/**
+ * A change in conflict, on its risk's page: an edit of the user's met a newer
+ * version that changed the same fields (outbox/merge.ts). Both values side by
+ * side, and the user chooses; nothing is overwritten until they do. It lives
+ * in the outbox like any queued change, so it is here again after a reload.
+ */
+import type { Risk } from "../api";
+import type { Change, Fields } from "../outbox/change";
+import { outbox } from "../state";
+
+/** The edit form's labels, by the field's JSON name. */
+const LABELS: Record<string, string> = {
+  title: "Title", description: "Description", category: "Category", owner: "Owner", status: "Status",
+  likelihood: "Likelihood", impact: "Impact", riskScore: "Score",
+};
+
+/** Conflicts lists the signed-in user's conflicts on this risk; onResolved re-reads the risk. */
+export function Conflicts({ risk, changes, onResolved }: { risk: Risk; changes: Change[]; onResolved: () => void }) {
+  const mine = changes.filter((c) => c.state === "conflict" && c.conflict && c.path === `/risks/${risk.id}`);
+  return <>{mine.map((c) => <ConflictBox key={c.key} c={c} onResolved={onResolved} />)}</>;
+}
+
+function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
+  const conflict = c.conflict!;
+  const mine = (c.body?.kind === "json" ? c.body.json : {}) as Fields;
+  const others = Object.keys(mine).filter((k) => !conflict.fields.includes(k));
+  const choose = (keep: "mine" | "theirs") => () => void outbox().resolve(c.key, keep).then(onResolved);
+  const id = `conflict-${c.key}`;
+  return (
+    <section class="conflict" role="region" aria-labelledby={id}>
+      <h2 id={id}>Conflict</h2>
+      <p>
+        Your edit ({new Date(c.createdAt).toLocaleString()}) and someone else’s both changed{" "}
+        {conflict.fields.map((k) => LABELS[k] ?? k).join(", ")}. Nothing was overwritten: choose which to keep.
+        {others.length > 0 && ` Your change of ${others.map((k) => LABELS[k] ?? k).join(", ")} is sent either way.`}
+      </p>
+      <table>
+        <thead><tr><th scope="col">Field</th><th scope="col">Mine</th><th scope="col">Theirs (version {conflict.version})</th></tr></thead>
+        <tbody>
+          {conflict.fields.map((k) => (
+            <tr key={k}><th scope="row">{LABELS[k] ?? k}</th><td data-side="mine">{show(mine[k])}</td><td data-side="theirs">{show(conflict.theirs[k])}</td></tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="row">
+        <button type="button" onClick={choose("mine")}>Keep mine</button>
+        <button type="button" class="secondary" onClick={choose("theirs")}>Keep theirs</button>
+      </div>
+    </section>
+  );
+}
+
+function show(v: unknown): string {
+  if (v === null || v === undefined) return "not assessed";
+  return v === "" ? "(empty)" : String(v);
+}
