@@ -25,6 +25,7 @@ var all = []*gormigrate.Migration{
 	m0008IdempotencyReserve,
 	m0009RequestLogStoreOutcome,
 	m0010RiskVersion,
+	m0011RiskRegister,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -94,19 +94,26 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := route.PagingOf(c, ids.Risk)
+	params := c.QueryParams()
+	q, err := queryOf(params, "limit", "cursor", "sort")
 	if err != nil {
 		return err
 	}
-	// Newest first: the page after the cursor holds older risks.
-	rs, more, err := h.risks.Store.List(c.Request().Context(), tenant, risks.Filter{Limit: p.Limit, Before: p.After})
+	limit, err := route.LimitOf(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, riskview.Of))
+	digest := queryDigest(params)
+	after, err := markOf(params.Get("cursor"), q, digest)
+	if err != nil {
+		return err
+	}
+	rs, more, err := h.risks.Store.List(c.Request().Context(), tenant, risks.Filter{Query: q, Limit: limit, After: after})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, route.NewPage(rs, more, cursorAfter(q.Sort, digest), riskview.Of))
 }
-
-func riskID(r *risks.Risk) string { return r.ID }
 
 func (h handlers) patch(c echo.Context) error {
 	var req riskview.Patch
