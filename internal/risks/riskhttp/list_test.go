@@ -146,19 +146,19 @@ func ordered(rs []full, sort string) []full {
 		case "title":
 			c = strings.Compare(a.Title, b.Title)
 		case "riskScore":
-			return cmp.Or(nullsLast(a.RiskScore, b.RiskScore, desc), ids(a, b, desc))
+			return cmp.Or(nullsLast(a.RiskScore, b.RiskScore, desc), byID(a, b, desc))
 		case "reviewDate":
-			return cmp.Or(nullsLast(a.ReviewDate, b.ReviewDate, desc), ids(a, b, desc))
+			return cmp.Or(nullsLast(a.ReviewDate, b.ReviewDate, desc), byID(a, b, desc))
 		}
 		if desc {
 			c = -c
 		}
-		return cmp.Or(c, ids(a, b, desc))
+		return cmp.Or(c, byID(a, b, desc))
 	})
 	return out
 }
 
-func ids(a, b full, desc bool) int {
+func byID(a, b full, desc bool) int {
 	if desc {
 		return strings.Compare(b.ID, a.ID)
 	}

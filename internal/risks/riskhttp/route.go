@@ -47,6 +47,7 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write},
 		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},
 		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write},
 		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write},
