@@ -2,10 +2,12 @@ package riskview
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
 )
 
@@ -72,4 +74,91 @@ func Unguard(cell string) string {
 func formula(cell string) bool {
 	rest := strings.TrimLeft(cell, "'")
 	return rest != "" && strings.ContainsRune("=+-@", rune(rest[0]))
+}
+
+// CheckHeader refuses a CSV header naming a column twice or one that is no column
+// of an export: 400 VALIDATION_FAILED naming it, row 1.
+func CheckHeader(header []string) error {
+	var errs []problem.FieldError
+	seen := map[string]bool{}
+	for _, h := range header {
+		switch {
+		case !slices.Contains(Columns, h):
+			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is no column of a risk export"})
+		case seen[h]:
+			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is named twice"})
+		}
+		seen[h] = true
+	}
+	if p := problem.Rows(errs); p != nil {
+		return p
+	}
+	return nil
+}
+
+// ReadRow reads one CSV record under header (CheckHeader'd) as an import row: the
+// externalId, and the change of every writable column present — an empty cell is
+// null, or "" for a text field; metadata is a JSON object (empty: none). Read-only
+// columns are ignored, and a guard quote (Guard) is dropped from every cell. It
+// returns the row's field errors, Row set.
+func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldError) {
+	out := risks.ImportRow{Row: row}
+	var errs []problem.FieldError
+	u := &out.Change
+	for i, name := range header {
+		v := Unguard(cells[i])
+		var err string
+		switch name {
+		case "externalId":
+			if v != "" {
+				out.ExternalID = &v
+			}
+		case "title":
+			u.Title = &v
+		case "description":
+			u.Description = &v
+		case "category":
+			u.Category = &v
+		case "owner":
+			u.Owner = &v
+		case "status":
+			if v != "" {
+				s := risks.Status(v)
+				u.Status = &s
+			}
+		case "treatment":
+			u.Treatment = &risks.Nullable[risks.Treatment]{Value: risks.Treatment(v), Null: v == ""}
+		case "reviewDate":
+			u.ReviewDate = &risks.Nullable[string]{Value: v, Null: v == ""}
+		case "likelihood":
+			u.Likelihood, err = cellInt(v)
+		case "impact":
+			u.Impact, err = cellInt(v)
+		case "residualLikelihood":
+			u.ResidualLikelihood, err = cellInt(v)
+		case "residualImpact":
+			u.ResidualImpact, err = cellInt(v)
+		case "metadata":
+			u.Metadata = map[string]string{}
+			if v != "" && json.Unmarshal([]byte(v), &u.Metadata) != nil {
+				err = `must be a JSON object of strings, e.g. {"ticket":"SEC-1"}`
+			}
+		}
+		if err != "" {
+			errs = append(errs, problem.FieldError{Row: row, Field: name, Detail: err})
+		}
+	}
+	return out, errs
+}
+
+// cellInt reads an integer cell: empty is null.
+func cellInt(v string) (*risks.Nullable[int], string) {
+	if v == "" {
+		return &risks.Nullable[int]{Null: true}, ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, "must be an integer, or empty"
+	}
+	return &risks.Nullable[int]{Value: n}, ""
 }
