@@ -159,7 +159,7 @@ function ApiKeys() {
 interface Source { id: string; source: string; createdAt: string }
 interface Endpoint { id: string; url: string; events: string[]; createdAt: string }
 interface Delivery { eventId: string; attempt: number; status: number | null; error: string | null; durationMs: number; createdAt: string }
-const EVENT_TYPES = ["risk.created", "risk.updated", "risk.deleted", "attachment.created"];
+const EVENT_TYPES = ["risk.created", "risk.updated", "risk.deleted", "attachment.created", "attachment.deleted"];
 
 function Webhooks() {
   return (

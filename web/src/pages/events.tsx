@@ -13,7 +13,7 @@ interface Event_ {
   request: { id: string; idempotencyKey: string | null };
 }
 
-const TYPES = ["", "risk.created", "risk.updated", "risk.deleted", "attachment.created"];
+const TYPES = ["", "risk.created", "risk.updated", "risk.deleted", "attachment.created", "attachment.deleted"];
 
 /** EventsPage lists events; for admins, Redeliver queues POST /v1/events/{id}/redeliver. */
 export function EventsPage({ admin }: { admin: boolean }) {
