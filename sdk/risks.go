@@ -243,8 +243,14 @@ type RiskListParams struct {
 	// Limit is the page size; 0 means the server's default. It changes how
 	// many requests a full listing takes, not how many risks it yields.
 	Limit int
-	// Cursor starts the listing after an earlier page: a Page.NextCursor.
+	// Cursor starts the listing after an earlier page: a Page.NextCursor of
+	// the same filters and sort (another query's cursor is refused).
 	Cursor string
+	// RiskFilter selects which risks are listed; the zero value lists all.
+	RiskFilter
+	// Sort orders the list: "createdAt", "updatedAt", "riskScore", "title"
+	// or "reviewDate", "-" in front for descending; "" is "-createdAt".
+	Sort string
 }
 
 // RiskDeleteParams are the request options of DeleteWithParams.
@@ -375,6 +381,10 @@ func (s *RisksService) ListPage(ctx context.Context, p *RiskListParams) (*Page[R
 		}
 		if p.Cursor != "" {
 			q.Set("cursor", p.Cursor)
+		}
+		p.RiskFilter.addTo(q)
+		if p.Sort != "" {
+			q.Set("sort", p.Sort)
 		}
 		params = &p.Params
 	}
