@@ -291,3 +291,25 @@ func TestListRefusesBadParameters(t *testing.T) {
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?limit=1&sort=title&cursor=" + other, Bearer: a.Key}).
 		Expect(http.StatusOK)
 }
+
+// TestSearchTakesAnyText: q's words are text, never syntax — LIKE wildcards,
+// quotes and FTS5 operators match themselves.
+func TestSearchTakesAnyText(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	odd := create(env, a.Key, map[string]any{"title": `50% off "quoted" *star* under_score`, "description": `a\b NEAR(x) OR`})
+	create(env, a.Key, map[string]any{"title": "plain", "description": "nothing special here"})
+	for q, want := range map[string]bool{
+		`50%`: true, `"quoted"`: true, `*star*`: true, `under_`: true, `_`: true, `%`: true, `a\b`: true,
+		`NEAR(x)`: true, `OR`: true, `"`: true, `0%`: true, `x%`: false, `5_%`: false, `"plain`: false, `*`: true,
+	} {
+		var p page
+		env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?q=" + url.QueryEscape(q), Bearer: a.Key}).
+			Expect(http.StatusOK).Decode(&p)
+		found := len(p.Data) == 1 && p.Data[0].ID == odd.ID
+		if found != want || len(p.Data) > 1 {
+			t.Errorf("q=%s listed %d risks (the odd one: %v), want it alone: %v", q, len(p.Data), found, want)
+		}
+	}
+}
