@@ -33,9 +33,7 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query) *g
 	db = where(db, "created_at >= ?", q.CreatedSince)
 	db = where(db, "created_at < ?", q.CreatedUntil)
 	db = where(db, "updated_at >= ?", q.UpdatedSince)
-	for _, w := range q.Words {
-		db = s.containing(db, w)
-	}
+	db = s.containing(db, q.Words)
 	for k, v := range q.Metadata {
 		// Keys are [A-Za-z0-9_.-] (risks.ValidMetadataKey): safe inside the path.
 		if s.postgres() {
@@ -55,21 +53,28 @@ func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {
 	return db.Where(cond, *v)
 }
 
-// containing keeps the risks whose title or description holds w, case-insensitive.
-// PostgreSQL: ILIKE, served by the pg_trgm GIN indexes; SQLite: the FTS5 trigram
-// index risks_fts for words of three characters or more (a trigram index cannot
-// answer shorter ones), LIKE otherwise (ASCII case folding only).
-func (s *Store) containing(db *gorm.DB, w string) *gorm.DB {
-	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
-	switch {
-	case s.postgres():
-		return db.Where(`(title ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, pattern, pattern)
-	case utf8.RuneCountInString(w) >= 3:
-		phrase := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", phrase)
-	default:
-		return db.Where(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pattern, pattern)
+// containing keeps the risks whose title or description holds each of words,
+// case-insensitive. PostgreSQL: ILIKE per word, served by the pg_trgm GIN indexes;
+// SQLite: one MATCH of the FTS5 trigram index risks_fts for the words of three
+// characters or more (each a quoted phrase, all required), LIKE for shorter ones,
+// which a trigram index cannot answer (ASCII case folding only).
+func (s *Store) containing(db *gorm.DB, words []string) *gorm.DB {
+	var phrases []string
+	for _, w := range words {
+		pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
+		switch {
+		case s.postgres():
+			db = db.Where(`(title ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, pattern, pattern)
+		case utf8.RuneCountInString(w) >= 3:
+			phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		default:
+			db = db.Where(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pattern, pattern)
+		}
 	}
+	if len(phrases) > 0 {
+		db = db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", strings.Join(phrases, " "))
+	}
+	return db
 }
 
 // sorted is the keyset order of sort on this store. Titles sort by code point on
