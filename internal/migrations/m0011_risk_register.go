@@ -26,6 +26,10 @@ var m0011RiskRegister = &gormigrate.Migration{
 		if tx.Dialector.Name() == "postgres" {
 			stmts = append(stmts,
 				`CREATE INDEX idx_risks_tenant_title ON risks (tenant_id, title COLLATE "C", id)`,
+				// Descending with NULLs last, as lists sort: the ascending index read
+				// backwards would give NULLs first (SQLite's backward read already does).
+				`CREATE INDEX idx_risks_tenant_score_desc ON risks (tenant_id, risk_score DESC NULLS LAST, id DESC)`,
+				`CREATE INDEX idx_risks_tenant_review_desc ON risks (tenant_id, review_date DESC NULLS LAST, id DESC)`,
 				`CREATE EXTENSION IF NOT EXISTS pg_trgm`,
 				`CREATE INDEX idx_risks_title_trgm ON risks USING gin (title gin_trgm_ops)`,
 				`CREATE INDEX idx_risks_description_trgm ON risks USING gin (description gin_trgm_ops)`)
@@ -44,7 +48,8 @@ var m0011RiskRegister = &gormigrate.Migration{
 			`DROP INDEX idx_risks_tenant_score`, `DROP INDEX idx_risks_tenant_review`,
 			`DROP INDEX idx_risks_tenant_title`}
 		if tx.Dialector.Name() == "postgres" {
-			stmts = append(stmts, `DROP INDEX idx_risks_title_trgm`, `DROP INDEX idx_risks_description_trgm`)
+			stmts = append(stmts, `DROP INDEX idx_risks_title_trgm`, `DROP INDEX idx_risks_description_trgm`,
+				`DROP INDEX idx_risks_tenant_score_desc`, `DROP INDEX idx_risks_tenant_review_desc`)
 		} else {
 			stmts = append(stmts, `DROP TRIGGER risks_fts_ai`, `DROP TRIGGER risks_fts_ad`,
 				`DROP TRIGGER risks_fts_au`, `DROP TABLE risks_fts`)
