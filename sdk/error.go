@@ -120,6 +120,9 @@ type Error struct {
 
 // FieldError names one invalid input field of a VALIDATION_FAILED answer.
 type FieldError struct {
+	// Row is the record of an imported CSV the error is in (the header is
+	// row 1); 0 for every other request.
+	Row int `json:"row,omitempty"`
 	// Field is the JSON name of the field, e.g. "title".
 	Field string `json:"field"`
 	// Detail says what is wrong with it.

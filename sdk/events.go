@@ -23,6 +23,7 @@ const (
 	EventRiskUpdated       EventType = "risk.updated"
 	EventRiskDeleted       EventType = "risk.deleted"
 	EventAttachmentCreated EventType = "attachment.created"
+	EventAttachmentDeleted EventType = "attachment.deleted"
 )
 
 // Event is one committed change, as listed and as delivered to webhook endpoints.

@@ -46,6 +46,21 @@ type Risk struct {
 	Status RiskStatus `json:"status"`
 	// Owner names who is responsible, e.g. an email; empty when not set.
 	Owner string `json:"owner"`
+	// Treatment is the decision taken: accept, mitigate, transfer or avoid;
+	// nil when none.
+	Treatment *RiskTreatment `json:"treatment"`
+	// ReviewDate is when the risk is next reviewed, YYYY-MM-DD; nil when none.
+	ReviewDate *string `json:"reviewDate"`
+	// ResidualLikelihood is 1–5 after treatment; nil when not assessed.
+	ResidualLikelihood *int `json:"residualLikelihood"`
+	// ResidualImpact is 1–5 after treatment; nil when not assessed.
+	ResidualImpact *int `json:"residualImpact"`
+	// ResidualScore is ResidualLikelihood × ResidualImpact, set by the server
+	// (read-only); nil unless both are set.
+	ResidualScore *int `json:"residualScore"`
+	// Metadata is your own key-value pairs (at most 50 keys of 1–40
+	// characters [A-Za-z0-9_.-], values up to 500 characters); empty, never nil.
+	Metadata map[string]string `json:"metadata"`
 	// Version is 1 at creation and one more for each change; ETag() is the
 	// value to send as Params.IfMatch.
 	Version int64 `json:"version"`
@@ -82,7 +97,28 @@ type RiskCreateParams struct {
 	Status RiskStatus `json:"status,omitempty"`
 	// Owner names who is responsible, e.g. an email.
 	Owner string `json:"owner,omitempty"`
+	// Treatment is accept, mitigate, transfer or avoid; empty for none.
+	Treatment RiskTreatment `json:"treatment,omitempty"`
+	// ReviewDate is YYYY-MM-DD; empty for none.
+	ReviewDate string `json:"reviewDate,omitempty"`
+	// ResidualLikelihood is 1–5.
+	ResidualLikelihood *int `json:"residualLikelihood,omitempty"`
+	// ResidualImpact is 1–5.
+	ResidualImpact *int `json:"residualImpact,omitempty"`
+	// Metadata is your own key-value pairs (see Risk.Metadata).
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
+
+// RiskTreatment is the decision taken about a risk.
+type RiskTreatment string
+
+// The treatments a risk can have.
+const (
+	RiskTreatmentAccept   RiskTreatment = "accept"
+	RiskTreatmentMitigate RiskTreatment = "mitigate"
+	RiskTreatmentTransfer RiskTreatment = "transfer"
+	RiskTreatmentAvoid    RiskTreatment = "avoid"
+)
 
 // RiskReplaceParams are the complete new contents of a risk for Replace
 // (PUT), with the fields of RiskCreateParams: fields left empty take the
@@ -113,10 +149,24 @@ type RiskUpdateParams struct {
 	Status *RiskStatus
 	// Owner, when set, replaces the owner; Ptr("") empties it.
 	Owner *string
+	// Treatment, when set, replaces the treatment.
+	Treatment *RiskTreatment
+	// ReviewDate, when set, is YYYY-MM-DD.
+	ReviewDate *string
+	// ResidualLikelihood is 1–5.
+	ResidualLikelihood *int
+	// ResidualImpact is 1–5.
+	ResidualImpact *int
+	// Metadata is merged into the risk's key by key; a key set to "" is
+	// removed, keys not given are kept.
+	Metadata map[string]string
 
 	// ClearLikelihood, ClearImpact and ClearRiskScore send the field as
 	// null, unsetting it. Setting one together with its value is an error.
 	ClearLikelihood, ClearImpact, ClearRiskScore bool
+	// ClearTreatment, ClearReviewDate, ClearResidualLikelihood and
+	// ClearResidualImpact do the same for those fields.
+	ClearTreatment, ClearReviewDate, ClearResidualLikelihood, ClearResidualImpact bool
 }
 
 // MarshalJSON encodes the PATCH body: given fields only, cleared numbers as
@@ -133,17 +183,46 @@ func (p *RiskUpdateParams) MarshalJSON() ([]byte, error) {
 		}
 		return nil, nil
 	}
+	text := func(name string, v *string, clear bool) (json.RawMessage, error) {
+		switch {
+		case v != nil && clear:
+			return nil, fmt.Errorf("riskapi: RiskUpdateParams: both %s and Clear%s are set", name, name)
+		case clear:
+			return json.RawMessage("null"), nil
+		case v != nil:
+			return json.Marshal(*v)
+		}
+		return nil, nil
+	}
 	w := struct {
-		Title       *string         `json:"title,omitempty"`
-		Description *string         `json:"description,omitempty"`
-		Category    *string         `json:"category,omitempty"`
-		Likelihood  json.RawMessage `json:"likelihood,omitempty"`
-		Impact      json.RawMessage `json:"impact,omitempty"`
-		RiskScore   json.RawMessage `json:"riskScore,omitempty"`
-		Status      *RiskStatus     `json:"status,omitempty"`
-		Owner       *string         `json:"owner,omitempty"`
-	}{Title: p.Title, Description: p.Description, Category: p.Category, Status: p.Status, Owner: p.Owner}
+		Title              *string           `json:"title,omitempty"`
+		Description        *string           `json:"description,omitempty"`
+		Category           *string           `json:"category,omitempty"`
+		Likelihood         json.RawMessage   `json:"likelihood,omitempty"`
+		Impact             json.RawMessage   `json:"impact,omitempty"`
+		RiskScore          json.RawMessage   `json:"riskScore,omitempty"`
+		Status             *RiskStatus       `json:"status,omitempty"`
+		Owner              *string           `json:"owner,omitempty"`
+		Treatment          json.RawMessage   `json:"treatment,omitempty"`
+		ReviewDate         json.RawMessage   `json:"reviewDate,omitempty"`
+		ResidualLikelihood json.RawMessage   `json:"residualLikelihood,omitempty"`
+		ResidualImpact     json.RawMessage   `json:"residualImpact,omitempty"`
+		Metadata           map[string]string `json:"metadata,omitempty"`
+	}{Title: p.Title, Description: p.Description, Category: p.Category, Status: p.Status, Owner: p.Owner,
+		Metadata: p.Metadata}
 	var err error
+	if w.Treatment, err = text("Treatment", (*string)(p.Treatment), p.ClearTreatment); err != nil {
+		return nil, err
+	}
+	if w.ReviewDate, err = text("ReviewDate", p.ReviewDate, p.ClearReviewDate); err != nil {
+		return nil, err
+	}
+	if w.ResidualLikelihood, err = num("ResidualLikelihood", p.ResidualLikelihood, p.ClearResidualLikelihood); err != nil {
+		return nil, err
+	}
+	if w.ResidualImpact, err = num("ResidualImpact", p.ResidualImpact, p.ClearResidualImpact); err != nil {
+		return nil, err
+	}
 	if w.Likelihood, err = num("Likelihood", p.Likelihood, p.ClearLikelihood); err != nil {
 		return nil, err
 	}
@@ -164,8 +243,14 @@ type RiskListParams struct {
 	// Limit is the page size; 0 means the server's default. It changes how
 	// many requests a full listing takes, not how many risks it yields.
 	Limit int
-	// Cursor starts the listing after an earlier page: a Page.NextCursor.
+	// Cursor starts the listing after an earlier page: a Page.NextCursor of
+	// the same filters and sort (another query's cursor is refused).
 	Cursor string
+	// RiskFilter selects which risks are listed; the zero value lists all.
+	RiskFilter
+	// Sort orders the list: "createdAt", "updatedAt", "riskScore", "title"
+	// or "reviewDate", "-" in front for descending; "" is "-createdAt".
+	Sort string
 }
 
 // RiskDeleteParams are the request options of DeleteWithParams.
@@ -296,6 +381,10 @@ func (s *RisksService) ListPage(ctx context.Context, p *RiskListParams) (*Page[R
 		}
 		if p.Cursor != "" {
 			q.Set("cursor", p.Cursor)
+		}
+		p.RiskFilter.addTo(q)
+		if p.Sort != "" {
+			q.Set("sort", p.Sort)
 		}
 		params = &p.Params
 	}

@@ -121,13 +121,12 @@ type Filter struct {
 	After string
 }
 
-// ActionCreated is what Store.Create records (internal/changes), and the event type
-// it emits.
-const ActionCreated changes.Action = "attachment.created"
-
-// ActionDeleted is what Store.DeleteByRisk records for each row it removes (the
-// audit log's; no event type).
-const ActionDeleted changes.Action = "attachment.deleted"
+// The actions the Store records (internal/changes), which are also the event types
+// they emit.
+const (
+	ActionCreated changes.Action = "attachment.created" // Store.Create
+	ActionDeleted changes.Action = "attachment.deleted" // Store.Delete, and Store.DeleteByRisk for each row
+)
 
 // Store persists attachment rows. Every method is scoped to a tenant and writes
 // through the transaction its context carries, if any (see internal/database.Conn).
@@ -142,6 +141,9 @@ type Store interface {
 	// List returns up to f.Limit of the risk's attachments oldest first, and whether
 	// more follow.
 	List(ctx context.Context, tenantID, riskID string, f Filter) ([]*Attachment, bool, error)
+	// Delete removes a's row and records attachment.deleted with a as it was; the
+	// bytes are left to the OrphanSweeper. Errors: ErrNotFound when the row is gone.
+	Delete(ctx context.Context, a *Attachment) error
 	// DeleteByRisk removes the rows of the risk's attachments and returns how many.
 	DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error)
 	// Existing returns which of ids are the IDs of the tenant's attachments.

@@ -83,6 +83,9 @@ type Idempotency struct {
 type Uploads struct {
 	Dir      string // UPLOAD_DIR, default "data/uploads"
 	MaxBytes int64  // MAX_UPLOAD_BYTES, default 1 GiB
+	// MaxImportRows bounds a CSV import of risks (413 past it, docs/register.md):
+	// MAX_IMPORT_ROWS, default 100000.
+	MaxImportRows int
 }
 
 // RateLimit configures the per-credential rate limit.

@@ -92,6 +92,12 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"MAX_IMPORT_ROWS", "max-import-rows", "100000", "most rows of one CSV import of risks", func(c *Config, v string) (err error) {
+		if c.Uploads.MaxImportRows, err = strconv.Atoi(v); err != nil || c.Uploads.MaxImportRows <= 0 {
+			return fmt.Errorf("MAX_IMPORT_ROWS must be a positive number of rows, got %q", v)
+		}
+		return nil
+	}},
 	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", func(c *Config, v string) (err error) {
 		if c.RateLimit.RPS, err = strconv.ParseFloat(v, 64); err != nil || c.RateLimit.RPS < 0 {
 			return fmt.Errorf("RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)

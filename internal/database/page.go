@@ -1,6 +1,10 @@
 package database
 
-import "gorm.io/gorm"
+import (
+	"fmt"
+
+	"gorm.io/gorm"
+)
 
 // Order is the direction of a keyset page over a table's id column. Every id riskapi
 // lists by grows with time (UUIDv7, or a serial), so id order is creation order and
@@ -32,6 +36,63 @@ func Page[R, T any, K comparable](q *gorm.DB, order Order, cursor K, limit int, 
 	}
 	var rows []R
 	if err := q.Order(dir).Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, false, err
+	}
+	more := len(rows) > limit
+	if more {
+		rows = rows[:limit]
+	}
+	out := make([]T, len(rows))
+	for i := range rows {
+		out[i] = conv(&rows[i])
+	}
+	return out, more, nil
+}
+
+// Sorted is the order of a keyset page over a sort key other than id: Column (a
+// trusted SQL expression, never client text), descending when Desc, ties broken by
+// id in the same direction. When Nullable, rows whose key is NULL come last in both
+// directions, as the same rows on every store.
+type Sorted struct {
+	Column   string
+	Desc     bool
+	Nullable bool
+}
+
+// After is the cursor of a sorted page: the sort key and id of the previous page's
+// last row; Key is nil when that row's key is NULL.
+type After struct {
+	Key any
+	ID  string
+}
+
+// PageSorted is Page under s: at most limit rows of q past after (nil for the first
+// page) in s's order, converted by conv, and whether more follow. The cursor holds
+// the sort key and the id, so paging visits every row once whatever the key's
+// duplicates, while nothing changes. Errors: the store's, classified.
+func PageSorted[R, T any](q *gorm.DB, s Sorted, after *After, limit int, conv func(*R) T) ([]T, bool, error) {
+	dir, cmp := "ASC", ">"
+	if s.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	nulls := ""
+	if s.Nullable {
+		nulls = " NULLS LAST"
+	}
+	if after != nil {
+		switch {
+		case !s.Nullable:
+			q = q.Where(fmt.Sprintf("(%s, id) %s (?, ?)", s.Column, cmp), after.Key, after.ID)
+		case after.Key == nil:
+			q = q.Where(fmt.Sprintf("(%s IS NULL AND id %s ?)", s.Column, cmp), after.ID)
+		default:
+			q = q.Where(fmt.Sprintf("(%[1]s %[2]s ? OR (%[1]s = ? AND id %[2]s ?) OR %[1]s IS NULL)", s.Column, cmp),
+				after.Key, after.Key, after.ID)
+		}
+	}
+	var rows []R
+	order := fmt.Sprintf("%s %s%s, id %s", s.Column, dir, nulls, dir)
+	if err := q.Order(order).Limit(limit + 1).Find(&rows).Error; err != nil {
 		return nil, false, err
 	}
 	more := len(rows) > limit

@@ -25,10 +25,11 @@ const (
 	RiskUpdated       Type = "risk.updated"
 	RiskDeleted       Type = "risk.deleted"
 	AttachmentCreated Type = "attachment.created"
+	AttachmentDeleted Type = "attachment.deleted"
 )
 
 // Types lists every event type, in documentation order.
-var Types = []Type{RiskCreated, RiskUpdated, RiskDeleted, AttachmentCreated}
+var Types = []Type{RiskCreated, RiskUpdated, RiskDeleted, AttachmentCreated, AttachmentDeleted}
 
 // Valid reports whether t is one of Types.
 func (t Type) Valid() bool { return slices.Contains(Types, t) }

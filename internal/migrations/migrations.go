@@ -27,6 +27,7 @@ var all = []*gormigrate.Migration{
 	m0010RiskVersion,
 	m0011AuditLog,
 	m0012KeyedFingerprints,
+	m0013RiskRegister,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -124,6 +125,9 @@ func (c Code) TypeURI() string {
 // FieldError names one offending input field of a VALIDATION_FAILED problem.
 // Field is the JSON member, query parameter or form field name as the client sent it.
 type FieldError struct {
+	// Row is the 1-based record of an uploaded CSV file the error is in (the header
+	// is row 1); 0, and left out, for every other input.
+	Row    int    `json:"row,omitempty"`
 	Field  string `json:"field"`
 	Detail string `json:"detail"`
 }
@@ -203,4 +207,19 @@ func As(err error) *Problem {
 		return p
 	}
 	return nil
+}
+
+// Rows returns a VALIDATION_FAILED problem for the errors of an uploaded file's rows
+// (FieldError.Row set), or nil when errs is empty. Its detail names the first and
+// counts the rest, so a file of many bad rows keeps a short detail; Errors lists all.
+func Rows(errs []FieldError) *Problem {
+	if len(errs) == 0 {
+		return nil
+	}
+	first := errs[0]
+	detail := "row " + strconv.Itoa(first.Row) + ": " + first.Field + ": " + first.Detail
+	if len(errs) > 1 {
+		detail += " (and " + strconv.Itoa(len(errs)-1) + " more errors)"
+	}
+	return &Problem{Code: ValidationFailed, Detail: detail, Errors: errs}
 }

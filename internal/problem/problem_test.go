@@ -62,7 +62,7 @@ func TestConstructors(t *testing.T) {
 	if problem.Fields(nil) != nil {
 		t.Errorf("Fields(nil) is not nil: a valid input would read as an error")
 	}
-	p = problem.Fields([]problem.FieldError{{"likelihood", "too big"}, {"impact", "too small"}})
+	p = problem.Fields([]problem.FieldError{{Field: "likelihood", Detail: "too big"}, {Field: "impact", Detail: "too small"}})
 	if p.Detail != "likelihood: too big; impact: too small" || len(p.Errors) != 2 {
 		t.Errorf("Fields = %+v", p)
 	}

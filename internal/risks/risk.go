@@ -43,7 +43,17 @@ type Risk struct {
 	RiskScore   *int   // 1–25; derived as Likelihood×Impact when not given
 	Status      Status
 	Owner       string  // up to 200 characters
-	ExternalID  *string // set by inbound webhooks: the sender's finding ID
+	ExternalID  *string // set by inbound webhooks and imports: the sender's finding ID
+	Treatment   *Treatment
+	ReviewDate  *string // YYYY-MM-DD, nil when none
+	// ResidualLikelihood and ResidualImpact are the assessment after treatment,
+	// 1–5 or nil; ResidualScore is always their product (nil unless both are set).
+	ResidualLikelihood *int
+	ResidualImpact     *int
+	ResidualScore      *int
+	// Metadata is the client's own key-value pairs (Stripe's rules, ValidateMetadata);
+	// nil when there are none, never an empty map.
+	Metadata map[string]string
 	// Version is 1 at creation and one more for each change that alters a stored
 	// field (Service.Update); the ETag, and what If-Match compares.
 	Version   int64
@@ -66,6 +76,13 @@ type Fields struct {
 	RiskScore   *int
 	Status      *Status
 	Owner       *string
+	Treatment   *Treatment
+	ReviewDate  *string
+	// ResidualLikelihood, ResidualImpact: 1–5.
+	ResidualLikelihood *int
+	ResidualImpact     *int
+	// Metadata: a value of "" is no key.
+	Metadata map[string]string
 }
 
 // Nullable is a PATCH value that may be given as null to clear the field.
@@ -85,6 +102,13 @@ type Update struct {
 	RiskScore   *Nullable[int]
 	Status      *Status
 	Owner       *string
+	Treatment   *Nullable[Treatment]
+	ReviewDate  *Nullable[string]
+	// ResidualLikelihood, ResidualImpact: 1–5, or Null to clear.
+	ResidualLikelihood *Nullable[int]
+	ResidualImpact     *Nullable[int]
+	// Metadata is merged key by key; a key set to "" is removed. nil keeps it all.
+	Metadata map[string]string
 }
 
 // Fields returns u as the fields of a new risk (an inbound webhook's finding that
@@ -99,7 +123,18 @@ func (u Update) Fields() Fields {
 	}
 	return Fields{Title: u.Title, Description: u.Description, Category: u.Category,
 		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
-		Status: u.Status, Owner: u.Owner}
+		Status: u.Status, Owner: u.Owner, Treatment: value(u.Treatment), ReviewDate: value(u.ReviewDate),
+		ResidualLikelihood: num(u.ResidualLikelihood), ResidualImpact: num(u.ResidualImpact),
+		Metadata: mergeMetadata(nil, u.Metadata)}
+}
+
+// value is n's value, or nil when n is not given or null.
+func value[T any](n *Nullable[T]) *T {
+	if n == nil || n.Null {
+		return nil
+	}
+	v := n.Value
+	return &v
 }
 
 // New validates f and returns a risk for tenantID with id, timestamps at now, status
@@ -130,17 +165,6 @@ func (r *Risk) Replace(f Fields, now time.Time) error {
 // on error r is unchanged.
 func (r *Risk) Apply(u Update, now time.Time) error {
 	next := *r
-	set := func(dst **int, n *Nullable[int]) {
-		if n == nil {
-			return
-		}
-		if n.Null {
-			*dst = nil
-		} else {
-			v := n.Value
-			*dst = &v
-		}
-	}
 	if u.Title != nil {
 		next.Title = *u.Title
 	}
@@ -159,17 +183,29 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	set(&next.Likelihood, u.Likelihood)
 	set(&next.Impact, u.Impact)
 	set(&next.RiskScore, u.RiskScore)
+	set(&next.Treatment, u.Treatment)
+	set(&next.ReviewDate, u.ReviewDate)
+	set(&next.ResidualLikelihood, u.ResidualLikelihood)
+	set(&next.ResidualImpact, u.ResidualImpact)
+	next.Metadata = mergeMetadata(r.Metadata, u.Metadata)
+	// The score stays true: likelihood × impact again, null while either is null.
 	if u.RiskScore == nil && (u.Likelihood != nil || u.Impact != nil) {
-		if s := derivedScore(next.Likelihood, next.Impact); s != nil {
-			next.RiskScore = s
-		}
+		next.RiskScore = derivedScore(next.Likelihood, next.Impact)
 	}
+	next.ResidualScore = derivedScore(next.ResidualLikelihood, next.ResidualImpact)
 	if p := next.validate(); p != nil {
 		return p
 	}
 	next.UpdatedAt = now
 	*r = next
 	return nil
+}
+
+// set replaces *dst with n's value when n is given: nil when n is Null.
+func set[T any](dst **T, n *Nullable[T]) {
+	if n != nil {
+		*dst = value(n)
+	}
 }
 
 // sameAs reports whether r and o store the same values, UpdatedAt aside: a change
@@ -191,6 +227,10 @@ func (r *Risk) assign(f Fields) error {
 	r.Category = deref(f.Category)
 	r.Owner = deref(f.Owner)
 	r.Likelihood, r.Impact, r.RiskScore = f.Likelihood, f.Impact, f.RiskScore
+	r.Treatment, r.ReviewDate = f.Treatment, f.ReviewDate
+	r.ResidualLikelihood, r.ResidualImpact = f.ResidualLikelihood, f.ResidualImpact
+	r.ResidualScore = derivedScore(r.ResidualLikelihood, r.ResidualImpact)
+	r.Metadata = mergeMetadata(nil, f.Metadata)
 	if f.Status != nil {
 		r.Status = *f.Status
 	}
@@ -234,6 +274,17 @@ func (r *Risk) validate() *problem.Problem {
 	if !r.Status.Valid() {
 		bad("status", "must be one of open, mitigated, closed")
 	}
+	inRange("residualLikelihood", r.ResidualLikelihood, 1, 5)
+	inRange("residualImpact", r.ResidualImpact, 1, 5)
+	if r.Treatment != nil && !r.Treatment.Valid() {
+		bad("treatment", "must be one of accept, mitigate, transfer, avoid, or null")
+	}
+	if r.ReviewDate != nil && !ValidDate(*r.ReviewDate) {
+		bad("reviewDate", "must be a date YYYY-MM-DD, or null")
+	}
+	if d := ValidateMetadata(r.Metadata); d != "" {
+		bad("metadata", d)
+	}
 	return problem.Fields(errs)
 }
 
@@ -256,15 +307,6 @@ func deref(s *string) string {
 	return *s
 }
 
-// Filter selects a page of a tenant's risks, newest first.
-type Filter struct {
-	// Limit is the page size, 1–100.
-	Limit int
-	// Before, when set, returns only risks older than the risk with this ID (the
-	// cursor of the previous page).
-	Before string
-}
-
 // Store persists risks. Every method is scoped to a tenant and writes through the
 // transaction its context carries, if any (see internal/database.Conn). Every write
 // records its change (ActionCreated, ActionUpdated, ActionDeleted) at the recording
@@ -281,8 +323,12 @@ type Store interface {
 	GetForUpdate(ctx context.Context, tenantID, id string) (*Risk, error)
 	// GetByExternalID returns the tenant's risk with that external ID, or ErrNotFound.
 	GetByExternalID(ctx context.Context, tenantID, externalID string) (*Risk, error)
-	// List returns up to f.Limit risks newest first, and whether more follow.
+	// List returns up to f.Limit of the risks f.Query selects, in its order, past
+	// f.After, and whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)
+	// Heatmap counts the risks q selects (its sort aside) by likelihood and impact of
+	// basis.
+	Heatmap(ctx context.Context, tenantID string, q Query, basis Basis) (*Heatmap, error)
 	// Update stores every field of after, the change of before (the risk as stored,
 	// read in the same unit of work), only over before's version. Errors:
 	// ErrVersionChanged when the stored version is another, ErrNotFound.

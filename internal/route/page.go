@@ -29,13 +29,10 @@ type Paging struct {
 // whose IDs have prefix (ids.Risk, …). Errors: 400 VALIDATION_FAILED naming limit or
 // cursor.
 func PagingOf(c echo.Context, prefix string) (Paging, error) {
-	p := Paging{Limit: DefaultLimit}
-	if s := c.QueryParam("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > MaxLimit {
-			return p, problem.Invalid("limit", "must be an integer from 1 to "+strconv.Itoa(MaxLimit))
-		}
-		p.Limit = n
+	n, err := LimitOf(c)
+	p := Paging{Limit: n}
+	if err != nil {
+		return p, err
 	}
 	if s := c.QueryParam("cursor"); s != "" {
 		raw, err := base64.RawURLEncoding.DecodeString(s)
@@ -45,6 +42,21 @@ func PagingOf(c echo.Context, prefix string) (Paging, error) {
 		p.After = string(raw)
 	}
 	return p, nil
+}
+
+// LimitOf parses ?limit: DefaultLimit when not given, else 1 to MaxLimit. Errors:
+// 400 VALIDATION_FAILED naming limit. A list whose cursor is more than an ID (a
+// sorted list's) reads the cursor itself.
+func LimitOf(c echo.Context) (int, error) {
+	s := c.QueryParam("limit")
+	if s == "" {
+		return DefaultLimit, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxLimit {
+		return DefaultLimit, problem.Invalid("limit", "must be an integer from 1 to "+strconv.Itoa(MaxLimit))
+	}
+	return n, nil
 }
 
 // Page is the envelope of every list response (docs/openapi.yaml): the items, whether

@@ -48,7 +48,8 @@ func table(d Deps, cfg config.Config) []route.Route {
 		{Method: http.MethodDelete, Path: "/sessions", Handler: auth.LogoutHandler(d.Sessions),
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
-	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, RequireIfMatch: cfg.HTTP.RequireIfMatch, Now: d.Now})...)
+	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, RequireIfMatch: cfg.HTTP.RequireIfMatch,
+		MaxImportRows: cfg.Uploads.MaxImportRows, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, eventhttp.Routes(d.Events)...)

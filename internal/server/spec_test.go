@@ -195,7 +195,8 @@ func TestSpecCheckerCatchesMismatches(t *testing.T) {
 	jsonCT := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"abc"}}
 	problemCT := http.Header{"Content-Type": {"application/problem+json"}, "X-Request-Id": {"abc"}, "Cache-Control": {"no-store"}}
 	risk := `{"id":"risk_0193b2c4d5e67f8091a2b3c4d5e6f708","title":"t","description":"","category":"","likelihood":null,` +
-		`"impact":null,"riskScore":null,"status":"open","owner":"","version":1,"createdAt":"2025-01-01T00:00:00Z","updatedAt":"2025-01-01T00:00:00Z"}`
+		`"impact":null,"riskScore":null,"status":"open","owner":"","treatment":null,"reviewDate":null,` +
+		`"residualLikelihood":null,"residualImpact":null,"residualScore":null,"metadata":{},"version":1,"createdAt":"2025-01-01T00:00:00Z","updatedAt":"2025-01-01T00:00:00Z"}`
 	prob := func(code string, status int) string {
 		return fmt.Sprintf(`{"type":"https://riskapi.dev/problems/x","title":"x","status":%d,"detail":"x","code":%q,"requestId":"abc"}`, status, code)
 	}

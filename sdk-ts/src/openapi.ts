@@ -57,6 +57,9 @@ export interface paths {
          * List risks
          * @description Lists the tenant's risks, one page at a time. Pass `nextCursor` from one page as
          *     `cursor` to get the next; `hasMore` is false on the last page.
+         *     Filters combine (a risk is listed when all hold). The cursor belongs to its query
+         *     (filters and sort): another query's cursor, an unknown parameter or a bad value is
+         *     400 `VALIDATION_FAILED` naming the parameter (docs/register.md).
          */
         get: operations["v1ListRisks"];
         put?: never;
@@ -66,6 +69,89 @@ export interface paths {
          *     `likelihood` and `impact` are given, `riskScore` is their product.
          */
         post: operations["v1CreateRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count risks by likelihood and impact
+         * @description The 5×5 heat map of the risks the list's filters select: every cell
+         *     (likelihood-major, all 25, zero counts included) and how many selected risks lack
+         *     one or both factors (`unassessed`). `basis=residual` counts `residualLikelihood` ×
+         *     `residualImpact` instead. An unknown parameter or a bad value is 400
+         *     `VALIDATION_FAILED` naming it.
+         */
+        get: operations["v1RiskHeatmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export risks as CSV or NDJSON
+         * @description Streams every risk the list's filters select, in `sort`'s order (default
+         *     `-createdAt`), as a download. CSV: a header row of the field names (the `Risk`
+         *     members and `externalId`), absent values empty, `metadata` as a JSON object; a cell
+         *     starting with `=`, `+`, `-` or `@` is written with a leading `'` (so is one whose
+         *     leading quotes precede such a character), which an import drops again. NDJSON: one
+         *     `Risk` per line. The server reads the risks in batches and never holds the whole
+         *     export. An unknown parameter or a bad value is 400 `VALIDATION_FAILED` naming it.
+         */
+        get: operations["v1ExportRisks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import risks from CSV
+         * @description `multipart/form-data` with the part `file`: a CSV whose first row names
+         *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
+         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
+         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     updates the risk with that external ID (the columns given replace its values, an
+         *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
+         *     without one creates a risk. One unit of work: every row is valid and every change is
+         *     written in one transaction, each with its event, or nothing is written and the
+         *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
+         *     header being row 1) and field. Importing the same file again creates nothing: its
+         *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
+         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         */
+        post: operations["v1ImportRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -148,6 +234,35 @@ export interface paths {
          */
         post: operations["v1CreateAttachment"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Removes the attachment: its content is 404 from then on, and
+         *     `attachment.deleted` is emitted with the attachment as it was. The bytes are removed
+         *     from disk by the orphan sweep once the deletion has committed and the grace period
+         *     has passed. Another tenant's attachment is 404.
+         */
+        delete: operations["v1DeleteAttachment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -408,6 +523,9 @@ export interface paths {
          * @description Requires scope `risks:read`. Lists the tenant's risks, one page at a time. Pass
          *     `nextCursor` from one page as `cursor` to get the next; `hasMore` is false on the
          *     last page.
+         *     Filters combine (a risk is listed when all hold). The cursor belongs to its query
+         *     (filters and sort): another query's cursor, an unknown parameter or a bad value is
+         *     400 `VALIDATION_FAILED` naming the parameter (docs/register.md).
          */
         get: operations["v2ListRisks"];
         put?: never;
@@ -418,6 +536,89 @@ export interface paths {
          *     their product.
          */
         post: operations["v2CreateRisk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count risks by likelihood and impact
+         * @description Requires scope `risks:read`. The 5×5 heat map of the risks the list's filters select: every cell
+         *     (likelihood-major, all 25, zero counts included) and how many selected risks lack
+         *     one or both factors (`unassessed`). `basis=residual` counts `residualLikelihood` ×
+         *     `residualImpact` instead. An unknown parameter or a bad value is 400
+         *     `VALIDATION_FAILED` naming it.
+         */
+        get: operations["v2RiskHeatmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export risks as CSV or NDJSON
+         * @description Requires scope `risks:read`. Streams every risk the list's filters select, in `sort`'s order (default
+         *     `-createdAt`), as a download. CSV: a header row of the field names (the `Risk`
+         *     members and `externalId`), absent values empty, `metadata` as a JSON object; a cell
+         *     starting with `=`, `+`, `-` or `@` is written with a leading `'` (so is one whose
+         *     leading quotes precede such a character), which an import drops again. NDJSON: one
+         *     `Risk` per line. The server reads the risks in batches and never holds the whole
+         *     export. An unknown parameter or a bad value is 400 `VALIDATION_FAILED` naming it.
+         */
+        get: operations["v2ExportRisks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import risks from CSV
+         * @description Requires scope `risks:write`. `multipart/form-data` with the part `file`: a CSV whose first row names
+         *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
+         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
+         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     updates the risk with that external ID (the columns given replace its values, an
+         *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
+         *     without one creates a risk. One unit of work: every row is valid and every change is
+         *     written in one transaction, each with its event, or nothing is written and the
+         *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
+         *     header being row 1) and field. Importing the same file again creates nothing: its
+         *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
+         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         */
+        post: operations["v2ImportRisks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -506,6 +707,35 @@ export interface paths {
          */
         post: operations["v2CreateAttachment"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an attachment
+         * @description Requires scope `risks:write`. Removes the attachment: its content is 404 from then on, and
+         *     `attachment.deleted` is emitted with the attachment as it was. The bytes are removed
+         *     from disk by the orphan sweep once the deletion has committed and the grace period
+         *     has passed. Another tenant's attachment is 404.
+         */
+        delete: operations["v2DeleteAttachment"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1261,6 +1491,14 @@ export interface components {
          *       "riskScore": 12,
          *       "status": "open",
          *       "owner": "alice@example.com",
+         *       "treatment": "mitigate",
+         *       "reviewDate": "2025-06-30",
+         *       "residualLikelihood": 2,
+         *       "residualImpact": 3,
+         *       "residualScore": 6,
+         *       "metadata": {
+         *         "ticket": "SEC-42"
+         *       },
          *       "version": 1,
          *       "createdAt": "2025-01-01T09:30:00Z",
          *       "updatedAt": "2025-01-01T09:30:00Z"
@@ -1277,6 +1515,19 @@ export interface components {
             riskScore: number | null;
             status: components["schemas"]["RiskStatus"];
             owner: string;
+            treatment: components["schemas"]["RiskTreatment"];
+            /**
+             * Format: date
+             * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
+             */
+            reviewDate: string | null;
+            /** @description Likelihood after treatment. */
+            residualLikelihood: number | null;
+            /** @description Impact after treatment. */
+            residualImpact: number | null;
+            /** @description `residualLikelihood` × `residualImpact`, or null unless both are set. */
+            readonly residualScore: number | null;
+            metadata: components["schemas"]["Metadata"];
             /**
              * Format: int64
              * @description 1 at creation, one more for each change that alters a stored field (a write
@@ -1288,8 +1539,41 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        ImportReport: {
+            created: number;
+            updated: number;
+            unchanged: number;
+            /** @description Always empty on success; bad rows are a 400's `errors`. */
+            errors: Record<string, never>[];
+        };
+        Heatmap: {
+            /** @enum {string} */
+            basis: "inherent" | "residual";
+            /** @description Every cell, likelihood-major (1×1, 1×2, … 5×5), zero counts included. */
+            cells: {
+                likelihood: number;
+                impact: number;
+                count: number;
+            }[];
+            /** @description Selected risks lacking one or both factors of the basis. */
+            unassessed: number;
+        };
         /** @enum {string} */
         RiskStatus: "open" | "mitigated" | "closed";
+        /**
+         * @description The decision taken about the risk; null for none.
+         * @enum {string|null}
+         */
+        RiskTreatment: "accept" | "mitigate" | "transfer" | "avoid" | null;
+        /**
+         * @description Your own key-value pairs, as Stripe's: at most 50 keys of 1–40 characters
+         *     `[A-Za-z0-9_.-]`, string values of at most 500 characters. A PATCH merges it key by
+         *     key (keys not given are kept) and a key set to `""` is removed; `null` is refused.
+         *     Always an object in responses, `{}` when empty.
+         */
+        Metadata: {
+            [key: string]: string;
+        };
         /** @description The writable fields of a risk. */
         RiskFields: {
             title?: string;
@@ -1297,10 +1581,25 @@ export interface components {
             category?: string;
             likelihood?: number | null;
             impact?: number | null;
-            /** @description When omitted and both `likelihood` and `impact` are given, it is their product. */
+            /**
+             * @description When omitted and both `likelihood` and `impact` are given, it is their product;
+             *     a write that changes `likelihood` or `impact` without it sets it to their
+             *     product again (null while either is null).
+             */
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
             owner?: string;
+            treatment?: components["schemas"]["RiskTreatment"];
+            /**
+             * Format: date
+             * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
+             */
+            reviewDate?: string | null;
+            /** @description Likelihood after treatment. */
+            residualLikelihood?: number | null;
+            /** @description Impact after treatment. */
+            residualImpact?: number | null;
+            metadata?: components["schemas"]["Metadata"];
         };
         /** @description `title` is required; `status` defaults to `open`. */
         RiskCreate: components["schemas"]["RiskFields"] & components["schemas"]["RiskTitleRequired"];
@@ -1513,7 +1812,7 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventType: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created";
+        EventType: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -1527,7 +1826,7 @@ export interface components {
             data: {
                 /**
                  * @description The resource as the API returns it: a Risk for `risk.*` (for `risk.deleted`, as it
-                 *     was), an Attachment for `attachment.created`.
+                 *     was), an Attachment for `attachment.created` (as it was for `attachment.deleted`).
                  */
                 object: Record<string, never>;
                 /**
@@ -1698,8 +1997,12 @@ export interface components {
             code: components["schemas"]["ErrorCode"];
             /** @description Equal to the `X-Request-Id` response header. */
             requestId: string;
-            /** @description With `VALIDATION_FAILED`, the offending fields. */
+            /**
+             * @description With `VALIDATION_FAILED`, the offending fields; for an imported file, every bad
+             *     row's (`row`: the record's number, the header being row 1).
+             */
             errors?: {
+                row?: number;
                 field: string;
                 detail: string;
             }[];
@@ -2440,6 +2743,45 @@ export interface components {
          */
         Cursor: string;
         /**
+         * @description One status or a comma-separated list (`open,mitigated`).
+         * @example open,mitigated
+         */
+        RiskStatusFilter: string;
+        /** @description One treatment or a comma-separated list (`accept,transfer`). */
+        RiskTreatmentFilter: string;
+        /** @description Exact match (case-sensitive). */
+        RiskCategoryFilter: string;
+        /** @description Exact match (case-sensitive). */
+        RiskOwnerFilter: string;
+        /** @description `riskScore` at least this (risks without a score are left out). */
+        RiskMinScore: number;
+        /** @description `riskScore` at most this (risks without a score are left out). */
+        RiskMaxScore: number;
+        /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+        RiskReviewBefore: string;
+        /** @description `createdAt` at or after this RFC 3339 time. */
+        RiskCreatedSince: string;
+        /** @description `createdAt` before this RFC 3339 time. */
+        RiskCreatedUntil: string;
+        /** @description `updatedAt` at or after this RFC 3339 time. */
+        RiskUpdatedSince: string;
+        /**
+         * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+         *     case-insensitive, in the title or the description, as a substring (`vend` finds
+         *     "Vendor").
+         */
+        RiskSearch: string;
+        /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+        RiskMetadataFilter: {
+            [key: string]: string;
+        };
+        /**
+         * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+         *     in front for descending; ties by id in the same direction; risks without a
+         *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+         */
+        RiskSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "riskScore" | "-riskScore" | "title" | "-title" | "reviewDate" | "-reviewDate";
+        /**
          * @description Risk ID (`risk_…`).
          * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
          */
@@ -2756,6 +3098,43 @@ export interface operations {
                  *     cursor is 400 `VALIDATION_FAILED`.
                  */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
             };
             header?: never;
             path?: never;
@@ -2792,6 +3171,193 @@ export interface operations {
         requestBody: components["requestBodies"]["RiskCreate"];
         responses: {
             201: components["responses"]["RiskCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The heat map. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heatmap"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment; filename="risks.csv"` (or `risks.ndjson`). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
+                     *     risk_0193b2c4d5e67f8091a2b3c4d5e6f708,,Vendor contract missing a DPA,,compliance,3,4,12,open,alice@example.com,mitigate,2025-06-30,2,3,6,"{""ticket"":""SEC-42""}",1,2025-01-01T09:30:00Z,2025-01-01T09:30:00Z
+                     */
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ImportRisks: {
+        parameters: {
+            query?: {
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV, UTF-8 (a leading byte-order mark is ignored).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Imported (or, with `dryRun=true`, what the import would do). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3054,6 +3620,50 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1DeleteAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
@@ -3479,6 +4089,43 @@ export interface operations {
                  *     cursor is 400 `VALIDATION_FAILED`.
                  */
                 cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
             };
             header?: never;
             path?: never;
@@ -3516,6 +4163,193 @@ export interface operations {
         requestBody: components["requestBodies"]["RiskCreate"];
         responses: {
             201: components["responses"]["RiskCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The heat map. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heatmap"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The export, streamed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description `attachment; filename="risks.csv"` (or `risks.ndjson`). */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
+                     *     risk_0193b2c4d5e67f8091a2b3c4d5e6f708,,Vendor contract missing a DPA,,compliance,3,4,12,open,alice@example.com,mitigate,2025-06-30,2,3,6,"{""ticket"":""SEC-42""}",1,2025-01-01T09:30:00Z,2025-01-01T09:30:00Z
+                     */
+                    "text/csv": string;
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ImportRisks: {
+        parameters: {
+            query?: {
+                dryRun?: boolean;
+            };
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The CSV, UTF-8 (a leading byte-order mark is ignored).
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Imported (or, with `dryRun=true`, what the import would do). */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReport"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
@@ -3780,6 +4614,50 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2DeleteAttachment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];

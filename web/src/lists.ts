@@ -7,7 +7,7 @@
 import type { EventType, IdempotencyOutcome, Scope } from "@riskapi/sdk";
 
 const eventTypes: Record<EventType, true> = {
-  "risk.created": true, "risk.updated": true, "risk.deleted": true, "attachment.created": true,
+  "risk.created": true, "risk.updated": true, "risk.deleted": true, "attachment.created": true, "attachment.deleted": true,
 };
 const scopes: Record<Scope, true> = { "risks:read": true, "risks:write": true, "requests:read": true, "events:read": true, "audit:read": true };
 const outcomes: Record<IdempotencyOutcome, true> = {

@@ -492,3 +492,50 @@ func age(t *testing.T, env *apitest.Env, d time.Duration) {
 		}
 	}
 }
+
+// TestDeleteAttachment: a deleted attachment's content is 404 at once, another
+// tenant cannot delete it, attachment.deleted is emitted once with the attachment as
+// it was, and the bytes go with the next sweep after the grace period.
+func TestDeleteAttachment(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b := env.Tenant("Acme"), env.Tenant("Beta")
+	riskID := newRisk(t, env, a.Key)
+	var att, keep attachment
+	upload(t, env, riskID, a.Key, nil, apitest.FilePart("file", "a.txt", "", "a")).Expect(http.StatusCreated).Decode(&att)
+	upload(t, env, riskID, a.Key, nil, apitest.FilePart("file", "b.txt", "", "b")).Expect(http.StatusCreated).Decode(&keep)
+	del := func(key, version string) *apitest.Response {
+		return env.Do(apitest.Request{Method: http.MethodDelete, Path: "/" + version + "/attachments/" + att.ID, Bearer: key})
+	}
+	del(b.Key, "v2").ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+	del(a.ReadKey, "v2").ExpectProblem(http.StatusForbidden, "FORBIDDEN")
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/attachments/" + att.ID + "/content", Bearer: a.Key}).
+		Expect(http.StatusOK)
+	del(a.Key, "v2").Expect(http.StatusNoContent)
+	del(a.Key, "v2").ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/attachments/" + att.ID + "/content", Bearer: a.Key}).
+		ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+	var events struct {
+		Data []struct {
+			Data struct{ Object attachment }
+		}
+	}
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/events?type=attachment.deleted", Bearer: a.Key}).
+		Expect(http.StatusOK).Decode(&events)
+	if len(events.Data) != 1 || events.Data[0].Data.Object.ID != att.ID || events.Data[0].Data.Object.Filename != "a.txt" {
+		t.Errorf("attachment.deleted events = %+v, want one with the attachment", events.Data)
+	}
+	if len(stored(t, env)) != 2 {
+		t.Errorf("bytes removed at once (%v): a rolled-back deletion would have lost them", stored(t, env))
+	}
+	age(t, env, 2*time.Hour)
+	if _, err := env.App.Sweep(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{a.ID + "/" + keep.ID}, stored(t, env)); diff != "" {
+		t.Errorf("stored after sweep (-want +got):\n%s", diff)
+	}
+	// The v1 route deletes as well.
+	env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/attachments/" + keep.ID,
+		Bearer: apitest.Login(t, env, a).Token}).Expect(http.StatusNoContent)
+}

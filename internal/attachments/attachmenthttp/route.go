@@ -53,8 +53,8 @@ type handlers struct {
 }
 
 // Routes declares the attachment routes: the upload takes a multipart form up to the
-// upload limit, spooled under FormRules, and honours Idempotency-Key; reads need
-// risks:read, the upload risks:write.
+// upload limit, spooled under FormRules; writes (upload, delete) honour
+// Idempotency-Key and need risks:write, reads risks:read.
 func Routes(cfg Config) []route.Route {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -66,6 +66,7 @@ func Routes(cfg Config) []route.Route {
 			Body: route.Body{Kind: route.UploadBody, Form: FormRules}},
 		{Method: http.MethodGet, Path: "/risks/:id/attachments", Handler: h.list, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/attachments/:id/content", Handler: h.content, Versions: route.Both, Scope: read},
+		{Method: http.MethodDelete, Path: "/attachments/:id", Handler: h.delete, Versions: route.Both, Scope: write},
 	}
 }
 
@@ -185,6 +186,32 @@ func (h handlers) content(c echo.Context) error {
 	w := &refusal{ResponseWriter: c.Response().Writer}
 	http.ServeContent(w, c.Request(), "", a.CreatedAt, fh)
 	return w.problem()
+}
+
+// delete removes the attachment's row — its content is 404 from then on — and
+// records attachment.deleted; the bytes are removed by the orphan sweep once the
+// deletion has committed and the grace period passed (a rolled-back deletion keeps
+// them).
+func (h handlers) delete(c echo.Context) error {
+	id := c.Param("id")
+	if !ids.Valid(ids.Attachment, id) {
+		return problem.New(problem.NotFound, "no such attachment")
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	err = h.Tx.InTx(c.Request().Context(), func(ctx context.Context) error {
+		a, err := h.Store.Get(ctx, tenant, id)
+		if err != nil {
+			return err
+		}
+		return h.Store.Delete(ctx, a)
+	})
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 // refusal stands between http.ServeContent and the client to catch the errors it

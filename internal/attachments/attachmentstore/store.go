@@ -123,6 +123,22 @@ func (s *Store) List(ctx context.Context, tenantID, riskID string, f attachments
 	return out, more, nil
 }
 
+// Delete removes a's row and records attachment.deleted, in one unit of work;
+// attachments.ErrNotFound when there is no such row (any more).
+func (s *Store) Delete(ctx context.Context, a *attachments.Attachment) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		res := s.tenant(ctx, a.TenantID).Where("id = ?", a.ID).Delete(&row{})
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("delete attachment %s: %w", a.ID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			return changes.Change{}, attachments.ErrNotFound
+		}
+		return changes.Change{TenantID: a.TenantID, Action: attachments.ActionDeleted,
+			Target: changes.Target{Type: "attachment", ID: a.ID}, Before: attachmentview.Of(a)}, nil
+	})
+}
+
 // DeleteByRisk removes the rows of the risk's attachments, recording
 // attachment.deleted for each with the attachment as it was, and returns how many.
 func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {

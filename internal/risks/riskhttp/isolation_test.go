@@ -65,9 +65,11 @@ func TestTenantIsolation(t *testing.T) {
 			t.Errorf("%s: hasMore %v, data (-want +got):\n%s", l.Path, p.HasMore, diff)
 		}
 	}
-	// A cursor past every ID does not open A's risks to B.
+	// A cursor past every risk (the digest is that of the query without parameters)
+	// does not open A's risks to B.
 	var p page
-	maxCursor := base64.RawURLEncoding.EncodeToString([]byte("risk_" + strings.Repeat("f", 32)))
+	maxCursor := base64.RawURLEncoding.EncodeToString([]byte(`{"k":"9999-12-31T00:00:00Z","i":"risk_` +
+		strings.Repeat("f", 32) + `","q":"e3b0c44298fc1c14"}`))
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?cursor=" + maxCursor, Bearer: b.Key}).
 		Expect(http.StatusOK).Decode(&p)
 	if diff := cmp.Diff([]risk{own}, p.Data); diff != "" {

@@ -25,6 +25,8 @@ type Config struct {
 	// RequireIfMatch refuses PATCH, PUT and DELETE without If-Match (428,
 	// REQUIRE_IF_MATCH).
 	RequireIfMatch bool
+	// MaxImportRows bounds a CSV import (MAX_IMPORT_ROWS): 413 past it. Required.
+	MaxImportRows int
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }
@@ -32,13 +34,15 @@ type Config struct {
 type handlers struct {
 	risks          *risks.Service
 	requireIfMatch bool
+	maxImportRows  int
 	now            func() time.Time
 }
 
 // Routes declares the risk routes: reads need risks:read, writes risks:write, every
-// write honours Idempotency-Key (docs/idempotency.md), every body is JSON.
+// write honours Idempotency-Key (docs/idempotency.md), every body is JSON but the
+// import's, a multipart upload like an attachment's.
 func Routes(cfg Config) []route.Route {
-	h := handlers{risks: cfg.Risks, requireIfMatch: cfg.RequireIfMatch, now: cfg.Now}
+	h := handlers{risks: cfg.Risks, requireIfMatch: cfg.RequireIfMatch, maxImportRows: cfg.MaxImportRows, now: cfg.Now}
 	if h.now == nil {
 		h.now = time.Now
 	}
@@ -46,6 +50,10 @@ func Routes(cfg Config) []route.Route {
 	return []route.Route{
 		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write},
 		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read},
+		{Method: http.MethodPost, Path: "/risks/import", Handler: h.importCSV, Versions: route.Both, Scope: write,
+			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}},
 		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},
 		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write},
 		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write},
@@ -94,19 +102,26 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := route.PagingOf(c, ids.Risk)
+	params := c.QueryParams()
+	q, err := queryOf(params, "limit", "cursor", "sort")
 	if err != nil {
 		return err
 	}
-	// Newest first: the page after the cursor holds older risks.
-	rs, more, err := h.risks.Store.List(c.Request().Context(), tenant, risks.Filter{Limit: p.Limit, Before: p.After})
+	limit, err := route.LimitOf(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(rs, more, riskID, riskview.Of))
+	digest := queryDigest(params)
+	after, err := markOf(params.Get("cursor"), q, digest)
+	if err != nil {
+		return err
+	}
+	rs, more, err := h.risks.Store.List(c.Request().Context(), tenant, risks.Filter{Query: q, Limit: limit, After: after})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, route.NewPage(rs, more, cursorAfter(q.Sort, digest), riskview.Of))
 }
-
-func riskID(r *risks.Risk) string { return r.ID }
 
 func (h handlers) patch(c echo.Context) error {
 	var req riskview.Patch

@@ -4,6 +4,7 @@ package riskstore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -59,6 +60,13 @@ type row struct {
 	Owner       string
 	ExternalID  *string
 	Version     int64
+	Treatment   *string
+	ReviewDate  *string // YYYY-MM-DD, so text order is date order
+	// ResidualScore is stored, though derived, so lists could filter on it alone.
+	ResidualLikelihood *int
+	ResidualImpact     *int
+	ResidualScore      *int
+	Metadata           string // a JSON object of strings, "{}" when empty
 	// The domain sets both timestamps from its injected clock (truncated to what
 	// PostgreSQL keeps); GORM must not overwrite them with its own "now", or a risk
 	// would read back with another updatedAt than the write returned.
@@ -69,17 +77,50 @@ type row struct {
 func (row) TableName() string { return "risks" }
 
 func toRow(r *risks.Risk) *row {
+	var treatment *string
+	if r.Treatment != nil {
+		t := string(*r.Treatment)
+		treatment = &t
+	}
 	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
 		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
 		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID, Version: r.Version,
+		Treatment: treatment, ReviewDate: r.ReviewDate, ResidualLikelihood: r.ResidualLikelihood,
+		ResidualImpact: r.ResidualImpact, ResidualScore: r.ResidualScore, Metadata: metadataText(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 func toRisk(w *row) *risks.Risk {
+	var treatment *risks.Treatment
+	if w.Treatment != nil {
+		t := risks.Treatment(*w.Treatment)
+		treatment = &t
+	}
 	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
 		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
 		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID, Version: w.Version,
+		Treatment: treatment, ReviewDate: w.ReviewDate, ResidualLikelihood: w.ResidualLikelihood,
+		ResidualImpact: w.ResidualImpact, ResidualScore: w.ResidualScore, Metadata: metadataOf(w.Metadata),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
+}
+
+// metadataText is m as the metadata column keeps it: a JSON object, keys sorted.
+func metadataText(m map[string]string) string {
+	if len(m) == 0 {
+		return "{}"
+	}
+	b, _ := json.Marshal(m) // a map of strings always marshals
+	return string(b)
+}
+
+// metadataOf reads the metadata column; nil when empty, as the domain keeps it. The
+// column only ever holds what metadataText wrote (or the migration's "{}").
+func metadataOf(s string) map[string]string {
+	var m map[string]string
+	if json.Unmarshal([]byte(s), &m) != nil || len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // Create inserts r and records risk.created.
@@ -131,16 +172,6 @@ func (s *Store) take(ctx context.Context, tenantID, what string, lock bool, wher
 	return toRisk(&w), nil
 }
 
-// List returns up to f.Limit of the tenant's risks, newest first (IDs are UUIDv7, so
-// ID order is creation order and stable), and whether more follow.
-func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
-	out, more, err := database.Page(s.tenant(ctx, tenantID), database.NewestFirst, f.Before, f.Limit, toRisk)
-	if err != nil {
-		return nil, false, fmt.Errorf("list risks: %w", err)
-	}
-	return out, more, nil
-}
-
 // Update stores every field of after over before and records risk.updated. It
 // writes only over before's version: risks.ErrVersionChanged when the stored
 // version is another, risks.ErrNotFound when there is no such risk.
@@ -149,7 +180,9 @@ func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
 		res := s.tenant(ctx, before.TenantID).Model(&row{}).
 			Where("id = ? AND version = ?", before.ID, before.Version).
 			Select("title", "description", "category", "likelihood", "impact", "risk_score",
-				"status", "owner", "external_id", "version", "updated_at").Updates(toRow(after))
+				"status", "owner", "external_id", "version", "treatment", "review_date",
+				"residual_likelihood", "residual_impact", "residual_score", "metadata", "updated_at").
+			Updates(toRow(after))
 		if res.Error != nil {
 			return changes.Change{}, fmt.Errorf("update risk %s: %w", after.ID, res.Error)
 		}

@@ -49,6 +49,12 @@ func TestRoundTrip(t *testing.T) {
 	}
 	ext := "FND-1"
 	r.ExternalID = &ext
+	if err := r.Apply(risks.Update{Treatment: &risks.Nullable[risks.Treatment]{Value: risks.TreatmentTransfer},
+		ReviewDate: &risks.Nullable[string]{Value: "2021-03-04"}, ResidualLikelihood: &risks.Nullable[int]{Value: 1},
+		ResidualImpact: &risks.Nullable[int]{Value: 2}, Metadata: map[string]string{"ticket": "SEC-1", "a.b-c_d": "é"}},
+		created); err != nil {
+		t.Fatal(err)
+	}
 	// Every field set, so that a field the row type or its columns lack reads back
 	// different; a field added to risks.Risk must be set here too.
 	for f, v := range reflect.ValueOf(*r).Fields() {

@@ -7,6 +7,7 @@
 package riskview
 
 import (
+	"maps"
 	"strconv"
 	"time"
 
@@ -17,18 +18,25 @@ import (
 
 // Risk is a risk as the API shows it (camelCase, absent numbers as null).
 type Risk struct {
-	ID          string    `json:"id"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
-	Category    string    `json:"category"`
-	Likelihood  *int      `json:"likelihood"`
-	Impact      *int      `json:"impact"`
-	RiskScore   *int      `json:"riskScore"`
-	Status      string    `json:"status"`
-	Owner       string    `json:"owner"`
-	Version     int64     `json:"version"` // also the ETag: "<version>"
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          string  `json:"id"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Category    string  `json:"category"`
+	Likelihood  *int    `json:"likelihood"`
+	Impact      *int    `json:"impact"`
+	RiskScore   *int    `json:"riskScore"`
+	Status      string  `json:"status"`
+	Owner       string  `json:"owner"`
+	Treatment   *string `json:"treatment"`
+	ReviewDate  *string `json:"reviewDate"` // YYYY-MM-DD
+	// ResidualScore is read-only: residualLikelihood × residualImpact, or null.
+	ResidualLikelihood *int              `json:"residualLikelihood"`
+	ResidualImpact     *int              `json:"residualImpact"`
+	ResidualScore      *int              `json:"residualScore"`
+	Metadata           map[string]string `json:"metadata"` // {} when empty, never null
+	Version            int64             `json:"version"`  // also the ETag: "<version>"
+	CreatedAt          time.Time         `json:"createdAt"`
+	UpdatedAt          time.Time         `json:"updatedAt"`
 }
 
 // ETag is the entity tag of r's responses: its version, quoted ("3").
@@ -36,9 +44,19 @@ func ETag(r *risks.Risk) string { return etag.Strong(strconv.FormatInt(r.Version
 
 // Of returns r as the API shows it.
 func Of(r *risks.Risk) Risk {
+	md := map[string]string{}
+	maps.Copy(md, r.Metadata)
+	var treatment *string
+	if r.Treatment != nil {
+		t := string(*r.Treatment)
+		treatment = &t
+	}
 	return Risk{ID: r.ID, Title: r.Title, Description: r.Description, Category: r.Category,
 		Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore, Status: string(r.Status),
-		Owner: r.Owner, Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		Owner: r.Owner, Treatment: treatment, ReviewDate: r.ReviewDate,
+		ResidualLikelihood: r.ResidualLikelihood, ResidualImpact: r.ResidualImpact,
+		ResidualScore: r.ResidualScore, Metadata: md,
+		Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
 
 // Write is the body of POST and PUT: every field optional at the JSON level, the
@@ -52,12 +70,24 @@ type Write struct {
 	RiskScore   *jsonbody.Int `json:"riskScore"`
 	Status      *string       `json:"status"`
 	Owner       *string       `json:"owner"`
+	Treatment   *string       `json:"treatment"`
+	ReviewDate  *string       `json:"reviewDate"`
+	// ResidualLikelihood, ResidualImpact: 1–5.
+	ResidualLikelihood *jsonbody.Int     `json:"residualLikelihood"`
+	ResidualImpact     *jsonbody.Int     `json:"residualImpact"`
+	Metadata           map[string]string `json:"metadata"`
 }
 
 // Fields converts w to the domain's fields.
 func (w Write) Fields() risks.Fields {
 	f := risks.Fields{Title: w.Title, Description: w.Description, Category: w.Category, Owner: w.Owner,
-		Likelihood: intPtr(w.Likelihood), Impact: intPtr(w.Impact), RiskScore: intPtr(w.RiskScore)}
+		Likelihood: intPtr(w.Likelihood), Impact: intPtr(w.Impact), RiskScore: intPtr(w.RiskScore),
+		ReviewDate: w.ReviewDate, ResidualLikelihood: intPtr(w.ResidualLikelihood),
+		ResidualImpact: intPtr(w.ResidualImpact), Metadata: w.Metadata}
+	if w.Treatment != nil {
+		t := risks.Treatment(*w.Treatment)
+		f.Treatment = &t
+	}
 	if w.Status != nil {
 		s := risks.Status(*w.Status)
 		f.Status = &s
@@ -77,6 +107,13 @@ type Patch struct {
 	RiskScore   jsonbody.Optional[jsonbody.Int] `json:"riskScore"`
 	Status      jsonbody.Optional[string]       `json:"status"`
 	Owner       jsonbody.Optional[string]       `json:"owner"`
+	Treatment   jsonbody.Optional[string]       `json:"treatment"`
+	ReviewDate  jsonbody.Optional[string]       `json:"reviewDate"`
+	// ResidualLikelihood, ResidualImpact: 1–5, null clears.
+	ResidualLikelihood jsonbody.Optional[jsonbody.Int] `json:"residualLikelihood"`
+	ResidualImpact     jsonbody.Optional[jsonbody.Int] `json:"residualImpact"`
+	// Metadata is merged key by key; "" removes a key; null is refused.
+	Metadata jsonbody.Optional[map[string]string] `json:"metadata"`
 }
 
 // Update converts p to a domain update. It also returns the name of a text field
@@ -105,9 +142,26 @@ func (p Patch) Update() (risks.Update, string) {
 		s := risks.Status(p.Status.Value)
 		u.Status = &s
 	}
+	if p.Metadata.Set {
+		if p.Metadata.Null {
+			return u, "metadata"
+		}
+		u.Metadata = p.Metadata.Value
+		if u.Metadata == nil {
+			u.Metadata = map[string]string{}
+		}
+	}
 	u.Likelihood = nullable(p.Likelihood)
 	u.Impact = nullable(p.Impact)
 	u.RiskScore = nullable(p.RiskScore)
+	u.ResidualLikelihood = nullable(p.ResidualLikelihood)
+	u.ResidualImpact = nullable(p.ResidualImpact)
+	if p.Treatment.Set {
+		u.Treatment = &risks.Nullable[risks.Treatment]{Value: risks.Treatment(p.Treatment.Value), Null: p.Treatment.Null}
+	}
+	if p.ReviewDate.Set {
+		u.ReviewDate = &risks.Nullable[string]{Value: p.ReviewDate.Value, Null: p.ReviewDate.Null}
+	}
 	return u, ""
 }
 

@@ -96,7 +96,8 @@ func TestEveryFieldIsShownEverywhere(t *testing.T) {
 		"riskview.Patch":               jsonMembers[riskview.Patch](),
 		"docs/openapi.yaml RiskFields": specProperties(t, "RiskFields"),
 		"sdk.RiskCreateParams":         jsonMembers[riskapi.RiskCreateParams](),
-		"sdk.RiskUpdateParams":         domainFields[riskapi.RiskUpdateParams]("Params", "ClearLikelihood", "ClearImpact", "ClearRiskScore"),
+		"sdk.RiskUpdateParams": domainFields[riskapi.RiskUpdateParams]("Params", "ClearLikelihood", "ClearImpact", "ClearRiskScore",
+			"ClearTreatment", "ClearReviewDate", "ClearResidualLikelihood", "ClearResidualImpact"),
 	} {
 		if diff := cmp.Diff(writable, got); diff != "" {
 			t.Errorf("%s differs from the domain's writable fields (-risks.Fields +%s):\n%s", name, name, diff)
@@ -127,6 +128,13 @@ func fill(v reflect.Value) {
 	case reflect.Pointer:
 		v.Set(reflect.New(v.Type().Elem()))
 		fill(v.Elem())
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		fill(k)
+		fill(e)
+		m.SetMapIndex(k, e)
+		v.Set(m)
 	case reflect.String:
 		v.SetString("x")
 	case reflect.Int, reflect.Int64:

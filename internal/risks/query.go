@@ -1,0 +1,103 @@
+package risks
+
+import "time"
+
+// Query selects and orders a tenant's risks: the filters of a list, heat map or
+// export (docs/register.md). A risk is selected when every given filter holds;
+// nil and empty filters are not given.
+type Query struct {
+	Statuses   []Status
+	Treatments []Treatment
+	Category   *string // exact
+	Owner      *string // exact
+	// MinScore, MaxScore bound riskScore, inclusive; a risk without a score fails both.
+	MinScore, MaxScore *int
+	// ReviewBefore selects risks whose reviewDate (YYYY-MM-DD) is earlier.
+	ReviewBefore *string
+	// CreatedSince ≤ createdAt < CreatedUntil; UpdatedSince ≤ updatedAt.
+	CreatedSince, CreatedUntil, UpdatedSince *time.Time
+	// Words must each occur, case-insensitive, in the title or the description.
+	Words []string
+	// Metadata: each key's value must equal the given one.
+	Metadata map[string]string
+	Sort     Sort
+}
+
+// SortField is a field a list can be ordered by.
+type SortField string
+
+// The fields a list can be ordered by.
+const (
+	SortCreatedAt  SortField = "createdAt"
+	SortUpdatedAt  SortField = "updatedAt"
+	SortRiskScore  SortField = "riskScore"
+	SortTitle      SortField = "title"
+	SortReviewDate SortField = "reviewDate"
+)
+
+// SortFields lists every SortField.
+var SortFields = []SortField{SortCreatedAt, SortUpdatedAt, SortRiskScore, SortTitle, SortReviewDate}
+
+// Sort is an order: by Field, descending when Desc, ties by id in the same
+// direction; risks without a value (riskScore, reviewDate) come last either way.
+type Sort struct {
+	Field SortField
+	Desc  bool
+}
+
+// DefaultSort is newest first.
+var DefaultSort = Sort{Field: SortCreatedAt, Desc: true}
+
+// Key returns r's value of s's field, as the cursor after r holds it: an int, a
+// string or a time.Time; nil when r has none.
+func (s Sort) Key(r *Risk) any {
+	switch s.Field {
+	case SortUpdatedAt:
+		return r.UpdatedAt
+	case SortRiskScore:
+		if r.RiskScore == nil {
+			return nil
+		}
+		return *r.RiskScore
+	case SortTitle:
+		return r.Title
+	case SortReviewDate:
+		if r.ReviewDate == nil {
+			return nil
+		}
+		return *r.ReviewDate
+	default:
+		return r.CreatedAt
+	}
+}
+
+// Mark is where a page starts: after the risk with this sort key and ID.
+type Mark struct {
+	Key any // as Sort.Key returns it
+	ID  string
+}
+
+// Filter is one page of a Query.
+type Filter struct {
+	Query
+	// Limit is the page size.
+	Limit int
+	// After, when set, is the last risk of the previous page.
+	After *Mark
+}
+
+// Basis is which assessment a heat map counts.
+type Basis string
+
+// The two bases of a heat map.
+const (
+	BasisInherent Basis = "inherent" // likelihood × impact
+	BasisResidual Basis = "residual" // residualLikelihood × residualImpact
+)
+
+// Heatmap counts risks by likelihood and impact: Counts[l-1][i-1] risks have
+// likelihood l and impact i; Unassessed lack one or both.
+type Heatmap struct {
+	Counts     [5][5]int
+	Unassessed int
+}

@@ -1,0 +1,188 @@
+package riskhttp_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
+)
+
+type report struct {
+	Created, Updated, Unchanged int
+	Errors                      []struct {
+		Row           int
+		Field, Detail string
+	}
+}
+
+func importFile(env *apitest.Env, key, query, file string, header http.Header) *apitest.Response {
+	env.T.Helper()
+	body, ct := apitest.Multipart("", apitest.FilePart("file", "risks.csv", "text/csv", file))
+	return env.Upload("/v2/risks/import"+query, key, header, body, ct)
+}
+
+func exportCSV(t *testing.T, env *apitest.Env, key string) [][]string {
+	t.Helper()
+	rows, err := csv.NewReader(exportOf(t, env, key, "sort=createdAt").Body).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func csvText(rows [][]string) string {
+	var b bytes.Buffer
+	w := csv.NewWriter(&b)
+	w.WriteAll(rows)
+	return b.String()
+}
+
+// comparable drops the columns the server sets itself (id, version, timestamps).
+func comparable(rows [][]string) [][]string {
+	var out [][]string
+	for _, r := range rows {
+		var kept []string
+		for i, c := range r {
+			if name := riskview.Columns[i]; name != "id" && name != "version" && name != "createdAt" && name != "updatedAt" {
+				kept = append(kept, c)
+			}
+		}
+		out = append(out, kept)
+	}
+	return out
+}
+
+func count(t *testing.T, env *apitest.Env, key string) int {
+	t.Helper()
+	return len(listAll(t, env, key, "", 100))
+}
+
+// TestImportReproducesAnExport: an export imported into another tenant reproduces
+// every field value, formula cells included; with external IDs, importing the same
+// file again creates nothing and leaves everything unchanged.
+func TestImportReproducesAnExport(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b, c := env.Tenant("Acme"), env.Tenant("Beta"), env.Tenant("Gamma")
+	register(t, env, a.Key)
+	create(env, a.Key, map[string]any{"title": "=HYPERLINK(\"http://x\")", "description": "'@SUM(A1)",
+		"owner": "-1+1", "category": "+cmd", "metadata": map[string]string{"formula": "=1+1", "q": "say \"hi\", ok"}})
+	exported := exportCSV(t, env, a.Key)
+
+	var rep report
+	importFile(env, b.Key, "", csvText(exported), nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != len(exported)-1 || rep.Updated != 0 || rep.Unchanged != 0 {
+		t.Fatalf("report %+v, want %d created", rep, len(exported)-1)
+	}
+	// Each created risk was recorded at the recording point: its risk.created event.
+	var events struct{ Data []struct{ Type string } }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/events?type=risk.created&limit=100", Bearer: b.Key}).
+		Expect(http.StatusOK).Decode(&events)
+	if len(events.Data) != rep.Created {
+		t.Errorf("%d risk.created events for %d imported risks", len(events.Data), rep.Created)
+	}
+	again := exportCSV(t, env, b.Key)
+	if diff := slices.CompareFunc(comparable(exported), comparable(again), slices.Compare); diff != 0 {
+		t.Errorf("B's export differs from A's:\nA %q\nB %q", comparable(exported), comparable(again))
+	}
+
+	// With external IDs: the second import of the same file changes nothing.
+	for i := range exported[1:] {
+		exported[i+1][slices.Index(riskview.Columns, "externalId")] = fmt.Sprintf("EXT-%d", i)
+	}
+	importFile(env, c.Key, "", csvText(exported), nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != len(exported)-1 {
+		t.Fatalf("first import %+v, want %d created", rep, len(exported)-1)
+	}
+	before := exportCSV(t, env, c.Key)
+	importFile(env, c.Key, "", csvText(exported), nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != 0 || rep.Updated != 0 || rep.Unchanged != len(exported)-1 {
+		t.Fatalf("second import %+v, want everything unchanged", rep)
+	}
+	if after := exportCSV(t, env, c.Key); slices.CompareFunc(before, after, slices.Compare) != 0 {
+		t.Errorf("the second import changed risks (versions or timestamps included)")
+	}
+	// A changed cell updates that risk only, read-only columns ignored.
+	exported[1][slices.Index(riskview.Columns, "title")] = "renamed"
+	exported[2][slices.Index(riskview.Columns, "version")] = "99"
+	importFile(env, c.Key, "", csvText(exported), nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != 0 || rep.Updated != 1 || rep.Unchanged != len(exported)-2 {
+		t.Fatalf("third import %+v, want one updated", rep)
+	}
+}
+
+// TestImportIsAllOrNothing: a file with bad rows writes nothing and names each bad
+// row; a dry run writes nothing and reports what the import would do; past
+// MAX_IMPORT_ROWS the file is 413.
+func TestImportIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, func(c *config.Config) { c.Uploads.MaxImportRows = 4 })
+	a := env.Tenant("Acme")
+	create(env, a.Key, map[string]any{"title": "existing"})
+	good := "externalId,title,likelihood,impact,treatment,metadata\n" +
+		"F-1,one,2,3,accept,\"{\"\"k\"\":\"\"v\"\"}\"\n" +
+		"F-2,two,,,,\n"
+	bad := good + "F-3,three,9,1,,\n" + ",,1,1,sometimes,[]\n"
+	res := importFile(env, a.Key, "", bad, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	var rep report
+	res.Decode(&rep)
+	var got []string
+	for _, e := range rep.Errors {
+		got = append(got, fmt.Sprintf("%d %s", e.Row, e.Field))
+	}
+	slices.Sort(got)
+	if want := []string{"4 likelihood", "5 metadata", "5 title", "5 treatment"}; !slices.Equal(got, want) {
+		t.Errorf("errors %v, want %v", got, want)
+	}
+	if n := count(t, env, a.Key); n != 1 {
+		t.Errorf("%d risks after a refused import, want the 1 there before", n)
+	}
+
+	res = importFile(env, a.Key, "?dryRun=true", good, nil).Expect(http.StatusCreated)
+	res.Decode(&rep)
+	if rep.Created != 2 || len(rep.Errors) != 0 {
+		t.Errorf("dry run %+v, want 2 created and no errors", rep)
+	}
+	if n := count(t, env, a.Key); n != 1 {
+		t.Errorf("%d risks after a dry run, want 1", n)
+	}
+	importFile(env, a.Key, "?dryRun=true", bad, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+
+	key := http.Header{"Idempotency-Key": {"import-0001"}}
+	importFile(env, a.Key, "", good, key).Expect(http.StatusCreated)
+	replay := importFile(env, a.Key, "", good, key).Expect(http.StatusCreated)
+	if replay.Header().Get("Idempotent-Replayed") != "true" {
+		t.Errorf("the same keyed import again was not a replay")
+	}
+	if n := count(t, env, a.Key); n != 3 {
+		t.Errorf("%d risks after the import, want 3", n)
+	}
+	dry := importFile(env, a.Key, "?dryRun=true", good, nil).Expect(http.StatusCreated)
+	dry.Decode(&rep)
+	if rep.Unchanged != 2 {
+		t.Errorf("dry run of an imported file %+v, want 2 unchanged", rep)
+	}
+
+	five := "title\n" + strings.Repeat("t\n", 5)
+	importFile(env, a.Key, "", five, nil).ExpectProblem(http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
+	for _, tt := range []struct{ query, file, field string }{
+		{"", "title,colour\nt,red\n", "colour"},
+		{"", "title,title\nt,t\n", "title"},
+		{"", "title,owner\nt\n", "file"},
+		{"", "", "file"},
+		{"?dryRun=maybe", good, "dryRun"},
+		{"?force=1", good, "force"},
+	} {
+		expectInvalid(t, importFile(env, a.Key, tt.query, tt.file, nil), tt.field)
+	}
+	if n := count(t, env, a.Key); n != 3 {
+		t.Errorf("%d risks after refused imports, want 3", n)
+	}
+}

@@ -1,0 +1,154 @@
+package riskhttp
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// filterParams are the query parameters every register read takes
+// (docs/register.md); metadata[KEY] too.
+var filterParams = []string{"status", "treatment", "category", "owner", "minScore", "maxScore",
+	"reviewBefore", "createdSince", "createdUntil", "updatedSince", "q"}
+
+// Bounds of q: more words or longer ones are refused rather than searched slowly.
+const (
+	maxWords   = 10
+	maxWordLen = 100
+)
+
+// queryOf reads the filters (and sort, when "sort" is among extra) of params; extra
+// names the route's other parameters. Errors: 400 VALIDATION_FAILED naming the first
+// unknown, repeated or bad parameter.
+func queryOf(params url.Values, extra ...string) (risks.Query, error) {
+	q := risks.Query{Sort: risks.DefaultSort}
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		if err := known(name, params[name], extra); err != nil {
+			return q, err
+		}
+		if err := setParam(&q, name, params.Get(name)); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// known refuses a parameter the route does not take, or one given twice.
+func known(name string, values []string, extra []string) error {
+	_, isMetadata := metadataKey(name)
+	if !isMetadata && !slices.Contains(filterParams, name) && !slices.Contains(extra, name) {
+		return problem.Invalid(name, "is not a parameter of this route")
+	}
+	if len(values) > 1 {
+		return problem.Invalid(name, "is given more than once (a list is comma-separated)")
+	}
+	return nil
+}
+
+// metadataKey returns KEY of a parameter named metadata[KEY].
+func metadataKey(name string) (string, bool) {
+	k, ok := strings.CutPrefix(name, "metadata[")
+	if !ok || !strings.HasSuffix(k, "]") {
+		return "", false
+	}
+	return strings.TrimSuffix(k, "]"), true
+}
+
+// setParam reads one parameter into q.
+func setParam(q *risks.Query, name, v string) error {
+	bad := func(detail string) error { return problem.Invalid(name, detail) }
+	var err error
+	switch name {
+	case "status":
+		q.Statuses, err = list(v, risks.Statuses, name)
+	case "treatment":
+		q.Treatments, err = list(v, risks.Treatments, name)
+	case "category":
+		q.Category = &v
+	case "owner":
+		q.Owner = &v
+	case "minScore", "maxScore":
+		n, perr := strconv.Atoi(v)
+		if perr != nil || n < 1 || n > 25 {
+			return bad("must be an integer from 1 to 25")
+		}
+		if name == "minScore" {
+			q.MinScore = &n
+		} else {
+			q.MaxScore = &n
+		}
+	case "reviewBefore":
+		if !risks.ValidDate(v) {
+			return bad("must be a date YYYY-MM-DD")
+		}
+		q.ReviewBefore = &v
+	case "createdSince", "createdUntil", "updatedSince":
+		t, perr := time.Parse(time.RFC3339Nano, v)
+		if perr != nil {
+			return bad("must be an RFC 3339 time, e.g. 2026-01-02T15:04:05Z")
+		}
+		t = t.UTC()
+		*map[string]**time.Time{"createdSince": &q.CreatedSince, "createdUntil": &q.CreatedUntil,
+			"updatedSince": &q.UpdatedSince}[name] = &t
+	case "q":
+		return setWords(q, v)
+	case "sort":
+		return setSort(q, v)
+	default:
+		if k, ok := metadataKey(name); ok {
+			if !risks.ValidMetadataKey(k) {
+				return bad("KEY must be 1–40 characters of A-Z a-z 0-9 _ . -")
+			}
+			if q.Metadata == nil {
+				q.Metadata = map[string]string{}
+			}
+			q.Metadata[k] = v
+		}
+	}
+	return err
+}
+
+// list reads a comma-separated list of allowed values.
+func list[T ~string](v string, allowed []T, name string) ([]T, error) {
+	var out []T
+	for _, s := range strings.Split(v, ",") {
+		t := T(strings.TrimSpace(s))
+		if !slices.Contains(allowed, t) {
+			names := make([]string, len(allowed))
+			for i, a := range allowed {
+				names[i] = string(a)
+			}
+			return nil, problem.Invalid(name, "must be one or more of "+strings.Join(names, ", ")+", comma-separated")
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func setWords(q *risks.Query, v string) error {
+	q.Words = strings.Fields(v)
+	if len(q.Words) > maxWords {
+		return problem.Invalid("q", "must have at most "+strconv.Itoa(maxWords)+" words")
+	}
+	for _, w := range q.Words {
+		if len(w) > maxWordLen {
+			return problem.Invalid("q", "words must be at most "+strconv.Itoa(maxWordLen)+" bytes")
+		}
+	}
+	return nil
+}
+
+func setSort(q *risks.Query, v string) error {
+	field, desc := strings.CutPrefix(v, "-")
+	if !slices.Contains(risks.SortFields, risks.SortField(field)) {
+		return problem.Invalid("sort", "must be one of createdAt, updatedAt, riskScore, title, reviewDate, with - in front for descending")
+	}
+	q.Sort = risks.Sort{Field: risks.SortField(field), Desc: desc}
+	return nil
+}

@@ -1,0 +1,164 @@
+package riskview
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/risks"
+)
+
+// Columns are the header of a CSV export, in order: the fields of Risk, and
+// externalId, which an import upserts by (docs/register.md). An import reads the
+// same names; ReadOnlyColumns it ignores.
+var Columns = []string{"id", "externalId", "title", "description", "category", "likelihood", "impact",
+	"riskScore", "status", "owner", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
+	"residualScore", "metadata", "version", "createdAt", "updatedAt"}
+
+// ReadOnlyColumns are the columns of an export an import ignores: the server sets them.
+var ReadOnlyColumns = []string{"id", "version", "riskScore", "residualScore", "createdAt", "updatedAt"}
+
+// Cells returns r as one CSV record under Columns: absent values empty, metadata as
+// a JSON object, every cell guarded against formula injection (Guard).
+func Cells(r *risks.Risk) []string {
+	num := func(n *int) string {
+		if n == nil {
+			return ""
+		}
+		return strconv.Itoa(*n)
+	}
+	text := func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	}
+	treatment := ""
+	if r.Treatment != nil {
+		treatment = string(*r.Treatment)
+	}
+	md, _ := json.Marshal(Of(r).Metadata) // a map of strings always marshals
+	out := []string{r.ID, text(r.ExternalID), r.Title, r.Description, r.Category, num(r.Likelihood),
+		num(r.Impact), num(r.RiskScore), string(r.Status), r.Owner, treatment, text(r.ReviewDate),
+		num(r.ResidualLikelihood), num(r.ResidualImpact), num(r.ResidualScore), string(md),
+		strconv.FormatInt(r.Version, 10), r.CreatedAt.UTC().Format(time.RFC3339Nano),
+		r.UpdatedAt.UTC().Format(time.RFC3339Nano)}
+	for i := range out {
+		out[i] = Guard(out[i])
+	}
+	return out
+}
+
+// Guard keeps a spreadsheet from reading cell as a formula: a cell that starts with
+// = + - or @ — after any leading quotes, so that Unguard can tell a guard from a
+// quote of the value's own — is written with one more leading '.
+func Guard(cell string) string {
+	if formula(cell) {
+		return "'" + cell
+	}
+	return cell
+}
+
+// Unguard undoes Guard: one leading ' before = + - or @ (after any further
+// quotes) is dropped, so an export imports back to the same values.
+func Unguard(cell string) string {
+	if strings.HasPrefix(cell, "'") && formula(cell[1:]) {
+		return cell[1:]
+	}
+	return cell
+}
+
+func formula(cell string) bool {
+	rest := strings.TrimLeft(cell, "'")
+	return rest != "" && strings.ContainsRune("=+-@", rune(rest[0]))
+}
+
+// CheckHeader refuses a CSV header naming a column twice or one that is no column
+// of an export: 400 VALIDATION_FAILED naming it, row 1.
+func CheckHeader(header []string) error {
+	var errs []problem.FieldError
+	seen := map[string]bool{}
+	for _, h := range header {
+		switch {
+		case !slices.Contains(Columns, h):
+			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is no column of a risk export"})
+		case seen[h]:
+			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is named twice"})
+		}
+		seen[h] = true
+	}
+	if p := problem.Rows(errs); p != nil {
+		return p
+	}
+	return nil
+}
+
+// ReadRow reads one CSV record under header (CheckHeader'd) as an import row: the
+// externalId, and the change of every writable column present — an empty cell is
+// null, or "" for a text field; metadata is a JSON object (empty: none). Read-only
+// columns are ignored, and a guard quote (Guard) is dropped from every cell. It
+// returns the row's field errors, Row set.
+func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldError) {
+	out := risks.ImportRow{Row: row}
+	var errs []problem.FieldError
+	u := &out.Change
+	for i, name := range header {
+		v := Unguard(cells[i])
+		var err string
+		switch name {
+		case "externalId":
+			if v != "" {
+				out.ExternalID = &v
+			}
+		case "title":
+			u.Title = &v
+		case "description":
+			u.Description = &v
+		case "category":
+			u.Category = &v
+		case "owner":
+			u.Owner = &v
+		case "status":
+			if v != "" {
+				s := risks.Status(v)
+				u.Status = &s
+			}
+		case "treatment":
+			u.Treatment = &risks.Nullable[risks.Treatment]{Value: risks.Treatment(v), Null: v == ""}
+		case "reviewDate":
+			u.ReviewDate = &risks.Nullable[string]{Value: v, Null: v == ""}
+		case "likelihood":
+			u.Likelihood, err = cellInt(v)
+		case "impact":
+			u.Impact, err = cellInt(v)
+		case "residualLikelihood":
+			u.ResidualLikelihood, err = cellInt(v)
+		case "residualImpact":
+			u.ResidualImpact, err = cellInt(v)
+		case "metadata":
+			u.Metadata = map[string]string{}
+			if v != "" && json.Unmarshal([]byte(v), &u.Metadata) != nil {
+				err = `must be a JSON object of strings, e.g. {"ticket":"SEC-1"}`
+			}
+		}
+		if err != "" {
+			errs = append(errs, problem.FieldError{Row: row, Field: name, Detail: err})
+		}
+	}
+	return out, errs
+}
+
+// cellInt reads an integer cell: empty is null.
+func cellInt(v string) (*risks.Nullable[int], string) {
+	if v == "" {
+		return &risks.Nullable[int]{Null: true}, ""
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, "must be an integer, or empty"
+	}
+	return &risks.Nullable[int]{Value: n}, ""
+}
