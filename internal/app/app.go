@@ -128,7 +128,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
 		SecretKey: key,
-		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
+		events:    evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
 
 // Close waits for the services' background writes and releases the store.

@@ -58,6 +58,7 @@ var componentDefaults = map[string]string{
 	"webhookhttp.DefaultMaxBodyBytes": "the inbound webhook body limit of the handler",
 	"idempotency.DefaultMaxBodyBytes": "the fingerprint's JSON body limit",
 	"upload.DefaultConfig":            "the spool's limits on form fields and parts",
+	"risks.DefaultSort":               "the risk list's order without sort=, part of the contract (-createdAt, docs/register.md)",
 }
 
 // TestNoOtherPackageStatesAConfigDefault: a configuration variable's default is

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
-	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/changes"
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/ids"

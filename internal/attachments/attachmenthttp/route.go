@@ -195,7 +195,7 @@ func (h handlers) content(c echo.Context) error {
 func (h handlers) delete(c echo.Context) error {
 	id := c.Param("id")
 	if !ids.Valid(ids.Attachment, id) {
-		return problem.New(problem.NotFound, "no such attachment")
+		return attachments.ErrNotFound
 	}
 	tenant, err := route.Tenant(c)
 	if err != nil {
