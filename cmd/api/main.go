@@ -62,13 +62,15 @@ type spec struct {
 	run      func(ctx context.Context, c *command, args []string) error
 }
 
-// dbOnly is what the administration commands read: app.OpenAdmin needs nothing else.
-var dbOnly = []string{"DATABASE_URL"}
+// adminSettings are what the administration commands read (app.OpenAdmin): the
+// store, and SECRET_KEY, which seals the secrets they create (a webhook source's)
+// and must be the one the server reads, or the server cannot open them.
+var adminSettings = []string{"DATABASE_URL", "SECRET_KEY"}
 
 // sweepSettings are what api sweep reads (app.OpenMaintenance): the lease bounds its
 // store calls and the age of orphaned upload bytes; no schedule, sessions secret or
 // request limits.
-var sweepSettings = []string{"DATABASE_URL", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL", "AUDIT_LOG_TTL"}
+var sweepSettings = []string{"DATABASE_URL", "SECRET_KEY", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL", "AUDIT_LOG_TTL"}
 
 // noConfig marks a command that reads no configuration (version, help).
 var noConfig = []string{}
@@ -76,21 +78,21 @@ var noConfig = []string{}
 // commands is every command; api help lists them in this order.
 var commands = []spec{
 	{"serve", "[--demo] [flags]", "run the HTTP server (the default with no command)", nil, serve},
-	{"migrate", "[flags]", "apply the database schema and exit", dbOnly, migrate},
+	{"migrate", "[flags]", "apply the database schema and exit", adminSettings, migrate},
 	{"sweep", "[flags]", "delete expired idempotency records, sessions, request-log entries, events, audit-log entries and orphaned uploads now",
 		sweepSettings, sweep},
-	{"tenant create", "--name NAME", "create a tenant", dbOnly, tenantCreate},
-	{"tenant list", "", "list every tenant, one JSON line each", dbOnly, tenantList},
-	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", dbOnly, tenantDisable},
-	{"tenant enable", "--id ID", "let a disabled tenant's API keys and users in again", dbOnly, tenantEnable},
-	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", dbOnly, userCreate},
-	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", dbOnly, userList},
-	{"user delete", "--id ID", "remove a user; their sessions stop working at once", dbOnly, userDelete},
-	{"user reset-password", "--id ID", "give a user a new random password, printed this once; their sessions end", dbOnly, userResetPassword},
-	{"apikey create", "--tenant ID --scopes SCOPE[,SCOPE…] [--name N]", "issue an API key; its secret is printed this once", dbOnly, apikeyCreate},
-	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", dbOnly, apikeyList},
-	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", dbOnly, apikeyRevoke},
-	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", dbOnly, webhookCreate},
+	{"tenant create", "--name NAME", "create a tenant", adminSettings, tenantCreate},
+	{"tenant list", "", "list every tenant, one JSON line each", adminSettings, tenantList},
+	{"tenant disable", "--id ID", "refuse the tenant's API keys and sessions (401) until enabled; nothing is deleted", adminSettings, tenantDisable},
+	{"tenant enable", "--id ID", "let a disabled tenant's API keys and users in again", adminSettings, tenantEnable},
+	{"user create", "--tenant ID --email E (--password P | --password-stdin) [--role admin|member]", "add a user to a tenant", adminSettings, userCreate},
+	{"user list", "--tenant ID", "list a tenant's users, one JSON line each", adminSettings, userList},
+	{"user delete", "--id ID", "remove a user; their sessions stop working at once", adminSettings, userDelete},
+	{"user reset-password", "--id ID", "give a user a new random password, printed this once; their sessions end", adminSettings, userResetPassword},
+	{"apikey create", "--tenant ID --scopes SCOPE[,SCOPE…] [--name N]", "issue an API key; its secret is printed this once", adminSettings, apikeyCreate},
+	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", adminSettings, apikeyList},
+	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", adminSettings, apikeyRevoke},
+	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", adminSettings, webhookCreate},
 	{"version", "", "print the version (also --version)", noConfig, printVersion},
 	{"help", "", "list the commands (also --help, -h); api COMMAND --help describes one", noConfig, nil},
 }

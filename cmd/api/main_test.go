@@ -648,3 +648,32 @@ func TestHeadersOverOneMegabyte(t *testing.T) {
 		r.Body.Close()
 	}
 }
+
+// TestAdminCommandsReadSecretKey: the administration commands seal what they
+// create (a webhook source's secret) under SECRET_KEY. Reading only DATABASE_URL,
+// `api webhook create` generated a key of its own, and the server, with the real
+// SECRET_KEY, answered that source's deliveries with 500 (found by a fresh user).
+func TestAdminCommandsReadSecretKey(t *testing.T) {
+	env := environment(t)
+	ten := mustRun(t, env, "tenant", "create", "--name", "Acme")
+	for _, args := range [][]string{
+		{"webhook", "create", "--tenant", ten["id"].(string), "--source", "scanner"},
+		{"apikey", "create", "--tenant", ten["id"].(string), "--scopes", "risks:read"},
+	} {
+		_, errOut, err := runCmd(t, env, args...)
+		if err != nil {
+			t.Fatalf("api %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
+		}
+		if strings.Contains(errOut, "SECRET_KEY is not set") {
+			t.Errorf("api %s ignored SECRET_KEY from the environment: %s", strings.Join(args, " "), errOut)
+		}
+	}
+	out, errOut, err := runCmd(t, env, "webhook", "create", "--help")
+	help := out + errOut
+	if err != nil {
+		help += err.Error()
+	}
+	if !strings.Contains(help, "--secret-key") {
+		t.Errorf("api webhook create --help does not list --secret-key:\n%s", help)
+	}
+}

@@ -282,7 +282,9 @@ func account(c echo.Context) string {
 
 // authThrottle wraps an authenticator: a client network whose credentials failed
 // authFailures times in passwordWindow gets 429 before its credential is even
-// looked at, until the window ends.
+// looked at, until the window ends. Only a credential that was presented and
+// refused counts: a request with none (a signed-out page asking who is signed in)
+// guesses nothing, and counting it would let one idle tab lock out its network.
 func authThrottle(authn echo.MiddlewareFunc, store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
 	f := failureLimit{store: store, failed: failed, name: "authentication", max: authFailures,
 		detail: "too many failed authentications from this network; retry after the Retry-After delay"}
@@ -295,13 +297,24 @@ func authThrottle(authn echo.MiddlewareFunc, store ratelimit.Failures, failed *f
 			if err := f.check(ctx, keys); err != nil {
 				return err
 			}
+			presented := presentsCredential(c.Request())
 			err := inner(c)
-			if p := problem.As(err); p != nil && p.Code == problem.Unauthenticated && auth.FromContext(c.Request().Context()) == nil {
+			if p := problem.As(err); presented && p != nil && p.Code == problem.Unauthenticated && auth.FromContext(c.Request().Context()) == nil {
 				f.fail(ctx, keys)
 			}
 			return err
 		}
 	}
+}
+
+// presentsCredential reports whether r carries a credential to check: an
+// Authorization header or the session cookie.
+func presentsCredential(r *http.Request) bool {
+	if r.Header.Get(echo.HeaderAuthorization) != "" {
+		return true
+	}
+	_, err := r.Cookie(auth.CookieName)
+	return err == nil
 }
 
 // oncePer lets a route (route.Route.OncePer) run once per d for one resource: its

@@ -186,3 +186,26 @@ func TestFailedAuthenticationsLimited(t *testing.T) {
 		t.Errorf("another network: %d, want 200", code)
 	}
 }
+
+// TestRequestsWithoutCredentialsAreNotFailures: a signed-out page asking who is
+// signed in presents no credential and guesses nothing. Counted as failed
+// authentications, 1,000 of them (an idle sign-in tab) locked its whole network
+// out, valid keys and sessions included (found by a fresh user on the dashboard).
+func TestRequestsWithoutCredentialsAreNotFailures(t *testing.T) {
+	t.Parallel()
+	env := passwordEnv(t)
+	a := env.Tenant("Acme")
+	for i := range 1100 {
+		req := httptest.NewRequest("GET", "/v1/me", nil)
+		req.Header.Set("X-Forwarded-For", "198.51.100.9")
+		if code := env.DoRaw(req).Code; code != http.StatusUnauthorized {
+			t.Fatalf("request %d without a credential: %d, want 401", i, code)
+		}
+	}
+	req := httptest.NewRequest("GET", "/v2/risks", nil)
+	req.Header.Set("Authorization", "Bearer "+a.Key)
+	req.Header.Set("X-Forwarded-For", "198.51.100.9")
+	if code := env.DoRaw(req).Code; code != http.StatusOK {
+		t.Errorf("a valid key from that network after 1,100 credential-less requests: %d, want 200", code)
+	}
+}

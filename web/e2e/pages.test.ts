@@ -34,6 +34,18 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     }
   });
 
+  it("asks who is signed in a few times at most while signed out, not in a loop", async () => {
+    // Each 401 used to make the app ask again: an idle sign-in page sent hundreds of
+    // GET /v1/me a second, enough to lock its network out of the API.
+    const { page } = await env.browser();
+    let asked = 0;
+    page.on("request", (r) => r.url().endsWith("/v1/me") && asked++);
+    await page.goto("/");
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await page.waitForTimeout(3000);
+    expect(asked).toBeLessThanOrEqual(4);
+  });
+
   it("shows the app's own not-found page for an unknown path", async () => {
     const { page } = await signedIn();
     const res = await page.goto("/no/such/page");

@@ -34,11 +34,16 @@ export function App() {
   }, []);
   useEffect(refresh, [refresh]);
   useEffect(() => {
-    // A 401 anywhere, or another tab signing in or out: ask the server whose the cookie is now.
-    addEventListener(UNAUTHENTICATED, refresh);
+    // A 401 while someone is signed in, or another tab signing in or out: ask the
+    // server whose the cookie is now. A 401 with nobody signed in is the answer
+    // already (asking again on it looped, hundreds of requests a second).
+    const onUnauthenticated = () => {
+      if (identity()) refresh();
+    };
+    addEventListener(UNAUTHENTICATED, onUnauthenticated);
     const off = onIdentityChange(refresh);
     return () => {
-      removeEventListener(UNAUTHENTICATED, refresh);
+      removeEventListener(UNAUTHENTICATED, onUnauthenticated);
       off();
     };
   }, [refresh]);
