@@ -60,6 +60,9 @@ type HTTP struct {
 // Database configures the store.
 type Database struct {
 	URL string // DATABASE_URL, default "sqlite://data/riskapi.db"
+	// MaxConns is DATABASE_MAX_CONNS, default 32: the most connections one
+	// instance opens to PostgreSQL (docs/deploying.md, Sizing). SQLite ignores it.
+	MaxConns int
 }
 
 // Auth configures browser sessions.

@@ -49,6 +49,12 @@ var settings = []setting{
 		c.Database.URL = v
 		return nil
 	}},
+	{"DATABASE_MAX_CONNS", "database-max-conns", "32", "most PostgreSQL connections per instance", func(c *Config, v string) (err error) {
+		if c.Database.MaxConns, err = strconv.Atoi(v); err != nil || c.Database.MaxConns < 1 {
+			return fmt.Errorf("DATABASE_MAX_CONNS must be a whole number ≥ 1, got %q", v)
+		}
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")

@@ -9,7 +9,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -44,17 +42,20 @@ type DB struct {
 
 // Options tunes Open. The zero value is valid.
 type Options struct {
-	// IdleInTxTimeout, when positive, makes PostgreSQL abort any session left idle
-	// inside a transaction this long, so a hung or partitioned process cannot hold
-	// an idempotency lock past its lease. Ignored on SQLite, where a dead process's
-	// locks vanish with it.
+	// IdleInTxTimeout, when positive, makes PostgreSQL abort any transaction left
+	// idle this long, so a hung or partitioned process cannot hold an idempotency
+	// lock past its lease. It is set with SET LOCAL in each transaction's first
+	// round trip (BeginStatements), never as a startup parameter, so it holds
+	// through a transaction pooler too (docs/deploying.md). Ignored on SQLite, where
+	// a dead process's locks vanish with it.
 	IdleInTxTimeout time.Duration
 	// BusyTimeout bounds how long a SQLite statement waits for the write lock before
 	// failing (then 503 STORE_UNAVAILABLE). Optional. Default 15s. riskapi passes half
 	// the idempotency lease, so waiting for the lock cannot outlast a handler's
 	// deadline. Ignored on PostgreSQL.
 	BusyTimeout time.Duration
-	// MaxOpenConns bounds the pool. Optional. Default 32 on PostgreSQL, 16 on SQLite.
+	// MaxOpenConns bounds the PostgreSQL pool (DATABASE_MAX_CONNS). Optional.
+	// Default 32. SQLite's pool is always 16: its writers share one lock.
 	MaxOpenConns int
 	// Logger receives slow-query warnings. Optional. Default: silent.
 	Logger *slog.Logger
@@ -114,12 +115,8 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	if err != nil {
 		return nil, err
 	}
-	n := opts.MaxOpenConns
-	if n <= 0 {
-		n = 16
-	}
-	sqlDB.SetMaxOpenConns(n)
-	sqlDB.SetMaxIdleConns(n)
+	sqlDB.SetMaxOpenConns(16)
+	sqlDB.SetMaxIdleConns(16)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -127,15 +124,12 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 }
 
 func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Config) (*DB, error) {
-	pcfg, err := pgx.ParseConfig(url)
+	pcfg, err := poolerSafeConfig(url)
 	if err != nil {
-		return nil, errors.New("DATABASE_URL is not a valid postgres URL")
-	}
-	if opts.IdleInTxTimeout > 0 {
-		pcfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(opts.IdleInTxTimeout.Milliseconds())
+		return nil, err
 	}
 	pcfg.BuildContextWatcherHandler = newHangUpWatcher
-	sqlDB := sql.OpenDB(hangUpConnector{stdlib.GetConnector(*pcfg)})
+	sqlDB := sql.OpenDB(hangUpConnector{Connector: stdlib.GetConnector(*pcfg), bounds: txBounds(opts)})
 	n := opts.MaxOpenConns
 	if n <= 0 {
 		n = 32
