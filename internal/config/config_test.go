@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 func TestEnvironmentAndFlags(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
-		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "DATABASE_MAX_CONNS": "8", "JWT_SECRET": strings.Repeat("s", 32),
+		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "DATABASE_MAX_CONNS": "8", "DATABASE_READ_URL": "postgres://replica/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
@@ -72,7 +72,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		TrustedProxies: []*net.IPNet{ten, doc}, HeaderTimeout: def.HeaderTimeout, BodyTimeout: def.BodyTimeout,
 		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, ShutdownGrace: def.ShutdownGrace},
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
-		Database:  config.Database{URL: "postgres://db/x", MaxConns: 8}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
+		Database:  config.Database{URL: "postgres://db/x", MaxConns: 8, ReadURL: "postgres://replica/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep:       config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024},
 		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true}}
@@ -103,6 +103,7 @@ func TestBadValues(t *testing.T) {
 		{"sqlite without path", "DATABASE_URL", "sqlite://"},
 		{"no connections", "DATABASE_MAX_CONNS", "0"},
 		{"connections not a number", "DATABASE_MAX_CONNS", "many"},
+		{"read URL not postgres", "DATABASE_READ_URL", "sqlite://data/replica.db"},
 		{"short secret", "JWT_SECRET", "short"},
 		{"ttl not a duration", "IDEMPOTENCY_TTL", "a day"},
 		{"ttl zero", "IDEMPOTENCY_TTL", "0s"},

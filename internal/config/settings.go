@@ -55,6 +55,13 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"DATABASE_READ_URL", "database-read-url", "", "postgres://… of a replica the lists read from (may lag)", func(c *Config, v string) error {
+		if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+			return fmt.Errorf("DATABASE_READ_URL must start with postgres://")
+		}
+		c.Database.ReadURL = v
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")

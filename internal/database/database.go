@@ -38,6 +38,8 @@ type DB struct {
 	Dialect Dialect
 	// Dir is the data directory (the SQLite file's folder; "data" for PostgreSQL).
 	Dir string
+	// replica is the pool of Options.ReadURL, or nil.
+	replica *sql.DB
 }
 
 // Options tunes Open. The zero value is valid.
@@ -57,6 +59,9 @@ type Options struct {
 	// MaxOpenConns bounds the PostgreSQL pool (DATABASE_MAX_CONNS). Optional.
 	// Default 32. SQLite's pool is always 16: its writers share one lock.
 	MaxOpenConns int
+	// ReadURL is DATABASE_READ_URL: a postgres:// URL of a replica the lists read
+	// from (replica.go). Optional; PostgreSQL only.
+	ReadURL string
 	// Logger receives slow-query warnings. Optional. Default: silent.
 	Logger *slog.Logger
 }
@@ -74,6 +79,8 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		TranslateError:         true,
 	}
 	switch {
+	case strings.HasPrefix(url, "sqlite://") && opts.ReadURL != "":
+		return nil, fmt.Errorf("DATABASE_READ_URL needs a postgres:// DATABASE_URL")
 	case strings.HasPrefix(url, "sqlite://"):
 		return openSQLite(ctx, strings.TrimPrefix(url, "sqlite://"), opts, gcfg)
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
@@ -124,6 +131,36 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 }
 
 func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Config) (*DB, error) {
+	sqlDB, err := openPool(ctx, url, opts)
+	if err != nil {
+		return nil, err
+	}
+	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gcfg)
+	if err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open postgres: %w", Classify(err))
+	}
+	if err := registerCallbacks(gdb); err != nil {
+		return nil, err
+	}
+	db := &DB{DB: gdb, Dialect: Postgres, Dir: "data"}
+	if opts.ReadURL == "" {
+		return db, nil
+	}
+	if db.replica, err = openPool(ctx, opts.ReadURL, opts); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
+	}
+	if err := useReplica(gdb, db.replica); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openPool opens and pings a pool of riskapi's PostgreSQL connections (pooler.go,
+// hangup.go) to url.
+func openPool(ctx context.Context, url string, opts Options) (*sql.DB, error) {
 	pcfg, err := poolerSafeConfig(url)
 	if err != nil {
 		return nil, err
@@ -137,19 +174,13 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 	sqlDB.SetMaxOpenConns(n)
 	sqlDB.SetMaxIdleConns(n)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gcfg)
-	if err != nil {
-		return nil, fmt.Errorf("open postgres: %w", Classify(err))
-	}
-	if err := registerCallbacks(gdb); err != nil {
-		return nil, err
-	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
+		sqlDB.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", pcfg.Host, Classify(err))
 	}
-	return &DB{DB: gdb, Dialect: Postgres, Dir: "data"}, nil
+	return sqlDB, nil
 }
 
 // Ping checks that the store answers.
@@ -176,8 +207,11 @@ func (db *DB) CheckWrite(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
+// Close closes the pool, and the replica's.
 func (db *DB) Close() error {
+	if db.replica != nil {
+		db.replica.Close()
+	}
 	sqlDB, err := db.DB.DB()
 	if err != nil {
 		return err

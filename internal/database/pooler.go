@@ -15,17 +15,19 @@ import (
 // that works through PgBouncer in transaction pooling mode as well as directly
 // (docs/deploying.md): the URL's own startup parameters only (riskapi adds none:
 // its bounds are per transaction, txBounds), and statements sent as unnamed
-// ones, parsed and executed in one round trip (pgx's QueryExecModeExec), so that no
-// named prepared statement has to outlive the transaction it was made in. A URL
-// that names default_query_exec_mode itself keeps it: an operator talking to
-// PostgreSQL directly may choose pgx's statement cache.
+// ones, parsed and executed in one round trip with the parameter and result types
+// pgx cached for their SQL (QueryExecModeCacheDescribe), so that no named prepared
+// statement has to outlive the transaction it was made in. It encodes values as
+// pgx's default statement cache did (binary, of the server's types), where pgx's
+// exec mode would send text; both cost alike (docs/deploying.md, Query mode). A URL that names default_query_exec_mode itself keeps it:
+// an operator talking to PostgreSQL directly may choose the statement cache.
 func poolerSafeConfig(raw string) (*pgx.ConnConfig, error) {
 	pcfg, err := pgx.ParseConfig(raw)
 	if err != nil {
 		return nil, errors.New("DATABASE_URL is not a valid postgres URL")
 	}
 	if !namesQueryMode(raw) {
-		pcfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+		pcfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	return pcfg, nil
 }
