@@ -2,6 +2,7 @@ package database_test
 
 import (
 	"context"
+	"net/url"
 	"testing"
 	"time"
 
@@ -140,4 +141,31 @@ func withQuery(u, query string) string {
 		}
 	}
 	return u + query
+}
+
+// TestMultiHostURL: a DATABASE_URL naming several hosts with
+// target_session_attrs=read-write connects to the one that takes writes, past a
+// host that does not answer — what reaching a new primary after a failover needs
+// (docs/deploying.md, Failover).
+func TestMultiHostURL(t *testing.T) {
+	if !dbtest.Postgres() || dbtest.Pooled() {
+		t.Skip("several PostgreSQL hosts, reached directly")
+	}
+	t.Parallel()
+	u, err := url.Parse(dbtest.DirectURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = "127.0.0.1:1," + u.Host // nothing listens on port 1
+	q := u.Query()
+	q.Set("target_session_attrs", "read-write")
+	u.RawQuery = q.Encode()
+	db, err := database.Open(context.Background(), u.String(), database.Options{MaxOpenConns: 1})
+	if err != nil {
+		t.Fatalf("open %s: %v", u.Redacted(), err)
+	}
+	defer db.Close()
+	if err := db.CheckWrite(context.Background()); err != nil {
+		t.Fatalf("a write through the multi-host URL: %v", err)
+	}
 }
