@@ -88,7 +88,8 @@ type Admin struct {
 // OpenAdmin connects to the store and applies migrations.
 func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Admin, error) {
 	leases := cfg.Idempotency.Leases()
-	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Store})
+	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Store,
+		MaxOpenConns: cfg.Database.MaxConns, ReadURL: cfg.Database.ReadURL})
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 var rawClassify = map[string]string{
 	"internal/requestlog/requestlogstore/store.go": "the batch goes by COPY or a prepared statement on database/sql",
 	"internal/events/eventstore/claims.go":         "UPDATE … RETURNING read through Raw().Scan, and the write gate's wait",
-	"internal/migrations/migrations.go":            "gormigrate begins and commits its own transactions",
+	"internal/migrations/migrations.go":            "the migrations' transaction, begun and committed by GORM or gormigrate",
 	"internal/idempotency/gormstore/postgres.go":   "the reservation's pipeline on the pgx connection",
 	"internal/idempotency/gormstore/sqlite.go":     "BEGIN, and the write gate's wait",
 	"internal/idempotency/gormstore/store.go":      "Lookup's one SELECT on database/sql",

@@ -63,6 +63,12 @@ type Database struct {
 	// SecretKey is SECRET_KEY, at least 32 bytes; default "": a random key kept in
 	// the data directory's secret.key (secretkey.Load), never in the database.
 	SecretKey string
+	// MaxConns is DATABASE_MAX_CONNS, default 32: the most connections one
+	// instance opens to PostgreSQL (docs/deploying.md, Sizing). SQLite ignores it.
+	MaxConns int
+	// ReadURL is DATABASE_READ_URL, default "": a postgres:// replica the lists
+	// read from (docs/deploying.md, Replicas).
+	ReadURL string
 }
 
 // Auth configures browser sessions.

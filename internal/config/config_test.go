@@ -38,7 +38,7 @@ func TestDefaults(t *testing.T) {
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second,
 			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, ShutdownGrace: 30 * time.Second},
-		Database:    config.Database{URL: "sqlite://data/riskapi.db"},
+		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16},
@@ -54,7 +54,7 @@ func TestDefaults(t *testing.T) {
 func TestEnvironmentAndFlags(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{
-		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "JWT_SECRET": strings.Repeat("s", 32),
+		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "DATABASE_MAX_CONNS": "8", "DATABASE_READ_URL": "postgres://replica/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
@@ -73,7 +73,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		TrustedProxies: []*net.IPNet{ten, doc}, HeaderTimeout: def.HeaderTimeout, BodyTimeout: def.BodyTimeout,
 		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, ShutdownGrace: def.ShutdownGrace},
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
-		Database:  config.Database{URL: "postgres://db/x", SecretKey: strings.Repeat("k", 32)}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
+		Database:  config.Database{URL: "postgres://db/x", SecretKey: strings.Repeat("k", 32), MaxConns: 8, ReadURL: "postgres://replica/x"}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep: config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour,
 			AuditLogTTL: 2160 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024, MaxImportRows: 100000},
@@ -103,6 +103,9 @@ func TestBadValues(t *testing.T) {
 		{"mysql", "DATABASE_URL", "mysql://db/x"},
 		{"bare path", "DATABASE_URL", "data/riskapi.db"},
 		{"sqlite without path", "DATABASE_URL", "sqlite://"},
+		{"no connections", "DATABASE_MAX_CONNS", "0"},
+		{"connections not a number", "DATABASE_MAX_CONNS", "many"},
+		{"read URL not postgres", "DATABASE_READ_URL", "sqlite://data/replica.db"},
 		{"short secret", "JWT_SECRET", "short"},
 		{"ttl not a duration", "IDEMPOTENCY_TTL", "a day"},
 		{"ttl zero", "IDEMPOTENCY_TTL", "0s"},

@@ -56,6 +56,19 @@ var settings = []setting{
 		c.Database.SecretKey = v
 		return nil
 	}},
+	{"DATABASE_MAX_CONNS", "database-max-conns", "32", "most PostgreSQL connections per instance", func(c *Config, v string) (err error) {
+		if c.Database.MaxConns, err = strconv.Atoi(v); err != nil || c.Database.MaxConns < 1 {
+			return fmt.Errorf("DATABASE_MAX_CONNS must be a whole number ≥ 1, got %q", v)
+		}
+		return nil
+	}},
+	{"DATABASE_READ_URL", "database-read-url", "", "postgres://… of a replica the lists read from (may lag)", func(c *Config, v string) error {
+		if v != "" && !strings.HasPrefix(v, "postgres://") && !strings.HasPrefix(v, "postgresql://") {
+			return fmt.Errorf("DATABASE_READ_URL must start with postgres://")
+		}
+		c.Database.ReadURL = v
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")

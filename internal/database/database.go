@@ -9,7 +9,6 @@ package database
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/glebarez/sqlite"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
@@ -40,22 +38,30 @@ type DB struct {
 	Dialect Dialect
 	// Dir is the data directory (the SQLite file's folder; "data" for PostgreSQL).
 	Dir string
+	// replica is the pool of Options.ReadURL, or nil.
+	replica *sql.DB
 }
 
 // Options tunes Open. The zero value is valid.
 type Options struct {
-	// IdleInTxTimeout, when positive, makes PostgreSQL abort any session left idle
-	// inside a transaction this long, so a hung or partitioned process cannot hold
-	// an idempotency lock past its lease. Ignored on SQLite, where a dead process's
-	// locks vanish with it.
+	// IdleInTxTimeout, when positive, makes PostgreSQL abort any transaction left
+	// idle this long, so a hung or partitioned process cannot hold an idempotency
+	// lock past its lease. It is set with SET LOCAL in each transaction's first
+	// round trip (BeginStatements), never as a startup parameter, so it holds
+	// through a transaction pooler too (docs/deploying.md). Ignored on SQLite, where
+	// a dead process's locks vanish with it.
 	IdleInTxTimeout time.Duration
 	// BusyTimeout bounds how long a SQLite statement waits for the write lock before
 	// failing (then 503 STORE_UNAVAILABLE). Optional. Default 15s. riskapi passes half
 	// the idempotency lease, so waiting for the lock cannot outlast a handler's
 	// deadline. Ignored on PostgreSQL.
 	BusyTimeout time.Duration
-	// MaxOpenConns bounds the pool. Optional. Default 32 on PostgreSQL, 16 on SQLite.
+	// MaxOpenConns bounds the PostgreSQL pool (DATABASE_MAX_CONNS). Optional.
+	// Default 32. SQLite's pool is always 16: its writers share one lock.
 	MaxOpenConns int
+	// ReadURL is DATABASE_READ_URL: a postgres:// URL of a replica the lists read
+	// from (replica.go). Optional; PostgreSQL only.
+	ReadURL string
 	// Logger receives slow-query warnings. Optional. Default: silent.
 	Logger *slog.Logger
 }
@@ -73,6 +79,8 @@ func Open(ctx context.Context, url string, opts Options) (*DB, error) {
 		TranslateError:         true,
 	}
 	switch {
+	case strings.HasPrefix(url, "sqlite://") && opts.ReadURL != "":
+		return nil, fmt.Errorf("DATABASE_READ_URL needs a postgres:// DATABASE_URL")
 	case strings.HasPrefix(url, "sqlite://"):
 		return openSQLite(ctx, strings.TrimPrefix(url, "sqlite://"), opts, gcfg)
 	case strings.HasPrefix(url, "postgres://"), strings.HasPrefix(url, "postgresql://"):
@@ -114,12 +122,8 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	if err != nil {
 		return nil, err
 	}
-	n := opts.MaxOpenConns
-	if n <= 0 {
-		n = 16
-	}
-	sqlDB.SetMaxOpenConns(n)
-	sqlDB.SetMaxIdleConns(n)
+	sqlDB.SetMaxOpenConns(16)
+	sqlDB.SetMaxIdleConns(16)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
@@ -127,15 +131,42 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 }
 
 func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Config) (*DB, error) {
-	pcfg, err := pgx.ParseConfig(url)
+	sqlDB, err := openPool(ctx, url, opts)
 	if err != nil {
-		return nil, errors.New("DATABASE_URL is not a valid postgres URL")
+		return nil, err
 	}
-	if opts.IdleInTxTimeout > 0 {
-		pcfg.RuntimeParams["idle_in_transaction_session_timeout"] = fmt.Sprint(opts.IdleInTxTimeout.Milliseconds())
+	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gcfg)
+	if err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open postgres: %w", Classify(err))
+	}
+	if err := registerCallbacks(gdb); err != nil {
+		return nil, err
+	}
+	db := &DB{DB: gdb, Dialect: Postgres, Dir: "data"}
+	if opts.ReadURL == "" {
+		return db, nil
+	}
+	if db.replica, err = openPool(ctx, opts.ReadURL, opts); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("DATABASE_READ_URL: %w", err)
+	}
+	if err := useReplica(gdb, db.replica); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openPool opens and pings a pool of riskapi's PostgreSQL connections (pooler.go,
+// hangup.go) to url.
+func openPool(ctx context.Context, url string, opts Options) (*sql.DB, error) {
+	pcfg, err := poolerSafeConfig(url)
+	if err != nil {
+		return nil, err
 	}
 	pcfg.BuildContextWatcherHandler = newHangUpWatcher
-	sqlDB := sql.OpenDB(hangUpConnector{stdlib.GetConnector(*pcfg)})
+	sqlDB := sql.OpenDB(hangUpConnector{Connector: stdlib.GetConnector(*pcfg), bounds: txBounds(opts)})
 	n := opts.MaxOpenConns
 	if n <= 0 {
 		n = 32
@@ -143,19 +174,13 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 	sqlDB.SetMaxOpenConns(n)
 	sqlDB.SetMaxIdleConns(n)
 	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
-	gdb, err := gorm.Open(postgres.New(postgres.Config{Conn: sqlDB}), gcfg)
-	if err != nil {
-		return nil, fmt.Errorf("open postgres: %w", Classify(err))
-	}
-	if err := registerCallbacks(gdb); err != nil {
-		return nil, err
-	}
 	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pctx); err != nil {
+		sqlDB.Close()
 		return nil, fmt.Errorf("connect to postgres at %s: %w", pcfg.Host, Classify(err))
 	}
-	return &DB{DB: gdb, Dialect: Postgres, Dir: "data"}, nil
+	return sqlDB, nil
 }
 
 // Ping checks that the store answers.
@@ -182,8 +207,11 @@ func (db *DB) CheckWrite(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the pool.
+// Close closes the pool, and the replica's.
 func (db *DB) Close() error {
+	if db.replica != nil {
+		db.replica.Close()
+	}
 	sqlDB, err := db.DB.DB()
 	if err != nil {
 		return err

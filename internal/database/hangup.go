@@ -71,8 +71,12 @@ func txContext(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // hangUpConnector opens riskapi's PostgreSQL connections: pgx's database/sql
-// connections (hangUpConn), whose PgConn uses hangUpWatcher.
-type hangUpConnector struct{ driver.Connector }
+// connections (hangUpConn), whose PgConn uses hangUpWatcher, and whose
+// transactions begin with bounds (txBounds).
+type hangUpConnector struct {
+	driver.Connector
+	bounds string
+}
 
 // Connect opens a connection. Errors: pgx's.
 func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
@@ -80,7 +84,7 @@ func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hangUpConn{stdConn: c.(*stdlib.Conn)}, nil
+	return &hangUpConn{stdConn: c.(*stdlib.Conn), bounds: h.bounds}, nil
 }
 
 // hangUpConn is pgx's database/sql connection, except that a statement pgx did not
@@ -89,7 +93,10 @@ func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // closes a connection that answers ErrBadConn: a client hanging up just as its
 // statement was handed over would still cost the pool a healthy connection. The
 // pgx.Conn stays reachable (Conn) for the stores that pipeline on it.
-type hangUpConn struct{ *stdConn }
+type hangUpConn struct {
+	*stdConn
+	bounds string // txBounds: sent with each BEGIN
+}
 
 // stdConn names pgx's connection so that embedding it does not hide its Conn method
 // behind a field called Conn.

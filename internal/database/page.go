@@ -1,6 +1,7 @@
 package database
 
 import (
+	"context"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -23,9 +24,12 @@ const (
 // at most limit rows in order past cursor (the last id of the previous page; K's
 // zero value for the first page), and whether more rows follow, which it learns by
 // reading one row more than limit. q carries the list's filters (tenant, type…);
-// Page adds the cursor, the order and the limit. Errors: the store's, classified
+// Page adds the cursor, the order and the limit. A list may lag: with
+// DATABASE_READ_URL, Page reads from the replica unless the request writes or the
+// read is in a transaction (MayLag, replica.go). Errors: the store's, classified
 // (registerClassify).
 func Page[R, T any, K comparable](q *gorm.DB, order Order, cursor K, limit int, conv func(*R) T) ([]T, bool, error) {
+	q = mayLag(q)
 	var zero K
 	dir, cmp := "id DESC", "id < ?"
 	if order == OldestFirst {
@@ -59,6 +63,15 @@ type Sorted struct {
 	Nullable bool
 }
 
+// mayLag marks q's read as one the replica may serve (MayLag, replica.go).
+func mayLag(q *gorm.DB) *gorm.DB {
+	ctx := q.Statement.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return q.WithContext(MayLag(ctx))
+}
+
 // After is the cursor of a sorted page: the sort key and id of the previous page's
 // last row; Key is nil when that row's key is NULL.
 type After struct {
@@ -71,6 +84,7 @@ type After struct {
 // the sort key and the id, so paging visits every row once whatever the key's
 // duplicates, while nothing changes. Errors: the store's, classified.
 func PageSorted[R, T any](q *gorm.DB, s Sorted, after *After, limit int, conv func(*R) T) ([]T, bool, error) {
+	q = mayLag(q) // like Page: a list may read the replica
 	dir, cmp := "ASC", ">"
 	if s.Desc {
 		dir, cmp = "DESC", "<"

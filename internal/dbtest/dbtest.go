@@ -7,6 +7,10 @@
 //     template made once per test binary.
 //
 // The same test suite therefore runs on both stores; .ci/run runs it twice.
+//
+// With TEST_PGBOUNCER_URL also set (postgres://…, a PgBouncer in front of that
+// server), the databases are still made directly, but URL names them through the
+// pooler: .ci/run runs the crash and scale-out tests that way (docs/deploying.md).
 package dbtest
 
 import (
@@ -28,13 +32,46 @@ import (
 // EnvVar selects the store under test.
 const EnvVar = "TEST_DATABASE_URL"
 
+// PoolerEnvVar names a PgBouncer in front of TEST_DATABASE_URL's server.
+const PoolerEnvVar = "TEST_PGBOUNCER_URL"
+
 // Postgres reports whether the tests run against PostgreSQL.
 func Postgres() bool {
 	return strings.HasPrefix(os.Getenv(EnvVar), "postgres")
 }
 
-// URL returns a DATABASE_URL for a fresh, migrated database, removed when tb ends.
+// Pooled reports whether URL names its databases through PgBouncer.
+func Pooled() bool {
+	return Postgres() && strings.HasPrefix(os.Getenv(PoolerEnvVar), "postgres")
+}
+
+// URL returns a DATABASE_URL for a fresh, migrated database, removed when tb ends:
+// through the pooler when Pooled.
 func URL(tb testing.TB) string {
+	tb.Helper()
+	u := DirectURL(tb)
+	if Pooled() {
+		return ViaPooler(tb, u)
+	}
+	return u
+}
+
+// ViaPooler returns the URL of direct's database through TEST_PGBOUNCER_URL's
+// PgBouncer, with the pooler's host, port and query. tb fails if none is set.
+func ViaPooler(tb testing.TB, direct string) string {
+	tb.Helper()
+	if !Pooled() {
+		tb.Fatalf("%s is not set", PoolerEnvVar)
+	}
+	d, err := url.Parse(direct)
+	if err != nil {
+		tb.Fatalf("%v", err)
+	}
+	return withDatabase(tb, os.Getenv(PoolerEnvVar), strings.TrimPrefix(d.Path, "/"))
+}
+
+// DirectURL is URL, never through the pooler.
+func DirectURL(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv(EnvVar)
 	if !strings.HasPrefix(base, "postgres") {
@@ -49,9 +86,30 @@ func URL(tb testing.TB) string {
 		}
 		return u
 	}
-	tmpl := template(tb, base)
+	return create(tb, base, "TEMPLATE "+template(tb, base))
+}
+
+// EmptyURL returns the DATABASE_URL of a new, empty PostgreSQL database (never
+// migrated), removed when tb ends: through the pooler when Pooled. tb skips on
+// SQLite.
+func EmptyURL(tb testing.TB) string {
+	tb.Helper()
+	if !Postgres() {
+		tb.Skip("an empty database is a PostgreSQL one (TEST_DATABASE_URL=postgres://…)")
+	}
+	u := create(tb, os.Getenv(EnvVar), "")
+	if Pooled() {
+		return ViaPooler(tb, u)
+	}
+	return u
+}
+
+// create makes a database on base's server with the options of CREATE DATABASE
+// given, dropped when tb ends, and returns its direct URL.
+func create(tb testing.TB, base, options string) string {
+	tb.Helper()
 	name := "riskapi_test_" + randomHex(6)
-	admin(tb, base, fmt.Sprintf(`CREATE DATABASE %s TEMPLATE %s`, name, tmpl))
+	admin(tb, base, strings.TrimSpace(fmt.Sprintf(`CREATE DATABASE %s %s`, name, options)))
 	tb.Cleanup(func() { admin(tb, base, fmt.Sprintf(`DROP DATABASE IF EXISTS %s WITH (FORCE)`, name)) })
 	return withDatabase(tb, base, name)
 }

@@ -34,36 +34,51 @@ var all = []*gormigrate.Migration{
 const lockID = 7216_2026_0001
 
 // Apply brings db's schema to the newest version and returns how many migrations ran.
+//
+// On PostgreSQL every pending migration runs in one transaction that first takes a
+// transaction-scoped advisory lock: a second instance waits there and then finds
+// nothing left to do. The lock ends with the transaction, never with a session,
+// so it holds through a transaction pooler (docs/deploying.md), and since
+// PostgreSQL's DDL is transactional a release's migrations apply all or none.
+// On SQLite, one process's store, each migration is its own transaction.
 func Apply(ctx context.Context, db *database.DB) (int, error) {
-	conn := db.WithContext(ctx)
 	var ran int
-	err := conn.Connection(func(c *gorm.DB) error {
-		if db.Dialect == database.Postgres {
-			// Session-level lock on this one connection: a second instance waits here
-			// and then finds nothing left to do.
-			if err := c.Exec("SELECT pg_advisory_lock(?)", lockID).Error; err != nil {
+	var err error
+	if db.Dialect == database.Postgres {
+		err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			if err := tx.Exec("SELECT pg_advisory_xact_lock(?)", lockID).Error; err != nil {
 				return err
 			}
-			defer c.Exec("SELECT pg_advisory_unlock(?)", lockID)
-		}
-		before, err := applied(c)
-		if err != nil {
+			ran, err = migrate(tx, false)
 			return err
-		}
-		if err := gormigrate.New(c, &gormigrate.Options{
-			TableName: "schema_migrations", IDColumnName: "id", IDColumnSize: 64,
-			UseTransaction: true,
-		}, all).Migrate(); err != nil {
+		})
+	} else {
+		err = db.WithContext(ctx).Connection(func(c *gorm.DB) error {
+			ran, err = migrate(c, true)
 			return err
-		}
-		after, err := applied(c)
-		ran = after - before
-		return err
-	})
+		})
+	}
 	if err != nil {
 		return 0, fmt.Errorf("migrate: %w", database.Classify(err))
 	}
 	return ran, nil
+}
+
+// migrate runs the pending migrations on c, each in a transaction of its own when
+// ownTx, and returns how many ran.
+func migrate(c *gorm.DB, ownTx bool) (int, error) {
+	before, err := applied(c)
+	if err != nil {
+		return 0, err
+	}
+	if err := gormigrate.New(c, &gormigrate.Options{
+		TableName: "schema_migrations", IDColumnName: "id", IDColumnSize: 64,
+		UseTransaction: ownTx,
+	}, all).Migrate(); err != nil {
+		return 0, err
+	}
+	after, err := applied(c)
+	return after - before, err
 }
 
 // applied counts the recorded migrations. It works on a new session of c: c is the

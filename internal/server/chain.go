@@ -38,7 +38,12 @@ func callTimeout(d time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			c.SetRequest(req.WithContext(database.WithCallTimeout(req.Context(), d)))
+			ctx := database.WithCallTimeout(req.Context(), d)
+			if req.Method != http.MethodGet && req.Method != http.MethodHead {
+				// A request that writes reads what it wrote: never the replica.
+				ctx = database.WritesPrimary(ctx)
+			}
+			c.SetRequest(req.WithContext(ctx))
 			return next(c)
 		}
 	}

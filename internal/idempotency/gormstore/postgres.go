@@ -50,14 +50,20 @@ func (s *Store) reservePostgres(ctx context.Context, k idempotency.RecordKey) (i
 	r := &pgReservation{conn: conn}
 	var locked bool
 	var rec *idempotency.Record
-	err = r.pgx(func(pc *pgx.Conn) error {
+	err = r.conn.Raw(func(dc any) error {
+		// BEGIN with the transaction's bounds (SET LOCAL), in the same round trip.
+		begin := database.BeginStatements(dc)
 		b := &pgx.Batch{}
-		b.Queue("BEGIN")
+		for _, q := range begin {
+			b.Queue(q)
+		}
 		b.Queue(reserveRecord, lockID(k), k.Scope, k.Method, k.Path, k.Key)
-		br := pc.SendBatch(call, b)
+		br := database.PgxConn(dc).SendBatch(call, b)
 		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
+		for range begin {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
 		}
 		var found bool
 		var state, headers string
