@@ -331,6 +331,31 @@ func addRiskCases(cs map[string]writeCase, v string) {
 		w.action, w.targetID = "attachment.created", res.Map()["id"].(string)
 		return res, w
 	}
+	cs["DELETE /"+v+"/attachments/{id}"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		id := createRisk(t, f.env, f.a.Key, "with a file to delete")
+		body, ct := apitest.Multipart("", apitest.FilePart("file", "a.txt", "text/plain", "hello"))
+		att := f.env.Upload("/v2/risks/"+id+"/attachments", f.a.Key, nil, body, ct).Expect(http.StatusCreated).Map()["id"].(string)
+		f.begin(t)
+		res := f.env.Do(apitest.Request{Method: http.MethodDelete, Path: "/" + v + "/attachments/" + att, Bearer: bearer, Header: ua}).
+			Expect(http.StatusNoContent)
+		w.action, w.targetID = "attachment.deleted", att
+		return res, w
+	}
+	cs["POST /"+v+"/risks/import"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		body, ct := apitest.Multipart("", apitest.FilePart("file", "risks.csv", "text/csv", "title\nImported "+v+"\n"))
+		f.begin(t)
+		res := f.env.Upload("/"+v+"/risks/import", bearer, ua, body, ct).Expect(http.StatusCreated)
+		// One row, one risk: the newest of the tenant's.
+		var page struct{ Data []struct{ ID, Title string } }
+		f.env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?limit=1", Bearer: f.a.Key}).Expect(http.StatusOK).Decode(&page)
+		if len(page.Data) != 1 || page.Data[0].Title != "Imported "+v {
+			t.Fatalf("after the import the newest risk is %+v, want the imported one", page.Data)
+		}
+		w.action, w.targetID = "risk.created", page.Data[0].ID
+		return res, w
+	}
 }
 
 // assertNoSecrets searches every column of every row of the audit log — at least
