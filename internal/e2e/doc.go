@@ -16,6 +16,11 @@
 //	go test -timeout 30m -run TestSweepUnderLoad -v ./internal/e2e/ -sweep.rows=1000000
 //	go test -timeout 30m -run 'TestCrash|TestScaleOut|TestFault|TestStoreFault' -v ./internal/e2e/ -e2e.scale=10
 //
+// TestPostgresImmediateStop ignores TEST_DATABASE_URL: it stops PostgreSQL itself, so
+// it starts a private cluster (PGCluster), and E2E_IMMEDIATE_STOPS sets its rounds:
+//
+//	E2E_IMMEDIATE_STOPS=10 go test -count=1 -run TestPostgresImmediateStop -v ./internal/e2e/
+//
 // E2E_RACE=1 builds the server under test with -race; a data race it reports fails the
 // test.
 package e2e
