@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/riskapi/riskapi/internal/app"
@@ -29,6 +30,11 @@ func serve(ctx context.Context, c *command, args []string) error {
 	}
 	defer a.Close()
 	if *demo {
+		// The credentials are printed once: not before the address is known to be
+		// free, or a start that fails to listen would spend them.
+		if err := checkListen(cfg.HTTP.Addr); err != nil {
+			return err
+		}
 		d, err := a.EnsureDemo(ctx)
 		if err != nil {
 			return fmt.Errorf("create demo tenant: %w", err)
@@ -42,6 +48,15 @@ func serve(ctx context.Context, c *command, args []string) error {
 		}
 	}
 	return a.Serve(ctx, nil)
+}
+
+// checkListen reports whether addr can be listened on now, by listening and closing.
+func checkListen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	return ln.Close()
 }
 
 // demoExists logs why serve --demo printed nothing, and how to get a new password

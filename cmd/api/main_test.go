@@ -677,3 +677,27 @@ func TestAdminCommandsReadSecretKey(t *testing.T) {
 		t.Errorf("api webhook create --help does not list --secret-key:\n%s", help)
 	}
 }
+
+// TestServeDemoOnABusyAddress: the demo's credentials are printed once; a start
+// that cannot listen must not spend them (found by a fresh user: the line was
+// printed, then bind failed, and the next start printed only a user ID).
+func TestServeDemoOnABusyAddress(t *testing.T) {
+	env := environment(t)
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env["ADDR"] = busy.Addr().String()
+	out, _, err := runCmd(t, env, "serve", "--demo")
+	busy.Close()
+	if err == nil || !strings.Contains(err.Error(), "listen on") {
+		t.Fatalf("serve --demo on a busy address: %v, want a listen error", err)
+	}
+	if out != "" {
+		t.Fatalf("serve --demo printed %q before failing to listen", out)
+	}
+	env["ADDR"] = "127.0.0.1:0"
+	_, stdout, _, stop := startServe(t, env, "--demo")
+	defer stop()
+	jsonLine(t, stdout.String()) // the credentials, still unspent
+}
