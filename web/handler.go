@@ -32,7 +32,7 @@ const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 
 // for an unknown one — as a problem to API clients, under the API's prefixes
 // and for assets, and as the app's own not-found page (index.html with status
 // 404) to a browser loading any other page (notFound).
-var ClientRoutes = []string{"/", "/risks/:id", "/requests", "/events", "/account/*", "/admin", "/admin/*"}
+var ClientRoutes = []string{"/", "/risks/:id", "/requests", "/events", "/audit", "/account/*", "/admin", "/admin/*"}
 
 // apiPrefixes are the paths whose unknown GETs stay the API's 404 problem, never the app.
 var apiPrefixes = []string{"/v1", "/v2", "/webhooks", "/healthz", "/readyz", "/metrics", "/assets/"}

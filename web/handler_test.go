@@ -38,7 +38,7 @@ func do(e *echo.Echo, method, target string, hdr ...string) *httptest.ResponseRe
 
 func TestDashboardIsServedWithAStrictPolicy(t *testing.T) {
 	e := newServer(t)
-	for _, path := range []string{"/", "/risks/risk_123", "/admin/users", "/requests?idempotencyKey=abc"} {
+	for _, path := range []string{"/", "/risks/risk_123", "/admin/users", "/requests?idempotencyKey=abc", "/audit?action=risk.updated"} {
 		rec := do(e, http.MethodGet, path)
 		if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 			t.Fatalf("GET %s: %d %q, want the app's HTML", path, rec.Code, rec.Header().Get("Content-Type"))

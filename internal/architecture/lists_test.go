@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/riskapi/riskapi/internal/audit"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
@@ -164,6 +165,20 @@ func TestEventTypesHaveOneSource(t *testing.T) {
 		doc = append(doc, m[1])
 	}
 	sameList(t, "docs/events.md (the table of types)", want, doc)
+	for where, got := range webArrays(t, want) {
+		sameList(t, where, want, got)
+	}
+}
+
+// TestAuditActionsHaveOneSource: audit.Actions is the list of audit-log actions;
+// the spec's AuditAction, the TypeScript SDK's generated type (which the
+// dashboard's action filter is typed over, web/src/lists.ts) and any list the
+// dashboard keeps say the same.
+func TestAuditActionsHaveOneSource(t *testing.T) {
+	t.Parallel()
+	want := audit.Actions
+	sameList(t, "docs/openapi.yaml (AuditAction)", want, specEnum(t, "AuditAction"))
+	sameList(t, "sdk-ts/src/openapi.ts (AuditAction; npm run generate)", want, tsUnion(t, "AuditAction"))
 	for where, got := range webArrays(t, want) {
 		sameList(t, where, want, got)
 	}

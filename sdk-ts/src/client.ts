@@ -7,6 +7,7 @@
 import { Account } from "./account.js";
 import { ApiKeys, Users, WebhookEndpoints, WebhookSources } from "./admin.js";
 import { Attachments, multipartBody, type UploadSource } from "./attachments.js";
+import { AuditLog } from "./audit.js";
 import type { RiskApiError } from "./errors.js";
 import { Events } from "./events.js";
 import { IdempotencyKeys, Requests } from "./requests.js";
@@ -94,6 +95,8 @@ export class RiskApi {
   readonly requests: Requests;
   /** The idempotency inspector. */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** The tenant's audit log (session mode: admins; API key: scope audit:read) and a risk's history (risks:read). */
+  readonly auditLog: AuditLog;
   /** Session mode: signing in and out, who is signed in, the password. */
   readonly account: Account;
   /** Session mode, admins: the tenant's users. */
@@ -120,6 +123,7 @@ export class RiskApi {
     this.events = new Events(send, session);
     this.requests = new Requests(send);
     this.idempotencyKeys = new IdempotencyKeys(send);
+    this.auditLog = new AuditLog(send);
     this.account = new Account(send, session);
     this.users = new Users(send, session);
     this.apiKeys = new ApiKeys(send, session);

@@ -17,6 +17,7 @@ export { Risks } from "./risks.js";
 export { Attachments, type AttachmentContent, type AttachmentUploadParams, type UploadSource } from "./attachments.js";
 export { Events } from "./events.js";
 export { Requests, IdempotencyKeys } from "./requests.js";
+export { AuditLog, type AuditExport } from "./audit.js";
 export { Account } from "./account.js";
 export { Users, ApiKeys, WebhookSources, WebhookEndpoints } from "./admin.js";
 export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_S } from "./webhooks.js";
@@ -36,6 +37,12 @@ export type {
   ApiKeyCreated,
   ApiKeyCreateParams,
   Attachment,
+  AuditAction,
+  AuditActor,
+  AuditChange,
+  AuditEntry,
+  AuditExportParams,
+  AuditListParams,
   DeliveryAttempt,
   Event,
   EventListParams,

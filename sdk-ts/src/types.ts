@@ -97,3 +97,32 @@ export interface EventListParams extends ListParams {
   /** Only events of this type. */
   type?: EventType;
 }
+
+/** One audit-log entry: who (`actor`) did what (`action`) to which resource (`target`), with its `changes` (docs/audit-log.md). */
+export type AuditEntry = Schemas["AuditEntry"];
+/** An audit-log action, e.g. "risk.updated", "user.role_changed". */
+export type AuditAction = Schemas["AuditAction"];
+/** Who made a change: a user (with their email as it was then), an API key, a webhook source, or `system` (a CLI command; `id` null). */
+export type AuditActor = AuditEntry["actor"];
+/** One member's change: `{ from, to }` (null where it had or has no value), or "changed" for a secret or password, whose values are never recorded. */
+export type AuditChange = NonNullable<AuditEntry["changes"]>[string];
+
+/** The filters of the audit log; absent members do not filter, and they combine. */
+export interface AuditListParams extends ListParams {
+  /** Only entries of this action. */
+  action?: AuditAction;
+  /** Only entries by this actor (a user's, key's or source's ID). */
+  actorId?: string;
+  /** Only entries about this resource (a risk's, user's, key's … ID). */
+  targetId?: string;
+  /** Only entries that occurred at or after this time (a Date, or RFC 3339). */
+  since?: Date | string;
+  /** Only entries that occurred before this time (exclusive; a Date, or RFC 3339). */
+  until?: Date | string;
+}
+
+/** The query of an export: the list's filters (no paging) and the format. */
+export interface AuditExportParams extends Omit<AuditListParams, "limit" | "cursor"> {
+  /** "ndjson": one entry per line, as the list shows it; "csv": one row per entry, `changes` as JSON. */
+  format: "ndjson" | "csv";
+}

@@ -36,6 +36,7 @@ describe(`accessibility in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
       [`/risks/${risk!.id}`, title],
       ["/requests", "Request log"],
       ["/events", "Events"],
+      ["/audit", "Audit log"],
       ["/account/password", "Change password"],
       ["/admin/users", "Admin"],
       ["/admin/api-keys", "Admin"],

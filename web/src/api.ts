@@ -9,7 +9,7 @@ import { etag, NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
 
 // The API's shapes come from docs/openapi.yaml through the SDK's generated types.
 export type {
-  ApiKey, Attachment, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
+  ApiKey, Attachment, AuditAction, AuditChange, AuditEntry, AuditListParams, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
   Risk, RiskCreateParams, RiskUpdateParams, User, WebhookEndpoint, WebhookSource,
 } from "@riskapi/sdk";
 export { etag, RiskApiError };

@@ -8,6 +8,7 @@ import { ChangesPanel, PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
 import { AccountPage } from "./pages/account";
 import { AdminPage } from "./pages/admin";
+import { AuditPage } from "./pages/audit";
 import { EventsPage } from "./pages/events";
 import { RequestsPage } from "./pages/requests";
 import { RiskPage } from "./pages/risk";
@@ -98,6 +99,7 @@ function page(path: string, session: Session) {
   if (path === "/") return <RisksPage />;
   if (path === "/requests") return <RequestsPage />;
   if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
+  if (path === "/audit") return <AuditPage />;
   if (path === "/account/password") return <AccountPage session={session} />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage path={path} session={session} />;
   return <NotFound />;
@@ -114,7 +116,7 @@ function NotFound() {
   );
 }
 
-/** Header: navigation (Admin for admins only), the pending-changes indicator, the user's menu. */
+/** Header: navigation (Audit log and Admin for admins only), the pending-changes indicator, the user's menu. */
 function Header(props: { path: string; session: Session; online: boolean; onSignOut: () => void }) {
   const { path, session } = props;
   const email = session.me?.user.email ?? session.owner.email;
@@ -125,6 +127,7 @@ function Header(props: { path: string; session: Session; online: boolean; onSign
         <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
         <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
         <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
+        {isAdmin(session) && <a href="/audit" aria-current={path === "/audit" ? "page" : undefined}>Audit log</a>}
         {isAdmin(session) && (
           <a href="/admin/users" aria-current={path.startsWith("/admin") ? "page" : undefined}>Admin</a>
         )}

@@ -7,7 +7,7 @@
 
 import { createHash, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { NetworkError, RiskApi, RiskApiError, type ClientOptions, type ResponseInfo } from "../../src/index.js";
+import { NetworkError, RiskApi, RiskApiError, type AuditEntry, type ClientOptions, type ResponseInfo } from "../../src/index.js";
 import { FaultProxy } from "@riskapi/testkit";
 import { startServer, type Server } from "./server.js";
 
@@ -174,5 +174,24 @@ describe(`the SDK against a real riskapi (${process.env.TEST_DATABASE_URL ? "Pos
 
     const bad = new RiskApi({ apiKey: "rk_not_a_key", baseUrl: server.baseUrl });
     await expect(bad.risks.create({ title: "x" })).rejects.toMatchObject({ status: 401, code: "UNAUTHENTICATED" });
+  });
+
+  it("reads a change back from the audit log, its NDJSON export and the risk's history", async () => {
+    const client = direct();
+    const r = await client.risks.create({ title: unique("audited") });
+    await client.risks.update(r.id, { status: "mitigated" });
+    const listed: AuditEntry[] = [];
+    for await (const e of client.auditLog.list({ targetId: r.id, action: "risk.updated" })) listed.push(e);
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({ action: "risk.updated", actor: { type: "api_key" }, target: { type: "risk", id: r.id }, changes: { status: { from: "open", to: "mitigated" } } });
+    const exported: AuditEntry[] = [];
+    for await (const e of client.auditLog.exportEntries({ targetId: r.id })) exported.push(e);
+    expect(exported.map((e) => e.action)).toEqual(["risk.updated", "risk.created"]);
+    expect(exported[0]).toEqual(listed[0]);
+    // Oldest first, one entry a page.
+    const history: string[] = [];
+    for await (const e of client.auditLog.history(r.id, { limit: 1 })) history.push(e.id);
+    expect(history).toEqual(exported.map((e) => e.id).reverse());
+    await expect(client.auditLog.listPage({ since: "yesterday" })).rejects.toMatchObject({ status: 400, code: "VALIDATION_FAILED" });
   });
 });

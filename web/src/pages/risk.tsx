@@ -14,6 +14,7 @@ import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
 import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
+import { RiskHistory } from "./history";
 
 /** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
 export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
@@ -63,6 +64,7 @@ export function RiskPage({ id }: { id: string }) {
       <Conflicts risk={risk} changes={changes} onResolved={load} />
       <EditRisk risk={risk} changes={changes} />
       <Attachments risk={risk} changes={changes} />
+      <RiskHistory riskId={risk.id} />
       <DeleteRisk risk={risk} />
     </section>
   );

@@ -1,0 +1,99 @@
+// The audit log in the dashboard (docs/dashboard.md, docs/audit-log.md), in a
+// real Chromium against a real riskapi: an admin's edit of a risk is read back
+// on the Audit log page (filters in the URL, kept across a reload and Back,
+// links to the risk and the request, the export) and in the risk's History;
+// a member has no such page.
+
+import { readFile } from "node:fs/promises";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { allSaved, harness, signIn, unique } from "./ui";
+
+const env = harness();
+
+/** The rows of the audit table as shown. */
+const rows = (page: Page) => page.locator("table.audit-log tbody tr");
+
+describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("shows an admin's edit of a risk with its actor and change, filtered by the URL across a reload and Back, and in the risk's History", async () => {
+    const admin = await env.server().account();
+    const { page } = await env.browser();
+    await signIn(page, admin);
+    const title = unique("Audited flood");
+    const made = await page.request.post("/v1/risks", { data: { title, owner: "Ada" } });
+    expect(made.status()).toBe(201);
+    const risk = (await made.json()) as { id: string };
+
+    // The admin changes the risk in the dashboard.
+    await page.goto(`/risks/${risk.id}`);
+    const form = page.getByRole("form", { name: "Edit risk" });
+    await form.getByLabel("Owner").fill("Grace");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await allSaved(page);
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click();
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    // The tenant is new: the admin made by the command line, their sign-in, the creation and the edit, newest first.
+    await expect.poll(() => rows(page).locator("td:nth-child(3)").allTextContents()).toEqual(["risk.updated", "risk.created", "session.created", "user.created"]);
+
+    await page.goto("/audit?action=risk.updated");
+    await page.reload();
+    expect(await page.getByRole("form", { name: "Filters" }).getByLabel("Action").inputValue()).toBe("risk.updated");
+    await expect.poll(() => rows(page).count()).toBe(1);
+    const row = rows(page).first();
+    expect(await row.locator("td:nth-child(2)").textContent()).toBe(admin.email);
+    expect(await row.locator("td:nth-child(4)").textContent()).toBe(`risk ${risk.id}`);
+    expect(await row.locator("td:nth-child(5)").textContent()).toBe("owner Ada → Grace");
+    expect(await row.locator("td:nth-child(7)").textContent()).toMatch(/^(127\.0\.0\.1|::1)$/);
+
+    // Another filter from the form goes into the URL; Back brings the first one back.
+    const filters = page.getByRole("form", { name: "Filters" });
+    await filters.getByLabel("Action").selectOption("risk.created");
+    await filters.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(() => new URL(page.url()).search).toBe("?action=risk.created");
+    await expect.poll(() => rows(page).locator("td:nth-child(3)").allTextContents()).toEqual(["risk.created"]);
+    await page.goBack();
+    await expect.poll(() => rows(page).locator("td:nth-child(3)").allTextContents()).toEqual(["risk.updated"]);
+
+    // The export holds what the filters match.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).click()]);
+    const csv = (await readFile((await download.path())!, "utf8")).trim().split("\n");
+    expect(csv).toHaveLength(2);
+    expect(csv[1]).toContain(`,risk.updated,risk,${risk.id},`);
+
+    // The request that made the change, in the request log (written within about a second).
+    const requestId = (await row.locator("td.rid a").textContent())!;
+    await row.locator("td.rid a").click();
+    await expect.poll(() => new URL(page.url()).search).toBe(`?id=${requestId}`);
+    const entry = page.getByRole("region", { name: "Request" }).locator("pre");
+    await expect.poll(async () => {
+      await page.reload();
+      return (await entry.textContent()) ?? "";
+    }, { timeout: 10_000, interval: 500 }).toContain(`"method": "PATCH"`);
+
+    // The target opens the risk, whose History shows who changed what.
+    await page.goBack();
+    await rows(page).first().locator("td.target a").click();
+    await page.getByRole("heading", { name: title }).waitFor();
+    const history = page.getByRole("region", { name: "History" }).getByRole("listitem").filter({ has: page.locator(".entry-head") });
+    await expect.poll(() => history.count()).toBe(2);
+    expect(await history.nth(0).locator(".entry-head").textContent()).toContain(`${admin.email} created it`);
+    expect(await history.nth(1).locator(".entry-head").textContent()).toContain(`${admin.email} updated it`);
+    expect(await history.nth(1).locator("ul.changes").textContent()).toBe("owner Ada → Grace");
+  });
+
+  it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {
+    const admin = await env.server().account();
+    const member = await env.server().account("member", admin.tenantId);
+    const { page } = await env.browser();
+    await signIn(page, member);
+    expect(await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).count()).toBe(0);
+    const answered = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/audit-log");
+    await page.goto("/audit?action=risk.updated");
+    expect((await answered).status()).toBe(403);
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    await page.getByText("Admins only.").waitFor();
+    expect(await rows(page).count()).toBe(0);
+    expect(await page.getByRole("link", { name: "CSV" }).count()).toBe(0);
+  });
+});

@@ -1,0 +1,81 @@
+// The audit page's logic without a browser: filters kept in the URL and read
+// back, the query and export they make, where an entry links, and each
+// change in words. The page itself runs in Chromium (e2e/audit.test.ts).
+
+// A zone with an offset, so that a local time and its UTC instant differ.
+process.env.TZ = "Europe/Berlin";
+
+import { describe, expect, it } from "vitest";
+import type { AuditEntry } from "./api";
+import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, shown, targetHref } from "./audit";
+
+const none = { action: "", actorId: "", targetId: "", since: "", until: "" };
+
+describe("audit filters in the URL", () => {
+  it("survive the round trip through the address, with the page's cursors", () => {
+    const f = { ...none, action: "risk.updated", actorId: "usr_1", since: "2026-12-02T10:30" };
+    const path = auditPath(f, ["c1", "c2"]);
+    expect(path).toBe("/audit?action=risk.updated&actorId=usr_1&since=2026-12-02T10%3A30&cursor=c1&cursor=c2");
+    const q = new URL(path, "http://x").searchParams;
+    expect(filtersOf(q)).toEqual(f);
+    expect(q.getAll("cursor")).toEqual(["c1", "c2"]);
+  });
+
+  it("leave the address bare when nothing filters, and ignore what the page does not know", () => {
+    expect(auditPath(none)).toBe("/audit");
+    expect(filtersOf(new URLSearchParams("foo=bar&targetId=risk_9"))).toEqual({ ...none, targetId: "risk_9" });
+  });
+
+  it("become the API's query: local times as UTC instants, empty filters left out", () => {
+    expect(listParams({ ...none, action: "user.deleted", targetId: "usr_2", since: "2026-12-02T10:30", until: "2026-07-01T00:00" })).toEqual({
+      action: "user.deleted", targetId: "usr_2", since: "2026-12-02T09:30:00.000Z", until: "2026-06-30T22:00:00.000Z",
+    });
+    expect(listParams(none)).toEqual({});
+    // A time the browser cannot read goes as typed: the server's 400 says what is wrong.
+    expect(listParams({ ...none, since: "soon" })).toEqual({ since: "soon" });
+  });
+
+  it("export what they match, under /v1 where the session cookie goes", () => {
+    expect(exportHref({ ...none, action: "risk.deleted", since: "2026-12-02T10:30" }, "csv")).toBe(
+      "/v1/audit-log/export?format=csv&action=risk.deleted&since=2026-12-02T09%3A30%3A00.000Z",
+    );
+    expect(exportHref(none, "ndjson")).toBe("/v1/audit-log/export?format=ndjson");
+  });
+});
+
+describe("an entry as shown", () => {
+  it("links its target to the page that shows it, and its request to the request log", () => {
+    expect(targetHref({ type: "risk", id: "risk_1" })).toBe("/risks/risk_1");
+    expect(targetHref({ type: "user", id: "usr_1" })).toBe("/admin/users");
+    expect(targetHref({ type: "api_key", id: "key_1" })).toBe("/admin/api-keys");
+    expect(targetHref({ type: "webhook_endpoint", id: "we_1" })).toBe("/admin/webhooks");
+    expect(targetHref({ type: "attachment", id: "att_1" })).toBeUndefined();
+    expect(targetHref({ type: "session", id: "" })).toBeUndefined();
+    expect(requestHref("7Qh2k")).toBe("/requests?id=7Qh2k");
+    expect(requestHref(null)).toBeUndefined();
+  });
+
+  it("names the actor by the email they had, else by kind and ID", () => {
+    expect(actorName({ type: "user", id: "usr_1", email: "ann@example.com" })).toBe("ann@example.com");
+    expect(actorName({ type: "api_key", id: "key_1" })).toBe("API key key_1");
+    expect(actorName({ type: "webhook_source", id: "whs_1" })).toBe("webhook source whs_1");
+    expect(actorName({ type: "system", id: null })).toBe("system (command line)");
+  });
+
+  it("lists changes by field as from → to, a password only as changed, values in words", () => {
+    const changes: AuditEntry["changes"] = {
+      title: { from: "Flood", to: "Flood in the cellar" },
+      likelihood: { from: null, to: 4 },
+      password: "changed",
+      scopes: { from: ["risks:read"], to: [] },
+    };
+    expect(changeLines(changes)).toEqual([
+      { field: "likelihood", secret: false, from: "none", to: "4" },
+      { field: "password", secret: true, from: "", to: "" },
+      { field: "scopes", secret: false, from: '["risks:read"]', to: "[]" },
+      { field: "title", secret: false, from: "Flood", to: "Flood in the cellar" },
+    ]);
+    expect(changeLines(null)).toEqual([]);
+    expect([shown(""), shown(false), shown({ a: 1 })]).toEqual(["(empty)", "false", '{"a":1}']);
+  });
+});

@@ -1,0 +1,109 @@
+/**
+ * What the audit-log page and a risk's history show, apart from how they
+ * render it: the filters as the URL keeps them (so a reload, Back or a shared
+ * link keeps them), the query they become, the export's address, where an
+ * entry's target and request are shown, and each change in words
+ * (docs/audit-log.md).
+ */
+import type { AuditAction, AuditChange, AuditEntry, AuditListParams } from "./api";
+import { withQuery } from "./router";
+
+/** The filters of the audit log the page offers, by their names in the URL and in the API. */
+export const AUDIT_FILTERS = ["action", "actorId", "targetId", "since", "until"] as const;
+/** AuditFilters are the filters as the URL holds them; "" does not filter. since and until are datetime-local values (the user's clock). */
+export type AuditFilters = Record<(typeof AUDIT_FILTERS)[number], string>;
+
+/** filtersOf reads the filters from a page's query. */
+export function filtersOf(q: URLSearchParams): AuditFilters {
+  return Object.fromEntries(AUDIT_FILTERS.map((k) => [k, q.get(k) ?? ""])) as AuditFilters;
+}
+
+/**
+ * auditPath is the audit page's address for these filters and the cursors of
+ * the pages before the one shown (the last is the page's own).
+ */
+export function auditPath(f: AuditFilters, cursors: string[] = []): string {
+  return withQuery("/audit", { ...f, cursor: cursors });
+}
+
+/** listParams turns the filters into the API's query: local times become RFC 3339 in UTC. */
+export function listParams(f: AuditFilters): AuditListParams {
+  const p: AuditListParams = {};
+  if (f.action) p.action = f.action as AuditAction;
+  if (f.actorId) p.actorId = f.actorId;
+  if (f.targetId) p.targetId = f.targetId;
+  const since = instant(f.since);
+  const until = instant(f.until);
+  if (since) p.since = since;
+  if (until) p.until = until;
+  return p;
+}
+
+function instant(local: string): string | undefined {
+  if (!local) return undefined;
+  const t = new Date(local);
+  // An unreadable time goes to the server as typed, which says what is wrong with it.
+  return Number.isNaN(t.getTime()) ? local : t.toISOString();
+}
+
+/** exportHref is the address of the export of every entry matching the filters (a download: the session cookie goes with it). */
+export function exportHref(f: AuditFilters, format: "csv" | "ndjson"): string {
+  // listParams makes since and until strings.
+  return withQuery("/v1/audit-log/export", { format, ...(listParams(f) as Record<string, string>) });
+}
+
+/** targetHref is the dashboard page of an entry's target, when it has one: a risk's page, the admin page of a user, key or webhook. */
+export function targetHref(t: AuditEntry["target"]): string | undefined {
+  if (!t.id) return undefined;
+  switch (t.type) {
+    case "risk":
+      return `/risks/${encodeURIComponent(t.id)}`;
+    case "attachment":
+    case "session":
+    case "tenant":
+      return undefined;
+    case "user":
+      return "/admin/users";
+    case "api_key":
+      return "/admin/api-keys";
+    default:
+      return t.type.startsWith("webhook_") ? "/admin/webhooks" : undefined;
+  }
+}
+
+/** requestHref is the request log's entry of the request that made the change; none for a CLI command. */
+export function requestHref(requestId: string | null): string | undefined {
+  return requestId ? withQuery("/requests", { id: requestId }) : undefined;
+}
+
+/** actorName says who acted: a user's email as it was then, else the kind of actor and its ID. */
+export function actorName(a: AuditEntry["actor"]): string {
+  if (a.type === "system") return "system (command line)";
+  if (a.email) return a.email;
+  const kind = a.type === "api_key" ? "API key" : a.type === "webhook_source" ? "webhook source" : "user";
+  return a.id ? `${kind} ${a.id}` : kind;
+}
+
+/** A change of one member, in words: `from` → `to`, or only that a secret changed. */
+export interface ChangeLine {
+  field: string;
+  /** True for a secret or password: the log says only that it changed. */
+  secret: boolean;
+  from: string;
+  to: string;
+}
+
+/** changeLines lists an entry's changes by member name; none when the action changed no member. */
+export function changeLines(changes: AuditEntry["changes"]): ChangeLine[] {
+  return Object.entries(changes ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([field, c]: [string, AuditChange]) =>
+      c === "changed" ? { field, secret: true, from: "", to: "" } : { field, secret: false, from: shown(c.from), to: shown(c.to) });
+}
+
+/** shown is a member's value as text: "none" for null (no value), strings as they are, anything else as JSON. */
+export function shown(v: unknown): string {
+  if (v === null || v === undefined) return "none";
+  if (typeof v === "string") return v === "" ? "(empty)" : v;
+  return JSON.stringify(v);
+}

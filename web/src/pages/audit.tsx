@@ -1,0 +1,135 @@
+/**
+ * The audit log (admins; docs/audit-log.md): who changed what and when,
+ * newest first, with its filters and page in the URL, links to each target
+ * and to the request that made the change, and the export. A member who opens
+ * it is told it is for admins: the server answers them 403.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { api, RiskApiError, type AuditEntry } from "../api";
+import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, targetHref, type AuditFilters } from "../audit";
+import { AUDIT_ACTIONS } from "../lists";
+import { navigate, useQuery } from "../router";
+import { Unavailable, useList } from "./common";
+
+/** AuditPage shows one page of the tenant's audit log. */
+export function AuditPage() {
+  const q = useQuery();
+  const applied = filtersOf(q);
+  const cursors = q.getAll("cursor");
+  const cursor = cursors.at(-1);
+  const [forbidden, setForbidden] = useState(false);
+  const list = useList<AuditEntry>(JSON.stringify([applied, cursor]), () =>
+    api().auditLog.listPage({ limit: 50, ...listParams(applied), ...(cursor ? { cursor } : {}) }).then(
+      (p) => (setForbidden(false), p),
+      (err: unknown) => {
+        setForbidden(err instanceof RiskApiError && err.status === 403);
+        throw err;
+      },
+    ));
+  if (forbidden) {
+    return (
+      <section>
+        <h1>Audit log</h1>
+        <p class="notice" role="note"><strong>Admins only.</strong> The audit log is shown to the tenant's administrators; ask one of them.</p>
+      </section>
+    );
+  }
+  return (
+    <section class="audit">
+      <h1>Audit log</h1>
+      <AuditFilterForm applied={applied} onApply={(f) => {
+        const next = auditPath(f);
+        if (next === location.pathname + location.search) list.reload();
+        else navigate(next);
+      }} />
+      <p class="row exports">
+        Export what the filters match: <a href={exportHref(applied, "csv")} download>CSV</a>{" "}
+        <a href={exportHref(applied, "ndjson")} download>NDJSON</a>
+      </p>
+      {list.unavailable ? (
+        <Unavailable what="The audit log" route="GET /v1/audit-log" />
+      ) : (
+        <>
+          {list.error && <p class="error" role="alert">{list.error}</p>}
+          <div class="table-wrap">
+            <table class="log audit-log">
+              <thead><tr><th>Time</th><th>Actor</th><th>Action</th><th>Target</th><th>Changes</th><th>Request</th><th>Client</th></tr></thead>
+              <tbody>
+                {list.page?.data.map((e) => <Row key={e.id} e={e} applied={applied} />)}
+                {list.page?.data.length === 0 && <tr><td colSpan={7} class="empty">No entry matches.</td></tr>}
+              </tbody>
+            </table>
+          </div>
+          <div class="row pager">
+            <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(auditPath(applied, cursors.slice(0, -1)))}>Previous</button>
+            <span>Page {cursors.length + 1}</span>
+            <button type="button" class="secondary" disabled={!list.page?.hasMore} onClick={() => list.page?.nextCursor && navigate(auditPath(applied, [...cursors, list.page.nextCursor]))}>Next</button>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+function Row({ e, applied }: { e: AuditEntry; applied: AuditFilters }) {
+  const target = targetHref(e.target);
+  const request = requestHref(e.requestId);
+  return (
+    <tr>
+      <td><When at={e.occurredAt} /></td>
+      <td>
+        {e.actor.id ? (
+          <a href={auditPath({ ...applied, actorId: e.actor.id })} title="Only this actor's entries">{actorName(e.actor)}</a>
+        ) : actorName(e.actor)}
+      </td>
+      <td><code>{e.action}</code></td>
+      <td class="target">
+        {e.target.type} {target ? <a href={target} class="short">{e.target.id}</a> : <span class="short">{e.target.id}</span>}
+      </td>
+      <td><ChangeList changes={e.changes} /></td>
+      <td class="rid">{request ? <a href={request} class="short" title="This request in the request log">{e.requestId}</a> : "—"}</td>
+      <td class="client">{e.ip ?? "—"}</td>
+    </tr>
+  );
+}
+
+/** When shows an entry's time in the user's clock, the exact instant kept for machines. */
+export function When({ at }: { at: string }) {
+  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}
+
+/** ChangeList shows each changed member: from → to, or only "changed" for a secret. */
+export function ChangeList({ changes }: { changes: AuditEntry["changes"] }) {
+  const lines = changeLines(changes);
+  if (lines.length === 0) return <span class="meta">—</span>;
+  return (
+    <ul class="changes">
+      {lines.map((l) => (
+        <li key={l.field}>
+          <code>{l.field}</code>{" "}
+          {l.secret ? <em>changed</em> : <><span class="from">{l.from}</span> → <span class="to">{l.to}</span></>}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function AuditFilterForm({ applied, onApply }: { applied: AuditFilters; onApply: (f: AuditFilters) => void }) {
+  const [f, setF] = useState(applied);
+  useEffect(() => setF(applied), [JSON.stringify(applied)]);
+  const set = (k: keyof AuditFilters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  return (
+    <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
+      <label>Action<select value={f.action} onChange={set("action")}>
+        <option value="">any</option>
+        {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
+      </select></label>
+      <label>Actor ID<input value={f.actorId} onInput={set("actorId")} /></label>
+      <label>Target ID<input value={f.targetId} onInput={set("targetId")} /></label>
+      <label>Since<input type="datetime-local" value={f.since} onInput={set("since")} /></label>
+      <label>Until<input type="datetime-local" value={f.until} onInput={set("until")} /></label>
+      <button type="submit">Filter</button>
+      <a href="/audit">Clear</a>
+    </form>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * A risk's history on its page: who changed it, when, and what changed,
+ * oldest first (GET /v1/risks/{id}/history; every user may read it). Read
+ * again when a change settles, so the user's own edit appears once saved.
+ */
+import { useCallback, useEffect, useState } from "preact/hooks";
+import { api, explain, RiskApiError, type AuditEntry } from "../api";
+import { actorName, requestHref } from "../audit";
+import { useSettled } from "../state";
+import { ChangeList, When } from "./audit";
+
+const PAGE = 50;
+
+/** RiskHistory lists the risk's audit-log entries, a page at a time. */
+export function RiskHistory({ riskId }: { riskId: string }) {
+  const [entries, setEntries] = useState<AuditEntry[] | undefined>();
+  const [next, setNext] = useState<string | null>(null);
+  const [note, setNote] = useState("");
+  const load = useCallback((cursor?: string) => {
+    api().auditLog.historyPage(riskId, { limit: PAGE, ...(cursor ? { cursor } : {}) }).then(
+      (p) => {
+        setEntries((was) => (cursor ? [...(was ?? []), ...p.data] : p.data));
+        setNext(p.hasMore ? p.nextCursor : null);
+        setNote("");
+      },
+      (err: unknown) => {
+        // 404: nothing recorded for it (made before the log, or its entries expired).
+        if (err instanceof RiskApiError && err.status === 404) {
+          setEntries([]);
+          setNote("");
+        } else setNote(explain(err));
+      },
+    );
+  }, [riskId]);
+  useEffect(() => load(), [load]);
+  useSettled(useCallback(() => load(), [load]));
+  return (
+    <section class="history" aria-labelledby="history-h">
+      <h2 id="history-h">History</h2>
+      {note && <p class="error" role="alert">{note}</p>}
+      {entries === undefined && !note && <p class="loading">Loading…</p>}
+      {entries?.length === 0 && <p class="empty">No change of this risk is recorded.</p>}
+      {entries && entries.length > 0 && (
+        <ol class="history-list">
+          {entries.map((e) => {
+            const request = requestHref(e.requestId);
+            return (
+              <li key={e.id}>
+                <div class="entry-head">
+                  <When at={e.occurredAt} /> — <strong>{actorName(e.actor)}</strong> {verb(e.action)}
+                  {request && <> (<a href={request}>request</a>)</>}
+                </div>
+                <ChangeList changes={e.changes} />
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {next && <button type="button" class="secondary" onClick={() => load(next)}>Load more</button>}
+    </section>
+  );
+}
+
+/** verb says what an entry did to the risk: "created it", "updated it", … */
+function verb(action: AuditEntry["action"]): string {
+  const [what, done] = action.split(".") as [string, string];
+  return what === "risk" ? `${done} it` : `${what} ${done.replaceAll("_", " ")}`;
+}
