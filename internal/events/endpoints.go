@@ -39,6 +39,10 @@ type AttemptFilter struct {
 type EndpointStore interface {
 	// InTx runs fn in the transaction ctx carries, or in a new one.
 	InTx(ctx context.Context, fn func(ctx context.Context) error) error
+	// LockEndpoints makes the rest of the transaction ctx carries the only one
+	// changing the tenant's endpoints until it ends, so that the count Create
+	// checks against Max still holds at its insert.
+	LockEndpoints(ctx context.Context, tenantID string) error
 	// CreateEndpoint inserts e.
 	CreateEndpoint(ctx context.Context, e *Endpoint) error
 	// Endpoints returns the tenant's endpoints, oldest first.
@@ -90,6 +94,9 @@ func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types [
 		return nil, errNoEndpointsMax
 	}
 	err = s.Store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.Store.LockEndpoints(ctx, tenantID); err != nil {
+			return err
+		}
 		have, err := s.Store.Endpoints(ctx, tenantID)
 		if err != nil {
 			return err

@@ -11,8 +11,11 @@ import (
 
 // TestOneTenantCannotSlowAnother: tenant A's five endpoints hang (each attempt runs
 // into the 10 s timeout) with a hundred deliveries queued; tenant B's deliveries
-// still go out at once — their lag's p99 stays under 2 s (issue 25, item 6). Before,
-// A's hanging attempts took every slot of the instance and B's waited for them.
+// still go out at once — their lag's p99 stays under 5 s, half the attempt timeout
+// (issue 25, item 6). Before, A's hanging attempts took every slot of the instance
+// and B's waited for them, which is 10 s less the 0.3 s head start. The bound is
+// loose on purpose: B's own deliveries may queue behind a loaded machine's CPU
+// (they took up to 2.2 s under -race at load 19), never behind A's timeouts.
 func TestOneTenantCannotSlowAnother(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, allowPrivate)
@@ -44,7 +47,7 @@ func TestOneTenantCannotSlowAnother(t *testing.T) {
 		lags[i] = ds[i].At.Sub(sent[i])
 	}
 	slices.Sort(lags)
-	if p99 := lags[len(lags)*99/100]; p99 > 2*time.Second {
-		t.Errorf("tenant B's delivery lag p99 %s with tenant A's endpoints hanging, want under 2 s (lags %v)", p99, lags)
+	if p99 := lags[len(lags)*99/100]; p99 > 5*time.Second {
+		t.Errorf("tenant B's delivery lag p99 %s with tenant A's endpoints hanging, want under 5 s (lags %v)", p99, lags)
 	}
 }

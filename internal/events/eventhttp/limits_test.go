@@ -3,6 +3,7 @@ package eventhttp_test
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/riskapi/riskapi/internal/apitest"
@@ -37,4 +38,51 @@ func TestEndpointAndRedeliveryLimits(t *testing.T) {
 		t.Errorf("Retry-After %q, want the rest of the minute", res.Header().Get("Retry-After"))
 	}
 	redeliver(evs[1].ID).Expect(http.StatusAccepted)
+}
+
+// TestEndpointLimitHoldsUnderConcurrentCreates: creates racing for a tenant's
+// last free endpoint slots never take it past WEBHOOK_ENDPOINTS_MAX — each create
+// counts and inserts under the tenant's endpoint lock — and the losers get 400.
+// Three tenants race at once, so that an unlocked count is caught in one run.
+func TestEndpointLimitHoldsUnderConcurrentCreates(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	const tenants, taken, racers = 3, 14, 24
+	toks := make([]string, tenants)
+	for n := range toks {
+		toks[n] = login(t, env, env.Tenant("Acme"+strconv.Itoa(n)))
+		for i := range taken {
+			createEndpoint(t, env, toks[n], "http://127.0.0.1:9/"+strconv.Itoa(i))
+		}
+	}
+	codes := make([][racers]int, tenants)
+	var wg sync.WaitGroup
+	for n, tok := range toks {
+		for i := range racers {
+			wg.Go(func() {
+				res := env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
+					JSON: map[string]any{"url": "http://127.0.0.1:9/race" + strconv.Itoa(i)}})
+				codes[n][i] = res.Code
+			})
+		}
+	}
+	wg.Wait()
+	for n, tok := range toks {
+		created := 0
+		for i, c := range codes[n] {
+			switch c {
+			case http.StatusCreated:
+				created++
+			case http.StatusBadRequest:
+			default:
+				t.Errorf("tenant %d, racer %d: status %d, want 201 or 400", n, i, c)
+			}
+		}
+		if created != 16-taken {
+			t.Errorf("tenant %d: %d of %d racing creates succeeded, want the %d free slots", n, created, racers, 16-taken)
+		}
+		if got := len(listEndpoints(t, env, tok)); got != 16 {
+			t.Errorf("tenant %d has %d endpoints, want WEBHOOK_ENDPOINTS_MAX (16)", n, got)
+		}
+	}
 }

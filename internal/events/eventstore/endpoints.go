@@ -58,6 +58,12 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	})
 }
 
+// LockEndpoints takes the tenant's endpoint lock for the rest of the transaction
+// ctx carries (database.LockXact).
+func (s *Store) LockEndpoints(ctx context.Context, tenantID string) error {
+	return database.LockXact(ctx, s.db, s.dialect, "webhook-endpoints", tenantID)
+}
+
 // Endpoints returns the tenant's endpoints, oldest first.
 func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpoint, error) {
 	var rows []endpointRow

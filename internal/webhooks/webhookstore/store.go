@@ -4,8 +4,6 @@ package webhookstore
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"time"
@@ -244,16 +242,8 @@ func (s *Store) RecordEvent(ctx context.Context, sourceID, eventID string, at ti
 	return res.RowsAffected == 1, nil
 }
 
-// LockFinding takes a transaction-scoped advisory lock on (tenant, externalID) on
-// PostgreSQL; SQLite's writers take turns already.
+// LockFinding takes a transaction-scoped lock on (tenant, externalID)
+// (database.LockXact).
 func (s *Store) LockFinding(ctx context.Context, tenantID, externalID string) error {
-	if s.dialect != database.Postgres {
-		return nil
-	}
-	h := sha256.Sum256([]byte("webhook-finding\x00" + tenantID + "\x00" + externalID))
-	id := int64(binary.BigEndian.Uint64(h[:8]))
-	if err := database.Conn(ctx, s.db).Exec("SELECT pg_advisory_xact_lock(?)", id).Error; err != nil {
-		return fmt.Errorf("lock finding: %w", err)
-	}
-	return nil
+	return database.LockXact(ctx, s.db, s.dialect, "webhook-finding", tenantID, externalID)
 }
