@@ -2,6 +2,7 @@
 // npm workspaces' integration and end-to-end tests.
 
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,6 +47,9 @@ export async function startServer(binary: string, opts: ServerOptions): Promise<
     DATABASE_URL: db.url,
     UPLOAD_DIR: join(dir, "uploads"),
     RATE_LIMIT_RPS: "0",
+    // On PostgreSQL the server has no data directory of its own and would write
+    // its key file to ./data in whatever folder the tests run from.
+    ...(db.store === "postgres" ? { SECRET_KEY: randomBytes(32).toString("hex") } : {}),
     ...opts.env,
   };
   const child = spawn(binary, ["serve", ...(opts.args ?? [])], {
