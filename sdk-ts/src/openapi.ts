@@ -1317,7 +1317,7 @@ export interface paths {
                  * @description Source name, as given to `api webhook create --source`.
                  * @example scanner
                  */
-                source: components["parameters"]["WebhookSource"];
+                source: components["parameters"]["WebhookSourceName"];
             };
             cookie?: never;
         };
@@ -1445,7 +1445,9 @@ export interface components {
              */
             changes: {
                 [key: string]: {
+                    /** @description The member's value before, any JSON value (null where it had none). */
                     from: unknown;
+                    /** @description The member's value after, any JSON value (null where it has none). */
                     to: unknown;
                 } | "changed";
             } | null;
@@ -1812,37 +1814,128 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventType: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
+         *     `type` says which: `data.object` is a Risk for `risk.*` (for `risk.deleted`, as it
+         *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
+         *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: {
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
+        /** @description `risk.created`: `data.object` is the risk as created. */
+        RiskCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
-            type: components["schemas"]["EventType"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.created";
             /** Format: date-time */
             createdAt: string;
-            data: {
-                /**
-                 * @description The resource as the API returns it: a Risk for `risk.*` (for `risk.deleted`, as it
-                 *     was), an Attachment for `attachment.created` (as it was for `attachment.deleted`).
-                 */
-                object: Record<string, never>;
-                /**
-                 * @description `risk.updated` only: the previous values of exactly the members of `object`
-                 *     that the change altered (`updatedAt` and `version` left out).
-                 */
-                previousAttributes?: {
-                    [key: string]: unknown;
-                };
-            };
-            request: {
-                /** @description The `X-Request-Id` of the request that made the change. */
-                id: string | null;
-                /** @description Its `Idempotency-Key`, or null. */
-                idempotencyKey: string | null;
-            };
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.updated`: `data.object` is the risk after the change, `data.previousAttributes` the members it altered. */
+        RiskUpdatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.updated";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskUpdatedEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.deleted`: `data.object` is the risk as it was. */
+        RiskDeletedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.deleted";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `attachment.created`: `data.object` is the attachment as created. */
+        AttachmentCreatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AttachmentEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `attachment.deleted`: `data.object` is the attachment as it was. */
+        AttachmentDeletedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.deleted";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AttachmentEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        RiskEventData: {
+            object: components["schemas"]["Risk"];
+        };
+        RiskUpdatedEventData: {
+            object: components["schemas"]["Risk"];
+            previousAttributes?: components["schemas"]["RiskPreviousAttributes"];
+        };
+        AttachmentEventData: {
+            object: components["schemas"]["Attachment"];
+        };
+        /**
+         * @description The previous values of exactly the members of the risk that the change altered
+         *     (`updatedAt` and `version` left out); absent when it altered none.
+         */
+        RiskPreviousAttributes: {
+            title?: string;
+            description?: string;
+            category?: string;
+            likelihood?: number | null;
+            impact?: number | null;
+            riskScore?: number | null;
+            status?: components["schemas"]["RiskStatus"];
+            owner?: string;
+            treatment?: components["schemas"]["RiskTreatment"];
+            /**
+             * Format: date
+             * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
+             */
+            reviewDate?: string | null;
+            /** @description Likelihood after treatment. */
+            residualLikelihood?: number | null;
+            /** @description Impact after treatment. */
+            residualImpact?: number | null;
+            /** @description `residualLikelihood` × `residualImpact`, or null unless both are set. */
+            residualScore?: number | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /** @description The request that made the change. */
+        EventRequest: {
+            /** @description The `X-Request-Id` of the request that made the change; null for a CLI command. */
+            id: string | null;
+            /** @description Its `Idempotency-Key`, or null. */
+            idempotencyKey: string | null;
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -1931,8 +2024,13 @@ export interface components {
                 id: string;
             };
             idempotencyKey: string | null;
-            /** @description Null for requests without a (valid) key, and for reads. */
-            idempotencyOutcome: components["schemas"]["IdempotencyOutcome"] | null;
+            /**
+             * @description One of `IdempotencyOutcome`'s values; null for requests without a (valid) key,
+             *     and for reads. (Spelled out here rather than referenced: in OpenAPI 3.0,
+             *     `nullable` needs a `type` beside it and a null `enum` member to admit null.)
+             * @enum {string|null}
+             */
+            idempotencyOutcome: "executed" | "replayed" | "in_progress" | "key_reused" | "failed" | "store_unavailable" | null;
             /** @description The problem `code` of a 4xx/5xx answer (`docs/errors.md`). */
             errorCode: string | null;
             /**
@@ -2001,23 +2099,33 @@ export interface components {
              * @description With `VALIDATION_FAILED`, the offending fields; for an imported file, every bad
              *     row's (`row`: the record's number, the header being row 1).
              */
-            errors?: {
-                row?: number;
-                field: string;
-                detail: string;
-            }[];
-            /**
-             * @description With `STORE_UNAVAILABLE` (always): `not_executed` when nothing was done,
-             *     `unknown` when the write ran and the database connection was lost while it
-             *     was being committed. See `docs/errors.md`.
-             * @enum {string}
-             */
-            outcome?: "not_executed" | "unknown";
+            errors?: components["schemas"]["ProblemFieldError"][];
+            outcome?: components["schemas"]["ProblemOutcome"];
             /**
              * @description With `PRECONDITION_FAILED` refusing a conditional write of a risk: the risk as
-             *     stored now.
+             *     stored now (typed in `RiskPreconditionProblem`).
              */
             current?: Record<string, never>;
+        };
+        /** @description One offending field of a `VALIDATION_FAILED` problem. */
+        ProblemFieldError: {
+            row?: number;
+            field: string;
+            detail: string;
+        };
+        /**
+         * @description With `STORE_UNAVAILABLE` (always): `not_executed` when nothing was done,
+         *     `unknown` when the write ran and the database connection was lost while it
+         *     was being committed. See `docs/errors.md`.
+         * @enum {string}
+         */
+        ProblemOutcome: "not_executed" | "unknown";
+        /**
+         * @description The `PRECONDITION_FAILED` problem of a conditional write of a risk: a `Problem`
+         *     whose `current` is the risk as stored now.
+         */
+        RiskPreconditionProblem: components["schemas"]["Problem"] & {
+            current: components["schemas"]["Risk"];
         };
         /**
          * @description Stable, machine-readable error code. See `docs/errors.md`.
@@ -2484,9 +2592,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    current: components["schemas"]["Risk"];
-                };
+                "application/problem+json": components["schemas"]["RiskPreconditionProblem"];
             };
         };
         /** @description `PRECONDITION_REQUIRED`: the server runs with `REQUIRE_IF_MATCH=true` and the write has no `If-Match`. */
@@ -2812,12 +2918,12 @@ export interface components {
         /** @description Only entries that occurred before this RFC 3339 date-time. */
         AuditUntil: string;
         /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
-        EventTypeFilter: components["schemas"]["EventType"];
+        EventTypeFilter: components["schemas"]["EventTypeName"];
         /**
          * @description Source name, as given to `api webhook create --source`.
          * @example scanner
          */
-        WebhookSource: string;
+        WebhookSourceName: string;
         /**
          * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
          * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
@@ -5371,7 +5477,7 @@ export interface operations {
                  * @description Source name, as given to `api webhook create --source`.
                  * @example scanner
                  */
-                source: components["parameters"]["WebhookSource"];
+                source: components["parameters"]["WebhookSourceName"];
             };
             cookie?: never;
         };
