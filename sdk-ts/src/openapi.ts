@@ -2836,11 +2836,6 @@ export interface components {
          * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
          */
         IdempotencyKey: string;
-        /**
-         * @description Not supported on this route. Do not send it: a request carrying it is refused with
-         *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-         */
-        IdempotencyKeyUnsupported: string;
         /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
         Limit: number;
         /**
@@ -4026,13 +4021,7 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4120,13 +4109,7 @@ export interface operations {
     createWebhookSource: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4959,13 +4942,7 @@ export interface operations {
     v1CreateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
