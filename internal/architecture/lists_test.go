@@ -210,7 +210,7 @@ func TestScopesHaveOneSource(t *testing.T) {
 // with their statuses and titles; the spec's ErrorCode, the TypeScript SDK's
 // generated type, the Go SDK's Code… constants (each commented with its status,
 // "// 404: …") and docs/errors.md (its summary table and one section per code)
-// say the same. The SDK's sentinels are checked by sdk/codes_test.go.
+// say the same. The SDK's sentinels are checked by internal/sdktest/codes_test.go.
 func TestErrorCodesHaveOneSource(t *testing.T) {
 	t.Parallel()
 	want := strs(problem.Codes())
