@@ -331,7 +331,7 @@ export interface paths {
         /**
          * Change the caller's password
          * @description Checks `currentPassword` (wrong: 400 `VALIDATION_FAILED` naming it) and sets
-         *     `newPassword` (8–72 bytes). Every other session of the user stops working from its
+         *     `newPassword` (8–72 characters, at most 72 bytes in UTF-8). Every other session of the user stops working from its
          *     next request on, on every instance; the calling session stays. After 10 wrong
          *     current passwords within 15 minutes for the account, or from the client network,
          *     further attempts get 429 `RATE_LIMITED` with `Retry-After`, whatever
@@ -1712,7 +1712,7 @@ export interface components {
         };
         PasswordChange: {
             currentPassword: string;
-            /** @description 8–72 bytes (bcrypt's limit). */
+            /** @description 8–72 characters, and at most 72 bytes in UTF-8 (bcrypt's limit). */
             newPassword: string;
         };
         User: {
@@ -1724,7 +1724,12 @@ export interface components {
             createdAt: string;
         };
         UserCreate: {
+            /**
+             * Format: email
+             * @description Stored in lower case, surrounding spaces trimmed; one address, no display name.
+             */
             email: string;
+            /** @description 8–72 characters, and at most 72 bytes in UTF-8 (bcrypt's limit). */
             password: string;
             role: components["schemas"]["Role"];
         };
