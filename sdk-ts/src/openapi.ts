@@ -41,7 +41,11 @@ export interface paths {
          *     is refused with 422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`.
          */
         delete: operations["deleteSession"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Sessions"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -70,8 +74,16 @@ export interface paths {
          */
         post: operations["v1CreateRisk"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Risks"];
+        /**
+         * List risks (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRisks"];
         patch?: never;
         trace?: never;
     };
@@ -94,8 +106,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksHeatmap"];
+        /**
+         * Count risks by likelihood and impact (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RiskHeatmap"];
         patch?: never;
         trace?: never;
     };
@@ -120,8 +140,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksExport"];
+        /**
+         * Export risks as CSV or NDJSON (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ExportRisks"];
         patch?: never;
         trace?: never;
     };
@@ -153,7 +181,11 @@ export interface paths {
          */
         post: operations["v1ImportRisks"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksImport"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -185,8 +217,16 @@ export interface paths {
          *     delete (no key, or another key) of a risk that is gone is 404.
          */
         delete: operations["v1DeleteRisk"];
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksId"];
+        /**
+         * Get a risk (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetRisk"];
         /**
          * Update a risk
          * @description Changes the fields given; fields not given keep their values.
@@ -234,8 +274,16 @@ export interface paths {
          */
         post: operations["v1CreateAttachment"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdAttachments"];
+        /**
+         * List a risk's attachments (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListAttachments"];
         patch?: never;
         trace?: never;
     };
@@ -263,7 +311,11 @@ export interface paths {
          *     has passed. Another tenant's attachment is 404.
          */
         delete: operations["v1DeleteAttachment"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AttachmentsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -294,8 +346,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AttachmentsIdContent"];
+        /**
+         * Download an attachment's bytes (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetAttachmentContent"];
         patch?: never;
         trace?: never;
     };
@@ -314,8 +374,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Me"];
+        /**
+         * The caller and their tenant (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetMe"];
         patch?: never;
         trace?: never;
     };
@@ -340,7 +408,11 @@ export interface paths {
          */
         post: operations["changePassword"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1MePassword"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -365,8 +437,16 @@ export interface paths {
          */
         post: operations["createUser"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Users"];
+        /**
+         * List the tenant's users (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListUsers"];
         patch?: never;
         trace?: never;
     };
@@ -392,7 +472,11 @@ export interface paths {
          *     The tenant's last admin cannot be removed: 400 `VALIDATION_FAILED` naming `id`. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["deleteUser"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1UsersId"];
         head?: never;
         /**
          * Change a user's role
@@ -424,8 +508,16 @@ export interface paths {
          */
         post: operations["createApiKey"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ApiKeys"];
+        /**
+         * List the tenant's API keys (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListApiKeys"];
         patch?: never;
         trace?: never;
     };
@@ -451,7 +543,11 @@ export interface paths {
          *     is 204 again. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["revokeApiKey"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ApiKeysId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -480,8 +576,16 @@ export interface paths {
          */
         post: operations["createWebhookSource"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookSources"];
+        /**
+         * List the tenant's inbound webhook sources (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListWebhookSources"];
         patch?: never;
         trace?: never;
     };
@@ -506,7 +610,11 @@ export interface paths {
          * @description Deliveries to it get 401 from the next one on. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["deleteWebhookSource"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookSourcesId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -537,8 +645,16 @@ export interface paths {
          */
         post: operations["v2CreateRisk"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Risks"];
+        /**
+         * List risks (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRisks"];
         patch?: never;
         trace?: never;
     };
@@ -561,8 +677,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksHeatmap"];
+        /**
+         * Count risks by likelihood and impact (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RiskHeatmap"];
         patch?: never;
         trace?: never;
     };
@@ -587,8 +711,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksExport"];
+        /**
+         * Export risks as CSV or NDJSON (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ExportRisks"];
         patch?: never;
         trace?: never;
     };
@@ -620,7 +752,11 @@ export interface paths {
          */
         post: operations["v2ImportRisks"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksImport"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -656,8 +792,16 @@ export interface paths {
          *     returns 204 again; a new delete (no key, or another key) of a risk that is gone is 404.
          */
         delete: operations["v2DeleteRisk"];
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksId"];
+        /**
+         * Get a risk (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetRisk"];
         /**
          * Update a risk
          * @description Requires scope `risks:write`. Changes the fields given; fields not given keep their
@@ -707,8 +851,16 @@ export interface paths {
          */
         post: operations["v2CreateAttachment"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdAttachments"];
+        /**
+         * List a risk's attachments (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListAttachments"];
         patch?: never;
         trace?: never;
     };
@@ -736,7 +888,11 @@ export interface paths {
          *     has passed. Another tenant's attachment is 404.
          */
         delete: operations["v2DeleteAttachment"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AttachmentsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -768,8 +924,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AttachmentsIdContent"];
+        /**
+         * Download an attachment's bytes (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetAttachmentContent"];
         patch?: never;
         trace?: never;
     };
@@ -789,8 +953,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Events"];
+        /**
+         * List events (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListEvents"];
         patch?: never;
         trace?: never;
     };
@@ -815,8 +987,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1EventsId"];
+        /**
+         * Get an event (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetEvent"];
         patch?: never;
         trace?: never;
     };
@@ -836,8 +1016,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Events"];
+        /**
+         * List events (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListEvents"];
         patch?: never;
         trace?: never;
     };
@@ -862,8 +1050,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2EventsId"];
+        /**
+         * Get an event (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetEvent"];
         patch?: never;
         trace?: never;
     };
@@ -891,7 +1087,11 @@ export interface paths {
          */
         post: operations["v1RedeliverEvent"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1EventsIdRedeliver"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -922,8 +1122,16 @@ export interface paths {
          */
         post: operations["v1CreateWebhookEndpoint"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpoints"];
+        /**
+         * List webhook endpoints (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListWebhookEndpoints"];
         patch?: never;
         trace?: never;
     };
@@ -949,7 +1157,11 @@ export interface paths {
          *     sent to it.
          */
         delete: operations["v1DeleteWebhookEndpoint"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -975,8 +1187,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdDeliveries"];
+        /**
+         * List delivery attempts (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListWebhookDeliveries"];
         patch?: never;
         trace?: never;
     };
@@ -999,8 +1219,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Requests"];
+        /**
+         * List the request log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRequests"];
         patch?: never;
         trace?: never;
     };
@@ -1027,8 +1255,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RequestsId"];
+        /**
+         * Get a logged request (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetRequest"];
         patch?: never;
         trace?: never;
     };
@@ -1066,8 +1302,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1IdempotencyKeysKey"];
+        /**
+         * Inspect an idempotency key (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetIdempotencyKey"];
         patch?: never;
         trace?: never;
     };
@@ -1090,8 +1334,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Requests"];
+        /**
+         * List the request log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRequests"];
         patch?: never;
         trace?: never;
     };
@@ -1118,8 +1370,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RequestsId"];
+        /**
+         * Get a logged request (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetRequest"];
         patch?: never;
         trace?: never;
     };
@@ -1157,8 +1417,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2IdempotencyKeysKey"];
+        /**
+         * Inspect an idempotency key (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetIdempotencyKey"];
         patch?: never;
         trace?: never;
     };
@@ -1179,8 +1447,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AuditLog"];
+        /**
+         * List the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1202,8 +1478,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AuditLogExport"];
+        /**
+         * Export the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ExportAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1230,8 +1514,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdHistory"];
+        /**
+         * A risk's history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RiskHistory"];
         patch?: never;
         trace?: never;
     };
@@ -1252,8 +1544,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AuditLog"];
+        /**
+         * List the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1275,8 +1575,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AuditLogExport"];
+        /**
+         * Export the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ExportAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1303,8 +1611,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdHistory"];
+        /**
+         * A risk's history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RiskHistory"];
         patch?: never;
         trace?: never;
     };
@@ -1347,7 +1663,11 @@ export interface paths {
          */
         post: operations["receiveWebhook"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsWebhooksInboundSource"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1367,8 +1687,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsHealthz"];
+        /**
+         * Liveness (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetHealthz"];
         patch?: never;
         trace?: never;
     };
@@ -1389,8 +1717,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsReadyz"];
+        /**
+         * Readiness (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetReadyz"];
         patch?: never;
         trace?: never;
     };
@@ -1406,8 +1742,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsMetrics"];
+        /**
+         * Prometheus metrics (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -2143,6 +2487,35 @@ export interface components {
         };
     };
     responses: {
+        /** @description As the `GET`'s success, headers only (`Content-Length` that of the body not sent). */
+        HeadOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description As the `GET`'s problem (`application/problem+json`), headers only. */
+        HeadProblem: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The methods this path serves. */
+        Options: {
+            headers: {
+                /** @description The methods, e.g. `GET, HEAD, POST, OPTIONS`. */
+                Allow?: string;
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The event. */
         Event: {
             headers: {
@@ -3194,6 +3567,18 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListRisks: {
         parameters: {
             query?: {
@@ -3288,6 +3673,80 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Risks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRisks: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1RiskHeatmap: {
         parameters: {
             query?: {
@@ -3346,6 +3805,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksHeatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ExportRisks: {
@@ -3421,6 +3943,75 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1ImportRisks: {
         parameters: {
             query?: {
@@ -3473,6 +4064,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v1GetRisk: {
@@ -3609,6 +4212,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetRisk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1UpdateRisk: {
         parameters: {
             query?: never;
@@ -3732,6 +4384,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksIdAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1DeleteAttachment: {
         parameters: {
             query?: never;
@@ -3776,6 +4478,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AttachmentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1GetAttachmentContent: {
         parameters: {
             query?: never;
@@ -3802,6 +4522,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AttachmentsIdContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetAttachmentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            206: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            412: components["responses"]["HeadProblem"];
+            416: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -3816,6 +4580,34 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     changePassword: {
@@ -3852,6 +4644,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1MePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     listUsers: {
@@ -3916,6 +4720,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     deleteUser: {
         parameters: {
             query?: never;
@@ -3952,6 +4794,24 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1UsersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     updateUser: {
@@ -4047,6 +4907,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1ApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     revokeApiKey: {
         parameters: {
             query?: never;
@@ -4083,6 +4981,24 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1ApiKeysId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     listWebhookSources: {
@@ -4135,6 +5051,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1WebhookSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListWebhookSources: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     deleteWebhookSource: {
         parameters: {
             query?: never;
@@ -4171,6 +5125,24 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookSourcesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook source ID (`whk_…`) of the caller's tenant; another tenant's is 404.
+                 * @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v2ListRisks: {
@@ -4268,6 +5240,81 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Risks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRisks: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2RiskHeatmap: {
         parameters: {
             query?: {
@@ -4326,6 +5373,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksHeatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ExportRisks: {
@@ -4401,6 +5511,75 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2ImportRisks: {
         parameters: {
             query?: {
@@ -4453,6 +5632,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v2GetRisk: {
@@ -4590,6 +5781,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetRisk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2UpdateRisk: {
         parameters: {
             query?: never;
@@ -4714,6 +5955,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksIdAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2DeleteAttachment: {
         parameters: {
             query?: never;
@@ -4758,6 +6050,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2AttachmentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v2GetAttachmentContent: {
         parameters: {
             query?: never;
@@ -4783,6 +6093,51 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2AttachmentsIdContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetAttachmentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            206: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            412: components["responses"]["HeadProblem"];
+            416: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListEvents: {
@@ -4813,6 +6168,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1GetEvent: {
         parameters: {
             query?: never;
@@ -4835,6 +6230,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1EventsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListEvents: {
@@ -4865,6 +6302,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2GetEvent: {
         parameters: {
             query?: never;
@@ -4887,6 +6364,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2EventsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1RedeliverEvent: {
@@ -4927,6 +6446,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1EventsIdRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -4962,6 +6499,35 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1DeleteWebhookEndpoint: {
@@ -5002,6 +6568,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1WebhookEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListWebhookDeliveries: {
         parameters: {
             query?: {
@@ -5033,6 +6617,57 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListRequests: {
@@ -5072,6 +6707,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1GetRequest: {
         parameters: {
             query?: never;
@@ -5093,6 +6777,47 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RequestsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1GetIdempotencyKey: {
@@ -5125,6 +6850,64 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1IdempotencyKeysKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListRequests: {
@@ -5165,6 +6948,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2GetRequest: {
         parameters: {
             query?: never;
@@ -5187,6 +7020,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RequestsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2GetIdempotencyKey: {
@@ -5220,6 +7095,65 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2IdempotencyKeysKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListAuditLog: {
@@ -5256,6 +7190,54 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1AuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ExportAuditLog: {
@@ -5299,6 +7281,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AuditLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1RiskHistory: {
         parameters: {
             query?: {
@@ -5330,6 +7355,57 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListAuditLog: {
@@ -5366,6 +7442,54 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2AuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ExportAuditLog: {
@@ -5409,6 +7533,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2AuditLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2RiskHistory: {
         parameters: {
             query?: {
@@ -5440,6 +7607,57 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     receiveWebhook: {
@@ -5484,6 +7702,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsWebhooksInboundSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Source name, as given to `api webhook create --source`.
+                 * @example scanner
+                 */
+                source: components["parameters"]["WebhookSourceName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -5504,6 +7740,31 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    optionsHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
         };
     };
     getReadyz: {
@@ -5527,6 +7788,32 @@ export interface operations {
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     getMetrics: {
@@ -5554,6 +7841,31 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    optionsMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
         };
     };
 }
