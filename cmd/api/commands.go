@@ -128,7 +128,7 @@ func tenantCreate(ctx context.Context, c *command, args []string) error {
 func userCreate(ctx context.Context, c *command, args []string) error {
 	tenant := c.str("tenant", "", "tenant ID (required)")
 	email := c.str("email", "", "email address, the sign-in name (required)")
-	password := c.str("password", "", "password, 8–72 bytes (this or --password-stdin)")
+	password := c.str("password", "", "password, 8–72 characters, at most 72 bytes (this or --password-stdin)")
 	fromStdin := c.boolean("password-stdin", "read the password from the first line of standard input")
 	role := c.str("role", string(tenants.RoleAdmin), "admin or member")
 	cfg, err := c.parse(args)

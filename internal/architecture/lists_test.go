@@ -44,6 +44,29 @@ func specEnum(t *testing.T, name string) []string {
 	return out
 }
 
+// specMapping returns the discriminator values of the spec's union schema name, in
+// the order of its oneOf (a typed event per event type, docs/openapi.yaml).
+func specMapping(t *testing.T, name string) []string {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(root, "docs", "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok := doc.Components.Schemas[name]
+	if !ok || ref.Value == nil || ref.Value.Discriminator == nil {
+		t.Fatalf("docs/openapi.yaml has no schema %s with a discriminator", name)
+	}
+	byRef := map[string]string{}
+	for k, v := range ref.Value.Discriminator.Mapping {
+		byRef[v.Ref] = k
+	}
+	var out []string
+	for _, member := range ref.Value.OneOf {
+		out = append(out, byRef[member.Ref])
+	}
+	return out
+}
+
 // tsUnion returns the string literals of the generated TypeScript type name in
 // sdk-ts/src/openapi.ts (npm run generate; `Name: "a" | "b";`).
 func tsUnion(t *testing.T, name string) []string {
@@ -158,8 +181,9 @@ func TestEventTypesHaveOneSource(t *testing.T) {
 		}
 	}
 	sameList(t, "sdk/events.go (EventType constants)", want, sdk)
-	sameList(t, "docs/openapi.yaml (EventType)", want, specEnum(t, "EventType"))
-	sameList(t, "sdk-ts/src/openapi.ts (EventType; npm run generate)", want, tsUnion(t, "EventType"))
+	sameList(t, "docs/openapi.yaml (EventTypeName)", want, specEnum(t, "EventTypeName"))
+	sameList(t, "docs/openapi.yaml (Event's discriminator mapping)", want, specMapping(t, "Event"))
+	sameList(t, "sdk-ts/src/openapi.ts (EventTypeName; npm run generate)", want, tsUnion(t, "EventTypeName"))
 	var doc []string
 	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z]+\\.[a-z]+)` \\|").FindAllStringSubmatch(readFile(t, "docs/events.md"), -1) {
 		doc = append(doc, m[1])
@@ -201,7 +225,7 @@ func TestScopesHaveOneSource(t *testing.T) {
 // with their statuses and titles; the spec's ErrorCode, the TypeScript SDK's
 // generated type, the Go SDK's Code… constants (each commented with its status,
 // "// 404: …") and docs/errors.md (its summary table and one section per code)
-// say the same. The SDK's sentinels are checked by sdk/codes_test.go.
+// say the same. The SDK's sentinels are checked by internal/sdktest/codes_test.go.
 func TestErrorCodesHaveOneSource(t *testing.T) {
 	t.Parallel()
 	want := strs(problem.Codes())

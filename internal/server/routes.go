@@ -195,8 +195,9 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 // authentication and idempotency, so that whatever the request's outcome — replay,
 // 422, error, panic — its spooled files are removed when it ends; it reads nothing
 // itself), authentication by authn (nil: none), the rate limit, scope and role, and
-// idempotency for writes. A route that refuses Idempotency-Key refuses it first,
-// before anything else about the request is looked at (docs/idempotency.md).
+// idempotency for writes. A route that refuses Idempotency-Key refuses it before
+// anything else about the request is looked at but its credential: an unauthenticated
+// request is 401 whatever its headers (docs/idempotency.md).
 func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.MiddlewareFunc, error) {
 	var mw []echo.MiddlewareFunc
 	if authn != nil {
@@ -204,7 +205,8 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		// what passed authentication.
 		mw = append(mw, m.requestLog)
 	}
-	if r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet {
+	refuseKey := r.Idempotency == idempotency.Unsupported && r.Method != http.MethodGet
+	if refuseKey && authn == nil {
 		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	switch r.Body.Kind {
@@ -225,6 +227,9 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	case r.SignIn:
 		// Sign-in answers carry the session token: never cached either.
 		mw = append(mw, noStore, m.signIn)
+	}
+	if refuseKey && authn != nil {
+		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	if r.PasswordCheck {
 		mw = append(mw, m.passwords)

@@ -50,6 +50,10 @@ func TestOptionsAllowMatchesThe405s(t *testing.T) {
 	a := env.Tenant("Acme")
 	for _, path := range []string{"/v2/risks", "/v1/risks", "/healthz"} {
 		h := env.Do(apitest.Request{Method: "OPTIONS", Path: path, Bearer: a.Key}).Expect(204).Header()
+		// As docs/openapi.yaml says (security: []): no credential is needed to ask.
+		if anon := env.Do(apitest.Request{Method: "OPTIONS", Path: path}).Expect(204).Header().Get("Allow"); anon != h.Get("Allow") {
+			t.Errorf("OPTIONS %s without a credential: Allow %q, want %q", path, anon, h.Get("Allow"))
+		}
 		if cc := h.Get("Cache-Control"); cc != "no-store" {
 			t.Errorf("OPTIONS %s: Cache-Control %q, want no-store", path, cc)
 		}

@@ -54,14 +54,19 @@ var echoParam = regexp.MustCompile(`:([A-Za-z0-9_]+)`)
 
 // codeRoutes lists the router's routes as "METHOD /path/{param}", leaving out Echo's
 // catch-alls (the 404 routes a group registers so its middleware runs) and the
-// dashboard's pages and files, which are not API.
+// dashboard's pages and files, which are not API. HEAD of every GET route (headAsGet)
+// and OPTIONS of every path (Echo's answer) are served too, so they are listed.
 func codeRoutes(e *echo.Echo) []string {
 	var out []string
 	for _, r := range e.Routes() {
 		if r.Method == echo.RouteNotFound || r.Name == web.RouteName {
 			continue
 		}
-		out = append(out, r.Method+" "+echoParam.ReplaceAllString(r.Path, "{$1}"))
+		path := echoParam.ReplaceAllString(r.Path, "{$1}")
+		out = append(out, r.Method+" "+path, http.MethodOptions+" "+path)
+		if r.Method == http.MethodGet {
+			out = append(out, http.MethodHead+" "+path)
+		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

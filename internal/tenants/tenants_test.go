@@ -85,6 +85,10 @@ func TestTenantsAndUsers(t *testing.T) {
 		{"email with a name", ten.ID, "Bob <bob@example.com>", "password1", nil, "email"},
 		{"short password", ten.ID, "bob@example.com", "1234567", nil, "password"},
 		{"password over bcrypt's limit", ten.ID, "bob@example.com", strings.Repeat("p", 73), nil, "password"},
+		// Counted in characters, as the spec's minLength does: 7 characters in 14 bytes
+		// are too short; 40 characters in 80 bytes pass the count but not bcrypt's 72 bytes.
+		{"short password in two-byte characters", ten.ID, "bob@example.com", strings.Repeat("é", 7), nil, "password"},
+		{"72 bytes passed in fewer characters", ten.ID, "bob@example.com", strings.Repeat("é", 40), nil, "password"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,7 @@
  * routes refuse one) and never retried.
  */
 
-import { getPage, type Send } from "./page.js";
+import { getPage, paginate, type Send } from "./page.js";
 import { jsonBody } from "./risks.js";
 import type { CallOptions } from "./transport.js";
 import type {
@@ -27,6 +27,11 @@ class Collection<T, Created, Params> {
   async listPage(params: ListParams = {}, opts?: CallOptions): Promise<Page<T>> {
     this.session(this.path);
     return getPage<T>(this.send, this.path, params, opts);
+  }
+
+  /** Every one, page by page, newest first: `for await (const u of client.users.list()) …`. */
+  list(params: ListParams = {}, opts?: CallOptions): AsyncGenerator<T, void, undefined> {
+    return paginate((cursor) => this.listPage({ ...params, cursor }, opts), params.cursor);
   }
 
   /** Creates one (201). */
@@ -80,5 +85,10 @@ export class WebhookEndpoints extends Collection<WebhookEndpoint, WebhookEndpoin
   async deliveries(id: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<DeliveryAttempt>> {
     this.session("webhookEndpoints.deliveries");
     return getPage<DeliveryAttempt>(this.send, `/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, params, opts);
+  }
+
+  /** Every delivery attempt of an endpoint, page by page, newest first. */
+  allDeliveries(id: string, params: ListParams = {}, opts?: CallOptions): AsyncGenerator<DeliveryAttempt, void, undefined> {
+    return paginate((cursor) => this.deliveries(id, { ...params, cursor }, opts), params.cursor);
   }
 }

@@ -41,7 +41,11 @@ export interface paths {
          *     is refused with 422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`.
          */
         delete: operations["deleteSession"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Sessions"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -70,8 +74,16 @@ export interface paths {
          */
         post: operations["v1CreateRisk"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Risks"];
+        /**
+         * List risks (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRisks"];
         patch?: never;
         trace?: never;
     };
@@ -94,8 +106,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksHeatmap"];
+        /**
+         * Count risks by likelihood and impact (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RiskHeatmap"];
         patch?: never;
         trace?: never;
     };
@@ -120,8 +140,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksExport"];
+        /**
+         * Export risks as CSV or NDJSON (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ExportRisks"];
         patch?: never;
         trace?: never;
     };
@@ -153,7 +181,11 @@ export interface paths {
          */
         post: operations["v1ImportRisks"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksImport"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -185,8 +217,16 @@ export interface paths {
          *     delete (no key, or another key) of a risk that is gone is 404.
          */
         delete: operations["v1DeleteRisk"];
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksId"];
+        /**
+         * Get a risk (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetRisk"];
         /**
          * Update a risk
          * @description Changes the fields given; fields not given keep their values.
@@ -234,8 +274,16 @@ export interface paths {
          */
         post: operations["v1CreateAttachment"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdAttachments"];
+        /**
+         * List a risk's attachments (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListAttachments"];
         patch?: never;
         trace?: never;
     };
@@ -263,7 +311,11 @@ export interface paths {
          *     has passed. Another tenant's attachment is 404.
          */
         delete: operations["v1DeleteAttachment"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AttachmentsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -294,8 +346,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AttachmentsIdContent"];
+        /**
+         * Download an attachment's bytes (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetAttachmentContent"];
         patch?: never;
         trace?: never;
     };
@@ -314,8 +374,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Me"];
+        /**
+         * The caller and their tenant (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetMe"];
         patch?: never;
         trace?: never;
     };
@@ -331,7 +399,7 @@ export interface paths {
         /**
          * Change the caller's password
          * @description Checks `currentPassword` (wrong: 400 `VALIDATION_FAILED` naming it) and sets
-         *     `newPassword` (8–72 bytes). Every other session of the user stops working from its
+         *     `newPassword` (8–72 characters, at most 72 bytes in UTF-8). Every other session of the user stops working from its
          *     next request on, on every instance; the calling session stays. After 10 wrong
          *     current passwords within 15 minutes for the account, or from the client network,
          *     further attempts get 429 `RATE_LIMITED` with `Retry-After`, whatever
@@ -340,7 +408,11 @@ export interface paths {
          */
         post: operations["changePassword"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1MePassword"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -365,8 +437,16 @@ export interface paths {
          */
         post: operations["createUser"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Users"];
+        /**
+         * List the tenant's users (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListUsers"];
         patch?: never;
         trace?: never;
     };
@@ -392,7 +472,11 @@ export interface paths {
          *     The tenant's last admin cannot be removed: 400 `VALIDATION_FAILED` naming `id`. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["deleteUser"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1UsersId"];
         head?: never;
         /**
          * Change a user's role
@@ -424,8 +508,16 @@ export interface paths {
          */
         post: operations["createApiKey"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ApiKeys"];
+        /**
+         * List the tenant's API keys (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListApiKeys"];
         patch?: never;
         trace?: never;
     };
@@ -451,7 +543,11 @@ export interface paths {
          *     is 204 again. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["revokeApiKey"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ApiKeysId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -480,8 +576,16 @@ export interface paths {
          */
         post: operations["createWebhookSource"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookSources"];
+        /**
+         * List the tenant's inbound webhook sources (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headListWebhookSources"];
         patch?: never;
         trace?: never;
     };
@@ -506,7 +610,11 @@ export interface paths {
          * @description Deliveries to it get 401 from the next one on. Admin only: a member gets 403 `FORBIDDEN`.
          */
         delete: operations["deleteWebhookSource"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookSourcesId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -537,8 +645,16 @@ export interface paths {
          */
         post: operations["v2CreateRisk"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Risks"];
+        /**
+         * List risks (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRisks"];
         patch?: never;
         trace?: never;
     };
@@ -561,8 +677,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksHeatmap"];
+        /**
+         * Count risks by likelihood and impact (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RiskHeatmap"];
         patch?: never;
         trace?: never;
     };
@@ -587,8 +711,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksExport"];
+        /**
+         * Export risks as CSV or NDJSON (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ExportRisks"];
         patch?: never;
         trace?: never;
     };
@@ -620,7 +752,11 @@ export interface paths {
          */
         post: operations["v2ImportRisks"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksImport"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -656,8 +792,16 @@ export interface paths {
          *     returns 204 again; a new delete (no key, or another key) of a risk that is gone is 404.
          */
         delete: operations["v2DeleteRisk"];
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksId"];
+        /**
+         * Get a risk (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetRisk"];
         /**
          * Update a risk
          * @description Requires scope `risks:write`. Changes the fields given; fields not given keep their
@@ -707,8 +851,16 @@ export interface paths {
          */
         post: operations["v2CreateAttachment"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdAttachments"];
+        /**
+         * List a risk's attachments (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListAttachments"];
         patch?: never;
         trace?: never;
     };
@@ -736,7 +888,11 @@ export interface paths {
          *     has passed. Another tenant's attachment is 404.
          */
         delete: operations["v2DeleteAttachment"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AttachmentsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -768,8 +924,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AttachmentsIdContent"];
+        /**
+         * Download an attachment's bytes (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetAttachmentContent"];
         patch?: never;
         trace?: never;
     };
@@ -789,8 +953,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Events"];
+        /**
+         * List events (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListEvents"];
         patch?: never;
         trace?: never;
     };
@@ -815,8 +987,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1EventsId"];
+        /**
+         * Get an event (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetEvent"];
         patch?: never;
         trace?: never;
     };
@@ -836,8 +1016,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Events"];
+        /**
+         * List events (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListEvents"];
         patch?: never;
         trace?: never;
     };
@@ -862,8 +1050,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2EventsId"];
+        /**
+         * Get an event (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetEvent"];
         patch?: never;
         trace?: never;
     };
@@ -891,7 +1087,11 @@ export interface paths {
          */
         post: operations["v1RedeliverEvent"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1EventsIdRedeliver"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -922,8 +1122,16 @@ export interface paths {
          */
         post: operations["v1CreateWebhookEndpoint"];
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpoints"];
+        /**
+         * List webhook endpoints (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListWebhookEndpoints"];
         patch?: never;
         trace?: never;
     };
@@ -949,7 +1157,11 @@ export interface paths {
          *     sent to it.
          */
         delete: operations["v1DeleteWebhookEndpoint"];
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsId"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -975,8 +1187,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdDeliveries"];
+        /**
+         * List delivery attempts (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListWebhookDeliveries"];
         patch?: never;
         trace?: never;
     };
@@ -999,8 +1219,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Requests"];
+        /**
+         * List the request log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRequests"];
         patch?: never;
         trace?: never;
     };
@@ -1027,8 +1255,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RequestsId"];
+        /**
+         * Get a logged request (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetRequest"];
         patch?: never;
         trace?: never;
     };
@@ -1066,8 +1302,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1IdempotencyKeysKey"];
+        /**
+         * Inspect an idempotency key (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetIdempotencyKey"];
         patch?: never;
         trace?: never;
     };
@@ -1090,8 +1334,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Requests"];
+        /**
+         * List the request log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRequests"];
         patch?: never;
         trace?: never;
     };
@@ -1118,8 +1370,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RequestsId"];
+        /**
+         * Get a logged request (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetRequest"];
         patch?: never;
         trace?: never;
     };
@@ -1157,8 +1417,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2IdempotencyKeysKey"];
+        /**
+         * Inspect an idempotency key (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetIdempotencyKey"];
         patch?: never;
         trace?: never;
     };
@@ -1179,8 +1447,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AuditLog"];
+        /**
+         * List the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1202,8 +1478,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AuditLogExport"];
+        /**
+         * Export the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ExportAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1230,8 +1514,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdHistory"];
+        /**
+         * A risk's history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RiskHistory"];
         patch?: never;
         trace?: never;
     };
@@ -1252,8 +1544,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AuditLog"];
+        /**
+         * List the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1275,8 +1575,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AuditLogExport"];
+        /**
+         * Export the audit log (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ExportAuditLog"];
         patch?: never;
         trace?: never;
     };
@@ -1303,8 +1611,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdHistory"];
+        /**
+         * A risk's history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RiskHistory"];
         patch?: never;
         trace?: never;
     };
@@ -1317,7 +1633,7 @@ export interface paths {
                  * @description Source name, as given to `api webhook create --source`.
                  * @example scanner
                  */
-                source: components["parameters"]["WebhookSource"];
+                source: components["parameters"]["WebhookSourceName"];
             };
             cookie?: never;
         };
@@ -1347,7 +1663,11 @@ export interface paths {
          */
         post: operations["receiveWebhook"];
         delete?: never;
-        options?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsWebhooksInboundSource"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1367,8 +1687,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsHealthz"];
+        /**
+         * Liveness (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetHealthz"];
         patch?: never;
         trace?: never;
     };
@@ -1389,8 +1717,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsReadyz"];
+        /**
+         * Readiness (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetReadyz"];
         patch?: never;
         trace?: never;
     };
@@ -1406,8 +1742,16 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
-        options?: never;
-        head?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsMetrics"];
+        /**
+         * Prometheus metrics (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetMetrics"];
         patch?: never;
         trace?: never;
     };
@@ -1445,7 +1789,9 @@ export interface components {
              */
             changes: {
                 [key: string]: {
+                    /** @description The member's value before, any JSON value (null where it had none). */
                     from: unknown;
+                    /** @description The member's value after, any JSON value (null where it has none). */
                     to: unknown;
                 } | "changed";
             } | null;
@@ -1710,7 +2056,7 @@ export interface components {
         };
         PasswordChange: {
             currentPassword: string;
-            /** @description 8–72 bytes (bcrypt's limit). */
+            /** @description 8–72 characters, and at most 72 bytes in UTF-8 (bcrypt's limit). */
             newPassword: string;
         };
         User: {
@@ -1722,7 +2068,12 @@ export interface components {
             createdAt: string;
         };
         UserCreate: {
+            /**
+             * Format: email
+             * @description Stored in lower case, surrounding spaces trimmed; one address, no display name.
+             */
             email: string;
+            /** @description 8–72 characters, and at most 72 bytes in UTF-8 (bcrypt's limit). */
             password: string;
             role: components["schemas"]["Role"];
         };
@@ -1812,37 +2163,128 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventType: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
+         *     `type` says which: `data.object` is a Risk for `risk.*` (for `risk.deleted`, as it
+         *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
+         *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: {
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
+        /** @description `risk.created`: `data.object` is the risk as created. */
+        RiskCreatedEvent: {
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
-            type: components["schemas"]["EventType"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.created";
             /** Format: date-time */
             createdAt: string;
-            data: {
-                /**
-                 * @description The resource as the API returns it: a Risk for `risk.*` (for `risk.deleted`, as it
-                 *     was), an Attachment for `attachment.created` (as it was for `attachment.deleted`).
-                 */
-                object: Record<string, never>;
-                /**
-                 * @description `risk.updated` only: the previous values of exactly the members of `object`
-                 *     that the change altered (`updatedAt` and `version` left out).
-                 */
-                previousAttributes?: {
-                    [key: string]: unknown;
-                };
-            };
-            request: {
-                /** @description The `X-Request-Id` of the request that made the change. */
-                id: string | null;
-                /** @description Its `Idempotency-Key`, or null. */
-                idempotencyKey: string | null;
-            };
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.updated`: `data.object` is the risk after the change, `data.previousAttributes` the members it altered. */
+        RiskUpdatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.updated";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskUpdatedEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.deleted`: `data.object` is the risk as it was. */
+        RiskDeletedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.deleted";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `attachment.created`: `data.object` is the attachment as created. */
+        AttachmentCreatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AttachmentEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `attachment.deleted`: `data.object` is the attachment as it was. */
+        AttachmentDeletedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.deleted";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AttachmentEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        RiskEventData: {
+            object: components["schemas"]["Risk"];
+        };
+        RiskUpdatedEventData: {
+            object: components["schemas"]["Risk"];
+            previousAttributes?: components["schemas"]["RiskPreviousAttributes"];
+        };
+        AttachmentEventData: {
+            object: components["schemas"]["Attachment"];
+        };
+        /**
+         * @description The previous values of exactly the members of the risk that the change altered
+         *     (`updatedAt` and `version` left out); absent when it altered none.
+         */
+        RiskPreviousAttributes: {
+            title?: string;
+            description?: string;
+            category?: string;
+            likelihood?: number | null;
+            impact?: number | null;
+            riskScore?: number | null;
+            status?: components["schemas"]["RiskStatus"];
+            owner?: string;
+            treatment?: components["schemas"]["RiskTreatment"];
+            /**
+             * Format: date
+             * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
+             */
+            reviewDate?: string | null;
+            /** @description Likelihood after treatment. */
+            residualLikelihood?: number | null;
+            /** @description Impact after treatment. */
+            residualImpact?: number | null;
+            /** @description `residualLikelihood` × `residualImpact`, or null unless both are set. */
+            residualScore?: number | null;
+            metadata?: components["schemas"]["Metadata"];
+        };
+        /** @description The request that made the change. */
+        EventRequest: {
+            /** @description The `X-Request-Id` of the request that made the change; null for a CLI command. */
+            id: string | null;
+            /** @description Its `Idempotency-Key`, or null. */
+            idempotencyKey: string | null;
         };
         EventList: {
             data: components["schemas"]["Event"][];
@@ -1931,8 +2373,13 @@ export interface components {
                 id: string;
             };
             idempotencyKey: string | null;
-            /** @description Null for requests without a (valid) key, and for reads. */
-            idempotencyOutcome: components["schemas"]["IdempotencyOutcome"] | null;
+            /**
+             * @description One of `IdempotencyOutcome`'s values; null for requests without a (valid) key,
+             *     and for reads. (Spelled out here rather than referenced: in OpenAPI 3.0,
+             *     `nullable` needs a `type` beside it and a null `enum` member to admit null.)
+             * @enum {string|null}
+             */
+            idempotencyOutcome: "executed" | "replayed" | "in_progress" | "key_reused" | "failed" | "store_unavailable" | null;
             /** @description The problem `code` of a 4xx/5xx answer (`docs/errors.md`). */
             errorCode: string | null;
             /**
@@ -2001,23 +2448,33 @@ export interface components {
              * @description With `VALIDATION_FAILED`, the offending fields; for an imported file, every bad
              *     row's (`row`: the record's number, the header being row 1).
              */
-            errors?: {
-                row?: number;
-                field: string;
-                detail: string;
-            }[];
-            /**
-             * @description With `STORE_UNAVAILABLE` (always): `not_executed` when nothing was done,
-             *     `unknown` when the write ran and the database connection was lost while it
-             *     was being committed. See `docs/errors.md`.
-             * @enum {string}
-             */
-            outcome?: "not_executed" | "unknown";
+            errors?: components["schemas"]["ProblemFieldError"][];
+            outcome?: components["schemas"]["ProblemOutcome"];
             /**
              * @description With `PRECONDITION_FAILED` refusing a conditional write of a risk: the risk as
-             *     stored now.
+             *     stored now (typed in `RiskPreconditionProblem`).
              */
             current?: Record<string, never>;
+        };
+        /** @description One offending field of a `VALIDATION_FAILED` problem. */
+        ProblemFieldError: {
+            row?: number;
+            field: string;
+            detail: string;
+        };
+        /**
+         * @description With `STORE_UNAVAILABLE` (always): `not_executed` when nothing was done,
+         *     `unknown` when the write ran and the database connection was lost while it
+         *     was being committed. See `docs/errors.md`.
+         * @enum {string}
+         */
+        ProblemOutcome: "not_executed" | "unknown";
+        /**
+         * @description The `PRECONDITION_FAILED` problem of a conditional write of a risk: a `Problem`
+         *     whose `current` is the risk as stored now.
+         */
+        RiskPreconditionProblem: components["schemas"]["Problem"] & {
+            current: components["schemas"]["Risk"];
         };
         /**
          * @description Stable, machine-readable error code. See `docs/errors.md`.
@@ -2030,6 +2487,35 @@ export interface components {
         };
     };
     responses: {
+        /** @description As the `GET`'s success, headers only (`Content-Length` that of the body not sent). */
+        HeadOk: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description As the `GET`'s problem (`application/problem+json`), headers only. */
+        HeadProblem: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description The methods this path serves. */
+        Options: {
+            headers: {
+                /** @description The methods, e.g. `GET, HEAD, POST, OPTIONS`. */
+                Allow?: string;
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The event. */
         Event: {
             headers: {
@@ -2484,9 +2970,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    current: components["schemas"]["Risk"];
-                };
+                "application/problem+json": components["schemas"]["RiskPreconditionProblem"];
             };
         };
         /** @description `PRECONDITION_REQUIRED`: the server runs with `REQUIRE_IF_MATCH=true` and the write has no `If-Match`. */
@@ -2730,11 +3214,6 @@ export interface components {
          * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
          */
         IdempotencyKey: string;
-        /**
-         * @description Not supported on this route. Do not send it: a request carrying it is refused with
-         *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-         */
-        IdempotencyKeyUnsupported: string;
         /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
         Limit: number;
         /**
@@ -2812,12 +3291,12 @@ export interface components {
         /** @description Only entries that occurred before this RFC 3339 date-time. */
         AuditUntil: string;
         /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
-        EventTypeFilter: components["schemas"]["EventType"];
+        EventTypeFilter: components["schemas"]["EventTypeName"];
         /**
          * @description Source name, as given to `api webhook create --source`.
          * @example scanner
          */
-        WebhookSource: string;
+        WebhookSourceName: string;
         /**
          * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
          * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
@@ -3088,6 +3567,18 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListRisks: {
         parameters: {
             query?: {
@@ -3182,6 +3673,80 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Risks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRisks: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1RiskHeatmap: {
         parameters: {
             query?: {
@@ -3240,6 +3805,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksHeatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ExportRisks: {
@@ -3315,6 +3943,75 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1ImportRisks: {
         parameters: {
             query?: {
@@ -3367,6 +4064,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v1GetRisk: {
@@ -3503,6 +4212,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetRisk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1UpdateRisk: {
         parameters: {
             query?: never;
@@ -3626,6 +4384,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1RisksIdAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1DeleteAttachment: {
         parameters: {
             query?: never;
@@ -3670,6 +4478,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AttachmentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1GetAttachmentContent: {
         parameters: {
             query?: never;
@@ -3696,6 +4522,50 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AttachmentsIdContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetAttachmentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            206: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            412: components["responses"]["HeadProblem"];
+            416: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     getMe: {
         parameters: {
             query?: never;
@@ -3710,6 +4580,34 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1Me: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     changePassword: {
@@ -3746,6 +4644,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1MePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     listUsers: {
@@ -3810,6 +4720,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Users: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListUsers: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     deleteUser: {
         parameters: {
             query?: never;
@@ -3846,6 +4794,24 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1UsersId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description User ID (`usr_…`) of the caller's tenant; another tenant's is 404.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     updateUser: {
@@ -3920,13 +4886,7 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -3945,6 +4905,44 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1ApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListApiKeys: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     revokeApiKey: {
@@ -3985,6 +4983,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1ApiKeysId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     listWebhookSources: {
         parameters: {
             query?: {
@@ -4014,13 +5030,7 @@ export interface operations {
     createWebhookSource: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4039,6 +5049,44 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headListWebhookSources: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     deleteWebhookSource: {
@@ -4077,6 +5125,24 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookSourcesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook source ID (`whk_…`) of the caller's tenant; another tenant's is 404.
+                 * @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookSourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v2ListRisks: {
@@ -4174,6 +5240,81 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Risks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRisks: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2RiskHeatmap: {
         parameters: {
             query?: {
@@ -4232,6 +5373,69 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksHeatmap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RiskHeatmap: {
+        parameters: {
+            query?: {
+                basis?: "inherent" | "residual";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ExportRisks: {
@@ -4307,6 +5511,75 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ExportRisks: {
+        parameters: {
+            query?: {
+                format?: "csv" | "ndjson";
+                /**
+                 * @description One status or a comma-separated list (`open,mitigated`).
+                 * @example open,mitigated
+                 */
+                status?: components["parameters"]["RiskStatusFilter"];
+                /** @description One treatment or a comma-separated list (`accept,transfer`). */
+                treatment?: components["parameters"]["RiskTreatmentFilter"];
+                /** @description Exact match (case-sensitive). */
+                category?: components["parameters"]["RiskCategoryFilter"];
+                /** @description Exact match (case-sensitive). */
+                owner?: components["parameters"]["RiskOwnerFilter"];
+                /** @description `riskScore` at least this (risks without a score are left out). */
+                minScore?: components["parameters"]["RiskMinScore"];
+                /** @description `riskScore` at most this (risks without a score are left out). */
+                maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
+                reviewBefore?: components["parameters"]["RiskReviewBefore"];
+                /** @description `createdAt` at or after this RFC 3339 time. */
+                createdSince?: components["parameters"]["RiskCreatedSince"];
+                /** @description `createdAt` before this RFC 3339 time. */
+                createdUntil?: components["parameters"]["RiskCreatedUntil"];
+                /** @description `updatedAt` at or after this RFC 3339 time. */
+                updatedSince?: components["parameters"]["RiskUpdatedSince"];
+                /**
+                 * @description Words separated by spaces (at most 10, each at most 100 bytes); each must occur,
+                 *     case-insensitive, in the title or the description, as a substring (`vend` finds
+                 *     "Vendor").
+                 */
+                q?: components["parameters"]["RiskSearch"];
+                /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
+                metadata?: components["parameters"]["RiskMetadataFilter"];
+                /**
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
+                 *     in front for descending; ties by id in the same direction; risks without a
+                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 */
+                sort?: components["parameters"]["RiskSort"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2ImportRisks: {
         parameters: {
             query?: {
@@ -4359,6 +5632,18 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     v2GetRisk: {
@@ -4496,6 +5781,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetRisk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description One or more ETags, or `*`: when one names the risk's version, the answer is 304
+                 *     with the `ETag` and no body.
+                 * @example "3"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            304: components["responses"]["NotModified"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2UpdateRisk: {
         parameters: {
             query?: never;
@@ -4620,6 +5955,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksIdAttachments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListAttachments: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2DeleteAttachment: {
         parameters: {
             query?: never;
@@ -4664,6 +6050,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2AttachmentsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v2GetAttachmentContent: {
         parameters: {
             query?: never;
@@ -4689,6 +6093,51 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2AttachmentsIdContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetAttachmentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Attachment ID (`att_…`).
+                 * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
+                 */
+                id: components["parameters"]["AttachmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            206: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            412: components["responses"]["HeadProblem"];
+            416: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListEvents: {
@@ -4719,6 +6168,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1GetEvent: {
         parameters: {
             query?: never;
@@ -4741,6 +6230,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1EventsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListEvents: {
@@ -4771,6 +6302,46 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Events: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only events of this type. Another value is 400 `VALIDATION_FAILED`. */
+                type?: components["parameters"]["EventTypeFilter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2GetEvent: {
         parameters: {
             query?: never;
@@ -4793,6 +6364,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2EventsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1RedeliverEvent: {
@@ -4833,6 +6446,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1EventsIdRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Event ID (`evt_…`).
+                 * @example evt_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -4853,13 +6484,7 @@ export interface operations {
     v1CreateWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description Not supported on this route. Do not send it: a request carrying it is refused with
-                 *     422 `IDEMPOTENCY_UNSUPPORTED_ROUTE` and nothing happens.
-                 */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyUnsupported"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4874,6 +6499,35 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1DeleteWebhookEndpoint: {
@@ -4914,6 +6568,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1WebhookEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     v1ListWebhookDeliveries: {
         parameters: {
             query?: {
@@ -4945,6 +6617,57 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListRequests: {
@@ -4984,6 +6707,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1Requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1GetRequest: {
         parameters: {
             query?: never;
@@ -5005,6 +6777,47 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RequestsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1GetIdempotencyKey: {
@@ -5037,6 +6850,64 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1IdempotencyKeysKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListRequests: {
@@ -5077,6 +6948,56 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2Requests: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRequests: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only requests sent with this `Idempotency-Key`, every attempt side by side. */
+                idempotencyKey?: components["parameters"]["RequestLogIdempotencyKey"];
+                /** @description Only requests answered with this HTTP status. */
+                status?: components["parameters"]["RequestLogStatus"];
+                /** @description Only requests with this method (case-insensitive; HEAD is logged as GET). */
+                method?: components["parameters"]["RequestLogMethod"];
+                /** @description Only keyed writes with this idempotency outcome. */
+                outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests logged at or after this time (RFC 3339). */
+                since?: components["parameters"]["RequestLogSince"];
+                /** @description Only requests logged before this time (RFC 3339). */
+                until?: components["parameters"]["RequestLogUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2GetRequest: {
         parameters: {
             query?: never;
@@ -5099,6 +7020,48 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RequestsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The `X-Request-Id` the request's response carried.
+                 * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+                 */
+                id: components["parameters"]["RequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2GetIdempotencyKey: {
@@ -5132,6 +7095,65 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2IdempotencyKeysKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetIdempotencyKey: {
+        parameters: {
+            query: {
+                /** @description The write's method (case-insensitive); anything else is 400 `VALIDATION_FAILED`. */
+                method: components["parameters"]["IdempotencyKeyMethod"];
+                /**
+                 * @description The write's path, as sent, without the query (e.g. `/v2/risks`).
+                 * @example /v2/risks
+                 */
+                path: components["parameters"]["IdempotencyKeyWritePath"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The `Idempotency-Key` the write was sent with.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                key: components["parameters"]["IdempotencyKeyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ListAuditLog: {
@@ -5168,6 +7190,54 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1AuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1ExportAuditLog: {
@@ -5211,6 +7281,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV1AuditLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v1RiskHistory: {
         parameters: {
             query?: {
@@ -5242,6 +7355,57 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ListAuditLog: {
@@ -5278,6 +7442,54 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2AuditLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2ExportAuditLog: {
@@ -5321,6 +7533,49 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2AuditLogExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ExportAuditLog: {
+        parameters: {
+            query: {
+                /** @description `ndjson` or `csv`; another value is 400 `VALIDATION_FAILED`. */
+                format: "ndjson" | "csv";
+                /** @description Only entries of this action. Another value is 400 `VALIDATION_FAILED`. */
+                action?: components["parameters"]["AuditAction"];
+                /** @description Only entries by this actor (a user's, key's or source's ID). */
+                actorId?: components["parameters"]["AuditActorId"];
+                /** @description Only entries about this resource. */
+                targetId?: components["parameters"]["AuditTargetId"];
+                /** @description Only entries that occurred at or after this RFC 3339 date-time. */
+                since?: components["parameters"]["AuditSince"];
+                /** @description Only entries that occurred before this RFC 3339 date-time. */
+                until?: components["parameters"]["AuditUntil"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     v2RiskHistory: {
         parameters: {
             query?: {
@@ -5354,6 +7609,57 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsV2RisksIdHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RiskHistory: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
     receiveWebhook: {
         parameters: {
             query?: never;
@@ -5371,7 +7677,7 @@ export interface operations {
                  * @description Source name, as given to `api webhook create --source`.
                  * @example scanner
                  */
-                source: components["parameters"]["WebhookSource"];
+                source: components["parameters"]["WebhookSourceName"];
             };
             cookie?: never;
         };
@@ -5396,6 +7702,24 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    optionsWebhooksInboundSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Source name, as given to `api webhook create --source`.
+                 * @example scanner
+                 */
+                source: components["parameters"]["WebhookSourceName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     getHealthz: {
         parameters: {
             query?: never;
@@ -5416,6 +7740,31 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    optionsHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetHealthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
         };
     };
     getReadyz: {
@@ -5439,6 +7788,32 @@ export interface operations {
             };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetReadyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     getMetrics: {
@@ -5466,6 +7841,31 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    optionsMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            500: components["responses"]["HeadProblem"];
         };
     };
 }

@@ -40,7 +40,7 @@ export interface Page<T> {
 /** One committed change (risk.created, …), as listed and as delivered to webhook endpoints. */
 export type Event = Schemas["Event"];
 /** The type of an event, e.g. "risk.created". */
-export type EventType = Schemas["EventType"];
+export type EventType = Schemas["EventTypeName"];
 /** One entry of the request log (docs/requests.md). */
 export type RequestLogEntry = Schemas["RequestLogEntry"];
 /** What the idempotency engine did with a keyed write: "executed", "replayed", … */

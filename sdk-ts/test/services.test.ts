@@ -46,6 +46,24 @@ describe("session mode (the dashboard: /v1 and the cookie)", () => {
     ]);
   });
 
+  it("iterates every admin list across pages, following nextCursor", async () => {
+    const more = (data: unknown[], next: string) => json(200, { data, hasMore: true, nextCursor: next });
+    const { client, seen } = fakeClient([
+      more([{ id: "usr_1" }], "c1"), page([{ id: "usr_2" }]),
+      more([{ eventId: "evt_1" }], "d1"), page([{ eventId: "evt_2" }]),
+    ], { session: true });
+    const users: string[] = [];
+    for await (const u of client.users.list({ limit: 1 })) users.push(u.id);
+    const attempts: string[] = [];
+    for await (const a of client.webhookEndpoints.allDeliveries("we_1")) attempts.push(a.eventId);
+    expect(users).toEqual(["usr_1", "usr_2"]);
+    expect(attempts).toEqual(["evt_1", "evt_2"]);
+    expect(seen.map((s) => s.url.pathname + s.url.search)).toEqual([
+      "/v1/users?limit=1", "/v1/users?limit=1&cursor=c1",
+      "/v1/webhook-endpoints/we_1/deliveries", "/v1/webhook-endpoints/we_1/deliveries?cursor=d1",
+    ]);
+  });
+
   it("refuses session-only calls on an API key client before sending", async () => {
     const { client, seen } = fakeClient([json(200, {})]);
     await expect(client.account.me()).rejects.toThrow(/session client/);

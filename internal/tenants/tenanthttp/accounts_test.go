@@ -275,6 +275,12 @@ func TestKeyedWrites(t *testing.T) {
 		JSON: map[string]any{"scopes": []string{"risks:read"}}}).ExpectProblem(http.StatusUnprocessableEntity, "IDEMPOTENCY_UNSUPPORTED_ROUTE")
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-sources", Bearer: admin.Token, Header: key("secret-key-2"),
 		JSON: map[string]string{"source": "keyed"}}).ExpectProblem(http.StatusUnprocessableEntity, "IDEMPOTENCY_UNSUPPORTED_ROUTE")
+	// Without a credential the answer is 401, key or not: the credential is checked
+	// before the header (a fuzzer or a client without its token learns nothing else).
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/api-keys", Header: key("secret-key-3"),
+		JSON: map[string]any{"scopes": []string{"risks:read"}}}).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: "not-a-token", Header: key("secret-key-4"),
+		JSON: map[string]any{"url": "https://93.184.216.34/x"}}).ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
 	if count("api_keys") != keys || count("webhook_sources") != sources {
 		t.Errorf("a refused keyed request created something")
 	}

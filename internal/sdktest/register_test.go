@@ -1,4 +1,4 @@
-package riskapi_test
+package sdktest_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package riskapi_test
+package sdktest_test
 
 // Tests of the SDK against the real riskapi server (internal/app on a fresh
 // database of the store under test: SQLite, or PostgreSQL when
