@@ -93,6 +93,8 @@ var commands = []spec{
 	{"apikey list", "--tenant ID", "list a tenant's API keys (never their secrets), one JSON line each", adminSettings, apikeyList},
 	{"apikey revoke", "--id ID", "revoke an API key; later requests with it get 401", adminSettings, apikeyRevoke},
 	{"webhook create", "--tenant ID --source NAME", "configure an inbound webhook source; its secret is printed this once", adminSettings, webhookCreate},
+	{"healthcheck", "[--ready] [--addr ADDR]", "exit 0 when the server on ADDR answers GET /healthz (or /readyz) with 200, else 1 (a container's HEALTHCHECK)",
+		[]string{"ADDR"}, healthcheck},
 	{"version", "", "print the version (also --version)", noConfig, printVersion},
 	{"help", "", "list the commands (also --help, -h); api COMMAND --help describes one", noConfig, nil},
 }

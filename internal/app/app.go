@@ -43,6 +43,7 @@ import (
 	"github.com/riskapi/riskapi/internal/sweep"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
+	"github.com/riskapi/riskapi/internal/tracing"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
 )
@@ -59,6 +60,9 @@ type Options struct {
 	RequestLogSkipper func(echo.Context) bool
 	// Webhooks tunes outbound delivery. Optional.
 	Webhooks WebhookOptions
+	// Tracing tunes the span exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+	// Optional.
+	Tracing tracing.Options
 }
 
 // Admin is the narrow setup of the administration commands (tenant, user, API key
@@ -83,15 +87,26 @@ type Admin struct {
 	auditLog    *auditstore.Store
 	recorder    changes.Recorder // the recording point's recorders
 	clock       func() time.Time // Options.Now
+	tracing     *tracing.Tracing // nil: OTEL_EXPORTER_OTLP_ENDPOINT unset
+	traces      *tracing.Parents // each event's trace, for its deliveries; nil when not tracing
 }
 
 // OpenAdmin connects to the store and applies migrations.
 func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options) (*Admin, error) {
 	leases := cfg.Idempotency.Leases()
-	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Store,
-		MaxOpenConns: cfg.Database.MaxConns, ReadURL: cfg.Database.ReadURL})
+	tr, err := tracing.New(ctx, cfg.Tracing.Endpoint, opts.Tracing)
 	if err != nil {
 		return nil, err
+	}
+	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Store,
+		MaxOpenConns: cfg.Database.MaxConns, ReadURL: cfg.Database.ReadURL, Tracing: tr.Provider()})
+	if err != nil {
+		tr.Close(ctx) // nothing was traced yet: only its exporter to stop
+		return nil, err
+	}
+	var traces *tracing.Parents
+	if tr != nil {
+		traces = tracing.NewParents()
 	}
 	if _, err := migrations.Apply(ctx, db); err != nil {
 		db.Close()
@@ -110,7 +125,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now}
+	emitter := &events.Emitter{Store: evStore, RetryFor: cfg.Outbound.RetryFor, Now: opts.Now, Traces: traces}
 	// The recording point: every write, whichever path makes it, records its change
 	// in its own transaction: its event (docs/events.md) and its audit-log entry
 	// (docs/audit-log.md).
@@ -128,14 +143,21 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
-		SecretKey: key,
-		events:    evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
+		SecretKey: key, tracing: tr, traces: traces,
+		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
 
-// Close waits for the services' background writes and releases the store.
+// Close waits for the services' background writes, releases the store and sends
+// the spans still buffered (waiting up to 5s).
 func (a *Admin) Close() error {
 	a.Tenants.Wait()
-	return a.DB.Close()
+	err := a.DB.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if terr := a.tracing.Close(ctx); terr != nil {
+		a.Logger.Warn("tracing: spans still buffered at shutdown were lost", slog.String("error", terr.Error()))
+	}
+	return err
 }
 
 func (a *Admin) now() time.Time {
@@ -263,7 +285,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
-		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint),
+		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint), Tracing: m.tracing.Provider(),
 	}, cfg)
 	if err != nil {
 		app.Close()

@@ -22,6 +22,7 @@ type Config struct {
 	RateLimit   RateLimit
 	Sweep       Sweep
 	Outbound    Outbound
+	Tracing     Tracing
 }
 
 // HTTP configures the listener, client addresses and request bodies. The fields
@@ -131,6 +132,14 @@ type Outbound struct {
 	// EndpointsMax is WEBHOOK_ENDPOINTS_MAX, default 16: outbound endpoints per
 	// tenant; creating one more is 400.
 	EndpointsMax int
+}
+
+// Tracing configures OpenTelemetry tracing (docs/tracing.md).
+type Tracing struct {
+	// Endpoint is OTEL_EXPORTER_OTLP_ENDPOINT, default "": the OTLP/HTTP collector
+	// (http://host:4318) spans are exported to. Unset, riskapi makes no span and
+	// installs no tracing middleware, callback or transport.
+	Endpoint string
 }
 
 // Leases are the timeouts that must fit inside the idempotency lease, derived from

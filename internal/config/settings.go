@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,15 @@ var settings = []setting{
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
 	{"AUDIT_LOG_TTL", "audit-log-ttl", "8760h", "how long audit-log entries are kept",
 		duration("AUDIT_LOG_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.AuditLogTTL })},
+	{"OTEL_EXPORTER_OTLP_ENDPOINT", "otel-exporter-otlp-endpoint", "", "http(s)://… of an OTLP/HTTP collector to send traces to (unset: no tracing)", func(c *Config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL")
+			}
+		}
+		c.Tracing.Endpoint = v
+		return nil
+	}},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried",
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
 	{"WEBHOOK_ENDPOINTS_MAX", "webhook-endpoints-max", "16", "outbound webhook endpoints per tenant",

@@ -18,6 +18,7 @@ import (
 
 	"github.com/glebarez/sqlite"
 	"github.com/jackc/pgx/v5/stdlib"
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
@@ -64,6 +65,9 @@ type Options struct {
 	ReadURL string
 	// Logger receives slow-query warnings. Optional. Default: silent.
 	Logger *slog.Logger
+	// Tracing, when set, gives each statement sent through GORM a span inside the
+	// request's trace (tracing.go). Optional. Default nil: no callback installed.
+	Tracing trace.TracerProvider
 }
 
 // Open connects to url: "sqlite://PATH" (relative or absolute; the folder is created)
@@ -114,6 +118,9 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	if err := registerCallbacks(gdb); err != nil {
 		return nil, err
 	}
+	if err := traceStatements(gdb, opts.Tracing, "sqlite"); err != nil {
+		return nil, err
+	}
 	// Writers queue in arrival order rather than poll the busy handler (writeGate).
 	if err := gdb.Use(newWriteGate()); err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -141,6 +148,9 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 		return nil, fmt.Errorf("open postgres: %w", Classify(err))
 	}
 	if err := registerCallbacks(gdb); err != nil {
+		return nil, err
+	}
+	if err := traceStatements(gdb, opts.Tracing, "postgresql"); err != nil {
 		return nil, err
 	}
 	db := &DB{DB: gdb, Dialect: Postgres, Dir: "data"}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/tracing"
 )
 
 // errNoRetryWindow is the error of an Emitter or Endpoints built without RetryFor.
@@ -22,6 +23,9 @@ type Emitter struct {
 	RetryFor time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// Traces, when set, remembers the trace each event was emitted in, so that its
+	// deliveries join it (docs/tracing.md). Optional. Default nil: not remembered.
+	Traces *tracing.Parents
 }
 
 // Emit records that typ happened to object (its JSON form, as the API returns it) in
@@ -62,6 +66,7 @@ func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object an
 	if err != nil {
 		return nil, err
 	}
+	e.Traces.Remember(ctx, ev.ID)
 	if req != nil {
 		req.emitted = append(req.emitted, typ)
 		req.queued += n

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"go.opentelemetry.io/otel/trace"
 )
 
 type key struct{}
@@ -50,8 +51,10 @@ func Middleware() echo.MiddlewareFunc {
 }
 
 // LogHandler wraps h so that every record logged with a request's context (the
-// slog ...Context and LogAttrs methods) carries "requestId". Wrap the server's logger
-// once; packages below it then only pass the context.
+// slog ...Context and LogAttrs methods) carries "requestId", and "traceId" (32 hex
+// digits) when the context is in a trace (docs/tracing.md): a log line leads to
+// its trace. Wrap the server's logger once; packages below it then only pass the
+// context.
 func LogHandler(h slog.Handler) slog.Handler {
 	if _, ok := h.(logHandler); ok {
 		return h
@@ -63,9 +66,15 @@ type logHandler struct{ slog.Handler }
 
 // Handle adds the request id of ctx, if any, to r.
 func (h logHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := From(ctx); id != "" {
+	id, sc := From(ctx), trace.SpanContextFromContext(ctx)
+	if id != "" || sc.HasTraceID() {
 		r = r.Clone()
+	}
+	if id != "" {
 		r.AddAttrs(slog.String("requestId", id))
+	}
+	if sc.HasTraceID() {
+		r.AddAttrs(slog.String("traceId", sc.TraceID().String()))
 	}
 	return h.Handler.Handle(ctx, r)
 }

@@ -92,11 +92,13 @@ func newLimiter(name string, limit ratelimit.Limit, store ratelimit.Store, faile
 
 // middleware counts the request and answers 429 RATE_LIMITED with Retry-After when
 // the bucket is empty. Every answer of a limited route carries the IETF httpapi
-// RateLimit fields (draft-ietf-httpapi-ratelimit-headers-09): RateLimit-Policy (the
-// quota q per window w seconds) and RateLimit (r remaining now, t seconds until the
-// quota is whole again). If the store cannot be reached the request goes through
-// uncounted and without RateLimit (fail open): a Redis outage must not take the
-// API down.
+// RateLimit fields (draft-ietf-httpapi-ratelimit-headers-10, structured-field Lists
+// of one Item): RateLimit-Policy (the quota q per window w seconds) and RateLimit (r
+// remaining now; t seconds until additional quota is made available — the next
+// request's worth, so on a 429 t is Retry-After — left out while the quota is
+// whole, when none is to come). If the store cannot be reached the request goes
+// through uncounted and without RateLimit (fail open): a Redis outage must not take
+// the API down.
 func (l *limiter) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
@@ -110,16 +112,42 @@ func (l *limiter) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		h := c.Response().Header()
 		h.Set("RateLimit-Policy", l.policy)
-		h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", l.name, res.Remaining, ceilSeconds(res.ResetAfter)))
+		h.Set("RateLimit", serviceLimit(l.name, l.limit, res))
 		if !res.Allowed {
 			return &problem.Problem{Code: problem.RateLimited, Detail: l.detail,
-				RetryAfter: time.Duration(max(1, ceilSeconds(res.RetryAfter))) * time.Second}
+				RetryAfter: time.Duration(retryAfter(res)) * time.Second}
 		}
 		return next(c)
 	}
 }
 
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// retryAfter is a refused request's Retry-After in whole seconds, at least 1.
+func retryAfter(res ratelimit.Result) int { return max(1, ceilSeconds(res.RetryAfter)) }
+
+// serviceLimit is the RateLimit field's Item for res (draft-ietf-httpapi-ratelimit-
+// headers-10, Service Limit Item): "name";r=R;t=T. The bucket refills one request
+// every 1/RPS seconds; res.ResetAfter is how long until it is full, so the next
+// request's worth arrives after what is left of the current interval. t is left
+// out when the bucket is full: no additional quota is to come.
+func serviceLimit(name string, l ratelimit.Limit, res ratelimit.Result) string {
+	if !res.Allowed { // what Retry-After says, which must not be earlier than t
+		return fmt.Sprintf("%q;r=%d;t=%d", name, res.Remaining, retryAfter(res))
+	}
+	if res.ResetAfter <= 0 {
+		return fmt.Sprintf("%q;r=%d", name, res.Remaining)
+	}
+	next := res.ResetAfter
+	if interval := time.Duration(float64(time.Second) / l.RPS); interval > 0 {
+		if rest := res.ResetAfter % interval; rest > 0 {
+			next = rest
+		} else {
+			next = interval
+		}
+	}
+	return fmt.Sprintf("%q;r=%d;t=%d", name, res.Remaining, ceilSeconds(next))
+}
 
 // failOpen counts and logs the requests let through because the limit store failed:
 // a metric for every one, a warning at most every failOpenLogEvery.

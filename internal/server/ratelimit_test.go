@@ -18,23 +18,38 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 )
 
-var rateLimitField = regexp.MustCompile(`^"credential";r=(\d+);t=(\d+)$`)
+var rateLimitField = regexp.MustCompile(`^"credential";r=(\d+)(?:;t=(\d+))?$`)
 
 // remaining reads r of a response's RateLimit field.
 func remaining(t *testing.T, res *apitest.Response) int {
 	t.Helper()
 	m := rateLimitField.FindStringSubmatch(res.Header().Get("RateLimit"))
 	if m == nil {
-		t.Fatalf("RateLimit = %q, want \"credential\";r=N;t=N", res.Header().Get("RateLimit"))
+		t.Fatalf("RateLimit = %q, want \"credential\";r=N[;t=N]", res.Header().Get("RateLimit"))
 	}
 	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// reset reads t of a response's RateLimit field (-1 when absent).
+func reset(t *testing.T, res *apitest.Response) int {
+	t.Helper()
+	remaining(t, res)
+	m := rateLimitField.FindStringSubmatch(res.Header().Get("RateLimit"))
+	if m[2] == "" {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[2])
 	return n
 }
 
 // TestRateLimitFields: rate-limited routes tell the client its quota and what is
 // left of it (IETF httpapi RateLimit fields): RateLimit-Policy names the burst and
 // the seconds it takes to refill, RateLimit counts down with each request and is on
-// the 429 too, next to Retry-After. Sign-in has its own policy.
+// the 429 too, next to Retry-After. Its t is the seconds until more quota arrives
+// (draft-ietf-httpapi-ratelimit-headers-10), here one request every half second, not
+// until the whole burst is back (-09: 2 s once the burst of 4 is spent); on a 429 it
+// is Retry-After. Sign-in has its own policy.
 func TestRateLimitFields(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = 2, 4 })
@@ -47,12 +62,16 @@ func TestRateLimitFields(t *testing.T) {
 		if n := remaining(t, r); n != 3-i && n != 4-i { // a refill may land between two requests
 			t.Errorf("request %d: r=%d, want %d", i+1, n, 3-i)
 		}
+		if s := reset(t, r); s != 1 {
+			t.Errorf("request %d: t=%d, want 1 (the next request's worth in at most 0.5 s)", i+1, s)
+		}
 	}
 	r := env.Do(apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key})
 	if r.Code == 429 {
 		checkRetryAfter(t, r)
-		if remaining(t, r) != 0 {
-			t.Errorf("429 with r=%d, want 0", remaining(t, r))
+		if remaining(t, r) != 0 || strconv.Itoa(reset(t, r)) != r.Header().Get("Retry-After") {
+			t.Errorf("429 with RateLimit %q, Retry-After %q: want r=0 and t = Retry-After",
+				r.Header().Get("RateLimit"), r.Header().Get("Retry-After"))
 		}
 	}
 	s := env.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]string{"email": a.Email, "password": a.Password}}).Expect(201)

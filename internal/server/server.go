@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/audit"
@@ -75,6 +76,9 @@ type Deps struct {
 	// RateLimits counts the rate limits: a ratelimit.Redis shared by every instance
 	// when REDIS_URL is set. Optional. Default: a ratelimit.Memory of this instance.
 	RateLimits ratelimit.Store
+	// Tracing, when set, traces every request (tracing.go, docs/tracing.md).
+	// Optional. Default nil: no tracing middleware.
+	Tracing trace.TracerProvider
 }
 
 // New returns the configured Echo instance: the chain, then the route table. cfg is
@@ -96,6 +100,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
+	useTracing(e, d.Tracing)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
 	// Inside the request id: where every change the request records was asked from.
 	e.Use(origin)

@@ -3104,7 +3104,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `RATE_LIMITED`: per-credential (or, for sign-in, per-address) rate limit. Retry after `Retry-After`; `RateLimit` says when the quota is whole again. */
+        /** @description `RATE_LIMITED`: per-credential (or, for sign-in, per-address) rate limit. Retry after `Retry-After`; `RateLimit` says when more quota is made available. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3483,17 +3483,19 @@ export interface components {
         "Cache-Control": "no-store";
         /**
          * @description On rate-limited routes (`/v1`, `/v2`, `POST /v1/sessions`) while limiting is on: the
-         *     quota, as the IETF httpapi RateLimit fields draft (draft-ietf-httpapi-ratelimit-headers-09)
-         *     writes it — `"credential";q=200;w=2` means bursts of 200 requests, refilled in 2 s
+         *     quota, as the IETF httpapi RateLimit fields draft (draft-ietf-httpapi-ratelimit-headers-10,
+         *     a structured-field List of one Item) writes it — `"credential";q=200;w=2` means bursts of 200 requests, refilled in 2 s
          *     (`RATE_LIMIT_BURST`, `RATE_LIMIT_RPS`); sign-in is `"sign-in";q=10;w=60`. With
          *     `REDIS_URL` the quota is shared by every instance.
          * @example "credential";q=200;w=2
          */
         "RateLimit-Policy": string;
         /**
-         * @description With `RateLimit-Policy`: what is left of the quota — `r` requests may be sent now,
-         *     and the quota is whole again in `t` seconds. Absent when the limit could not be
-         *     counted (Redis unreachable: the request went through uncounted).
+         * @description With `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers-10): what is left of
+         *     the quota — `r` requests may be sent now, and more quota (one request's worth) is
+         *     made available in `t` seconds; on a 429, `t` equals `Retry-After`. `t` is left out
+         *     while the quota is whole. Absent when the limit could not be counted (Redis
+         *     unreachable: the request went through uncounted).
          * @example "credential";r=187;t=1
          */
         RateLimit: string;

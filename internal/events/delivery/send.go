@@ -13,6 +13,9 @@ import (
 	"time"
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/riskapi/riskapi/internal/tracing"
 )
 
 // AttemptTimeout bounds one attempt: a 2xx must arrive within it (docs/events.md).
@@ -25,6 +28,9 @@ const UserAgent = "riskapi-webhooks/1"
 type Sender struct {
 	client *http.Client
 	now    func() time.Time
+	// tracer and parents are set by Trace; nil: attempts are not traced.
+	tracer  trace.Tracer
+	parents *tracing.Parents
 }
 
 // NewSender returns a Sender dialling through guard, with now as its clock (nil:
@@ -76,7 +82,8 @@ func Sign(secret, id string, ts time.Time, payload []byte) (http.Header, error) 
 // response arrived, Error "" when delivered (a 2xx within AttemptTimeout).
 func (s *Sender) Send(ctx context.Context, j *Job) (status int, failure string, d time.Duration) {
 	start := s.now()
-	defer func() { d = s.now().Sub(start) }()
+	ctx, end := s.startSpan(ctx, j)
+	defer func() { d = s.now().Sub(start); end(status, failure) }()
 	h, err := Sign(j.Secret, j.EventID, start, j.Payload)
 	if err != nil {
 		return 0, "the endpoint's secret is malformed", 0
