@@ -14,7 +14,7 @@
 
 export { RiskApi, type ClientOptions, type RawRequest, type RawResponse } from "./client.js";
 export { Risks } from "./risks.js";
-export { linesOf, type RiskExport, type RiskImportParams } from "./register.js";
+export { linesOf, riskQuery, type RiskExport, type RiskImportParams } from "./register.js";
 export { Attachments, type AttachmentContent, type AttachmentUploadParams, type UploadSource } from "./attachments.js";
 export { Events } from "./events.js";
 export { Requests, IdempotencyKeys } from "./requests.js";
