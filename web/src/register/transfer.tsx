@@ -81,7 +81,7 @@ export function ImportForm() {
   const [file, setFile] = useState<File | null>(null);
   const [checked, setChecked] = useState<Outcome | undefined>();
   const [queued, setQueued] = useState<string | undefined>();
-  const busy = useRef(false);
+  const queuedFile = useRef<File | null>(null);
   const { changes } = useChanges();
   const input = useRef<HTMLInputElement>(null);
 
@@ -94,10 +94,10 @@ export function ImportForm() {
     setChecked(o);
   };
   const doImport = async () => {
-    // One click, one change: a second click while it is queued does nothing.
-    if (!file || busy.current) return;
-    busy.current = true;
-    try {
+    // One file, one change: a second click (before the button is re-rendered disabled) does nothing.
+    if (!file || queuedFile.current === file) return;
+    queuedFile.current = file;
+    {
       const c = await outbox().enqueue({
         method: "POST", path: "/risks/import", body: { kind: "file", file, filename: file.name, fields: {} }, label: `Import “${file.name}”`,
       });
@@ -105,8 +105,6 @@ export function ImportForm() {
       setFile(null);
       setChecked(undefined);
       if (input.current) input.current.value = "";
-    } finally {
-      busy.current = false;
     }
   };
   const sent = queued ? changes.find((c) => c.key === queued) : undefined;
