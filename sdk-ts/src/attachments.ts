@@ -61,6 +61,15 @@ export class Attachments {
     return paginate((cursor) => this.listPage(riskId, { limit: params.limit, cursor }, opts), params.cursor);
   }
 
+  /**
+   * Deletes an attachment (DELETE /v2/attachments/{id}, 204): its content is
+   * 404 from then on. Keyed like every write, so a retry of a delete that went
+   * through is replayed, not a 404.
+   */
+  async delete(attachmentId: string, opts?: CallOptions): Promise<void> {
+    await this.send({ method: "DELETE", path: `/attachments/${encodeURIComponent(attachmentId)}`, expect: "empty" }, opts);
+  }
+
   /** Downloads an attachment's bytes (GET /v2/attachments/{id}/content); retried until its headers arrive. */
   async download(attachmentId: string, opts?: CallOptions): Promise<AttachmentContent> {
     const r = await this.send(

@@ -15,6 +15,8 @@ export interface FieldError {
   field: string;
   /** What is wrong with it. */
   detail: string;
+  /** An import's bad row, the CSV header being row 1; absent for other requests. */
+  row?: number;
 }
 
 /** The caps of what is kept of a non-2xx body: a problem document is small. */

@@ -14,6 +14,7 @@
 
 export { RiskApi, type ClientOptions, type RawRequest, type RawResponse } from "./client.js";
 export { Risks } from "./risks.js";
+export { linesOf, riskQuery, type RiskExport, type RiskImportParams } from "./register.js";
 export { Attachments, type AttachmentContent, type AttachmentUploadParams, type UploadSource } from "./attachments.js";
 export { Events } from "./events.js";
 export { Requests, IdempotencyKeys } from "./requests.js";
@@ -55,8 +56,18 @@ export type {
   Problem,
   RequestListParams,
   RequestLogEntry,
+  Heatmap,
+  HeatmapCell,
+  ImportReport,
   Risk,
   RiskCreateParams,
+  RiskExportParams,
+  RiskFilter,
+  RiskHeatmapParams,
+  RiskListParams,
+  RiskMetadata,
+  RiskSort,
+  RiskTreatment,
   RiskReplaceParams,
   RiskStatus,
   RiskUpdateParams,

@@ -1,8 +1,11 @@
 /** The risk calls (docs/openapi.yaml, tag "risks"), the same under /v1 and /v2. */
 
-import { getPage, paginate, type Send } from "./page.js";
+import { paginate, type Send } from "./page.js";
+import { exportRisks, heatmap, importRisks, riskQuery, type RiskExport, type RiskImportParams } from "./register.js";
 import type { CallOptions, Request } from "./transport.js";
-import type { ListParams, Page, Risk, RiskCreateParams, RiskReplaceParams, RiskUpdateParams } from "./types.js";
+import type {
+  Heatmap, ImportReport, Page, Risk, RiskCreateParams, RiskExportParams, RiskHeatmapParams, RiskListParams, RiskReplaceParams, RiskUpdateParams,
+} from "./types.js";
 import { etag, MAX_MODIFY_ATTEMPTS, staleRisk, StaleRiskError } from "./versions.js";
 
 /** A JSON request body, encoded once and sent unchanged on every attempt. */
@@ -27,14 +30,52 @@ export class Risks {
     return r.json as Risk;
   }
 
-  /** Reads one page of risks (GET /v2/risks?limit=&cursor=). */
-  async listPage(params: ListParams = {}, opts?: CallOptions): Promise<Page<Risk>> {
-    return getPage<Risk>(this.send, "/risks", params, opts);
+  /**
+   * Reads one page of the risks the filters select, in the order of `sort`
+   * (GET /v2/risks; docs/register.md, "Finding risks"). Pass the page's
+   * `nextCursor` with the same filters and sort for the next page; a cursor
+   * sent with another query is a 400 naming `cursor`.
+   */
+  async listPage(params: RiskListParams = {}, opts?: CallOptions): Promise<Page<Risk>> {
+    const r = await this.send({ method: "GET", path: "/risks", query: riskQuery(params), expect: "json" }, opts);
+    return r.json as Page<Risk>;
   }
 
-  /** Every risk, page by page: `for await (const r of client.risks.list()) …`. */
-  list(params: ListParams = {}, opts?: CallOptions): AsyncGenerator<Risk, void, undefined> {
-    return paginate((cursor) => this.listPage({ limit: params.limit, cursor }, opts), params.cursor);
+  /**
+   * Every risk the filters select, page by page, each once, in the order of
+   * `sort`: `for await (const r of client.risks.list({ status: "open", sort: "-riskScore" })) …`.
+   */
+  list(params: RiskListParams = {}, opts?: CallOptions): AsyncGenerator<Risk, void, undefined> {
+    const { cursor: first, ...query } = params;
+    return paginate((cursor) => this.listPage({ ...query, ...(cursor ? { cursor } : {}) }, opts), first);
+  }
+
+  /** Counts the risks the filters select by likelihood × impact, or the residual pair (GET /v2/risks/heatmap). */
+  async heatmap(params: RiskHeatmapParams = {}, opts?: CallOptions): Promise<Heatmap> {
+    return heatmap(this.send, params, opts);
+  }
+
+  /**
+   * Opens a streamed export of the risks the filters select, CSV (default) or
+   * NDJSON, in the order of `sort` (GET /v2/risks/export):
+   * `for await (const line of (await client.risks.export({ format: "ndjson" })).lines()) …`.
+   */
+  async export(params: RiskExportParams = {}, opts?: CallOptions): Promise<RiskExport> {
+    return exportRisks(this.send, params, opts);
+  }
+
+  /**
+   * Imports a CSV in one unit of work (POST /v2/risks/import): every row is
+   * written or none; rows with an externalId create or update that risk, so
+   * the same file twice changes nothing the second time. With `dryRun` it
+   * answers the same report and writes nothing. Keyed like every write (give
+   * `opts.idempotencyKey` to keep one key across processes); a retry is
+   * replayed, never imported twice. Rejects with a 400 RiskApiError whose
+   * `errors` carry `row`, `field` and `detail` for every bad row, 413 past the
+   * server's row limit.
+   */
+  async import(params: RiskImportParams, opts?: CallOptions): Promise<ImportReport> {
+    return importRisks(this.send, params, opts);
   }
 
   /**

@@ -22,6 +22,50 @@ export type Attachment = Schemas["Attachment"];
 /** An RFC 9457 problem document, as the server sends it on every 4xx/5xx. */
 export type Problem = Schemas["Problem"];
 
+/** The decision taken about a risk: "accept", "mitigate", "transfer" or "avoid" (null on a risk: none). */
+export type RiskTreatment = NonNullable<Schemas["RiskTreatment"]>;
+/** A risk's own key-value pairs (docs/register.md, "Fields"). */
+export type RiskMetadata = Schemas["Metadata"];
+/** The order of a risk list or export: a field, `-` in front for descending. */
+export type RiskSort = components["parameters"]["RiskSort"];
+/** What an import did, or with dryRun would do (POST /v2/risks/import). */
+export type ImportReport = Schemas["ImportReport"];
+/** The heat map: all 25 cells, likelihood-major, and the risks lacking a factor. */
+export type Heatmap = Schemas["Heatmap"];
+/** One cell of a heat map. */
+export type HeatmapCell = Heatmap["cells"][number];
+
+type FilterQuery = NonNullable<paths["/v2/risks/heatmap"]["get"]["parameters"]["query"]>;
+
+/**
+ * The filters of GET /v2/risks, …/heatmap and …/export (docs/register.md,
+ * "Finding risks"); absent members do not filter, and a risk is selected when
+ * every given one holds. `status` and `treatment` take one value or a list
+ * (any of them); `metadata` selects risks holding each key with that value.
+ */
+export type RiskFilter = Omit<FilterQuery, "basis" | "status" | "treatment" | "metadata"> & {
+  status?: RiskStatus | RiskStatus[];
+  treatment?: RiskTreatment | RiskTreatment[];
+  metadata?: Record<string, string>;
+};
+
+/** The query of a risk list: paging, every filter, and the order. */
+export interface RiskListParams extends ListParams, RiskFilter {
+  /** Default "-createdAt"; ties are broken by id. A cursor belongs to its filter and sort. */
+  sort?: RiskSort;
+}
+
+/** The query of a heat map: every filter, and the basis (default "inherent"). */
+export interface RiskHeatmapParams extends RiskFilter {
+  basis?: "inherent" | "residual";
+}
+
+/** The query of an export: every filter, the order, and the format (default "csv"). */
+export interface RiskExportParams extends RiskFilter {
+  format?: "csv" | "ndjson";
+  sort?: RiskSort;
+}
+
 /** The query of a list call. */
 export interface ListParams {
   /** Page size, 1–100; the server's default is 20. */

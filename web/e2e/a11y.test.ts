@@ -33,6 +33,7 @@ describe(`accessibility in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const [risk] = await titled(page, title);
     const pages: [string, string][] = [
       ["/", "Risks"],
+      ["/?show=heatmap&status=open", "Risks"],
       [`/risks/${risk!.id}`, title],
       ["/requests", "Request log"],
       ["/events", "Events"],

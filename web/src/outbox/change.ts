@@ -64,7 +64,7 @@ export interface ProblemSummary {
   detail?: string;
   requestId?: string;
   /** VALIDATION_FAILED: the offending fields, by their JSON name, so the form shows each error beside its field. */
-  errors?: { field: string; detail: string }[];
+  errors?: { field: string; detail: string; row?: number }[];
 }
 
 /**
@@ -248,8 +248,10 @@ function problemOf(json: unknown): ProblemSummary | undefined {
   }
   if (Array.isArray(p.errors)) {
     out.errors = p.errors.flatMap((e: unknown) => {
-      const f = e as { field?: unknown; detail?: unknown };
-      return typeof f?.field === "string" && typeof f.detail === "string" ? [{ field: f.field, detail: f.detail }] : [];
+      const f = e as { field?: unknown; detail?: unknown; row?: unknown };
+      if (typeof f?.field !== "string" || typeof f.detail !== "string") return [];
+      // An import's errors name their CSV row too.
+      return [{ field: f.field, detail: f.detail, ...(typeof f.row === "number" ? { row: f.row } : {}) }];
     });
   }
   return Object.keys(out).length ? out : undefined;

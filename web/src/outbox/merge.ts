@@ -47,15 +47,38 @@ export function afterStale(next: Change, problem: unknown): Change | undefined {
   return { ...next, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed by someone else too` };
 }
 
-/** clashes lists the user's fields that the other writer changed too, to another value; a clash spreads to its group. */
+/**
+ * clashes lists the user's fields that the other writer changed too, to
+ * another value; a clash spreads to its group. Metadata merges key by key
+ * (docs/register.md), so it clashes only on a key both changed.
+ */
 function clashes(keys: string[], mine: Fields, base: Fields, current: Record<string, unknown>): string[] {
-  const out = new Set(keys.filter((k) => !same(current[k], base[k]) && !same(current[k], mine[k])));
+  const clash = (k: string) => (k === "metadata" ? metadataClash(mine[k], base[k], current[k]) : !same(current[k], base[k]) && !same(current[k], mine[k]));
+  const out = new Set(keys.filter(clash));
   for (const g of GROUPS) if (g.some((k) => out.has(k))) for (const k of g) if (keys.includes(k)) out.add(k);
   return keys.filter((k) => out.has(k));
 }
 
 function same(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null);
+}
+
+type Meta = Record<string, string>;
+
+/** metadataClash: a key of the user's changed by the other writer too, to another value ("" and absent are one). */
+function metadataClash(mine: unknown, base: unknown, current: unknown): boolean {
+  const m = (mine ?? {}) as Meta, b = (base ?? {}) as Meta, c = (current ?? {}) as Meta;
+  return Object.keys(m).some((k) => (c[k] ?? "") !== (b[k] ?? "") && (c[k] ?? "") !== m[k]);
+}
+
+/** overlayMetadata lays a PATCH's metadata (changed keys, "" for removed) over a stored set, as the server merges it. */
+export function overlayMetadata(stored: unknown, patch: unknown): Meta {
+  const out: Meta = { ...((stored ?? {}) as Meta) };
+  for (const [k, v] of Object.entries((patch ?? {}) as Meta)) {
+    if (v === "") delete out[k];
+    else out[k] = v;
+  }
+  return out;
 }
 
 /** keepMine: the user's values win; sent again, as they are, over the version they now know of. */
@@ -90,7 +113,12 @@ export function keepTheirs(c: Change): Change | undefined {
 export function withPending<T extends object>(stored: T, path: string, changes: Change[]): T {
   let out = stored;
   for (const c of changes) {
-    if (c.state === "pending" && c.method === "PATCH" && c.path === path && c.body?.kind === "json") out = { ...out, ...(c.body.json as Fields) };
+    if (c.state !== "pending" || c.method !== "PATCH" || c.path !== path || c.body?.kind !== "json") continue;
+    const patch = c.body.json as Fields;
+    const before = (out as Fields).metadata;
+    out = { ...out, ...patch };
+    // A PATCH's metadata is merged key by key, not replaced.
+    if ("metadata" in patch) out = { ...out, metadata: overlayMetadata(before, patch.metadata) };
   }
   return out;
 }

@@ -11,7 +11,8 @@ import { outbox } from "../state";
 /** The edit form's labels, by the field's JSON name. */
 const LABELS: Record<string, string> = {
   title: "Title", description: "Description", category: "Category", owner: "Owner", status: "Status",
-  likelihood: "Likelihood", impact: "Impact", riskScore: "Score",
+  likelihood: "Likelihood", impact: "Impact", riskScore: "Score", treatment: "Treatment", reviewDate: "Review date",
+  residualLikelihood: "Residual likelihood", residualImpact: "Residual impact", metadata: "Metadata",
 };
 
 /** Conflicts lists the signed-in user's conflicts on this risk; onResolved re-reads the risk. */
@@ -52,5 +53,6 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
 
 function show(v: unknown): string {
   if (v === null || v === undefined) return "not assessed";
+  if (typeof v === "object") return JSON.stringify(v);
   return v === "" ? "(empty)" : String(v);
 }

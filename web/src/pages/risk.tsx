@@ -15,6 +15,8 @@ import { outbox, useChanges, useSettled } from "../state";
 import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
+import { AttachmentDelete } from "../register/attachment";
+import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
 
 /** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
 export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
@@ -70,14 +72,13 @@ export function RiskPage({ id }: { id: string }) {
   );
 }
 
-/** Facts: the risk's score, residual score and version where the server has them, and its times. */
+/** Facts: the risk's score, the register's fields, its version and its times. */
 function Facts({ risk }: { risk: Risk }) {
-  const extra = risk as Risk & { version?: number; residualScore?: number | null };
   return (
     <dl class="facts">
       <div><dt>Score</dt><dd>{risk.riskScore ?? "not assessed"}</dd></div>
-      {"residualScore" in extra && <div><dt>Residual score</dt><dd>{extra.residualScore ?? "not assessed"}</dd></div>}
-      {extra.version !== undefined && <div><dt>Version</dt><dd>{extra.version}</dd></div>}
+      <RegisterFacts risk={risk} />
+      <div><dt>Version</dt><dd>{risk.version}</dd></div>
       <div><dt>Status</dt><dd>{risk.status}</dd></div>
       <div><dt>Created</dt><dd><time dateTime={risk.createdAt}>{new Date(risk.createdAt).toLocaleString()}</time></dd></div>
       <div><dt>Updated</dt><dd><time dateTime={risk.updatedAt}>{new Date(risk.updatedAt).toLocaleString()}</time></dd></div>
@@ -152,6 +153,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
           </select>
         )}
       </Field>
+      <RegisterFields f={f} set={set} errors={errors} />
       <button type="submit">Save changes</button>
     </form>
   );
@@ -160,7 +162,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
 function formOf(r: Risk) {
   return {
     title: r.title, description: r.description, category: r.category, owner: r.owner, status: r.status as string,
-    likelihood: String(r.likelihood ?? 3), impact: String(r.impact ?? 3),
+    likelihood: String(r.likelihood ?? 3), impact: String(r.impact ?? 3), ...registerForm(r),
   };
 }
 
@@ -174,7 +176,7 @@ function changedFields(was: Form, now: Form): RiskUpdateParams {
     out.impact = Number(now.impact);
     out.riskScore = Number(now.likelihood) * Number(now.impact);
   }
-  return out;
+  return { ...out, ...registerChanges(was, now) };
 }
 
 function DeleteRisk({ risk }: { risk: Risk }) {
@@ -228,7 +230,8 @@ function Attachments({ risk, changes }: { risk: Risk; changes: Change[] }) {
         {list.map((a) => (
           <li key={a.id}>
             <a href={`/v1/attachments/${encodeURIComponent(a.id)}/content`} download={a.filename}>{a.filename}</a>{" "}
-            <span class="meta">{formatSize(a.size)}{a.description ? ` — ${a.description}` : ""}</span>
+            <span class="meta">{formatSize(a.size)}{a.description ? ` — ${a.description}` : ""}</span>{" "}
+            <AttachmentDelete attachment={a} changes={changes} />
           </li>
         ))}
         {uploads.map((c) => (

@@ -1,75 +1,119 @@
 /**
- * The risk list: one page at a time (its cursors in the URL, so a reload or a
- * shared link keeps the page), the new-risk form, and the changes to risks
- * that are still in the outbox shown beside what the server holds.
+ * The risk list: filtered, searched and sorted, one page at a time, or as a
+ * heat map (the view, its cursors included, in the URL: register/view.ts, so
+ * a reload or a shared link keeps it); the new-risk form, export and import;
+ * and the changes to risks that are still in the outbox shown beside what the
+ * server holds.
  */
 import { useState } from "preact/hooks";
-import { api, type Risk, type RiskCreateParams } from "../api";
+import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
-import { navigate, useQuery, withQuery } from "../router";
+import { FilterBar } from "../register/filters";
+import { HeatmapView } from "../register/heatmap";
+import { ReviewCell, SortHeader, useRows } from "../register/table";
+import { ExportLinks, ImportForm } from "../register/transfer";
+import { readView, viewURL, type ListView } from "../register/view";
+import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, useList, useRefusal, type FieldErrors } from "./common";
+import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
 import { ScoreSelect } from "./risk";
 
-const PAGE_SIZE = 20;
-
-/** RisksPage lists the tenant's risks with Previous/Next paging. */
+/** RisksPage lists the tenant's risks the URL's view selects, with Previous/Next paging, or their heat map. */
 export function RisksPage() {
-  // ?cursor=a&cursor=b: the cursors of the pages before this one, oldest first.
-  const cursors = useQuery().getAll("cursor");
-  const cursor = cursors.at(-1);
-  const list = useList<Risk>(cursor ?? "", () => api().risks.listPage({ limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) }));
+  const view = readView(useQuery());
+  return (
+    <section>
+      <h1>Risks</h1>
+      <ViewTabs view={view} />
+      <FilterBar view={view} />
+      {view.show === "heatmap" ? <HeatmapView view={view} /> : <RiskList view={view} />}
+      <ExportLinks view={view} />
+      <ImportForm />
+    </section>
+  );
+}
+
+function ViewTabs({ view }: { view: ListView }) {
+  return (
+    <nav class="row tabs" aria-label="Risk views">
+      <a href={viewURL({ ...view, show: "list", cursors: [] })} aria-current={view.show === "list" ? "page" : undefined} class="tab">List</a>
+      <a href={viewURL({ ...view, show: "heatmap", cell: undefined, cursors: [] })} aria-current={view.show === "heatmap" ? "page" : undefined} class="tab">Heat map</a>
+    </nav>
+  );
+}
+
+function RiskList({ view }: { view: ListView }) {
+  const list = useRows(view);
   const { changes } = useChanges();
   const page = list.page;
+  const cursors = view.cursors;
 
   const pendingCreates = changes.filter((c) => c.state === "pending" && c.method === "POST" && c.path === "/risks");
   const pendingOn = (id: string) => changes.filter((c) => c.state === "pending" && c.path === `/risks/${id}`);
 
   return (
-    <section>
-      <h1>Risks</h1>
+    <>
       <NewRisk changes={changes} />
+      {view.cell && (
+        <p class="row cell-note">
+          Risks with {view.cell.basis} likelihood {view.cell.likelihood} and impact {view.cell.impact}
+          {list.truncated ? " (the first 500)" : ""}.
+          <a href={viewURL({ ...view, cell: undefined, cursors: [] })}>Show all</a>
+        </p>
+      )}
       {list.error && <p class="error" role="alert">Could not load risks: {list.error}</p>}
       <table class="risks">
         <thead>
-          <tr><th>Title</th><th>Score</th><th>Status</th><th>Updated</th></tr>
+          <tr>
+            <SortHeader view={view} field="title">Title</SortHeader>
+            <SortHeader view={view} field="riskScore">Score</SortHeader>
+            <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th>
+            <SortHeader view={view} field="reviewDate">Review</SortHeader>
+            <SortHeader view={view} field="updatedAt">Updated</SortHeader>
+          </tr>
         </thead>
         <tbody>
           {pendingCreates.map((c) => (
             <tr key={c.key} class="pending">
               <td>{titleOf(c)} <span class="badge pending">pending</span></td>
-              <td>{scoreOf(c)}</td><td>open</td><td>not sent yet</td>
+              <td>{scoreOf(c)}</td><td></td><td>open</td><td></td><td></td><td></td><td>not sent yet</td>
             </tr>
           ))}
           {page?.data.map((r) => {
             const pending = pendingOn(r.id);
             return (
-              <tr key={r.id} class={pending.some((c) => c.method === "DELETE") ? "deleting" : ""}>
+              <tr key={r.id} class={pending.some((c) => c.method === "DELETE") ? "deleting" : ""} data-risk={r.id}>
                 <td>
                   <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
                   {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
                 </td>
                 <td>{r.riskScore ?? ""}</td>
+                <td>{r.residualScore ?? ""}</td>
                 <td>{r.status}</td>
+                <td>{r.treatment ?? ""}</td>
+                <td>{r.owner}</td>
+                <ReviewCell date={r.reviewDate} />
                 <td>{new Date(r.updatedAt).toLocaleString()}</td>
               </tr>
             );
           })}
           {page && page.data.length === 0 && pendingCreates.length === 0 && (
-            <tr><td colSpan={4} class="empty">No risks yet.</td></tr>
+            <tr><td colSpan={8} class="empty">{viewURL({ ...view, cursors: [] }) === "/" ? "No risks yet." : "No risks match."}</td></tr>
           )}
         </tbody>
       </table>
-      <div class="row pager">
-        <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(withQuery("/", { cursor: cursors.slice(0, -1) }))}>
-          Previous
-        </button>
-        <span>Page {cursors.length + 1}</span>
-        <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(withQuery("/", { cursor: [...cursors, page.nextCursor] }))}>
-          Next
-        </button>
-      </div>
-    </section>
+      {!view.cell && (
+        <div class="row pager">
+          <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(viewURL({ ...view, cursors: cursors.slice(0, -1) }))}>
+            Previous
+          </button>
+          <span>Page {cursors.length + 1}</span>
+          <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(viewURL({ ...view, cursors: [...cursors, page.nextCursor] }))}>
+            Next
+          </button>
+        </div>
+      )}
+    </>
   );
 }
 

@@ -1,0 +1,221 @@
+// The risk register in a real Chromium against a real riskapi
+// (docs/dashboard.md, "The register"): filters, search and sort kept in the
+// URL across a reload and paged correctly; heat-map cells whose counts are
+// the lists they link to; a CSV import checked by a dry run, then imported
+// once through the outbox however often it is clicked or the page reloaded;
+// an export of the filter's rows; the register's fields edited; an
+// attachment deleted.
+
+import { readFile } from "node:fs/promises";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { harness, settled, signIn, unique } from "./ui";
+
+const env = harness();
+
+interface Stored {
+  id: string;
+  title: string;
+  category: string;
+  riskScore: number | null;
+  treatment: string | null;
+  reviewDate: string | null;
+  residualScore: number | null;
+  metadata: Record<string, string>;
+}
+
+/** signedIn is a browser signed in as the admin of a new tenant: each test has its own risks. */
+async function signedIn(): Promise<Page> {
+  const { page } = await env.browser();
+  await signIn(page, await env.server().account());
+  return page;
+}
+
+/** make creates a risk over the API (the session cookie) and returns it. */
+async function make(page: Page, body: Record<string, unknown>): Promise<Stored> {
+  const res = await page.request.post("/v1/risks", { data: body });
+  expect(res.status()).toBe(201);
+  return (await res.json()) as Stored;
+}
+
+/** stored lists what the server holds for a query of /v1/risks, every page. */
+async function stored(page: Page, query: string): Promise<Stored[]> {
+  const out: Stored[] = [];
+  let cursor = "";
+  for (;;) {
+    const res = await page.request.get(`/v1/risks?limit=100&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+    expect(res.status()).toBe(200);
+    const p = (await res.json()) as { data: Stored[]; nextCursor: string | null; hasMore: boolean };
+    out.push(...p.data);
+    if (!p.hasMore || !p.nextCursor) return out;
+    cursor = p.nextCursor;
+  }
+}
+
+/** shownTitles are the titles of the risks the list shows now. */
+const shownTitles = (page: Page) => page.locator("table.risks tbody tr[data-risk] td:first-child a").allTextContents();
+
+describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("keeps filter, search and sort in the URL across a reload, shows exactly the matching risks, and pages them under the sort", async () => {
+    const page = await signedIn();
+    const cat = unique("pumps").replace(" ", "-");
+    const matching: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const title = `Pump ${String(i).padStart(2, "0")} seal leak`;
+      await make(page, { title, category: cat, status: i % 2 ? "open" : "mitigated", likelihood: 2, impact: 2 });
+      matching.push(title);
+    }
+    await make(page, { title: "Pump 99 seal leak", category: cat, status: "closed" }); // another status
+    await make(page, { title: "Valve 01 seal leak", category: cat, status: "open" }); // not a pump
+    await make(page, { title: "Pump 98 seal leak", category: "elsewhere", status: "open" }); // another category
+
+    await page.goto("/");
+    const bar = page.getByRole("search", { name: "Filter risks" });
+    await bar.getByLabel("Search").fill("pump seal");
+    await bar.getByLabel("open").check();
+    await bar.getByLabel("mitigated").check();
+    await bar.getByLabel("Filter category").fill(cat);
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    await page.getByRole("button", { name: "Title" }).click(); // ascending
+    await page.getByRole("button", { name: "Title" }).click(); // descending
+    await expect.poll(() => new URL(page.url()).searchParams.get("sort")).toBe("-title");
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({ status: "open,mitigated", category: cat, q: "pump seal", sort: "-title" });
+
+    const want = [...matching].sort().reverse();
+    await expect.poll(() => shownTitles(page)).toEqual(want.slice(0, 20));
+    await page.reload();
+    await expect.poll(() => shownTitles(page)).toEqual(want.slice(0, 20));
+    expect(await page.getByRole("search", { name: "Filter risks" }).getByLabel("Search").inputValue()).toBe("pump seal");
+    expect(await page.locator("th[aria-sort=descending]").textContent()).toMatch(/Title/);
+
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => shownTitles(page)).toEqual(want.slice(20));
+    await page.reload();
+    await expect.poll(() => shownTitles(page)).toEqual(want.slice(20));
+    await page.goBack();
+    await expect.poll(() => shownTitles(page)).toEqual(want.slice(0, 20));
+  });
+
+  it("counts each heat-map cell as many risks as the list it links to shows, inherent and residual", async () => {
+    const page = await signedIn();
+    const specs: [number, number, number | null, number | null][] = [
+      [4, 2, 1, 2], [4, 2, 1, 2], [4, 2, 2, 2], [2, 4, null, null], [3, 3, 1, 2], [1, 5, 1, 1],
+    ];
+    for (const [i, [l, im, rl, ri]] of specs.entries()) {
+      await make(page, { title: `Heat ${i}`, likelihood: l, impact: im, residualLikelihood: rl, residualImpact: ri });
+    }
+    await make(page, { title: "Not assessed" });
+    await page.goto("/?show=heatmap");
+    const cell = page.locator('a[data-cell="4x2"]');
+    await expect.poll(() => cell.textContent()).toBe("3");
+    expect(await page.locator('a[data-cell="2x4"]').textContent()).toBe("1");
+    await page.getByText("Not assessed (no likelihood or impact): 1").waitFor();
+    await cell.click();
+    await expect.poll(() => shownTitles(page)).toHaveLength(3);
+    expect((await shownTitles(page)).sort()).toEqual(["Heat 0", "Heat 1", "Heat 2"]);
+
+    await page.goto("/?show=heatmap");
+    await page.getByRole("link", { name: "Residual" }).click();
+    const residual = page.locator('a[data-cell="1x2"]');
+    await expect.poll(() => residual.textContent()).toBe("3");
+    await residual.click();
+    await expect.poll(async () => (await shownTitles(page)).sort()).toEqual(["Heat 0", "Heat 1", "Heat 4"]);
+    expect(new URL(page.url()).searchParams.get("basis")).toBe("residual");
+  });
+
+  it("dry-runs a CSV with a bad row naming the row and writing nothing, then imports the fixed file once despite a double click, a lost answer and a reload", async () => {
+    const page = await signedIn();
+    const cat = unique("imported").replace(" ", "-");
+    const csvFile = (body: string) => ({ name: "risks.csv", mimeType: "text/csv", buffer: Buffer.from(body) });
+    const bad = `title,category,likelihood,impact\nFlood,${cat},3,4\nFire,${cat},9,2\n`;
+    await page.goto("/");
+    const form = page.getByRole("form", { name: "Import risks" });
+    await form.getByLabel("CSV file").setInputFiles(csvFile(bad));
+    await form.getByRole("button", { name: "Check file" }).click();
+    const report = page.locator(".import .error-report");
+    await expect.poll(() => report.locator("tbody tr").allTextContents()).toEqual([expect.stringMatching(/^3likelihood/)]);
+    expect(await form.getByRole("button", { name: "Import", exact: true }).isDisabled()).toBe(true);
+    expect(await stored(page, `category=${cat}`)).toEqual([]);
+
+    const good = `title,category,likelihood,impact\nFlood,${cat},3,4\nFire,${cat},1,2\n`;
+    await form.getByLabel("CSV file").setInputFiles(csvFile(good));
+    await form.getByRole("button", { name: "Check file" }).click();
+    await expect.poll(() => page.locator(".import .report[role=status]").textContent()).toMatch(/Would create 2, update 0, 0 unchanged/);
+    expect(await stored(page, `category=${cat}`)).toEqual([]);
+
+    // The first answer is lost after the server imported: the outbox sends again with the same key after a reload.
+    let attempts = 0;
+    let lostAfterImport = false;
+    await page.route("**/v1/risks/import", async (route) => {
+      if (attempts++ > 0) return route.continue();
+      expect((await route.fetch()).status()).toBe(201);
+      lostAfterImport = true;
+      await route.abort("connectionreset");
+    });
+    await form.getByRole("button", { name: "Import", exact: true }).dblclick();
+    await expect.poll(() => lostAfterImport).toBe(true);
+    await page.unroute("**/v1/risks/import");
+    await page.reload();
+    await settled(page, "Import “risks.csv”");
+    expect(await page.locator("li.change", { hasText: "Import “risks.csv”" }).count()).toBe(1);
+    const made = await stored(page, `category=${cat}`);
+    expect(made.map((r) => [r.title, r.riskScore]).sort()).toEqual([["Fire", 2], ["Flood", 12]]);
+  });
+
+  it("exports the rows of the current filter as CSV", async () => {
+    const page = await signedIn();
+    const cat = unique("exported").replace(" ", "-");
+    await make(page, { title: "=SUM(A1)", category: cat, owner: "ada" });
+    await make(page, { title: "Plain", category: cat, owner: "ada" });
+    await make(page, { title: "Other owner", category: cat, owner: "bo" });
+    await page.goto(`/?category=${cat}&owner=ada&sort=title`);
+    await expect.poll(() => shownTitles(page)).toEqual(["=SUM(A1)", "Plain"]);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).click()]);
+    const text = await readFile((await download.path())!, "utf8");
+    const lines = text.trim().split(/\r?\n/);
+    expect(lines[0]).toMatch(/^id,externalId,title,/);
+    expect(lines.slice(1).map((l) => l.split(",")[2])).toEqual(["'=SUM(A1)", "Plain"]);
+  });
+
+  it("edits treatment, review date, residual factors and metadata, and marks the overdue review", async () => {
+    const page = await signedIn();
+    const r = await make(page, { title: unique("Edited register fields"), metadata: { ticket: "SEC-1", team: "ops" } });
+    await page.goto(`/risks/${r.id}`);
+    const form = page.getByRole("form", { name: "Edit risk" });
+    await form.getByLabel("Treatment").selectOption("mitigate");
+    await form.getByLabel("Review date").fill("2020-01-31");
+    await form.getByLabel("Residual likelihood").selectOption("2");
+    await form.getByLabel("Residual impact").selectOption("3");
+    expect(await form.locator("output").textContent()).toBe("6");
+    // Keys are shown in the server's order: team, ticket.
+    expect(await form.getByLabel("Key 2").inputValue()).toBe("ticket");
+    await form.getByLabel("Value 2").fill("SEC-2");
+    await form.getByRole("button", { name: "Remove key 1" }).click();
+    await form.getByRole("button", { name: "Add metadata" }).click();
+    await form.getByLabel("Key 2").fill("site");
+    await form.getByLabel("Value 2").fill("Lyon");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, "Edit risk");
+    const [now] = (await stored(page, "q=" + encodeURIComponent("Edited register fields"))).filter((x) => x.id === r.id);
+    expect(now).toMatchObject({ treatment: "mitigate", reviewDate: "2020-01-31", residualScore: 6, metadata: { ticket: "SEC-2", site: "Lyon" } });
+    await page.locator(".facts .badge.overdue").waitFor();
+    await page.goto("/?overdue=1");
+    await expect.poll(() => shownTitles(page)).toEqual([r.title]);
+    await page.locator(`tr[data-risk="${r.id}"] .badge.overdue`).waitFor();
+  });
+
+  it("deletes an attachment after a confirmation, through the outbox: its content is gone", async () => {
+    const page = await signedIn();
+    const r = await make(page, { title: unique("With a file") });
+    const up = await page.request.post(`/v1/risks/${r.id}/attachments`, { multipart: { file: { name: "a.txt", mimeType: "text/plain", buffer: Buffer.from("hello") } } });
+    expect(up.status()).toBe(201);
+    const a = (await up.json()) as { id: string };
+    await page.goto(`/risks/${r.id}`);
+    await page.getByRole("button", { name: "Delete a.txt" }).click();
+    await page.getByRole("button", { name: "Confirm delete" }).first().click();
+    await settled(page, "Delete attachment “a.txt”");
+    await expect.poll(() => page.locator(".attachments li", { hasText: "a.txt" }).count()).toBe(0);
+    expect((await page.request.get(`/v1/attachments/${a.id}/content`)).status()).toBe(404);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The risk list's filter bar and search box (docs/dashboard.md, "Finding
+ * risks"). What it holds goes into the URL on "Apply" (readView/viewURL), so
+ * a reload or the back button shows the same risks; a new filter starts at
+ * page 1, since a cursor belongs to its query.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { navigate } from "../router";
+import { EMPTY_VIEW, STATUSES, TREATMENTS, viewURL, type ListView } from "./view";
+
+/** FilterBar edits the view's filters and search; the sort and cell stay. */
+export function FilterBar({ view }: { view: ListView }) {
+  const [f, setF] = useState(view);
+  const key = viewURL(view);
+  // Back, forward or a heat-map link changed the URL: show its filters.
+  useEffect(() => setF(view), [key]);
+  const apply = (e: Event) => {
+    e.preventDefault();
+    navigate(viewURL({ ...f, sort: view.sort, cell: view.cell, show: view.show, basis: view.basis, cursors: [] }));
+  };
+  const toggle = <T extends string>(k: "status" | "treatment", v: T) => () => {
+    const cur = f[k] as string[];
+    setF({ ...f, [k]: cur.includes(v) ? cur.filter((x) => x !== v) : [...cur, v] });
+  };
+  const text = (k: "category" | "owner" | "minScore" | "maxScore" | "q") => ({
+    value: f[k],
+    onInput: (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }),
+  });
+  return (
+    <form class="filters" role="search" aria-label="Filter risks" onSubmit={apply}>
+      <label class="search">Search<input type="search" placeholder="words in title or description" {...text("q")} /></label>
+      <fieldset>
+        <legend>Status</legend>
+        {STATUSES.map((s) => (
+          <label key={s} class="check"><input type="checkbox" checked={f.status.includes(s)} onChange={toggle("status", s)} />{s}</label>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Treatment</legend>
+        {TREATMENTS.map((t) => (
+          <label key={t} class="check"><input type="checkbox" checked={f.treatment.includes(t)} onChange={toggle("treatment", t)} />{t}</label>
+        ))}
+      </fieldset>
+      <label>Filter category<input {...text("category")} /></label>
+      <label>Filter owner<input {...text("owner")} /></label>
+      <label>Min score<input type="number" min={1} max={25} {...text("minScore")} /></label>
+      <label>Max score<input type="number" min={1} max={25} {...text("maxScore")} /></label>
+      <label class="check"><input type="checkbox" checked={f.overdue} onChange={() => setF({ ...f, overdue: !f.overdue })} />Overdue review</label>
+      <button type="submit">Apply filters</button>
+      <a href={viewURL({ ...EMPTY_VIEW, show: view.show, basis: view.basis })}>Clear filters</a>
+    </form>
+  );
+}

@@ -1,0 +1,67 @@
+// The risk list's view in the URL (register/view.ts): what a reload, the
+// back button or a shared link shows is what the URL says.
+
+import { describe, expect, it } from "vitest";
+import { apiFilter, cellURL, EMPTY_VIEW, inCell, isOverdue, listParams, readView, sortBy, sortOf, viewURL } from "./view";
+
+const read = (url: string) => readView(new URL(url, "http://x").searchParams);
+
+describe("the list's view in the URL", () => {
+  it("survives a round trip: filters, search, sort, cell and page read back as they were written", () => {
+    const v = {
+      ...EMPTY_VIEW, status: ["open", "mitigated"] as const, treatment: ["avoid"] as const, category: "IT & OT", owner: "ada@x.test",
+      minScore: "4", maxScore: "20", overdue: true, q: "vendor dpa", sort: "-reviewDate" as const,
+      cell: { basis: "residual" as const, likelihood: 2, impact: 5 }, cursors: ["c1", "c2"],
+    };
+    const url = viewURL({ ...v, status: [...v.status], treatment: [...v.treatment] });
+    expect(read(url)).toEqual({ ...v, status: ["open", "mitigated"], treatment: ["avoid"], basis: "residual" });
+    expect(url).toBe("/?status=open%2Cmitigated&treatment=avoid&category=IT+%26+OT&owner=ada%40x.test&minScore=4&maxScore=20&overdue=1&q=vendor+dpa&sort=-reviewDate&basis=residual&likelihood=2&impact=5&cursor=c1&cursor=c2");
+  });
+
+  it("is / for the default view, and leaves out what it does not know", () => {
+    expect(viewURL(EMPTY_VIEW)).toBe("/");
+    expect(read("/?status=open,bogus&sort=owner&minScore=99&likelihood=7&impact=2&show=nope")).toEqual({ ...EMPTY_VIEW, status: ["open"] });
+  });
+
+  it("sorts ascending, then descending, and starts again at page 1 (a cursor belongs to its sort)", () => {
+    const v = read("/?status=open&cursor=c1");
+    const asc = sortBy(v, "title");
+    expect([asc.sort, asc.cursors, sortOf(asc, "title")]).toEqual(["title", [], "ascending"]);
+    const desc = sortBy(asc, "title");
+    expect([desc.sort, sortOf(desc, "title"), sortOf(desc, "riskScore")]).toEqual(["-title", "descending", "none"]);
+    expect(sortOf(EMPTY_VIEW, "createdAt")).toBe("descending");
+    expect(viewURL(desc)).toBe("/?status=open&sort=-title");
+  });
+
+  it("asks the API for the view's filters, the overdue reviews as those before today, and the page's cursor", () => {
+    const v = read("/?status=open,closed&owner=ada&overdue=1&q=+flood++&maxScore=9&sort=riskScore&cursor=a&cursor=b");
+    expect(listParams(v, 20, "2026-12-02")).toEqual({
+      status: ["open", "closed"], owner: "ada", reviewBefore: "2026-12-02", q: "flood", maxScore: 9, limit: 20, sort: "riskScore", cursor: "b",
+    });
+    expect(apiFilter(read("/"))).toEqual({});
+  });
+
+  it("marks a review overdue only when its date has passed", () => {
+    expect(isOverdue("2026-12-01", "2026-12-02")).toBe(true);
+    expect(isOverdue("2026-12-02", "2026-12-02")).toBe(false);
+    expect(isOverdue(null, "2026-12-02")).toBe(false);
+  });
+});
+
+describe("a heat-map cell's link", () => {
+  it("keeps the view's filters and sort, names the cell, and starts at page 1 of the list", () => {
+    const v = read("/?show=heatmap&status=open&q=fire&sort=title&cursor=c9&basis=residual");
+    const url = cellURL(v, "residual", 3, 4);
+    expect(url).toBe("/?status=open&q=fire&sort=title&basis=residual&likelihood=3&impact=4");
+    expect(read(url).cell).toEqual({ basis: "residual", likelihood: 3, impact: 4 });
+    expect(read(url).show).toBe("list");
+  });
+
+  it("selects the risks whose factors of the basis are the cell's", () => {
+    const r = { likelihood: 3, impact: 4, residualLikelihood: 1, residualImpact: 2 };
+    expect(inCell(r, { basis: "inherent", likelihood: 3, impact: 4 })).toBe(true);
+    expect(inCell(r, { basis: "residual", likelihood: 3, impact: 4 })).toBe(false);
+    expect(inCell(r, { basis: "residual", likelihood: 1, impact: 2 })).toBe(true);
+    expect(inCell({ ...r, impact: null }, { basis: "inherent", likelihood: 3, impact: 4 })).toBe(false);
+  });
+});

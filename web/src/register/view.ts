@@ -1,0 +1,178 @@
+/**
+ * The risk list's view as the URL holds it (docs/dashboard.md, "Finding
+ * risks"): its filters, search, sort, heat-map cell and page, so that a
+ * reload, the back button or a shared link shows the same risks. Pure
+ * functions: the URL to a view, a view to its URL and to the API's filter.
+ */
+import type { RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
+
+/** Every status and treatment, in the spec's order (typed so that a value the spec adds fails tsc here). */
+const statuses: Record<RiskStatus, true> = { open: true, mitigated: true, closed: true };
+const treatments: Record<RiskTreatment, true> = { accept: true, mitigate: true, transfer: true, avoid: true };
+/** STATUSES are the statuses a risk can have. */
+export const STATUSES = Object.keys(statuses) as RiskStatus[];
+/** TREATMENTS are the treatments a risk can have. */
+export const TREATMENTS = Object.keys(treatments) as RiskTreatment[];
+/** SORT_FIELDS are the columns the list sorts by (docs/register.md). */
+export const SORT_FIELDS = ["title", "riskScore", "reviewDate", "createdAt", "updatedAt"] as const;
+/** A sortable column. */
+export type SortField = (typeof SORT_FIELDS)[number];
+
+/** A heat map's basis: the assessment before or after treatment. */
+export type Basis = "inherent" | "residual";
+
+/** One heat-map cell the list is narrowed to. */
+export interface Cell {
+  basis: Basis;
+  likelihood: number;
+  impact: number;
+}
+
+/** ListView is what the risk list shows; empty members do not filter. */
+export interface ListView {
+  status: RiskStatus[];
+  treatment: RiskTreatment[];
+  category: string;
+  owner: string;
+  /** Bounds on riskScore, as typed ("" for none). */
+  minScore: string;
+  maxScore: string;
+  /** Only risks whose review date has passed (reviewBefore=today). */
+  overdue: boolean;
+  q: string;
+  /** "" is the server's default, newest first. */
+  sort: RiskSort | "";
+  /** The heat-map cell the list is narrowed to, when it came from one. */
+  cell: Cell | undefined;
+  /** "list" or "heatmap" (with its basis in cell-less `basis`). */
+  show: "list" | "heatmap";
+  /** The heat map's basis when shown. */
+  basis: Basis;
+  /** The cursors of the pages before this one, oldest first. */
+  cursors: string[];
+}
+
+const score = (s: string | null) => (s !== null && /^([1-9]|1\d|2[0-5])$/.test(s) ? s : "");
+const factor = (s: string | null) => (s !== null && /^[1-5]$/.test(s) ? Number(s) : undefined);
+const list = <T extends string>(s: string | null, all: readonly T[]) =>
+  (s ?? "").split(",").filter((x): x is T => (all as readonly string[]).includes(x));
+
+/** readView reads the list's view from the URL's query; a value it does not know is left out. */
+export function readView(q: URLSearchParams): ListView {
+  const sort = q.get("sort") ?? "";
+  const field = sort.replace(/^-/, "");
+  const basis: Basis = q.get("basis") === "residual" ? "residual" : "inherent";
+  const l = factor(q.get("likelihood"));
+  const i = factor(q.get("impact"));
+  return {
+    status: list(q.get("status"), STATUSES),
+    treatment: list(q.get("treatment"), TREATMENTS),
+    category: q.get("category") ?? "",
+    owner: q.get("owner") ?? "",
+    minScore: score(q.get("minScore")),
+    maxScore: score(q.get("maxScore")),
+    overdue: q.get("overdue") === "1",
+    q: q.get("q") ?? "",
+    sort: (SORT_FIELDS as readonly string[]).includes(field) ? (sort as RiskSort) : "",
+    cell: l !== undefined && i !== undefined ? { basis, likelihood: l, impact: i } : undefined,
+    show: q.get("show") === "heatmap" ? "heatmap" : "list",
+    basis,
+    cursors: q.getAll("cursor"),
+  };
+}
+
+/**
+ * viewURL is the dashboard path of a view: only what differs from the
+ * default is in it, in a fixed order, so equal views have equal URLs.
+ */
+export function viewURL(v: ListView): string {
+  const q = new URLSearchParams();
+  const set = (k: string, s: string) => s !== "" && q.set(k, s);
+  set("show", v.show === "heatmap" ? "heatmap" : "");
+  set("status", v.status.join(","));
+  set("treatment", v.treatment.join(","));
+  set("category", v.category);
+  set("owner", v.owner);
+  set("minScore", v.minScore);
+  set("maxScore", v.maxScore);
+  set("overdue", v.overdue ? "1" : "");
+  set("q", v.q.trim());
+  set("sort", v.sort);
+  const basis = v.cell?.basis ?? (v.show === "heatmap" ? v.basis : "inherent");
+  set("basis", basis === "residual" ? "residual" : "");
+  if (v.cell) {
+    q.set("likelihood", String(v.cell.likelihood));
+    q.set("impact", String(v.cell.impact));
+  }
+  for (const c of v.cursors) q.append("cursor", c);
+  const s = q.toString();
+  return s ? `/?${s}` : "/";
+}
+
+/** EMPTY_VIEW is the list as it opens: every risk, newest first. */
+export const EMPTY_VIEW: ListView = {
+  status: [], treatment: [], category: "", owner: "", minScore: "", maxScore: "", overdue: false, q: "", sort: "",
+  cell: undefined, show: "list", basis: "inherent", cursors: [],
+};
+
+/** today is the local calendar date, YYYY-MM-DD: a review dated before it is overdue. */
+export function today(now = new Date()): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
+}
+
+/** isOverdue is true for a review date before today. */
+export function isOverdue(reviewDate: string | null | undefined, on = today()): boolean {
+  return !!reviewDate && reviewDate < on;
+}
+
+/**
+ * apiFilter is the API's filter of a view. The heat-map cell is not in it:
+ * the API has no filter by likelihood or impact, so the list keeps the risks
+ * of the cell itself (inCell) from the pages of this filter.
+ */
+export function apiFilter(v: ListView, on = today()): RiskFilter {
+  const f: RiskFilter = {};
+  if (v.status.length) f.status = v.status;
+  if (v.treatment.length) f.treatment = v.treatment;
+  if (v.category) f.category = v.category;
+  if (v.owner) f.owner = v.owner;
+  if (v.minScore) f.minScore = Number(v.minScore);
+  if (v.maxScore) f.maxScore = Number(v.maxScore);
+  if (v.overdue) f.reviewBefore = on;
+  if (v.q.trim()) f.q = v.q.trim();
+  return f;
+}
+
+/** listParams is the query of one page of the view's list. */
+export function listParams(v: ListView, limit: number, on = today()): RiskListParams {
+  const cursor = v.cursors.at(-1);
+  return { ...apiFilter(v, on), limit, ...(v.sort ? { sort: v.sort } : {}), ...(cursor ? { cursor } : {}) };
+}
+
+/** inCell is true when the risk's factors of the cell's basis are the cell's. */
+export function inCell(r: { likelihood: number | null; impact: number | null; residualLikelihood: number | null; residualImpact: number | null }, c: Cell): boolean {
+  return c.basis === "residual"
+    ? r.residualLikelihood === c.likelihood && r.residualImpact === c.impact
+    : r.likelihood === c.likelihood && r.impact === c.impact;
+}
+
+/**
+ * sortBy is the view sorted by field: ascending first, then descending when
+ * it already sorts ascending by it, and back. A new sort starts at page 1,
+ * since a cursor belongs to its sort.
+ */
+export function sortBy(v: ListView, field: SortField): ListView {
+  return { ...v, sort: v.sort === field ? (`-${field}` as RiskSort) : (field as RiskSort), cursors: [] };
+}
+
+/** sortOf says how the view sorts by field: for aria-sort. */
+export function sortOf(v: ListView, field: SortField): "ascending" | "descending" | "none" {
+  const s = v.sort || "-createdAt";
+  return s === field ? "ascending" : s === `-${field}` ? "descending" : "none";
+}
+
+/** cellURL is the list narrowed to one heat-map cell, keeping the view's filters. */
+export function cellURL(v: ListView, basis: Basis, likelihood: number, impact: number): string {
+  return viewURL({ ...v, show: "list", cell: { basis, likelihood, impact }, cursors: [] });
+}
