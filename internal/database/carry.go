@@ -88,8 +88,7 @@ func Defer(ctx context.Context, db *gorm.DB, stmt string, args ...any) error {
 // ExecCarrying runs stmt (its arguments as `?`) through Conn, with the statements
 // Defer holds for ctx's unit of work as data-modifying CTEs in front of it, so that
 // they take no round trip of their own. stmt may begin with its own WITH (not
-// RECURSIVE). The
-// result's RowsAffected is stmt's own.
+// RECURSIVE). The result's RowsAffected is stmt's own.
 func ExecCarrying(ctx context.Context, db *gorm.DB, stmt string, args ...any) *gorm.DB {
 	c, ok := ctx.Value(carryKey{}).(*carried)
 	if !ok {
