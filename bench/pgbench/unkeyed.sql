@@ -1,14 +1,22 @@
 -- The statements of an unkeyed POST /v2/risks, as riskapi sends them: the API key's
--- lookup; BEGIN; the risk's INSERT; its risk.created event's INSERT (with the
--- webhook deliveries it fans out to, one statement: internal/events/eventstore);
--- COMMIT (5 statements, 5 round trips, 1 durable commit).
+-- lookup; BEGIN; the risk's INSERT; its audit-log entry's INSERT carried in its
+-- risk.created event's statement with the webhook deliveries it fans out to (one
+-- statement: internal/events/eventstore, database.ExecCarrying); COMMIT (5
+-- statements, 5 round trips, 1 durable commit). Audit IDs are time-ordered, as
+-- UUIDv7s are. unkeyed-noaudit.sql is the same before the audit log (issue 24),
+-- unkeyed-audit-separate.sql with the entry's INSERT as a statement of its own.
 SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
 	WHERE secret_hash = repeat('0', 64) AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL);
 BEGIN;
 INSERT INTO risks (id, tenant_id, title, description, category, likelihood, impact, risk_score, status, owner, created_at, updated_at)
 	VALUES ('risk_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'Vendor contract missing a DPA', '',
 	'Third-Party', 3, 4, 12, 'open', '', now(), now());
-WITH ev AS (INSERT INTO events (id, tenant_id, type, payload, created_at)
+WITH au AS (INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action, target_type, target_id,
+	changes, request_id, ip, user_agent)
+	VALUES ('aud_' || lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000000)::bigint), 14, '0') || substr(md5(random()::text), 1, 18),
+	'ten_pgbench', now(), 'api_key', 'key_pgbench', '', 'risk.created', 'risk', 'risk_' || md5(random()::text),
+	repeat('x', 350), md5(random()::text), '127.0.0.1', 'Go-http-client/1.1')),
+	ev AS (INSERT INTO events (id, tenant_id, type, payload, created_at)
 	VALUES ('evt_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'risk.created',
 	repeat('x', 450), now()) RETURNING id)
 	INSERT INTO webhook_deliveries (tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)

@@ -130,7 +130,9 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	// in its own transaction: its event (docs/events.md) and its audit-log entry
 	// (docs/audit-log.md).
 	auditLog := auditstore.New(db.DB)
-	rec := changes.Recorders{events.Recorder{Emitter: emitter}, audit.Recorder{Store: auditLog, Now: opts.Now}}
+	// The audit entry first: on PostgreSQL its INSERT is deferred and carried by the
+	// event's (database.Defer, ExecCarrying), one statement for both.
+	rec := changes.Recorders{audit.Recorder{Store: auditLog, Now: opts.Now}, events.Recorder{Emitter: emitter}}
 	evStore.Recording(rec)
 	ten := tenants.NewService(tenantstore.New(db.DB, rec), opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db, rec)

@@ -61,7 +61,9 @@ func (f *Field) UnmarshalJSON(b []byte) error {
 // the action changes no field (session.created, …). RequestID, IP and UserAgent are
 // empty for a CLI command.
 type Entry struct {
-	ID         string           `json:"id"` // "aud_…", UUIDv7: ID order is time order
+	// ID is "aud_…", a UUIDv7 of OccurredAt's millisecond (ids.NewAt): ID order is
+	// time order, and the sweep finds old entries by their ID.
+	ID         string           `json:"id"`
 	TenantID   string           `json:"-"`
 	OccurredAt time.Time        `json:"occurredAt"` // UTC, microseconds
 	Actor      Actor            `json:"actor"`
@@ -109,6 +111,7 @@ type Store interface {
 	// whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Entry, bool, error)
 	// DeleteBefore deletes up to limit entries (of any tenant) that occurred before t,
-	// oldest first, and returns how many: the retention sweep's batch.
+	// oldest first, and returns how many: the retention sweep's batch. It may go by
+	// the entries' IDs (Entry.ID), and so keep those of t's own millisecond.
 	DeleteBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }

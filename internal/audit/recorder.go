@@ -32,7 +32,8 @@ func (r Recorder) Record(ctx context.Context, c changes.Change) error {
 		now = r.Now
 	}
 	o := changes.OriginFrom(ctx)
-	e := &Entry{ID: ids.New(ids.Audit), TenantID: c.TenantID, OccurredAt: now().UTC().Truncate(time.Microsecond),
+	at := now().UTC().Truncate(time.Microsecond)
+	e := &Entry{ID: ids.NewAt(ids.Audit, at), TenantID: c.TenantID, OccurredAt: at,
 		Actor:  Actor{Type: string(c.Actor.Type), ID: c.Actor.ID, Email: c.Actor.Email},
 		Action: string(c.Action), Target: Target{Type: c.Target.Type, ID: c.Target.ID}, Changes: fields,
 		RequestID: o.RequestID, IP: o.IP, UserAgent: o.UserAgent}

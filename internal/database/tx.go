@@ -91,11 +91,11 @@ func InTx(ctx context.Context) bool {
 // RunInTx runs fn in the transaction ctx carries, or else in a new transaction on db
 // that commits when fn returns nil; a context marked by WithCallTimeout bounds the
 // new transaction as a whole. fn must make its writes through Conn on the context it
-// is given. Errors: fn's, or the store's (classified; a COMMIT whose outcome is
+// is given; statements it deferred (Defer) are sent before it ends. Errors: fn's, or the store's (classified; a COMMIT whose outcome is
 // unknown is marked ErrOutcomeUnknown, see CommitFailed).
 func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) (err error) {
 	if InTx(ctx) {
-		return fn(ctx)
+		return runCarrying(ctx, db, fn)
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
@@ -118,7 +118,7 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 			tx.Rollback()
 		}
 	}()
-	if err := fn(WithTx(ctx, tx)); err != nil {
+	if err := runCarrying(WithTx(ctx, tx), db, fn); err != nil {
 		return Classify(err)
 	}
 	committed = true

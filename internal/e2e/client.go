@@ -67,6 +67,15 @@ func (a Answer) String() string {
 
 // Do sends one request to base+path with an optional JSON body and Idempotency-Key.
 func (c *Client) Do(ctx context.Context, method, base, path, key string, body []byte) Answer {
+	var h http.Header
+	if key != "" {
+		h = http.Header{"Idempotency-Key": {key}}
+	}
+	return c.Send(ctx, method, base, path, h, body)
+}
+
+// Send is Do with any request headers (Idempotency-Key, If-Match, …) in h.
+func (c *Client) Send(ctx context.Context, method, base, path string, h http.Header, body []byte) Answer {
 	timeout := c.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
@@ -91,8 +100,8 @@ func (c *Client) Do(ctx context.Context, method, base, path, key string, body []
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if key != "" {
-		req.Header.Set("Idempotency-Key", key)
+	for k, vs := range h {
+		req.Header[http.CanonicalHeaderKey(k)] = vs
 	}
 	res, err := c.HTTP.Do(req)
 	if err == nil {

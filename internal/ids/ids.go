@@ -5,7 +5,9 @@ package ids
 
 import (
 	"encoding/hex"
+	"fmt"
 	"regexp"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -35,6 +37,30 @@ func New(prefix string) string {
 		panic("ids: " + err.Error())
 	}
 	return prefix + "_" + hex.EncodeToString(u[:])
+}
+
+// NewAt is New for an ID whose UUIDv7 time is t's millisecond (RFC 9562 section
+// 5.7), for records whose age is read from their ID: the audit log sweeps by ID, so
+// an entry's ID must carry the time the entry says it occurred, from whatever clock
+// stamped it. Within the current millisecond it is New itself (monotonic in the
+// process); otherwise New's random bits under t's timestamp.
+func NewAt(prefix string, t time.Time) string {
+	u, err := uuid.NewV7()
+	if err != nil {
+		panic("ids: " + err.Error())
+	}
+	ms := uint64(t.UnixMilli())
+	for i := range 6 {
+		u[i] = byte(ms >> (40 - 8*i))
+	}
+	return prefix + "_" + hex.EncodeToString(u[:])
+}
+
+// Before returns the smallest string above every ID with prefix whose UUIDv7 time
+// is earlier than t's millisecond, and below every other: `id < Before(p, t)` selects,
+// by the IDs' order alone, the records of prefix p minted (New, NewAt) before t.
+func Before(prefix string, t time.Time) string {
+	return fmt.Sprintf("%s_%012x", prefix, uint64(t.UnixMilli()))
 }
 
 var shape = regexp.MustCompile(`^[a-z]{2,8}_[0-9a-f]{32}$`)

@@ -16,7 +16,8 @@ import (
 )
 
 func entry(tenant string, at time.Time) *audit.Entry {
-	return &audit.Entry{ID: ids.New(ids.Audit), TenantID: tenant, OccurredAt: at.UTC().Truncate(time.Microsecond),
+	at = at.UTC().Truncate(time.Microsecond)
+	return &audit.Entry{ID: ids.NewAt(ids.Audit, at), TenantID: tenant, OccurredAt: at,
 		Actor: audit.Actor{Type: "system"}, Action: "tenant.disabled", Target: audit.Target{Type: "tenant", ID: tenant},
 		Changes: map[string]audit.Field{"disabled": {From: json.RawMessage("false"), To: json.RawMessage("true")}}}
 }

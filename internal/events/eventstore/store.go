@@ -101,7 +101,8 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 	}
 	at := ev.CreatedAt.UTC()
 	if s.dialect == database.Postgres {
-		res := database.Conn(ctx, s.db).Exec(insertQueuePG, ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
+		// Carrying the statements deferred in the unit of work (the audit entry's).
+		res := database.ExecCarrying(ctx, s.db, insertQueuePG, ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
 			at, retryUntil.UTC(), at, ev.TenantID, "%,"+string(ev.Type)+",%")
 		if res.Error != nil {
 			return 0, fmt.Errorf("insert event: %w", res.Error)
