@@ -28,6 +28,7 @@ var all = []*gormigrate.Migration{
 	m0011AuditLog,
 	m0012KeyedFingerprints,
 	m0013RiskRegister,
+	m0015RegisterHeatmap,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.
