@@ -60,20 +60,21 @@ func BenchmarkRegisterQueries(b *testing.B) {
 	}
 	b.Logf("seeded %d risks in %v (%.0f rows/s), then %s in %v", n+9*(n/10), seeded.Round(time.Millisecond),
 		float64(n+9*(n/10))/seeded.Seconds(), stats, (time.Since(start) - seeded).Round(time.Millisecond))
-	for _, c := range registerCalls(s, tenant) {
-		b.Run(c.name, func(b *testing.B) { measure(b, c.call) })
+	for _, c := range registerCalls(tenant) {
+		explain(b, s, c.name, c.call)
+		b.Run(c.name, func(b *testing.B) { measure(b, func() error { return c.call(s) }) })
 	}
 }
 
 // registerCalls are the reads BenchmarkRegisterQueries times, on tenant.
-func registerCalls(s *Store, tenant string) []struct {
+func registerCalls(tenant string) []struct {
 	name string
-	call func() error
+	call func(*Store) error
 } {
 	ctx := context.Background()
 	open, ten := []risks.Status{risks.StatusOpen}, 10
-	list := func(q risks.Query) func() error {
-		return func() error {
+	list := func(q risks.Query) func(*Store) error {
+		return func(s *Store) error {
 			_, _, err := s.List(ctx, tenant, risks.Filter{Limit: 20, Query: q})
 			return err
 		}
@@ -81,7 +82,7 @@ func registerCalls(s *Store, tenant string) []struct {
 	byScore := risks.Sort{Field: risks.SortRiskScore, Desc: true}
 	return []struct {
 		name string
-		call func() error
+		call func(*Store) error
 	}{
 		{"list_filtered", list(risks.Query{Statuses: open, Treatments: []risks.Treatment{risks.TreatmentMitigate},
 			MinScore: &ten, Sort: risks.DefaultSort})},
@@ -89,11 +90,11 @@ func registerCalls(s *Store, tenant string) []struct {
 		{"list_filtered_by_score", list(risks.Query{Statuses: open, MinScore: &ten, Sort: byScore})},
 		{"search_q", list(risks.Query{Words: []string{"vendor", "contract"}, Sort: risks.DefaultSort})},
 		{"search_q_rare", list(risks.Query{Words: []string{"12345"}, Sort: risks.DefaultSort})},
-		{"heatmap", func() error {
+		{"heatmap", func(s *Store) error {
 			_, err := s.Heatmap(ctx, tenant, risks.Query{Statuses: open}, risks.BasisInherent)
 			return err
 		}},
-		{"heatmap_residual", func() error {
+		{"heatmap_residual", func(s *Store) error {
 			_, err := s.Heatmap(ctx, tenant, risks.Query{}, risks.BasisResidual)
 			return err
 		}},
