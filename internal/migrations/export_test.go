@@ -2,3 +2,6 @@ package migrations
 
 // RollbackRiskRegister undoes 0011 so a test can start from the schema before it.
 var RollbackRiskRegister = m0013RiskRegister.Rollback
+
+// RollbackRegisterHeatmap undoes 0015, whose index names columns 0013 adds.
+var RollbackRegisterHeatmap = m0015RegisterHeatmap.Rollback

@@ -29,6 +29,7 @@ var all = []*gormigrate.Migration{
 	m0012KeyedFingerprints,
 	m0013RiskRegister,
 	m0014AuditLogLean,
+	m0015RegisterHeatmap,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -17,13 +17,25 @@ func (s *Store) postgres() bool { return s.db.Dialector.Name() == "postgres" }
 
 // selected is a statement on the tenant's risks that q's filters select (its sort
 // aside). Which index serves which filter: docs/register.md.
-func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query) *gorm.DB {
+//
+// paged says the statement reads a page in an index's order, which lets a q search
+// of common words on SQLite walk that index (containing).
+func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, paged bool) (*gorm.DB, error) {
 	db := s.tenant(ctx, tenantID).Model(&row{})
+	// A page on SQLite checks status and treatment on the rows its sort's index
+	// walks (the unary + keeps them off idx_risks_tenant_heatmap): at most 12 values
+	// together, a page is reached within a few hundred rows, whereas reading them
+	// through the heat map's index sorts every selected row first
+	// (docs/performance.md).
+	plus := ""
+	if paged && !s.postgres() {
+		plus = "+"
+	}
 	if len(q.Statuses) > 0 {
-		db = db.Where("status IN ?", q.Statuses)
+		db = db.Where(plus+"status IN ?", q.Statuses)
 	}
 	if len(q.Treatments) > 0 {
-		db = db.Where("treatment IN ?", q.Treatments)
+		db = db.Where(plus+"treatment IN ?", q.Treatments)
 	}
 	db = where(db, "category = ?", q.Category)
 	db = where(db, "owner = ?", q.Owner)
@@ -33,7 +45,6 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query) *g
 	db = where(db, "created_at >= ?", q.CreatedSince)
 	db = where(db, "created_at < ?", q.CreatedUntil)
 	db = where(db, "updated_at >= ?", q.UpdatedSince)
-	db = s.containing(db, q.Words)
 	for k, v := range q.Metadata {
 		// Keys are [A-Za-z0-9_.-] (risks.ValidMetadataKey): safe inside the path.
 		if s.postgres() {
@@ -42,7 +53,8 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query) *g
 			db = db.Where("json_extract(metadata, ?) = ?", `$."`+k+`"`, v)
 		}
 	}
-	return db
+	// Last: on SQLite's walk the other filters are checked before a row is probed.
+	return s.containing(ctx, db, tenantID, q.Words, paged)
 }
 
 // where adds cond with *v when v is set.
@@ -54,12 +66,23 @@ func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {
 }
 
 // containing keeps the risks whose title or description holds each of words,
-// case-insensitive. PostgreSQL: ILIKE per word, served by the pg_trgm GIN indexes;
-// SQLite: one MATCH of the FTS5 trigram index risks_fts for the words of three
-// characters or more (each a quoted phrase, all required), LIKE for shorter ones,
-// which a trigram index cannot answer (ASCII case folding only).
-func (s *Store) containing(db *gorm.DB, words []string) *gorm.DB {
-	var phrases []string
+// case-insensitive. PostgreSQL: ILIKE per word, served by the pg_trgm GIN indexes.
+// SQLite: LIKE for words under three characters, which a trigram index cannot
+// answer (ASCII case folding only); the others are matched as the FTS5 trigram
+// index risks_fts matches them (each a quoted phrase, all required), in one of two
+// ways that select the same rows (docs/register.md):
+//
+//   - the set of rowids risks_fts matches, read whole: when the tenant has fewer
+//     than denseMatches matches, or the statement is not paged (a heat map counts
+//     every match), or a word is not ASCII;
+//   - else per row, as the page's own index walk reaches it: LIKE on a row of
+//     ASCII text (where LIKE's ASCII case folding is the index's), a probe of
+//     risks_fts for that rowid on any other row. A page of common words then reads
+//     a few dozen rows, not every match of every tenant.
+func (s *Store) containing(ctx context.Context, db *gorm.DB, tenantID string, words []string, paged bool) (*gorm.DB, error) {
+	var phrases, likes []string
+	var args []any
+	ascii := true
 	for _, w := range words {
 		pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
 		switch {
@@ -67,15 +90,54 @@ func (s *Store) containing(db *gorm.DB, words []string) *gorm.DB {
 			db = db.Where(`(title ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, pattern, pattern)
 		case utf8.RuneCountInString(w) >= 3:
 			phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+			likes = append(likes, `(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`)
+			args = append(args, pattern, pattern)
+			ascii = ascii && isASCII(w)
 		default:
 			db = db.Where(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pattern, pattern)
 		}
 	}
-	if len(phrases) > 0 {
-		db = db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", strings.Join(phrases, " "))
+	if len(phrases) == 0 {
+		return db, nil
 	}
-	return db
+	match := strings.Join(phrases, " ")
+	if !paged || !ascii {
+		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match), nil
+	}
+	// risks_fts yields its matches in turn, so the count stops at denseMatches.
+	var n int64
+	found := s.tenant(ctx, tenantID).Table("risks_fts CROSS JOIN risks").Select("1").
+		Where("risks_fts MATCH ? AND risks.rowid = risks_fts.rowid", match).Limit(denseMatches)
+	if err := database.Conn(ctx, s.db).Table("(?) AS found", found).Count(&n).Error; err != nil {
+		return nil, fmt.Errorf("count risks matching q: %w", err)
+	}
+	if n < denseMatches {
+		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match), nil
+	}
+	return db.Where("(("+strings.Join(likes, " AND ")+") OR ("+notASCII+
+		" AND EXISTS (SELECT 1 FROM risks_fts WHERE risks_fts MATCH ? AND risks_fts.rowid = risks.rowid)))",
+		append(args, match)...), nil
 }
+
+// notASCII holds for a row whose title or description has a character outside
+// ASCII: one whose text is longer in bytes than in characters.
+const notASCII = "(length(CAST(title AS BLOB)) != length(title) OR length(CAST(description AS BLOB)) != length(description))"
+
+// isASCII reports whether w is ASCII only.
+func isASCII(w string) bool {
+	for i := range len(w) {
+		if w[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// denseMatches is how many matches of a q search the tenant must have on SQLite for
+// a page to be read by the walk of its index (containing): reading this many
+// matches whole costs a few milliseconds; past it, a page of matches is reached
+// sooner by the walk.
+const denseMatches = 1000
 
 // sorted is the keyset order of sort on this store. Titles sort by code point on
 // both stores (COLLATE "C" on PostgreSQL, SQLite's BINARY), so both list alike.
@@ -106,7 +168,11 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	if f.After != nil {
 		after = &database.After{Key: f.After.Key, ID: f.After.ID}
 	}
-	out, more, err := database.PageSorted(s.selected(ctx, tenantID, f.Query), s.sorted(f.Sort), after, f.Limit, toRisk)
+	sel, err := s.selected(ctx, tenantID, f.Query, true)
+	if err != nil {
+		return nil, false, err
+	}
+	out, more, err := database.PageSorted(sel, s.sorted(f.Sort), after, f.Limit, toRisk)
 	if err != nil {
 		return nil, false, fmt.Errorf("list risks: %w", err)
 	}
@@ -124,7 +190,11 @@ func (s *Store) Heatmap(ctx context.Context, tenantID string, q risks.Query, bas
 		L, I *int
 		N    int
 	}
-	err := s.selected(ctx, tenantID, q).Select(l + " AS l, " + i + " AS i, COUNT(*) AS n").
+	sel, err := s.selected(ctx, tenantID, q, false)
+	if err != nil {
+		return nil, err
+	}
+	err = sel.Select(l + " AS l, " + i + " AS i, COUNT(*) AS n").
 		Group(l + ", " + i).Scan(&cells).Error
 	if err != nil {
 		return nil, fmt.Errorf("risk heat map: %w", err)
