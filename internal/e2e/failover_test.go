@@ -17,10 +17,11 @@ import (
 // scaled(2): 2, or 20 with -e2e.scale=10); each brings 150 keys of write load.
 const envFailovers = "E2E_FAILOVERS"
 
-// failovers is a schedule of PostgreSQL failovers under write load: the primary of
-// pair stopped as a crash stops it, the standby promoted after a failover manager's
-// detection delay, and — before the next — the old primary rebuilt as the new one's
-// standby. insts are the riskapi instances on pair.URL().
+// failovers is a schedule of PostgreSQL failovers under write load: replication to
+// the standby of pair held back for a moment, the primary stopped as a crash stops
+// it, the standby promoted after a failover manager's detection delay, and — before
+// the next — the old primary rebuilt as the new one's standby. insts are the
+// riskapi instances on pair.URL().
 type failovers struct {
 	pair   *e2e.PGPair
 	insts  []*e2e.Instance
@@ -32,8 +33,8 @@ type failovers struct {
 }
 
 // run releases w's keys in f.rounds rounds: in each, half of the round's keys go
-// out before the failover and keep going during it, a quarter during the detection
-// delay, the rest once the instances reach the new primary.
+// out before the failover, an eighth while replication is held back, an eighth
+// during the detection delay, the rest once the instances reach the new primary.
 func (f *failovers) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *e2e.WriteTest, keys int) {
 	t.Helper()
 	issue := func(n int, over time.Duration) {
@@ -47,9 +48,14 @@ func (f *failovers) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *e2
 	for round := 0; round < f.rounds && ctx.Err() == nil; round++ {
 		n := (keys - w.Issued() + (f.rounds - round - 1)) / (f.rounds - round)
 		issue(n/2, time.Duration(500+rng.IntN(700))*time.Millisecond)
+		// The standby falls behind, as over a slow or partitioned link, and the
+		// primary fails while it is: what it committed since is only on it.
+		f.pair.StallReplication()
+		lag := time.Duration(200+rng.IntN(300)) * time.Millisecond
+		issue(n/8, lag)
 		detect := time.Duration(200+rng.IntN(600)) * time.Millisecond
 		began := time.Now()
-		go issue(n/4, detect) // writes meet the outage; w.Issue is safe for concurrent use
+		go issue(n/8, detect) // writes meet the outage; w.Issue is safe for concurrent use
 		old := f.pair.Primary.Port()
 		if err := f.pair.Failover(ctx, detect); err != nil {
 			t.Fatalf("failover %d: %v\n--- new primary's log:\n%s", round+1, err, f.pair.Primary.LogTail(4096))
@@ -57,9 +63,10 @@ func (f *failovers) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *e2
 		promoted := time.Since(began)
 		f.waitReady(t, ctx, round)
 		f.outages = append(f.outages, time.Since(began))
-		t.Logf("failover %d: primary :%d stopped, :%d promoted %s later (detection %s), every instance ready %s after the stop",
-			round+1, old, f.pair.Primary.Port(), promoted.Round(time.Millisecond), detect, time.Since(began).Round(time.Millisecond))
-		issue(n-n/2-n/4, 500*time.Millisecond)
+		t.Logf("failover %d: replication held back %s, primary :%d stopped, :%d promoted %s later (detection %s), "+
+			"every instance ready %s after the stop", round+1, lag, old, f.pair.Primary.Port(), promoted.Round(time.Millisecond),
+			detect, time.Since(began).Round(time.Millisecond))
+		issue(n-n/2-n/8-n/8, 500*time.Millisecond)
 		if round+1 < f.rounds {
 			if err := f.pair.Rejoin(ctx); err != nil {
 				t.Fatalf("failover %d: the old primary does not rejoin as a standby: %v\n--- its log:\n%s", round+1, err,

@@ -3,11 +3,14 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/riskapi/riskapi/internal/netfault"
 )
 
 // Streaming replication between private clusters (PGCluster): a standby made with
@@ -16,29 +19,34 @@ import (
 
 // NewPGStandby makes a streaming standby of primary, which must be running: a new
 // cluster directory with a free port of its own, filled by pg_basebackup -R (the
-// base backup, standby.signal and primary_conninfo). It is not yet started.
-func NewPGStandby(ctx context.Context, primary *PGCluster) (*PGCluster, error) {
+// base backup, standby.signal and primary_conninfo) from via, primary's address or a
+// proxy's in front of it ("127.0.0.1:port"). It is not yet started.
+func NewPGStandby(ctx context.Context, primary *PGCluster, via string) (*PGCluster, error) {
 	c, err := newPGDir(primary.bin)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.backUp(ctx, primary); err != nil {
+	if err := c.backUp(ctx, via); err != nil {
 		os.RemoveAll(c.dir)
 		return nil, err
 	}
 	return c, nil
 }
 
-// backUp fills c's (absent or stopped) data directory with a base backup of primary
-// and makes it primary's streaming standby.
-func (c *PGCluster) backUp(ctx context.Context, primary *PGCluster) error {
+// backUp fills c's (absent or stopped) data directory with a base backup of the
+// primary at via (host:port) and makes it that primary's streaming standby.
+func (c *PGCluster) backUp(ctx context.Context, via string) error {
+	host, port, err := net.SplitHostPort(via)
+	if err != nil {
+		return err
+	}
 	if _, err := os.Stat(c.data()); err == nil {
 		// pg_basebackup wants an empty directory; the user it runs as owns c.dir.
 		if err := os.RemoveAll(c.data()); err != nil {
 			return err
 		}
 	}
-	if _, err := c.run(ctx, "pg_basebackup", "-D", c.data(), "-h", "127.0.0.1", "-p", fmt.Sprint(primary.port),
+	if _, err := c.run(ctx, "pg_basebackup", "-D", c.data(), "-h", host, "-p", port,
 		"-U", "postgres", "-R", "-X", "stream", "-c", "fast", "--no-sync"); err != nil {
 		return err
 	}
@@ -53,6 +61,9 @@ func (c *PGCluster) Promote(ctx context.Context) error {
 
 // Port is the cluster's TCP port on 127.0.0.1.
 func (c *PGCluster) Port() int { return c.port }
+
+// Addr is the cluster's "127.0.0.1:port".
+func (c *PGCluster) Addr() string { return fmt.Sprintf("127.0.0.1:%d", c.port) }
 
 // Exec runs sql, one statement without parameters, on the cluster's postgres
 // database over a connection of its own.
@@ -100,10 +111,13 @@ func (c *PGCluster) waitFor(ctx context.Context, what, sql string) error {
 // swap at each Failover; URL names both. With Sync, the primary commits only once
 // the standby has the commit on disk (synchronous_standby_names = '*',
 // synchronous_commit = on, PostgreSQL's default): no acknowledged commit is missing
-// on the standby when it is promoted. Without, replication is asynchronous.
+// on the standby when it is promoted. Without, replication is asynchronous. The
+// standby streams through a proxy (link), so that a test can hold replication
+// back (StallReplication) as a slow or partitioned network does.
 type PGPair struct {
 	Primary, Standby *PGCluster
 	Sync             bool
+	link             *netfault.Proxy
 }
 
 // StartPGPairT starts a primary and a streaming standby of it for a test (skipped
@@ -113,11 +127,18 @@ func StartPGPairT(t testing.TB, sync bool) *PGPair {
 	p := &PGPair{Primary: StartPGClusterT(t), Sync: sync}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	standby, err := NewPGStandby(ctx, p.Primary)
+	via, err := p.linkTo(p.Primary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	standby, err := NewPGStandby(ctx, p.Primary, via)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		if p.link != nil {
+			p.link.Close()
+		}
 		if err := standby.Remove(); err != nil {
 			t.Errorf("remove the private PostgreSQL standby: %v", err)
 		}
@@ -164,6 +185,25 @@ func (p *PGPair) startStandby(ctx context.Context) error {
 		"SELECT count(*) FROM pg_stat_replication WHERE sync_state = 'sync'")
 }
 
+// linkTo replaces the replication link with a proxy to primary and returns its
+// address.
+func (p *PGPair) linkTo(primary *PGCluster) (string, error) {
+	if p.link != nil {
+		p.link.Close()
+	}
+	px, err := netfault.Start(primary.Addr())
+	if err != nil {
+		return "", err
+	}
+	p.link = px
+	return px.Addr(), nil
+}
+
+// StallReplication holds back everything the primary streams to the standby until
+// the next Failover or Rejoin: the standby falls behind, and with Sync the
+// primary's commits wait.
+func (p *PGPair) StallReplication() { p.link.Stall() }
+
 // Failover stops the primary as a crash does (pg_ctl stop -m immediate), waits
 // detect — the time a failover manager takes to notice —, promotes the standby and
 // swaps the roles. The old primary stays stopped until Rejoin.
@@ -185,7 +225,11 @@ func (p *PGPair) Failover(ctx context.Context, detect time.Duration) error {
 // backup in its directory, on its port — and starts it (startStandby), so that the
 // pair can fail over once more.
 func (p *PGPair) Rejoin(ctx context.Context) error {
-	if err := p.Standby.backUp(ctx, p.Primary); err != nil {
+	via, err := p.linkTo(p.Primary)
+	if err != nil {
+		return err
+	}
+	if err := p.Standby.backUp(ctx, via); err != nil {
 		return err
 	}
 	return p.startStandby(ctx)
