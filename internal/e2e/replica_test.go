@@ -16,7 +16,7 @@ import (
 // sends to the replica.
 type replicaView struct {
 	listed, searched, exported, audited, auditExported bool
-	heat                                              int // the heat map's count in the risk's cell
+	heat                                               int // the heat map's count in the risk's cell
 }
 
 // viewOf reads, through base with key, where the risk id titled title (with its one
