@@ -27,7 +27,8 @@ var ErrOutcomeUnknown = errors.New("the write's outcome is unknown")
 
 // Classify returns err wrapped with ErrUnavailable when it means the store could not
 // be reached or lost its connection (refused, reset, closed, unexpected EOF, a
-// backend shut down or terminated), is busy (SQLite locked), or is out of space, and
+// backend shut down or terminated), is a standby refusing writes, is busy (SQLite
+// locked), or is out of space, and
 // err unchanged otherwise. Classify(nil) is nil.
 func Classify(err error) error {
 	if err == nil || errors.Is(err, ErrUnavailable) {
@@ -106,8 +107,11 @@ func unavailable(err error) bool {
 		return true
 	case errors.As(err, &pgErr):
 		// Class 08: connection exception; 57P01..03: admin shutdown, crash shutdown,
-		// cannot connect now; 53300: too many connections.
-		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "53300"
+		// cannot connect now; 53300: too many connections; 25006: a write refused
+		// by a server in recovery — a standby reached through a pooler or a
+		// single-host URL while the failover settles (docs/deploying.md, Failover).
+		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "53300" ||
+			pgErr.Code == "25006"
 	case pgconn.SafeToRetry(err), pgconn.Timeout(err),
 		errors.Is(err, context.DeadlineExceeded):
 		return true

@@ -35,6 +35,7 @@ func TestClassify(t *testing.T) {
 		{"terminated backend", &pgconn.PgError{Code: "57P01"}, true, false},
 		{"connection exception", &pgconn.PgError{Code: "08006"}, true, false},
 		{"PostgreSQL disk full", &pgconn.PgError{Code: "53100"}, true, false},
+		{"write refused by a standby", &pgconn.PgError{Code: "25006"}, true, false},
 		{"unique violation", &pgconn.PgError{Code: "23505"}, false, false},
 		{"pool wait past the call deadline", context.DeadlineExceeded, true, false},
 		{"bad pooled connection", driver.ErrBadConn, true, false},

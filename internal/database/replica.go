@@ -9,7 +9,8 @@ import (
 
 // Reads from a replica (DATABASE_READ_URL; docs/deploying.md, Replicas). A read
 // goes to the replica only when three things hold: its store marked it as one that
-// may lag (MayLag: the lists — risks, attachments, events, the request log), its
+// may lag (MayLag: the lists — risks with their search and export, attachments,
+// events, the request log, the audit log with its export — and the heat map), its
 // request writes nothing (WritesPrimary, set by the HTTP server on every method but
 // GET and HEAD), and it is not inside a transaction. Everything else — idempotency
 // lookups and replays, the key inspector, credentials, any read of a write — reads

@@ -17,13 +17,22 @@ type writeScenario struct {
 	lease              time.Duration
 	chaos              *chaos       // nil: no kills
 	faults             *storeFaults // nil: no store outages
+	failovers          *failovers   // nil: no failover of PostgreSQL
+	// reportLosses logs acknowledged writes the store lost (Report.Losses) instead
+	// of failing on them: what an asynchronous standby's promotion costs is reported.
+	reportLosses bool
+	// loadBound bounds the load phase. Optional. Default 2 minutes × -e2e.scale.
+	loadBound time.Duration
 }
 
 func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, insts []*e2e.Instance) e2e.Report {
 	t.Helper()
 	rng := newRand(t)
 	// The whole run is bounded; every phase below is bounded again within it.
-	loadBound := time.Duration(max(1, *scale) * float64(2*time.Minute))
+	loadBound := s.loadBound
+	if loadBound <= 0 {
+		loadBound = time.Duration(max(1, *scale) * float64(2*time.Minute))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), loadBound+2*time.Minute)
 	defer cancel()
 	client := e2e.NewClient(creds.APIKey, s.clients*s.dup+4)
@@ -50,6 +59,9 @@ func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, inst
 	if s.faults != nil {
 		s.faults.run(t, loadCtx, rng, w, s.keys)
 	}
+	if s.failovers != nil {
+		s.failovers.run(t, loadCtx, rng, w, s.keys)
+	}
 	w.Finish()
 	loadTook := time.Since(start)
 
@@ -69,6 +81,13 @@ func (s writeScenario) run(t *testing.T, url string, creds e2e.Credentials, inst
 	t.Logf("report: %s", rep)
 	for _, p := range rep.Problems {
 		t.Error(p)
+	}
+	for _, p := range rep.Losses {
+		if s.reportLosses {
+			t.Log(p)
+		} else {
+			t.Error(p)
+		}
 	}
 	if t.Failed() {
 		for _, in := range insts {

@@ -21,7 +21,7 @@ import (
 
 // riskapiEnv are the variables riskapi reads (internal/config). The parent's values
 // are never inherited: an instance sees only what its Config says.
-var riskapiEnv = []string{"ADDR", "DATABASE_URL", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
+var riskapiEnv = []string{"ADDR", "DATABASE_URL", "DATABASE_READ_URL", "DATABASE_MAX_CONNS", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
 	"IDEMPOTENCY_REQUIRED", "SWEEP_SCHEDULE", "UPLOAD_DIR", "MAX_UPLOAD_BYTES", "MAX_IMPORT_ROWS", "RATE_LIMIT_RPS", "RATE_LIMIT_BURST",
 	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT",
 	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE", "WEBHOOK_ENDPOINTS_MAX"}

@@ -52,6 +52,24 @@ func PGBinDir() string {
 // NewPGCluster runs initdb (superuser postgres, trust authentication) in a new
 // temporary directory and returns the cluster, not yet started. Remove deletes it.
 func NewPGCluster(ctx context.Context, bin string) (*PGCluster, error) {
+	c, err := newPGDir(bin)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.run(ctx, "initdb", "-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"); err != nil {
+		os.RemoveAll(c.dir)
+		return nil, err
+	}
+	if err := c.configure(); err != nil {
+		os.RemoveAll(c.dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+// newPGDir makes the directory of a cluster of bin's binaries, owned by the user
+// they run as, and picks the cluster's free port.
+func newPGDir(bin string) (*PGCluster, error) {
 	c := &PGCluster{bin: bin}
 	if _, err := os.Stat(filepath.Join(bin, "initdb")); err != nil {
 		return nil, fmt.Errorf("no PostgreSQL binaries in %s: %w", bin, err)
@@ -71,23 +89,22 @@ func NewPGCluster(ctx context.Context, bin string) (*PGCluster, error) {
 		os.RemoveAll(dir)
 		return nil, err
 	}
-	if _, err := c.run(ctx, "initdb", "-D", c.data(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n", c.port, dir)
-	f, err := os.OpenFile(filepath.Join(c.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
-	if err == nil {
-		_, err = f.WriteString(conf)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
 	return c, nil
+}
+
+// configure appends the cluster's own address to its postgresql.conf: later lines
+// win, so this also overrides the primary's port in a base backup's copy.
+func (c *PGCluster) configure() error {
+	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = '%s'\n", c.port, c.dir)
+	f, err := os.OpenFile(filepath.Join(c.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(conf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // runAsPostgres makes the cluster's binaries run as the postgres user and gives it

@@ -304,15 +304,22 @@ type Report struct {
 	AckedBeforeFinal, FinalExecuted int
 	Risks                           int           // risks in the tenant
 	MaxBlocked                      time.Duration // longest run of 409s on one key
-	// Problems lists every broken guarantee; empty means the run passed.
+	// Problems lists every broken guarantee but the losses; empty and no Losses
+	// means the run passed.
 	Problems []string
+	// Lost counts the keys whose acknowledged risk the tenant does not hold, and
+	// Losses says what that broke for each (the loss, and the retry that then ran the
+	// write again). A store that lost committed transactions (an asynchronous
+	// standby promoted) shows here; every other failure is in Problems.
+	Lost   int
+	Losses []string
 }
 
 func (r Report) String() string {
 	return fmt.Sprintf("keys=%d risks=%d requests=%d retries=%d network-errors=%d 409=%d 503/429=%d (503 not_executed=%d unknown=%d) other=%d "+
-		"2xx-executed=%d 2xx-replayed=%d acked-before-final=%d final-executed=%d max-409-run=%s problems=%d",
+		"2xx-executed=%d 2xx-replayed=%d acked-before-final=%d final-executed=%d max-409-run=%s lost=%d problems=%d",
 		r.Keys, r.Risks, r.Attempts, r.Retries, r.NetErrors, r.InProgress, r.Unavailable, r.NotExecuted, r.Unknown, r.OtherStatus,
-		r.Executed, r.Replayed, r.AckedBeforeFinal, r.FinalExecuted, r.MaxBlocked.Round(time.Millisecond), len(r.Problems))
+		r.Executed, r.Replayed, r.AckedBeforeFinal, r.FinalExecuted, r.MaxBlocked.Round(time.Millisecond), r.Lost, len(r.Problems))
 }
 
 // Check lists the tenant's risks through base and checks every guarantee against the
@@ -384,6 +391,11 @@ func (w *WriteTest) checkKey(k *keyState, r *Report, ids map[string]bool, byTitl
 		if !k.final.replayed {
 			r.FinalExecuted++
 		}
+	}
+	if listed && len(all) > 0 && !ids[all[0].id] {
+		// The first acknowledged risk is gone: what follows from it is the loss.
+		r.Lost++
+		add = func(format string, args ...any) { r.Losses = append(r.Losses, fmt.Sprintf(format, args...)) }
 	}
 	executed := 0
 	for _, a := range all {

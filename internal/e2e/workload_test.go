@@ -118,8 +118,9 @@ func runFake(t *testing.T, f *fakeAPI, lease time.Duration) e2e.Report {
 	return w.Check(ctx, srv.URL)
 }
 
+// hasProblem reports whether a problem or a loss of r names word.
 func hasProblem(r e2e.Report, word string) bool {
-	for _, p := range r.Problems {
+	for _, p := range append(r.Problems, r.Losses...) {
 		if strings.Contains(p, word) {
 			return true
 		}
@@ -131,19 +132,19 @@ func hasProblem(r e2e.Report, word string) bool {
 // rely on fail on a server that doubles, loses or blocks writes, and pass on one
 // that does not.
 func TestWriteTestCatches(t *testing.T) {
-	if r := runFake(t, &fakeAPI{}, time.Minute); len(r.Problems) > 0 || r.NetErrors == 0 {
+	if r := runFake(t, &fakeAPI{}, time.Minute); len(r.Problems)+len(r.Losses) > 0 || r.NetErrors == 0 {
 		t.Errorf("a correct server: %s %v (want no problems and some cut answers)", r, r.Problems)
 	}
 	if r := runFake(t, &fakeAPI{ignoreKeys: true}, time.Minute); !hasProblem(r, "DOUBLED") {
 		t.Errorf("a server that ignores keys was not caught: %s %v", r, r.Problems)
 	}
-	if r := runFake(t, &fakeAPI{loseEvery: 7}, time.Minute); !hasProblem(r, "LOST") {
+	if r := runFake(t, &fakeAPI{loseEvery: 7}, time.Minute); !hasProblem(r, "LOST") || r.Lost == 0 {
 		t.Errorf("a server that loses acknowledged writes was not caught: %s %v", r, r.Problems)
 	}
 	if r := runFake(t, &fakeAPI{blockFor: 250 * time.Millisecond}, 100*time.Millisecond); !hasProblem(r, "BLOCKED") {
 		t.Errorf("a server that blocks keys past the lease was not caught: %s %v", r, r.Problems)
 	}
-	if r := runFake(t, &fakeAPI{lostOutcome: "unknown"}, time.Minute); len(r.Problems) > 0 || r.Unknown == 0 {
+	if r := runFake(t, &fakeAPI{lostOutcome: "unknown"}, time.Minute); len(r.Problems)+len(r.Losses) > 0 || r.Unknown == 0 {
 		t.Errorf("a server that says unknown of a committed write: %s %v (want no problems)", r, r.Problems)
 	}
 	if r := runFake(t, &fakeAPI{lostOutcome: "not_executed"}, time.Minute); !hasProblem(r, "UNTRUE") {

@@ -23,7 +23,8 @@ import (
 // statements with cached descriptions), and — when TEST_PGBOUNCER_URL names one —
 // as riskapi through PgBouncer.
 // The ways are alternated in short slices so that noise on a shared machine falls
-// on each alike; it reports each rate and its ratio to the statement cache's.
+// on each alike; it reports each rate, its ratio to the statement cache's, and the
+// pooler's ratio to riskapi's direct connections (pooler/direct).
 //
 // Run: TEST_DATABASE_URL=postgres://… [TEST_PGBOUNCER_URL=postgres://…] \
 // go test -run '^$' -bench QueryMode -benchtime 1x ./internal/server/
@@ -64,6 +65,9 @@ func BenchmarkQueryMode(b *testing.B) {
 					b.ReportMetric(r/3/float64(b.N), w.name+"-"+kind+"-req/s")
 					if w.name != "cache" {
 						b.ReportMetric(r/rates["cache/"+kind], w.name+"/cache-"+kind)
+					}
+					if w.name == "pooler" { // PgBouncer against direct connections, both as riskapi connects
+						b.ReportMetric(r/rates["riskapi/"+kind], "pooler/direct-"+kind)
 					}
 				}
 			}

@@ -180,8 +180,10 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 }
 
 // Heatmap counts the risks q selects by the likelihood and impact of basis, in one
-// grouped statement.
+// grouped statement. Like a list, it may read a replica that is behind
+// (database.MayLag; docs/deploying.md, Replicas).
 func (s *Store) Heatmap(ctx context.Context, tenantID string, q risks.Query, basis risks.Basis) (*risks.Heatmap, error) {
+	ctx = database.MayLag(ctx)
 	l, i := "likelihood", "impact"
 	if basis == risks.BasisResidual {
 		l, i = "residual_likelihood", "residual_impact"
