@@ -2165,6 +2165,11 @@ export interface components {
         /** @enum {string} */
         EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
         /**
+         * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
+         * @enum {string}
+         */
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
+        /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
          *     `type` says which: `data.object` is a Risk for `risk.*` (for `risk.deleted`, as it
@@ -2302,7 +2307,7 @@ export interface components {
             id: string;
             url: string;
             /** @description The subscribed types, or `["*"]` for every type. */
-            events: string[];
+            events: components["schemas"]["EndpointEventType"][];
             /** Format: date-time */
             createdAt: string;
         };
@@ -3424,7 +3429,7 @@ export interface components {
                      */
                     url: string;
                     /** @description Event types to receive; `["*"]` or omitted for every type. */
-                    events?: string[];
+                    events?: components["schemas"]["EndpointEventType"][];
                 };
             };
         };
