@@ -181,13 +181,13 @@ type Maintenance struct {
 	Orphans *attachments.OrphanSweeper
 	// RequestLogSweeper deletes request-log entries older than REQUEST_LOG_TTL;
 	// Sweep runs it.
-	RequestLogSweeper *requestlog.Sweeper
+	RequestLogSweeper *sweep.ByAge
 
 	requestLog *requestlogstore.Store
 	// EventSweeper deletes events older than EVENT_TTL; Sweep runs it.
-	EventSweeper *events.Sweeper
+	EventSweeper *sweep.ByAge
 	// AuditSweeper deletes audit-log entries older than AUDIT_LOG_TTL; Sweep runs it.
-	AuditSweeper *audit.Sweeper
+	AuditSweeper *sweep.ByAge
 }
 
 // OpenMaintenance opens Admin and wires the sweeps.
@@ -199,16 +199,17 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 	idemStore := gormstore.New(a.DB)
 	logStore := requestlogstore.New(a.DB)
 	return &Maintenance{Admin: a, Idempotency: idemStore, requestLog: logStore,
-		RequestLogSweeper: &requestlog.Sweeper{Store: logStore, TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now,
-			Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
+		RequestLogSweeper: &sweep.ByAge{Name: "request log sweep", DeleteBefore: logStore.DeleteBefore,
+			TTL: cfg.Sweep.RequestLogTTL, Now: opts.Now, Logger: log, Pacing: requestLogPacing(a.DB.Dialect)},
 		sessions: authstore.New(a.DB.DB, a.recorder),
 		Sweeper:  &idempotency.Sweeper{Store: idemStore, Now: opts.Now, Logger: log, Pacing: sweepPacing(a.DB.Dialect)},
 		Orphans: &attachments.OrphanSweeper{Files: attachments.Files{Dir: cfg.Uploads.Dir}, Store: a.attachments,
 			Grace: cfg.Idempotency.Leases().OrphanGrace, Now: opts.Now, Logger: log},
-		EventSweeper: &events.Sweeper{Store: a.events, TTL: cfg.Sweep.EventTTL, Pacing: sweepPacing(a.DB.Dialect),
-			Now: opts.Now, Logger: log},
-		AuditSweeper: &audit.Sweeper{Store: a.auditLog, TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect),
-			Now: opts.Now, Logger: log},
+		EventSweeper: &sweep.ByAge{Name: "event sweep", DeleteBefore: a.events.DeleteCreatedBefore,
+			TTL: cfg.Sweep.EventTTL, Pacing: sweepPacing(a.DB.Dialect), Now: opts.Now, Logger: log},
+		// The sweep is the only way an audit-log entry ever leaves the log.
+		AuditSweeper: &sweep.ByAge{Name: "audit log sweep", DeleteBefore: a.auditLog.DeleteBefore,
+			TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect), Now: opts.Now, Logger: log},
 	}, nil
 }
 

@@ -1,7 +1,7 @@
 // Package requestlog is the per-tenant request log of docs/requests.md: one Entry
 // per authenticated request, written off the request path by a Writer (buffered,
 // inserted in batches, never blocking or failing the request it describes), listed
-// newest first, and deleted by a Sweeper after its TTL.
+// newest first, and deleted by the sweep (sweep.ByAge) after its TTL.
 //
 // An entry holds what a client needs to learn what became of a request — status,
 // route, credential, idempotency key and outcome, error code — and never a body, a

@@ -93,7 +93,7 @@ func TestSweepDeletesOnlyExpiredEntries(t *testing.T) {
 	if err := st.Insert(ctx, fresh); err != nil {
 		t.Fatal(err)
 	}
-	sw := &audit.Sweeper{Store: st, TTL: 24 * time.Hour, Pacing: sweep.Pacing{Size: 3}, Now: func() time.Time { return now }}
+	sw := &sweep.ByAge{Name: "audit log sweep", DeleteBefore: st.DeleteBefore, TTL: 24 * time.Hour, Pacing: sweep.Pacing{Size: 3}, Now: func() time.Time { return now }}
 	n, err := sw.Sweep(ctx)
 	if err != nil || n != 14 {
 		t.Fatalf("swept %d (%v), want 14", n, err)

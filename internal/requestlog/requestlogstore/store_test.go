@@ -224,7 +224,7 @@ func TestSweepDeletesOnlyOld(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sw := &requestlog.Sweeper{Store: s, TTL: 24 * time.Hour, Pacing: sweep.Pacing{Size: 50}, Now: func() time.Time { return now }}
+			sw := &sweep.ByAge{Name: "request log sweep", DeleteBefore: s.DeleteBefore, TTL: 24 * time.Hour, Pacing: sweep.Pacing{Size: 50}, Now: func() time.Time { return now }}
 			n, err := sw.Sweep(ctx)
 			if err != nil {
 				t.Error(err)
