@@ -1,7 +1,9 @@
 package riskhttp_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -86,5 +88,49 @@ func TestExportOutlastsTheBodyTimeout(t *testing.T) {
 	}
 	if lines != n+1 {
 		t.Fatalf("export has %d lines, want %d risks and the header; server log:\n%s", lines, n, env.LogText())
+	}
+}
+
+// TestExportOfEqualKeysListsEachRiskOnce: an export pages by (sort key, id), so
+// risks sharing a sort key — one creation instant for all, scores equal or absent,
+// review dates absent — are each listed exactly once across its batches of 500, in every sort.
+func TestExportOfEqualKeysListsEachRiskOnce(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	const n = 1300
+	if err := riskseed.Risks(context.Background(), env.App.DB.DB, a.ID, 0, n); err != nil {
+		t.Fatal(err)
+	}
+	same := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := env.App.DB.DB.Exec("UPDATE risks SET created_at = ?, updated_at = ? WHERE tenant_id = ?", same, same, a.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	// A third without a review date, another third unassessed (no score): NULL keys.
+	if err := env.App.DB.DB.Exec("UPDATE risks SET review_date = NULL WHERE tenant_id = ? AND status = 'open'", a.ID).Error; err != nil {
+		t.Fatal(err)
+	}
+	err := env.App.DB.DB.Exec(`UPDATE risks SET likelihood = NULL, impact = NULL, risk_score = NULL
+		WHERE tenant_id = ? AND status = 'closed'`, a.ID).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sort := range []string{"-createdAt", "createdAt", "updatedAt", "riskScore", "-riskScore", "reviewDate", "-reviewDate"} {
+		res := exportOf(t, env, a.Key, "format=ndjson&sort="+sort)
+		seen := map[string]bool{}
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			var r struct{ ID string }
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			if seen[r.ID] {
+				t.Errorf("sort %s: %s listed twice", sort, r.ID)
+			}
+			seen[r.ID] = true
+		}
+		if len(seen) != n {
+			t.Errorf("sort %s: %d risks exported, want %d", sort, len(seen), n)
+		}
 	}
 }
