@@ -27,7 +27,7 @@ import (
 // A request without a body (a GET's http.NoBody) keeps it: wrapped, it would look
 // like a body to bodyDeadline, whose read deadline then cancels the request's
 // context when it expires (net/http's background read fails) — which cut every
-// export streaming for longer than HTTP_BODY_TIMEOUT (docs/performance.md).
+// export streaming for longer than the body timeout (docs/performance.md).
 func bodyLimit(n int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

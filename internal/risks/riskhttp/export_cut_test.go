@@ -57,11 +57,11 @@ func TestExportCutMidwayBreaksTheConnection(t *testing.T) {
 	}
 }
 
-// TestExportOutlastsTheBodyTimeout: an export streaming for longer than
-// HTTP_BODY_TIMEOUT (which bounds the arrival of a request's body; a GET has none)
-// arrives whole. It used to be cut when that timeout expired: the 200,000-row
-// PostgreSQL export ended after 30 s (docs/performance.md). Each read of the
-// store is slowed so the export outlasts the timeout.
+// TestExportOutlastsTheBodyTimeout: an export streaming for longer than the body
+// timeout (config.HTTP.BodyTimeout, which bounds the arrival of a request's body; a
+// GET has none) arrives whole. It used to be cut when that timeout expired: the
+// 200,000-row PostgreSQL export ended after 30 s (docs/performance.md). Each read
+// of the store is slowed so the export outlasts the timeout.
 func TestExportOutlastsTheBodyTimeout(t *testing.T) {
 	t.Parallel()
 	const body, perRead = 300 * time.Millisecond, 150 * time.Millisecond
