@@ -24,12 +24,19 @@ import (
 
 // bodyLimit refuses bodies over n bytes with 413: at once when Content-Length says
 // so, otherwise as soon as reading passes n (http.MaxBytesReader), never buffering.
+// A request without a body (a GET's http.NoBody) keeps it: wrapped, it would look
+// like a body to bodyDeadline, whose read deadline then cancels the request's
+// context when it expires (net/http's background read fails) — which cut every
+// export streaming for longer than the body timeout (docs/performance.md).
 func bodyLimit(n int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			if req.ContentLength > n {
 				return problem.New(problem.PayloadTooLarge, "the request body is larger than %d bytes", n)
+			}
+			if req.Body == nil || req.Body == http.NoBody {
+				return next(c)
 			}
 			req.Body = http.MaxBytesReader(c.Response(), req.Body, n)
 			return next(c)

@@ -67,7 +67,8 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 // observe renders errors here (so the final status is known), then records the
 // request's metrics and its one structured log line (the request id comes with the
 // context: requestid.LogHandler), which also names what the idempotency engine did
-// with a keyed request (noteIdempotency). Bodies, headers and credentials are never
+// with a keyed request (noteIdempotency). A handler's error after the response was
+// committed is logged (as "cut") and aborts the connection (abortCut). Bodies, headers and credentials are never
 // logged.
 func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -76,25 +77,41 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			note := &accessNote{}
 			c.Set(accessNoteKey, note)
 			err := next(c)
-			if err != nil {
+			// An error after the status line was sent cannot become a problem
+			// response: the body is cut (abortCut below).
+			cut := err != nil && c.Response().Committed
+			if err != nil && !cut {
 				c.Error(err)
 			}
 			took := time.Since(start)
 			req, res := c.Request(), c.Response()
 			method, route := methodLabel(req.Method), routeLabel(c, err)
 			m.observe(method, route, res.Status, took)
-			attrs := [6]slog.Attr{slog.String("method", method), slog.String("route", route),
+			attrs := [7]slog.Attr{slog.String("method", method), slog.String("route", route),
 				slog.Int("status", res.Status), slog.Int64("bytes", res.Size), slog.Duration("took", took)}
 			n := 5
 			if note.idempotency != "" {
 				attrs[n] = slog.String("idempotency", string(note.idempotency))
 				n++
 			}
+			if cut {
+				attrs[n] = slog.String("cut", err.Error())
+				n++
+				log.LogAttrs(req.Context(), slog.LevelError, "request", attrs[:n]...)
+				abortCut()
+			}
 			log.LogAttrs(req.Context(), slog.LevelInfo, "request", attrs[:n]...)
 			return nil
 		}
 	}
 }
+
+// abortCut ends a response whose handler failed after sending its status: net/http
+// closes the connection without the chunked body's last chunk, so the client sees a
+// broken transfer (unexpected EOF), never a short body that looks whole. A streamed
+// export that fails midway (a store call past its timeout) ends this way
+// (docs/register.md, Export).
+func abortCut() { panic(http.ErrAbortHandler) }
 
 const accessNoteKey = "server.access"
 

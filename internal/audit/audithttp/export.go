@@ -22,7 +22,9 @@ var csvHeader = []string{"id", "occurredAt", "actorType", "actorId", "actorEmail
 
 // export streams every entry matching the filters, newest first, as NDJSON (one
 // AuditEntry per line) or CSV (csvHeader). A store failure after the first byte
-// ends the response early: the client sees a truncated body, never a wrong one.
+// breaks the connection (the server's observe aborts a committed response): the
+// client sees a failed transfer, never a short body that looks whole
+// (docs/audit-log.md).
 // Errors before it: 400 VALIDATION_FAILED naming format or a filter.
 func (h handlers) export(c echo.Context) error {
 	tenant, err := route.Tenant(c)

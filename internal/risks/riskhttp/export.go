@@ -54,7 +54,9 @@ func (h handlers) export(c echo.Context) error {
 }
 
 // stream reads the first batch before answering — so a failing store is still a
-// problem response — then writes the header, every risk and a flush per batch.
+// problem response — then writes the header, every risk and a flush per batch. An
+// error after the header breaks the connection (the server's observe aborts a
+// committed response): a client never takes a cut export for a whole one.
 func (h handlers) stream(c echo.Context, tenant string, q risks.Query, format string, header func() error,
 	write func(*risks.Risk) error, flush func()) error {
 	ctx := c.Request().Context()
