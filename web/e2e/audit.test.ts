@@ -65,11 +65,12 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const requestId = (await row.locator("td.rid a").textContent())!;
     await row.locator("td.rid a").click();
     await expect.poll(() => new URL(page.url()).search).toBe(`?id=${requestId}`);
+    // Wait for the entry through the API, then load the page once: reloading inside a poll
+    // reads "Loading…" forever on a machine slow enough to need longer than the interval.
+    await expect.poll(async () => (await page.request.get(`/v1/requests/${requestId}`)).status(), { timeout: 30_000, interval: 500 }).toBe(200);
+    await page.reload();
     const entry = page.getByRole("region", { name: "Request" }).locator("pre");
-    await expect.poll(async () => {
-      await page.reload();
-      return (await entry.textContent()) ?? "";
-    }, { timeout: 10_000, interval: 500 }).toContain(`"method": "PATCH"`);
+    await expect.poll(() => entry.textContent()).toContain(`"method": "PATCH"`);
 
     // The target opens the risk, whose History shows who changed what.
     await page.goBack();

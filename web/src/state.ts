@@ -66,6 +66,8 @@ export function useOnline(): boolean {
     const off = () => setOnline(false);
     addEventListener("online", on);
     addEventListener("offline", off);
+    // The effect runs after the first paint: a change in between fired no event we heard.
+    setOnline(navigator.onLine);
     return () => {
       removeEventListener("online", on);
       removeEventListener("offline", off);
