@@ -128,29 +128,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 			o.targets = append(o.targets, t)
 		}
 	}
-	switch {
-	case o.spawn < 0:
-		return nil, usageError{"--spawn must be ≥ 0"}
-	case o.spawn > 0 && len(o.targets) > 0:
-		return nil, usageError{"give either --targets or --spawn, not both"}
-	case o.spawn == 0 && len(o.targets) == 0:
-		return nil, usageError{"give --targets URL,… (with --api-key) or --spawn N (with --database-url)"}
-	case o.spawn == 0 && o.apiKey == "":
-		return nil, usageError{"--targets needs --api-key (or $RISKAPI_KEY)"}
-	case o.spawn > 0 && o.databaseURL == "":
-		return nil, usageError{"--spawn needs --database-url (or $DATABASE_URL)"}
-	case o.spawn > 1 && strings.HasPrefix(o.databaseURL, "sqlite://"):
-		return nil, usageError{"--spawn: SQLite supports one instance; use PostgreSQL for more"}
-	case o.races < 0 || o.raceWidth < 1:
-		return nil, usageError{"--races must be ≥ 0 and --race-width ≥ 1"}
-	case o.clients < 1 || o.requests < 1 || o.rounds < 1 || o.warmup < 0:
-		return nil, usageError{"--clients, --requests and --rounds must be ≥ 1, --warmup ≥ 0"}
-	case o.duration <= 0 || o.timeout <= 0 || o.progress < 0:
-		return nil, usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
-	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
-		return nil, usageError{"--pgbench needs a PostgreSQL --database-url"}
-	case o.lease < 2*time.Second:
-		return nil, usageError{"--lease must be at least 2s"}
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	seen := map[kind]bool{}
 	for _, s := range strings.Split(*kinds, ",") {
@@ -169,6 +148,35 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// check rejects combinations of flags that cannot run.
+func (o *options) check() error {
+	switch {
+	case o.spawn < 0:
+		return usageError{"--spawn must be ≥ 0"}
+	case o.spawn > 0 && len(o.targets) > 0:
+		return usageError{"give either --targets or --spawn, not both"}
+	case o.spawn == 0 && len(o.targets) == 0:
+		return usageError{"give --targets URL,… (with --api-key) or --spawn N (with --database-url)"}
+	case o.spawn == 0 && o.apiKey == "":
+		return usageError{"--targets needs --api-key (or $RISKAPI_KEY)"}
+	case o.spawn > 0 && o.databaseURL == "":
+		return usageError{"--spawn needs --database-url (or $DATABASE_URL)"}
+	case o.spawn > 1 && strings.HasPrefix(o.databaseURL, "sqlite://"):
+		return usageError{"--spawn: SQLite supports one instance; use PostgreSQL for more"}
+	case o.races < 0 || o.raceWidth < 1:
+		return usageError{"--races must be ≥ 0 and --race-width ≥ 1"}
+	case o.clients < 1 || o.requests < 1 || o.rounds < 1 || o.warmup < 0:
+		return usageError{"--clients, --requests and --rounds must be ≥ 1, --warmup ≥ 0"}
+	case o.duration <= 0 || o.timeout <= 0 || o.progress < 0:
+		return usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
+	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
+		return usageError{"--pgbench needs a PostgreSQL --database-url"}
+	case o.lease < 2*time.Second:
+		return usageError{"--lease must be at least 2s"}
+	}
+	return nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
