@@ -1,9 +1,12 @@
--- The statements of a keyed first execution of POST /v2/risks, pipelined as riskapi
--- sends them (internal/idempotency/gormstore/postgres.go): the API key's lookup;
--- the record's plain read (Lookup); BEGIN and idempotency_reserve (lock and read
--- under it) in one round trip; the risk's INSERT; its event's INSERT carrying its
--- audit-log entry's (as in unkeyed.sql); the record's upsert and COMMIT in one
--- round trip (8 statements, 6 round trips, 1 durable commit).
+-- The statements of a keyed first execution of POST /v2/risks, as riskapi sends them
+-- (read from PostgreSQL's statement log, 2 December, after migrations 0001–0015;
+-- internal/idempotency/gormstore/postgres.go): the API key's lookup; the record's
+-- plain read (Lookup); BEGIN, SET LOCAL idle_in_transaction_session_timeout and
+-- idempotency_reserve (lock and read under it) in one round trip; the risk's INSERT
+-- and its audit entry carried in its event's statement (as in unkeyed.sql); the
+-- record's upsert and COMMIT in one round trip (9 statements, 6 round trips, 1
+-- durable commit). Sizes as riskapi's: response body ~560 bytes, headers 77.
+-- keyed-onecall.sql is the same write as one function call.
 \set k random(1, 9223372036854775807)
 SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
 	WHERE secret_hash = repeat('0', 64) AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL);
@@ -11,28 +14,33 @@ SELECT fingerprint, state, status_code, content_type, headers, body, created_at,
 	FROM idempotency_records WHERE scope = 'ten_pgbench' AND method = 'POST' AND path = '/v2/risks' AND idem_key = 'pgb-' || :k;
 \startpipeline
 BEGIN;
-SELECT locked, (rec).idem_key IS NOT NULL, (rec).fingerprint, (rec).body
+SET LOCAL idle_in_transaction_session_timeout = 60000;
+SELECT locked, (rec).idem_key IS NOT NULL, coalesce((rec).fingerprint, ''),
+	coalesce((rec).state, ''), coalesce((rec).status_code, 0), coalesce((rec).content_type, ''), coalesce((rec).headers, ''), (rec).body,
+	coalesce((rec).created_at, 'epoch'), coalesce((rec).expires_at, 'epoch'), (rec).request_id
 	FROM idempotency_reserve(:k, 'ten_pgbench', 'POST', '/v2/risks', 'pgb-' || :k);
 \endpipeline
-INSERT INTO risks (id, tenant_id, title, description, category, likelihood, impact, risk_score, status, owner, created_at, updated_at)
-	VALUES ('risk_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'Vendor contract missing a DPA', '',
-	'Third-Party', 3, 4, 12, 'open', '', now(), now());
-WITH au AS (INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action, target_type, target_id,
+INSERT INTO risks (id, tenant_id, title, description, category, likelihood, impact, risk_score, status, owner,
+	external_id, version, treatment, review_date, residual_likelihood, residual_impact, residual_score, metadata, created_at, updated_at)
+	VALUES ('risk_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'pgb k ' || :k,
+	'Load test risk: the vendor''s contract has no data processing agreement, so personal data may be processed without the safeguards the regulation requires.',
+	'Third-Party', 3, 4, 12, 'open', 'loadgen', NULL, 1, NULL, NULL, NULL, NULL, NULL, '{}', now(), now());
+WITH carried0 AS (INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action, target_type, target_id,
 	changes, request_id, ip, user_agent)
 	VALUES ('aud_' || lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000000)::bigint), 14, '0') || substr(md5(random()::text), 1, 18),
 	'ten_pgbench', now(), 'api_key', 'key_pgbench', '', 'risk.created', 'risk', 'risk_' || md5(random()::text),
-	repeat('x', 350), md5(random()::text), '127.0.0.1', 'Go-http-client/1.1')),
+	repeat('x', 440), md5(random()::text), '127.0.0.1', 'Go-http-client/1.1')),
 	ev AS (INSERT INTO events (id, tenant_id, type, payload, created_at)
 	VALUES ('evt_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'risk.created',
-	repeat('x', 450), now()) RETURNING id)
+	repeat('x', 760), now()) RETURNING id)
 	INSERT INTO webhook_deliveries (tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
 	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, now(), now() + interval '3 days', now() FROM webhook_endpoints e CROSS JOIN ev
-	WHERE e.tenant_id = 'ten_pgbench' AND (e.event_types = '*' OR e.event_types LIKE '%risk.created%');
+	WHERE e.tenant_id = 'ten_pgbench' AND (e.event_types = '*' OR e.event_types LIKE '%,risk.created,%');
 \startpipeline
 INSERT INTO idempotency_records (scope, method, path, idem_key, fingerprint, state, status_code,
 	content_type, body, created_at, updated_at, expires_at, headers, request_id)
 	VALUES ('ten_pgbench', 'POST', '/v2/risks', 'pgb-' || :k, repeat('f', 64), 'complete', 201,
-	'application/json', convert_to(repeat('x', 400), 'UTF8'), now(), now(), now() + interval '1 day', '', 'req_pgbench')
+	'application/json', convert_to(repeat('x', 560), 'UTF8'), now(), now(), now() + interval '1 day', repeat('h', 77), md5(random()::text))
 	ON CONFLICT (scope, method, path, idem_key) DO UPDATE SET fingerprint = excluded.fingerprint,
 	state = excluded.state, status_code = excluded.status_code, content_type = excluded.content_type,
 	headers = excluded.headers, body = excluded.body, created_at = excluded.created_at,

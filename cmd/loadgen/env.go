@@ -57,7 +57,7 @@ func setUp(ctx context.Context, o *options, stderr io.Writer) (*environment, err
 			return nil, err
 		}
 		in, err := e2e.NewInstance(e2e.Config{Bin: bin, DatabaseURL: o.databaseURL, Dir: dir,
-			Name: fmt.Sprintf("api%d", i+1), Lease: o.lease})
+			Name: fmt.Sprintf("api%d", i+1), Lease: o.lease, Env: o.env})
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,8 @@ import (
 	"io"
 	mrand "math/rand/v2"
 	"net/http"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,6 +112,8 @@ type results struct {
 	lost      []string // acknowledged risks missing
 	verifyErr error
 	floor     *floor // pgbench's floor, with --pgbench
+	loadStart string // /proc/loadavg's 1-, 5- and 15-minute averages when the run began
+	race      *raceResult
 }
 
 func (r *results) ok() bool {
@@ -117,6 +121,9 @@ func (r *results) ok() bool {
 		if k.errors > 0 || k.mismatches > 0 {
 			return false
 		}
+	}
+	if r.race != nil && !r.race.ok() {
+		return false
 	}
 	return r.verifyErr == nil && len(r.doubled) == 0 && len(r.lost) == 0 && (!r.verified || r.risks == r.expected)
 }
@@ -130,7 +137,7 @@ func newGenerator(o *options, env *environment, log io.Writer) *generator {
 }
 
 func (g *generator) run(ctx context.Context) (*results, error) {
-	res := &results{kinds: map[kind]*kindResult{}, started: time.Now()}
+	res := &results{kinds: map[kind]*kindResult{}, started: time.Now(), loadStart: loadAvg()}
 	for _, k := range g.o.kinds {
 		res.kinds[k] = &kindResult{}
 	}
@@ -141,6 +148,11 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 		if err := res.floor.setUp(ctx); err != nil {
 			return nil, err
 		}
+		defer func() {
+			if err := res.floor.tearDown(context.WithoutCancel(ctx)); err != nil {
+				fmt.Fprintf(g.log, "loadgen: %v\n", err)
+			}
+		}()
 	}
 	if g.o.verify {
 		rs, err := g.client.ListRisks(ctx, g.env.targets[0], 1<<20)
@@ -182,6 +194,9 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 	}
 	if g.o.verify {
 		g.verify(context.WithoutCancel(ctx), res)
+	}
+	if g.o.races > 0 && ctx.Err() == nil { // after verify, which does not count their risks
+		res.race = g.races(ctx)
 	}
 	return res, nil
 }
@@ -410,4 +425,14 @@ func (g *generator) serverCPU() time.Duration {
 		}
 	}
 	return t
+}
+
+// loadAvg is /proc/loadavg's 1-, 5- and 15-minute load averages ("?" where there
+// is none).
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }

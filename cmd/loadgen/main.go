@@ -69,6 +69,21 @@ type options struct {
 	label       string
 	pgbench     string        // folder of bench/pgbench scripts; "" = no floor
 	pgbenchTime time.Duration // per script and round
+	env         []string      // extra K=V for spawned instances
+	races       int           // same-key races after the rounds; 0 = none
+	raceWidth   int           // concurrent requests per race
+}
+
+// envFlags collects repeated --env K=V.
+type envFlags struct{ o *options }
+
+func (e envFlags) String() string { return strings.Join(e.o.env, " ") }
+func (e envFlags) Set(v string) error {
+	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
+		return fmt.Errorf("%q is not K=V", v)
+	}
+	e.o.env = append(e.o.env, v)
+	return nil
 }
 
 func parse(args []string, stderr io.Writer) (*options, error) {
@@ -92,6 +107,9 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verify, "verify", true, "list the tenant's risks before and after and check for doubled and lost writes")
 	fs.StringVar(&o.pgbench, "pgbench", "", "folder of the pgbench scripts (bench/pgbench): after each round run them on --database-url (PostgreSQL) for --pgbench-time each and print riskapi's keyed/unkeyed ratio next to that floor")
 	fs.DurationVar(&o.pgbenchTime, "pgbench-time", 10*time.Second, "time per pgbench script and round")
+	fs.IntVar(&o.races, "races", 0, "after the rounds, run this many same-key races and count the risks each created (exactly-once: 1)")
+	fs.IntVar(&o.raceWidth, "race-width", 16, "concurrent requests per race, all with one Idempotency-Key and one body")
+	fs.Var(envFlags{o}, "env", "K=V added to the environment of --spawn instances, repeatable (e.g. DATABASE_MAX_CONNS=16, so that --pgbench at 64 clients fits PostgreSQL's max_connections)")
 	fs.StringVar(&o.label, "label", "", "free text printed in the report header (e.g. the store)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -110,27 +128,8 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 			o.targets = append(o.targets, t)
 		}
 	}
-	switch {
-	case o.spawn < 0:
-		return nil, usageError{"--spawn must be ≥ 0"}
-	case o.spawn > 0 && len(o.targets) > 0:
-		return nil, usageError{"give either --targets or --spawn, not both"}
-	case o.spawn == 0 && len(o.targets) == 0:
-		return nil, usageError{"give --targets URL,… (with --api-key) or --spawn N (with --database-url)"}
-	case o.spawn == 0 && o.apiKey == "":
-		return nil, usageError{"--targets needs --api-key (or $RISKAPI_KEY)"}
-	case o.spawn > 0 && o.databaseURL == "":
-		return nil, usageError{"--spawn needs --database-url (or $DATABASE_URL)"}
-	case o.spawn > 1 && strings.HasPrefix(o.databaseURL, "sqlite://"):
-		return nil, usageError{"--spawn: SQLite supports one instance; use PostgreSQL for more"}
-	case o.clients < 1 || o.requests < 1 || o.rounds < 1 || o.warmup < 0:
-		return nil, usageError{"--clients, --requests and --rounds must be ≥ 1, --warmup ≥ 0"}
-	case o.duration <= 0 || o.timeout <= 0 || o.progress < 0:
-		return nil, usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
-	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
-		return nil, usageError{"--pgbench needs a PostgreSQL --database-url"}
-	case o.lease < 2*time.Second:
-		return nil, usageError{"--lease must be at least 2s"}
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	seen := map[kind]bool{}
 	for _, s := range strings.Split(*kinds, ",") {
@@ -149,6 +148,35 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 		}
 	}
 	return o, nil
+}
+
+// check rejects combinations of flags that cannot run.
+func (o *options) check() error {
+	switch {
+	case o.spawn < 0:
+		return usageError{"--spawn must be ≥ 0"}
+	case o.spawn > 0 && len(o.targets) > 0:
+		return usageError{"give either --targets or --spawn, not both"}
+	case o.spawn == 0 && len(o.targets) == 0:
+		return usageError{"give --targets URL,… (with --api-key) or --spawn N (with --database-url)"}
+	case o.spawn == 0 && o.apiKey == "":
+		return usageError{"--targets needs --api-key (or $RISKAPI_KEY)"}
+	case o.spawn > 0 && o.databaseURL == "":
+		return usageError{"--spawn needs --database-url (or $DATABASE_URL)"}
+	case o.spawn > 1 && strings.HasPrefix(o.databaseURL, "sqlite://"):
+		return usageError{"--spawn: SQLite supports one instance; use PostgreSQL for more"}
+	case o.races < 0 || o.raceWidth < 1:
+		return usageError{"--races must be ≥ 0 and --race-width ≥ 1"}
+	case o.clients < 1 || o.requests < 1 || o.rounds < 1 || o.warmup < 0:
+		return usageError{"--clients, --requests and --rounds must be ≥ 1, --warmup ≥ 0"}
+	case o.duration <= 0 || o.timeout <= 0 || o.progress < 0:
+		return usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
+	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
+		return usageError{"--pgbench needs a PostgreSQL --database-url"}
+	case o.lease < 2*time.Second:
+		return usageError{"--lease must be at least 2s"}
+	}
+	return nil
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -25,6 +25,10 @@ func report(w io.Writer, o *options, env *environment, r *results) {
 	fmt.Fprintf(w, "store:    %s, %d instance(s): %s\n", store, len(env.targets), strings.Join(env.targets, " "))
 	fmt.Fprintf(w, "load:     %d clients, %d round(s) of up to %d requests or %s per kind, warm-up %d+%d writes; loadgen on %d CPUs, %s\n",
 		o.clients, o.rounds, o.requests, o.duration, o.warmup, o.warmup, runtime.NumCPU(), runtime.Version())
+	fmt.Fprintf(w, "loadavg:  %s at the start, %s at the end (1, 5, 15 minutes)\n", r.loadStart, loadAvg())
+	if len(o.env) > 0 {
+		fmt.Fprintf(w, "env:      %s\n", strings.Join(o.env, " "))
+	}
 	if r.stopped != "" {
 		fmt.Fprintf(w, "STOPPED EARLY: %s\n", r.stopped)
 	}
@@ -38,6 +42,9 @@ func report(w io.Writer, o *options, env *environment, r *results) {
 			kr.elapsed.Seconds(), kr.throughput(), ms(s.P50), ms(s.P95), ms(s.P99), ms(s.Max))
 	}
 	reportRatios(w, r, sums)
+	if r.race != nil {
+		r.race.report(w)
+	}
 	reportChecks(w, o, r)
 }
 
@@ -69,8 +76,12 @@ func reportRatios(w io.Writer, r *results, sums map[kind]e2e.Summary) {
 		fmt.Fprintf(w, "  keyed/unkeyed throughput             %s   (goal ≥ 0.85 on PostgreSQL, ≥ 0.80 on SQLite)\n", ratio(tp(kindKeyed), tp(kindUnkeyed)))
 		fmt.Fprintf(w, "  keyed/unkeyed latency p50 / p99      %s / %s\n", lat(sums[kindKeyed].P50, sums[kindUnkeyed].P50), lat(sums[kindKeyed].P99, sums[kindUnkeyed].P99))
 		if f := r.floor; f != nil {
-			fmt.Fprintf(w, "  pgbench floor keyed/unkeyed          %s   (the same statements straight to PostgreSQL, rounds interleaved)\n", ratio(f.ratio(), 1))
-			fmt.Fprintf(w, "  riskapi ratio / floor ratio          %s   (goal ≥ 0.90)\n", ratio(tp(kindKeyed)/tp(kindUnkeyed), f.ratio()))
+			fmt.Fprintf(w, "  pgbench floor keyed/unkeyed          %s   (the same statements straight to PostgreSQL, rounds interleaved)\n", ratio(f.ratio("keyed"), 1))
+			fmt.Fprintf(w, "  riskapi ratio / floor ratio          %s   (goal ≥ 0.90)\n", ratio(tp(kindKeyed)/tp(kindUnkeyed), f.ratio("keyed")))
+			fmt.Fprintf(w, "  one-call keyed / floor unkeyed       %s   (keyed-onecall.sql: the keyed write as one function call)\n", ratio(f.ratio("keyed-onecall"), 1))
+			fmt.Fprintf(w, "  riskapi ratio / one-call ratio       %s   (how far riskapi's keyed/unkeyed is from the best design's)\n", ratio(tp(kindKeyed)/tp(kindUnkeyed), f.ratio("keyed-onecall")))
+			fmt.Fprintf(w, "  pgbench tps unkeyed / keyed / one-call   %.1f / %.1f / %.1f   (%d clients, mean of rounds)\n",
+				f.mean("unkeyed"), f.mean("keyed"), f.mean("keyed-onecall"), f.clients)
 		}
 	}
 	if has(kindKeyed, kindReplay) {
