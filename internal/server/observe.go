@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
 )
 
@@ -87,9 +88,21 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			req, res := c.Request(), c.Response()
 			method, route := methodLabel(req.Method), routeLabel(c, err)
 			m.observe(method, route, res.Status, took)
-			attrs := [7]slog.Attr{slog.String("method", method), slog.String("route", route),
-				slog.Int("status", res.Status), slog.Int64("bytes", res.Size), slog.Duration("took", took)}
+			attrs := [10]slog.Attr{slog.String("method", method), slog.String("route", route),
+				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
+				slog.Float64("durationMs", float64(took.Microseconds())/1000)}
 			n := 5
+			// Who asked, by ids only (never a secret), and the problem's stable code:
+			// two different 400s read differently in the log (docs/errors.md, Logs).
+			if p := auth.FromContext(req.Context()); p != nil {
+				attrs[n], attrs[n+1] = slog.String("tenant", p.TenantID), slog.String("credential", p.CredentialID)
+				n += 2
+			}
+			if err != nil && !cut {
+				pr, _ := toProblem(err)
+				attrs[n] = slog.String("code", string(pr.Code))
+				n++
+			}
 			if note.idempotency != "" {
 				attrs[n] = slog.String("idempotency", string(note.idempotency))
 				n++

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -23,7 +24,8 @@ func TestMetricsAndLogs(t *testing.T) {
 	apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
 		JSON: map[string]any{"title": "body-secret-title"}}).Expect(201).Decode(&r)
 	get := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(200)
-	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}).Expect(404)
+	missing := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: a.Key}).Expect(404)
+	bad := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks?limit=0", Bearer: a.Key}).Expect(400)
 	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/risks", Bearer: tok}).Expect(200)
 	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/no/such/route"}).Expect(404)
 
@@ -51,11 +53,23 @@ func TestMetricsAndLogs(t *testing.T) {
 		}
 	}
 	rid := get.Header().Get(echo.HeaderXRequestID)
+	// Each line says who asked (tenant and credential ids), how long it took in
+	// milliseconds, and for a problem its code: two 4xx read differently.
+	wantCode := map[string]string{rid: "", missing.Header().Get(echo.HeaderXRequestID): "NOT_FOUND",
+		bad.Header().Get(echo.HeaderXRequestID): "VALIDATION_FAILED"}
 	var lines int
 	for _, line := range strings.Split(strings.TrimSpace(logs), "\n") {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line is not JSON: %q", line)
+		}
+		if code, ok := wantCode[fmt.Sprint(rec["requestId"])]; ok {
+			if rec["tenant"] != a.ID || rec["credential"] != a.KeyID || (code == "" && rec["code"] != nil) || (code != "" && rec["code"] != code) {
+				t.Errorf("log line %v, want tenant %s, credential %s and code %q", rec, a.ID, a.KeyID, code)
+			}
+			if ms, ok := rec["durationMs"].(float64); !ok || ms < 0 {
+				t.Errorf("log line %v lacks durationMs", rec)
+			}
 		}
 		if rec["requestId"] == rid {
 			lines++
