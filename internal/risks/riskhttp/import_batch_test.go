@@ -74,7 +74,9 @@ func TestLargeImportRecordsEachRisk(t *testing.T) {
 	}
 	evented := map[string]int{}
 	for _, p := range payloads {
-		var ev struct{ Data struct{ Object struct{ ID string } } }
+		var ev struct {
+			Data struct{ Object struct{ ID string } }
+		}
 		if err := json.Unmarshal([]byte(p), &ev); err != nil {
 			t.Fatal(err)
 		}
