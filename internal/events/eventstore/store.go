@@ -126,7 +126,7 @@ const queueManySQL = `INSERT INTO webhook_deliveries
 
 // InsertMany stores evs and queues their deliveries in the transaction ctx
 // carries: the events in multi-row INSERTs (database.InsertRows), then their
-// deliveries in one INSERT … SELECT per thousand events. Errors:
+// deliveries in one INSERT … SELECT per database.BatchParams events. Errors:
 // events.ErrNoUnitOfWork when ctx carries none; the store's.
 func (s *Store) InsertMany(ctx context.Context, evs []*events.Event, retryUntil time.Time) (int, error) {
 	if !database.InTx(ctx) {
@@ -140,8 +140,9 @@ func (s *Store) InsertMany(ctx context.Context, evs []*events.Event, retryUntil 
 		return 0, fmt.Errorf("insert events: %w", err)
 	}
 	queued := 0
-	for start := 0; start < len(evs); start += 1000 {
-		chunk := evs[start:min(start+1000, len(evs))]
+	per := database.BatchParams(s.db) - 1
+	for start := 0; start < len(evs); start += per {
+		chunk := evs[start:min(start+per, len(evs))]
 		args := make([]any, 0, 1+len(chunk))
 		args = append(args, retryUntil.UTC())
 		for _, ev := range chunk {

@@ -172,9 +172,10 @@ func (s *Store) CreateMany(ctx context.Context, rs []*risks.Risk) error {
 // thousand IDs per statement through the (tenant, external ID) index.
 func (s *Store) GetByExternalIDs(ctx context.Context, tenantID string, externalIDs []string) (map[string]*risks.Risk, error) {
 	out := make(map[string]*risks.Risk)
-	for start := 0; start < len(externalIDs); start += 1000 {
+	per := database.BatchParams(s.db) - 1 // and the tenant's
+	for start := 0; start < len(externalIDs); start += per {
 		var ws []row
-		chunk := externalIDs[start:min(start+1000, len(externalIDs))]
+		chunk := externalIDs[start:min(start+per, len(externalIDs))]
 		if err := s.tenant(ctx, tenantID).Where("external_id IN ?", chunk).Find(&ws).Error; err != nil {
 			return nil, fmt.Errorf("get risks by external id: %w", err)
 		}
