@@ -24,6 +24,8 @@ import (
 type Store struct {
 	db    *gorm.DB
 	point changes.Point
+	// walkWindow replaces the constant walkWindow when positive (tests).
+	walkWindow int
 }
 
 var _ risks.Store = (*Store)(nil)
