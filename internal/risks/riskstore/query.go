@@ -105,7 +105,7 @@ func (s *Store) containing(db *gorm.DB, words []string, walk *walkTo) *gorm.DB {
 	if len(phrases) == 0 {
 		return db
 	}
-	match := strings.Join(phrases, " ")
+	match := matchOf(words)
 	if walk == nil {
 		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match)
 	}
@@ -116,6 +116,18 @@ func (s *Store) containing(db *gorm.DB, words []string, walk *walkTo) *gorm.DB {
 	return db.Where("(("+strings.Join(likes, " AND ")+") OR ("+notASCII+
 		" AND EXISTS (SELECT 1 FROM risks_fts WHERE risks_fts MATCH ? AND risks_fts.rowid = risks.rowid)))",
 		append(args, match)...)
+}
+
+// matchOf is the risks_fts query of words: each of three characters or more as a
+// quoted phrase, all required.
+func matchOf(words []string) string {
+	var phrases []string
+	for _, w := range words {
+		if utf8.RuneCountInString(w) >= 3 {
+			phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		}
+	}
+	return strings.Join(phrases, " ")
 }
 
 // walks reports whether a page of a search for words may be read by a walk of its
@@ -151,15 +163,22 @@ func isASCII(w string) bool {
 	return true
 }
 
-// walkWindow is how many of the tenant's rows, in a page's order, a q search on
-// SQLite walks before it reads the set of risks_fts's matches instead (List): a
-// walk of this many rows costs a few milliseconds, and finds a page of words in
-// more than one row in 500 (21 of 10,000); rarer words are read as the set of
-// their matches, which is then small. No count of the matches decides: counting
-// even a thousand cost 38 ms in the big tenant of 1,000,000 rows and 2.5 s in a
-// small tenant beside it, whose matches risks_fts yields after the big tenant's
-// (docs/performance.md).
+// walkWindow is how many of the tenant's rows, in a page's order, the long walk of a
+// q search on SQLite reaches before it reads the set of risks_fts's matches instead
+// (List): about 30 ms for 10,000 rows at 1,000,000, and it finds a page of words in
+// more than one row in 500 (21 of 10,000). No count over the tenant's matches
+// decides: counting even a thousand of them cost 38 ms in a tenant of 1,000,000
+// rows and 2.5 s in a small tenant beside it, whose matches risks_fts yields after
+// the big tenant's (docs/performance.md).
 const walkWindow = 10_000
+
+// firstWalk is how many rows the first, short walk of a q search on SQLite reaches:
+// a page of words in more than one row in 50 (List).
+const firstWalk = 1_000
+
+// fewMatches is how many matches of q in all tenants make the set of matches cheaper
+// to read than a long walk (List); counting them stops there.
+const fewMatches = 500
 
 // window is how many rows a walk reaches: walkWindow unless a test set another.
 func (s *Store) window() int {
@@ -195,9 +214,10 @@ func (s *Store) sorted(sort risks.Sort) database.Sorted {
 // whether more follow (database.PageSorted).
 //
 // On SQLite a q search of ASCII words first walks the page's index through the next
-// walkWindow rows (containing); when that finds a full page, or the tenant has no
-// more rows, that is the page. Otherwise the page is read from the set of
-// risks_fts's matches. Both read the same rows in the same order, so a page is the
+// firstWalk rows (containing); when that finds a full page, or the tenant has no
+// more rows, that is the page. Otherwise, when risks_fts matches fewer than
+// fewMatches risks of all tenants, the page is read from that set of matches; else a
+// walk of walkWindow rows is tried, then the set of matches. Both read the same rows in the same order, so a page is the
 // same either way and paging visits each match once.
 func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
 	var after *database.After
@@ -206,9 +226,22 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	}
 	sorted := s.sorted(f.Sort)
 	if s.walks(f.Query.Words) {
-		out, more, done, err := s.walkPage(ctx, tenantID, f, sorted, after)
+		// A short walk finds a page of common words; words that few risks of any
+		// tenant hold are read as the set of their matches; the others get the
+		// long walk first.
+		out, more, done, err := s.walkPage(ctx, tenantID, f, sorted, after, min(firstWalk, s.window()))
 		if err != nil || done {
 			return out, more, err
+		}
+		few, err := s.fewMatches(ctx, f.Query.Words)
+		if err != nil {
+			return nil, false, err
+		}
+		if !few {
+			out, more, done, err := s.walkPage(ctx, tenantID, f, sorted, after, s.window())
+			if err != nil || done {
+				return out, more, err
+			}
 		}
 	}
 	sel, err := s.selected(ctx, tenantID, f.Query, true, nil)
@@ -222,14 +255,26 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	return out, more, nil
 }
 
+// fewMatches reports whether risks_fts matches words (the ASCII words of a walk) in
+// fewer than fewMatches risks of all tenants, counting no further.
+func (s *Store) fewMatches(ctx context.Context, words []string) (bool, error) {
+	var n int64
+	found := database.Conn(ctx, s.db).Table("risks_fts").Select("1").
+		Where("risks_fts MATCH ?", matchOf(words)).Limit(fewMatches)
+	if err := database.Conn(ctx, s.db).Table("(?) AS found", found).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("count risks matching q: %w", err)
+	}
+	return n < fewMatches, nil
+}
+
 // walkPage reads f's page by a walk of the next window rows of the tenant in
 // sorted's order (List); done is false when the walk cannot tell the page: fewer
 // than a page's matches within the window, or a window ending at a NULL key (a
 // bound the index cannot stop at).
-func (s *Store) walkPage(ctx context.Context, tenantID string, f risks.Filter, sorted database.Sorted, after *database.After) ([]*risks.Risk, bool, bool, error) {
+func (s *Store) walkPage(ctx context.Context, tenantID string, f risks.Filter, sorted database.Sorted, after *database.After, window int) ([]*risks.Risk, bool, bool, error) {
 	ctx = database.MayLag(ctx)
 	end, err := database.NthSorted[row](s.tenant(ctx, tenantID).Model(&row{}).Select(sorted.Column+", id"),
-		sorted, after, s.window())
+		sorted, after, window)
 	if err != nil {
 		return nil, false, false, fmt.Errorf("list risks: end of the walk: %w", err)
 	}
