@@ -107,6 +107,9 @@ type Filter struct {
 type Store interface {
 	// Insert adds e.
 	Insert(ctx context.Context, e *Entry) error
+	// InsertMany adds es, as Insert each would, in fewer statements (a batch
+	// write's entries).
+	InsertMany(ctx context.Context, es []*Entry) error
 	// List returns up to f.Limit of the tenant's entries matching f in f's order, and
 	// whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Entry, bool, error)

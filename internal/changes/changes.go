@@ -78,6 +78,41 @@ func (rs Recorders) Record(ctx context.Context, c Change) error {
 	return nil
 }
 
+// BatchRecorder is a Recorder that can record many changes of one unit of work in
+// fewer statements than one Record each (an import's thousands of creations). Each
+// change still gets exactly the records Record would give it.
+type BatchRecorder interface {
+	Recorder
+	// RecordAll records cs, in order, inside their transaction (ctx carries it);
+	// an error rolls them all back.
+	RecordAll(ctx context.Context, cs []Change) error
+}
+
+// RecordAll records cs with r: in one call when r is a BatchRecorder, else one
+// Record each, in order.
+func RecordAll(ctx context.Context, r Recorder, cs []Change) error {
+	if b, ok := r.(BatchRecorder); ok {
+		return b.RecordAll(ctx, cs)
+	}
+	for _, c := range cs {
+		if err := r.Record(ctx, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RecordAll implements BatchRecorder: each recorder records all of cs in turn
+// (RecordAll), stopping at the first error.
+func (rs Recorders) RecordAll(ctx context.Context, cs []Change) error {
+	for _, r := range rs {
+		if err := RecordAll(ctx, r, cs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ErrNoRecorder is returned by a store asked to write without a Recorder: a write
 // that records nothing would break "every committed change is recorded once".
 var ErrNoRecorder = errors.New("changes: store has no Recorder")
@@ -130,5 +165,27 @@ func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Chang
 			c.Actor = ActorFrom(ctx)
 		}
 		return p.Recorder.Record(ctx, c)
+	})
+}
+
+// WriteAll is Write for a write of many resources at once (a store's batch insert):
+// write returns one change per resource written, and they are recorded together
+// (RecordAll), in the same unit of work. Errors: as Write's.
+func (p Point) WriteAll(ctx context.Context, write func(ctx context.Context) ([]Change, error)) error {
+	if p.Recorder == nil || p.Tx == nil {
+		return ErrNoRecorder
+	}
+	return p.Tx.InTx(ctx, func(ctx context.Context) error {
+		cs, err := write(ctx)
+		if err != nil {
+			return err
+		}
+		actor := ActorFrom(ctx)
+		for i := range cs {
+			if cs[i].Actor == (Actor{}) {
+				cs[i].Actor = actor
+			}
+		}
+		return RecordAll(ctx, p.Recorder, cs)
 	})
 }

@@ -93,6 +93,11 @@ type Uploads struct {
 	// MaxImportRows bounds a CSV import of risks (413 past it, docs/register.md):
 	// MAX_IMPORT_ROWS, default 100000.
 	MaxImportRows int
+	// ImportTimeout is IMPORT_TIMEOUT, default 5m: bounds a CSV import's store
+	// calls, its one transaction included, in place of the lease's Store bound (an
+	// import of MAX_IMPORT_ROWS rows outlasts 30 s). A keyed import is still cut at
+	// its lease's handler deadline (Leases.Handler).
+	ImportTimeout time.Duration
 }
 
 // RateLimit configures the per-credential rate limit.

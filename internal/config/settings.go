@@ -112,6 +112,8 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"IMPORT_TIMEOUT", "import-timeout", "5m", "bound of a CSV import's transaction and statements",
+		duration("IMPORT_TIMEOUT", time.Second, func(c *Config) *time.Duration { return &c.Uploads.ImportTimeout })},
 	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", func(c *Config, v string) (err error) {
 		if c.RateLimit.RPS, err = strconv.ParseFloat(v, 64); err != nil || c.RateLimit.RPS < 0 {
 			return fmt.Errorf("RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)

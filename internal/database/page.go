@@ -85,28 +85,12 @@ type After struct {
 // duplicates, while nothing changes. Errors: the store's, classified.
 func PageSorted[R, T any](q *gorm.DB, s Sorted, after *After, limit int, conv func(*R) T) ([]T, bool, error) {
 	q = mayLag(q) // like Page: a list may read the replica
-	dir, cmp := "ASC", ">"
-	if s.Desc {
-		dir, cmp = "DESC", "<"
-	}
-	nulls := ""
-	if s.Nullable {
-		nulls = " NULLS LAST"
-	}
 	if after != nil {
-		switch {
-		case !s.Nullable:
-			q = q.Where(fmt.Sprintf("(%s, id) %s (?, ?)", s.Column, cmp), after.Key, after.ID)
-		case after.Key == nil:
-			q = q.Where(fmt.Sprintf("(%s IS NULL AND id %s ?)", s.Column, cmp), after.ID)
-		default:
-			q = q.Where(fmt.Sprintf("(%[1]s %[2]s ? OR (%[1]s = ? AND id %[2]s ?) OR %[1]s IS NULL)", s.Column, cmp),
-				after.Key, after.Key, after.ID)
-		}
+		cond, args := s.past(*after)
+		q = q.Where(cond, args...)
 	}
 	var rows []R
-	order := fmt.Sprintf("%s %s%s, id %s", s.Column, dir, nulls, dir)
-	if err := q.Order(order).Limit(limit + 1).Find(&rows).Error; err != nil {
+	if err := q.Order(s.order()).Limit(limit + 1).Find(&rows).Error; err != nil {
 		return nil, false, err
 	}
 	more := len(rows) > limit
@@ -118,4 +102,66 @@ func PageSorted[R, T any](q *gorm.DB, s Sorted, after *After, limit int, conv fu
 		out[i] = conv(&rows[i])
 	}
 	return out, more, nil
+}
+
+// order is s's ORDER BY: the key, then the id, NULL keys last.
+func (s Sorted) order() string {
+	dir, nulls := "ASC", ""
+	if s.Desc {
+		dir = "DESC"
+	}
+	if s.Nullable {
+		nulls = " NULLS LAST"
+	}
+	return fmt.Sprintf("%s %s%s, id %s", s.Column, dir, nulls, dir)
+}
+
+// past is the condition of the rows after `after` in s's order: the keyset
+// PageSorted pages by.
+func (s Sorted) past(after After) (string, []any) {
+	cmp := ">"
+	if s.Desc {
+		cmp = "<"
+	}
+	switch {
+	case !s.Nullable:
+		return fmt.Sprintf("(%s, id) %s (?, ?)", s.Column, cmp), []any{after.Key, after.ID}
+	case after.Key == nil:
+		return fmt.Sprintf("(%s IS NULL AND id %s ?)", s.Column, cmp), []any{after.ID}
+	default:
+		return fmt.Sprintf("(%[1]s %[2]s ? OR (%[1]s = ? AND id %[2]s ?) OR %[1]s IS NULL)", s.Column, cmp),
+			[]any{after.Key, after.Key, after.ID}
+	}
+}
+
+// Through is the condition of the rows up to and including end in s's order, for
+// an end whose Key is not nil, written as a range of the key (then the id) that a
+// walk of the sort's index stops at. Rows with a NULL key, which come last, are
+// never through such an end.
+func (s Sorted) Through(end After) (string, []any) {
+	cmp, strict := "<=", "<"
+	if s.Desc {
+		cmp, strict = ">=", ">"
+	}
+	return fmt.Sprintf("(%[1]s %[2]s ? AND (%[1]s %[3]s ? OR id %[2]s ?))", s.Column, cmp, strict),
+		[]any{end.Key, end.Key, end.ID}
+}
+
+// NthSorted returns the n-th row (from 1) of q past after (nil: from the start) in
+// s's order, or nil when fewer rows follow: the end of a window of n rows that a
+// read may then walk (Through). Errors: the store's, classified.
+func NthSorted[R any](q *gorm.DB, s Sorted, after *After, n int) (*R, error) {
+	q = mayLag(q)
+	if after != nil {
+		cond, args := s.past(*after)
+		q = q.Where(cond, args...)
+	}
+	var rows []R
+	if err := q.Order(s.order()).Offset(n - 1).Limit(1).Find(&rows).Error; err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return &rows[0], nil
 }

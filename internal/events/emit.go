@@ -40,21 +40,71 @@ func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object an
 
 // emit is Emit with data.previousAttributes, left out when prev is nil.
 func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage) (*Event, error) {
+	if e.RetryFor <= 0 {
+		return nil, errNoRetryWindow
+	}
+	ev, err := e.build(ctx, tenantID, typ, object, prev, e.now())
+	if err != nil {
+		return nil, err
+	}
+	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(e.RetryFor))
+	if err != nil {
+		return nil, err
+	}
+	e.emitted(ctx, n, ev)
+	return ev, nil
+}
+
+// emission is one event of emitAll.
+type emission struct {
+	tenantID string
+	typ      Type
+	object   any
+	prev     map[string]json.RawMessage
+}
+
+// emitAll is emit for many events of one unit of work, stored together
+// (Store.InsertMany) and created at the same instant. Errors: as Emit's.
+func (e *Emitter) emitAll(ctx context.Context, es []emission) error {
+	if e.RetryFor <= 0 {
+		return errNoRetryWindow
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	at := e.now()
+	evs := make([]*Event, len(es))
+	for i, m := range es {
+		ev, err := e.build(ctx, m.tenantID, m.typ, m.object, m.prev, at)
+		if err != nil {
+			return err
+		}
+		evs[i] = ev
+	}
+	n, err := e.Store.InsertMany(ctx, evs, at.Add(e.RetryFor))
+	if err != nil {
+		return err
+	}
+	e.emitted(ctx, n, evs...)
+	return nil
+}
+
+// now is the clock's time as events keep it (UTC, microseconds).
+func (e *Emitter) now() time.Time {
 	now := time.Now
 	if e.Now != nil {
 		now = e.Now
 	}
-	retryFor := e.RetryFor
-	if retryFor <= 0 {
-		return nil, errNoRetryWindow
-	}
-	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ,
-		CreatedAt: now().UTC().Truncate(time.Microsecond)}
+	return now().UTC().Truncate(time.Microsecond)
+}
+
+// build is the event of typ on object, created at, with its payload.
+func (e *Emitter) build(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage, at time.Time) (*Event, error) {
+	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ, CreatedAt: at}
 	var env envelope
 	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
 	env.Data.PreviousAttributes = prev
-	req := RequestFrom(ctx)
-	if req != nil {
+	if req := RequestFrom(ctx); req != nil {
 		env.Request.ID, env.Request.IdempotencyKey = nullable(req.ID), nullable(req.IdempotencyKey)
 	}
 	payload, err := json.Marshal(env)
@@ -62,14 +112,19 @@ func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object an
 		return nil, fmt.Errorf("encode %s event: %w", typ, err)
 	}
 	ev.Payload = payload
-	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor))
-	if err != nil {
-		return nil, err
+	return ev, nil
+}
+
+// emitted notes evs, stored with n deliveries queued, for their traces and the
+// request ctx carries.
+func (e *Emitter) emitted(ctx context.Context, n int, evs ...*Event) {
+	for _, ev := range evs {
+		e.Traces.Remember(ctx, ev.ID)
 	}
-	e.Traces.Remember(ctx, ev.ID)
-	if req != nil {
-		req.emitted = append(req.emitted, typ)
+	if req := RequestFrom(ctx); req != nil {
+		for _, ev := range evs {
+			req.emitted = append(req.emitted, ev.Type)
+		}
 		req.queued += n
 	}
-	return ev, nil
 }

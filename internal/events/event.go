@@ -125,6 +125,10 @@ type Store interface {
 	// each of its tenant's endpoints subscribed to its type, due at ev.CreatedAt and
 	// given up at retryUntil. It returns how many deliveries it queued.
 	Insert(ctx context.Context, ev *Event, retryUntil time.Time) (int, error)
+	// InsertMany is Insert of each of evs (a batch write's events) in fewer
+	// statements: each event's deliveries are due at its CreatedAt, all given up at
+	// retryUntil. It returns how many deliveries it queued in all.
+	InsertMany(ctx context.Context, evs []*Event, retryUntil time.Time) (int, error)
 	// Get returns the tenant's event with id, or ErrNotFound.
 	Get(ctx context.Context, tenantID, id string) (*Event, error)
 	// List returns up to f.Limit events, newest first, and whether more follow.

@@ -22,11 +22,40 @@ type Recorder struct {
 
 var _ changes.Recorder = Recorder{}
 
+var _ changes.BatchRecorder = Recorder{}
+
 // Record implements changes.Recorder. Errors: ErrNoUnitOfWork, the store's.
 func (r Recorder) Record(ctx context.Context, c changes.Change) error {
+	m, ok, err := emissionOf(c)
+	if !ok || err != nil {
+		return err
+	}
+	_, err = r.Emitter.emit(ctx, m.tenantID, m.typ, m.object, m.prev)
+	return err
+}
+
+// RecordAll implements changes.BatchRecorder: the events Record would emit, one
+// per change whose action is an event type, stored together and created at the
+// same instant. Errors: as Record's.
+func (r Recorder) RecordAll(ctx context.Context, cs []changes.Change) error {
+	var es []emission
+	for _, c := range cs {
+		m, ok, err := emissionOf(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			es = append(es, m)
+		}
+	}
+	return r.Emitter.emitAll(ctx, es)
+}
+
+// emissionOf is the event c emits; false when its action is no event type.
+func emissionOf(c changes.Change) (emission, bool, error) {
 	typ := Type(c.Action)
 	if !typ.Valid() {
-		return nil
+		return emission{}, false, nil
 	}
 	object := c.After
 	if object == nil {
@@ -36,9 +65,8 @@ func (r Recorder) Record(ctx context.Context, c changes.Change) error {
 	if c.Before != nil && c.After != nil {
 		var err error
 		if prev, err = changes.Previous(c.Before, c.After, Bookkeeping...); err != nil {
-			return err
+			return emission{}, false, err
 		}
 	}
-	_, err := r.Emitter.emit(ctx, c.TenantID, typ, object, prev)
-	return err
+	return emission{tenantID: c.TenantID, typ: typ, object: object, prev: prev}, true, nil
 }

@@ -107,6 +107,12 @@ type Route struct {
 	// Retry-After, whatever RATE_LIMIT_RPS says. For a request whose work multiplies
 	// (a redelivery to every endpoint). Zero: no such limit.
 	OncePer time.Duration
+	// StoreTimeout, when positive, bounds each store call of the route — each
+	// statement and an unkeyed write's transaction — instead of the server's bound
+	// (config.Leases.Store): for a write that is one long transaction by design (the
+	// CSV import, IMPORT_TIMEOUT). A keyed request stays within its lease's handler
+	// deadline whatever this says. Zero: the server's bound.
+	StoreTimeout time.Duration
 }
 
 // Check reports what makes r unmountable: a missing method, path or handler, no

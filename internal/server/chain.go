@@ -49,6 +49,18 @@ func callTimeout(d time.Duration) echo.MiddlewareFunc {
 	}
 }
 
+// routeCallTimeout replaces the call timeout callTimeout set, for a route whose
+// store calls may take longer by design (route.Route.StoreTimeout).
+func routeCallTimeout(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			c.SetRequest(req.WithContext(database.WithCallTimeout(req.Context(), d)))
+			return next(c)
+		}
+	}
+}
+
 // headAsGet serves HEAD as the GET of the same route with the body discarded (RFC
 // 9110 section 9.3.2): same status and headers, no body, no route of its own. Being
 // a GET it needs the read scope and never touches idempotency records. OPTIONS's

@@ -49,7 +49,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
 	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, RequireIfMatch: cfg.HTTP.RequireIfMatch,
-		MaxImportRows: cfg.Uploads.MaxImportRows, Now: d.Now})...)
+		MaxImportRows: cfg.Uploads.MaxImportRows, ImportTimeout: cfg.Uploads.ImportTimeout, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, eventhttp.Routes(d.Events)...)
@@ -200,6 +200,9 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 // request is 401 whatever its headers (docs/idempotency.md).
 func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.MiddlewareFunc, error) {
 	var mw []echo.MiddlewareFunc
+	if r.StoreTimeout > 0 {
+		mw = append(mw, routeCallTimeout(r.StoreTimeout))
+	}
 	if authn != nil {
 		// Outermost, so that its duration and status are the request's; it logs only
 		// what passed authentication.

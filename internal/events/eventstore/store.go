@@ -116,6 +116,47 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 	return s.queue(ctx, ev, ev.CreatedAt, retryUntil)
 }
 
+// queueManySQL queues the deliveries of the events whose IDs follow (the `IN` list
+// is appended), each due at its event's creation, as queueSQL does for one.
+const queueManySQL = `INSERT INTO webhook_deliveries
+	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
+	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ev.created_at, ?, ev.created_at
+	FROM events ev JOIN webhook_endpoints e ON e.tenant_id = ev.tenant_id
+	WHERE (e.event_types = '*' OR e.event_types LIKE '%,' || ev.type || ',%') AND ev.id IN `
+
+// InsertMany stores evs and queues their deliveries in the transaction ctx
+// carries: the events in multi-row INSERTs (database.InsertRows), then their
+// deliveries in one INSERT … SELECT per database.BatchParams events. Errors:
+// events.ErrNoUnitOfWork when ctx carries none; the store's.
+func (s *Store) InsertMany(ctx context.Context, evs []*events.Event, retryUntil time.Time) (int, error) {
+	if !database.InTx(ctx) {
+		return 0, events.ErrNoUnitOfWork
+	}
+	rows := make([][]any, len(evs))
+	for i, ev := range evs {
+		rows[i] = []any{ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), ev.CreatedAt.UTC()}
+	}
+	if err := database.InsertRows(ctx, s.db, "events", []string{"id", "tenant_id", "type", "payload", "created_at"}, rows); err != nil {
+		return 0, fmt.Errorf("insert events: %w", err)
+	}
+	queued := 0
+	per := database.BatchParams(s.db) - 1
+	for start := 0; start < len(evs); start += per {
+		chunk := evs[start:min(start+per, len(evs))]
+		args := make([]any, 0, 1+len(chunk))
+		args = append(args, retryUntil.UTC())
+		for _, ev := range chunk {
+			args = append(args, ev.ID)
+		}
+		res := database.Conn(ctx, s.db).Exec(queueManySQL+"("+strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+")", args...)
+		if res.Error != nil {
+			return 0, fmt.Errorf("queue deliveries of %d events: %w", len(chunk), res.Error)
+		}
+		queued += int(res.RowsAffected)
+	}
+	return queued, nil
+}
+
 // Requeue queues a new delivery of ev to each subscribed endpoint.
 func (s *Store) Requeue(ctx context.Context, ev *events.Event, now, retryUntil time.Time) (int, error) {
 	return s.queue(ctx, ev, now, retryUntil)

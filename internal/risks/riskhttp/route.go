@@ -27,6 +27,9 @@ type Config struct {
 	RequireIfMatch bool
 	// MaxImportRows bounds a CSV import (MAX_IMPORT_ROWS): 413 past it. Required.
 	MaxImportRows int
+	// ImportTimeout bounds an import's store calls, its one transaction included
+	// (IMPORT_TIMEOUT; route.Route.StoreTimeout). Zero: the server's bound.
+	ImportTimeout time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }
@@ -53,7 +56,7 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read},
 		{Method: http.MethodPost, Path: "/risks/import", Handler: h.importCSV, Versions: route.Both, Scope: write,
-			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}},
+			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}, StoreTimeout: cfg.ImportTimeout},
 		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},
 		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write},
 		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write},

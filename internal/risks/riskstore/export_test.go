@@ -1,4 +1,9 @@
 package riskstore
 
-// DenseMatches is denseMatches, for the test of the walk it chooses.
-const DenseMatches = denseMatches
+// WalkingAt returns a copy of s whose q searches on SQLite walk n rows before they
+// read the set of matches (walkWindow), for tests of each way a page is read.
+func WalkingAt(s *Store, n int) *Store {
+	c := *s
+	c.walkWindow = n
+	return &c
+}

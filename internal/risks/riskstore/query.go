@@ -18,9 +18,11 @@ func (s *Store) postgres() bool { return s.db.Dialector.Name() == "postgres" }
 // selected is a statement on the tenant's risks that q's filters select (its sort
 // aside). Which index serves which filter: docs/register.md.
 //
-// paged says the statement reads a page in an index's order, which lets a q search
-// of common words on SQLite walk that index (containing).
-func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, paged bool) (*gorm.DB, error) {
+// paged says the statement reads a page in an index's order. walk, on SQLite, has
+// q's words matched on each row the page's index walk reaches, up to and including
+// walk.End when set, rather than read as the set of risks_fts's matches
+// (containing).
+func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, paged bool, walk *walkTo) (*gorm.DB, error) {
 	db := s.tenant(ctx, tenantID).Model(&row{})
 	// A page on SQLite checks status and treatment on the rows its sort's index
 	// walks (the unary + keeps them off idx_risks_tenant_heatmap): at most 12 values
@@ -54,7 +56,14 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 		}
 	}
 	// Last: on SQLite's walk the other filters are checked before a row is probed.
-	return s.containing(ctx, db, tenantID, q.Words, paged)
+	return s.containing(db, q.Words, walk), nil
+}
+
+// walkTo is how a page's walk of its index ends: at End, in Sorted's order, or at
+// the end of the tenant's rows when End is nil.
+type walkTo struct {
+	Sorted database.Sorted
+	End    *database.After
 }
 
 // where adds cond with *v when v is set.
@@ -72,17 +81,14 @@ func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {
 // index risks_fts matches them (each a quoted phrase, all required), in one of two
 // ways that select the same rows (docs/register.md):
 //
-//   - the set of rowids risks_fts matches, read whole: when the tenant has fewer
-//     than denseMatches matches, or the statement is not paged (a heat map counts
-//     every match), or a word is not ASCII;
-//   - else per row, as the page's own index walk reaches it: LIKE on a row of
-//     ASCII text (where LIKE's ASCII case folding is the index's), a probe of
-//     risks_fts for that rowid on any other row. A page of common words then reads
-//     a few dozen rows, not every match of every tenant.
-func (s *Store) containing(ctx context.Context, db *gorm.DB, tenantID string, words []string, paged bool) (*gorm.DB, error) {
+//   - walk nil: the set of rowids risks_fts matches, read whole;
+//   - walk set (ASCII words only, List decides): per row, as the page's own index
+//     walk reaches it, up to walk.End: LIKE on a row of ASCII text (where LIKE's
+//     ASCII case folding is the index's), a probe of risks_fts for that rowid on any
+//     other row.
+func (s *Store) containing(db *gorm.DB, words []string, walk *walkTo) *gorm.DB {
 	var phrases, likes []string
 	var args []any
-	ascii := true
 	for _, w := range words {
 		pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(w) + "%"
 		switch {
@@ -92,31 +98,55 @@ func (s *Store) containing(ctx context.Context, db *gorm.DB, tenantID string, wo
 			phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
 			likes = append(likes, `(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`)
 			args = append(args, pattern, pattern)
-			ascii = ascii && isASCII(w)
 		default:
 			db = db.Where(`(title LIKE ? ESCAPE '\' OR description LIKE ? ESCAPE '\')`, pattern, pattern)
 		}
 	}
 	if len(phrases) == 0 {
-		return db, nil
+		return db
 	}
-	match := strings.Join(phrases, " ")
-	if !paged || !ascii {
-		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match), nil
+	match := matchOf(words)
+	if walk == nil {
+		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match)
 	}
-	// risks_fts yields its matches in turn, so the count stops at denseMatches.
-	var n int64
-	found := s.tenant(ctx, tenantID).Table("risks_fts CROSS JOIN risks").Select("1").
-		Where("risks_fts MATCH ? AND risks.rowid = risks_fts.rowid", match).Limit(denseMatches)
-	if err := database.Conn(ctx, s.db).Table("(?) AS found", found).Count(&n).Error; err != nil {
-		return nil, fmt.Errorf("count risks matching q: %w", err)
-	}
-	if n < denseMatches {
-		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match), nil
+	if walk.End != nil {
+		cond, bound := walk.Sorted.Through(*walk.End)
+		db = db.Where(cond, bound...)
 	}
 	return db.Where("(("+strings.Join(likes, " AND ")+") OR ("+notASCII+
 		" AND EXISTS (SELECT 1 FROM risks_fts WHERE risks_fts MATCH ? AND risks_fts.rowid = risks.rowid)))",
-		append(args, match)...), nil
+		append(args, match)...)
+}
+
+// matchOf is the risks_fts query of words: each of three characters or more as a
+// quoted phrase, all required.
+func matchOf(words []string) string {
+	var phrases []string
+	for _, w := range words {
+		if utf8.RuneCountInString(w) >= 3 {
+			phrases = append(phrases, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		}
+	}
+	return strings.Join(phrases, " ")
+}
+
+// walks reports whether a page of a search for words may be read by a walk of its
+// index on this store (containing): SQLite, with a word of three characters or more
+// for risks_fts, all of them ASCII.
+func (s *Store) walks(words []string) bool {
+	if s.postgres() {
+		return false
+	}
+	indexed := false
+	for _, w := range words {
+		if utf8.RuneCountInString(w) >= 3 {
+			indexed = true
+			if !isASCII(w) {
+				return false
+			}
+		}
+	}
+	return indexed
 }
 
 // notASCII holds for a row whose title or description has a character outside
@@ -133,11 +163,30 @@ func isASCII(w string) bool {
 	return true
 }
 
-// denseMatches is how many matches of a q search the tenant must have on SQLite for
-// a page to be read by the walk of its index (containing): reading this many
-// matches whole costs a few milliseconds; past it, a page of matches is reached
-// sooner by the walk.
-const denseMatches = 1000
+// walkWindow is how many of the tenant's rows, in a page's order, the long walk of a
+// q search on SQLite reaches before it reads the set of risks_fts's matches instead
+// (List): about 30 ms for 10,000 rows at 1,000,000, and it finds a page of words in
+// more than one row in 500 (21 of 10,000). No count over the tenant's matches
+// decides: counting even a thousand of them cost 38 ms in a tenant of 1,000,000
+// rows and 2.5 s in a small tenant beside it, whose matches risks_fts yields after
+// the big tenant's (docs/performance.md).
+const walkWindow = 10_000
+
+// firstWalk is how many rows the first, short walk of a q search on SQLite reaches:
+// a page of words in more than one row in 50 (List).
+const firstWalk = 1_000
+
+// fewMatches is how many matches of q in all tenants make the set of matches cheaper
+// to read than a long walk (List); counting them stops there.
+const fewMatches = 500
+
+// window is how many rows a walk reaches: walkWindow unless a test set another.
+func (s *Store) window() int {
+	if s.walkWindow > 0 {
+		return s.walkWindow
+	}
+	return walkWindow
+}
 
 // sorted is the keyset order of sort on this store. Titles sort by code point on
 // both stores (COLLATE "C" on PostgreSQL, SQLite's BINARY), so both list alike.
@@ -163,20 +212,92 @@ func (s *Store) sorted(sort risks.Sort) database.Sorted {
 
 // List returns up to f.Limit of the risks f selects, in its order past f.After, and
 // whether more follow (database.PageSorted).
+//
+// On SQLite a q search of ASCII words first walks the page's index through the next
+// firstWalk rows (containing); when that finds a full page, or the tenant has no
+// more rows, that is the page. Otherwise, when risks_fts matches fewer than
+// fewMatches risks of all tenants, the page is read from that set of matches; else a
+// walk of walkWindow rows is tried, then the set of matches. Both read the same rows in the same order, so a page is the
+// same either way and paging visits each match once.
 func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
 	var after *database.After
 	if f.After != nil {
 		after = &database.After{Key: f.After.Key, ID: f.After.ID}
 	}
-	sel, err := s.selected(ctx, tenantID, f.Query, true)
+	sorted := s.sorted(f.Sort)
+	if s.walks(f.Query.Words) {
+		// A short walk finds a page of common words; words that few risks of any
+		// tenant hold are read as the set of their matches; the others get the
+		// long walk first.
+		out, more, done, err := s.walkPage(ctx, tenantID, f, sorted, after, min(firstWalk, s.window()))
+		if err != nil || done {
+			return out, more, err
+		}
+		few, err := s.fewMatches(ctx, f.Query.Words)
+		if err != nil {
+			return nil, false, err
+		}
+		if !few {
+			out, more, done, err := s.walkPage(ctx, tenantID, f, sorted, after, s.window())
+			if err != nil || done {
+				return out, more, err
+			}
+		}
+	}
+	sel, err := s.selected(ctx, tenantID, f.Query, true, nil)
 	if err != nil {
 		return nil, false, err
 	}
-	out, more, err := database.PageSorted(sel, s.sorted(f.Sort), after, f.Limit, toRisk)
+	out, more, err := database.PageSorted(sel, sorted, after, f.Limit, toRisk)
 	if err != nil {
 		return nil, false, fmt.Errorf("list risks: %w", err)
 	}
 	return out, more, nil
+}
+
+// fewMatches reports whether risks_fts matches words (the ASCII words of a walk) in
+// fewer than fewMatches risks of all tenants, counting no further.
+func (s *Store) fewMatches(ctx context.Context, words []string) (bool, error) {
+	var n int64
+	found := database.Conn(ctx, s.db).Table("risks_fts").Select("1").
+		Where("risks_fts MATCH ?", matchOf(words)).Limit(fewMatches)
+	if err := database.Conn(ctx, s.db).Table("(?) AS found", found).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("count risks matching q: %w", err)
+	}
+	return n < fewMatches, nil
+}
+
+// walkPage reads f's page by a walk of the next window rows of the tenant in
+// sorted's order (List); done is false when the walk cannot tell the page: fewer
+// than a page's matches within the window, or a window ending at a NULL key (a
+// bound the index cannot stop at).
+func (s *Store) walkPage(ctx context.Context, tenantID string, f risks.Filter, sorted database.Sorted, after *database.After, window int) ([]*risks.Risk, bool, bool, error) {
+	ctx = database.MayLag(ctx)
+	end, err := database.NthSorted[row](s.tenant(ctx, tenantID).Model(&row{}).Select(sorted.Column+", id"),
+		sorted, after, window)
+	if err != nil {
+		return nil, false, false, fmt.Errorf("list risks: end of the walk: %w", err)
+	}
+	walk := &walkTo{Sorted: sorted}
+	if end != nil {
+		key := f.Sort.Key(toRisk(end))
+		if key == nil {
+			return nil, false, false, nil
+		}
+		walk.End = &database.After{Key: key, ID: end.ID}
+	}
+	sel, err := s.selected(ctx, tenantID, f.Query, true, walk)
+	if err != nil {
+		return nil, false, false, err
+	}
+	out, more, err := database.PageSorted(sel, sorted, after, f.Limit, toRisk)
+	if err != nil {
+		return nil, false, false, fmt.Errorf("list risks: %w", err)
+	}
+	if more || walk.End == nil {
+		return out, more, true, nil
+	}
+	return nil, false, false, nil
 }
 
 // Heatmap counts the risks q selects by the likelihood and impact of basis, in one
@@ -192,7 +313,7 @@ func (s *Store) Heatmap(ctx context.Context, tenantID string, q risks.Query, bas
 		L, I *int
 		N    int
 	}
-	sel, err := s.selected(ctx, tenantID, q, false)
+	sel, err := s.selected(ctx, tenantID, q, false, nil)
 	if err != nil {
 		return nil, err
 	}

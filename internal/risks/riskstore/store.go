@@ -24,6 +24,8 @@ import (
 type Store struct {
 	db    *gorm.DB
 	point changes.Point
+	// walkWindow replaces the constant walkWindow when positive (tests).
+	walkWindow int
 }
 
 var _ risks.Store = (*Store)(nil)
@@ -131,6 +133,60 @@ func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 		}
 		return change(risks.ActionCreated, nil, r), nil
 	})
+}
+
+// createColumns are the columns CreateMany writes, in the order of createValues.
+var createColumns = []string{"id", "tenant_id", "title", "description", "category", "likelihood", "impact",
+	"risk_score", "status", "owner", "external_id", "version", "treatment", "review_date",
+	"residual_likelihood", "residual_impact", "residual_score", "metadata", "created_at", "updated_at"}
+
+// createValues are w's values in createColumns' order.
+func createValues(w *row) []any {
+	return []any{w.ID, w.TenantID, w.Title, w.Description, w.Category, w.Likelihood, w.Impact,
+		w.RiskScore, w.Status, w.Owner, w.ExternalID, w.Version, w.Treatment, w.ReviewDate,
+		w.ResidualLikelihood, w.ResidualImpact, w.ResidualScore, w.Metadata, w.CreatedAt, w.UpdatedAt}
+}
+
+// CreateMany inserts rs and records risk.created for each, in one unit of work:
+// the risks in multi-row INSERTs (database.InsertRows), their records together
+// (changes.Point.WriteAll), so an import of thousands of risks sends a few
+// statements per thousand rather than a few per risk.
+func (s *Store) CreateMany(ctx context.Context, rs []*risks.Risk) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	return s.point.WriteAll(ctx, func(ctx context.Context) ([]changes.Change, error) {
+		rows := make([][]any, len(rs))
+		cs := make([]changes.Change, len(rs))
+		for i, r := range rs {
+			rows[i] = createValues(toRow(r))
+			cs[i] = change(risks.ActionCreated, nil, r)
+		}
+		if err := database.InsertRows(ctx, s.db, "risks", createColumns, rows); err != nil {
+			return nil, fmt.Errorf("create risks: %w", err)
+		}
+		return cs, nil
+	})
+}
+
+// GetByExternalIDs returns the tenant's risks whose external ID is one of
+// externalIDs, by external ID (absent ones are missing from the map), reading a
+// thousand IDs per statement through the (tenant, external ID) index.
+func (s *Store) GetByExternalIDs(ctx context.Context, tenantID string, externalIDs []string) (map[string]*risks.Risk, error) {
+	out := make(map[string]*risks.Risk)
+	per := database.BatchParams(s.db) - 1 // and the tenant's
+	for start := 0; start < len(externalIDs); start += per {
+		var ws []row
+		chunk := externalIDs[start:min(start+per, len(externalIDs))]
+		if err := s.tenant(ctx, tenantID).Where("external_id IN ?", chunk).Find(&ws).Error; err != nil {
+			return nil, fmt.Errorf("get risks by external id: %w", err)
+		}
+		for i := range ws {
+			r := toRisk(&ws[i])
+			out[*r.ExternalID] = r
+		}
+	}
+	return out, nil
 }
 
 // tenant is a statement on the tenant's risks only, in ctx's unit of work.
