@@ -57,7 +57,7 @@ function RiskList({ view }: { view: ListView }) {
       {view.cell && (
         <p class="row cell-note">
           Risks with {view.cell.basis} likelihood {view.cell.likelihood} and impact {view.cell.impact}
-          {list.truncated ? " (the first 500)" : ""}.
+.
           <a href={viewURL({ ...view, cell: undefined, cursors: [] })}>Show all</a>
         </p>
       )}
