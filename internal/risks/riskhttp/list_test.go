@@ -280,6 +280,7 @@ func TestListRefusesBadParameters(t *testing.T) {
 		{"treatment=ignore", "treatment"},
 		{"minScore=0", "minScore"},
 		{"maxScore=abc", "maxScore"},
+		{"minScore=20&maxScore=5", "minScore"},
 		{"likelihood=0", "likelihood"},
 		{"impact=2,6", "impact"},
 		{"residualLikelihood=high", "residualLikelihood"},

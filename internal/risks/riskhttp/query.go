@@ -37,6 +37,10 @@ func queryOf(params url.Values, extra ...string) (risks.Query, error) {
 			return q, err
 		}
 	}
+	// An empty range is a mistake, not a query: say so rather than list nothing.
+	if q.MinScore != nil && q.MaxScore != nil && *q.MinScore > *q.MaxScore {
+		return q, problem.Invalid("minScore", "must not be greater than maxScore")
+	}
 	return q, nil
 }
 
