@@ -24,6 +24,10 @@ type RiskFilter struct {
 	Category, Owner *string
 	// MinScore and MaxScore bound riskScore, inclusive, when 1–25.
 	MinScore, MaxScore int
+	// Likelihood, Impact, ResidualLikelihood and ResidualImpact select risks whose
+	// factor is any of the values (1–5): Likelihood {4} with Impact {2} is one
+	// heat-map cell's risks.
+	Likelihood, Impact, ResidualLikelihood, ResidualImpact []int
 	// ReviewBefore (YYYY-MM-DD) selects reviews due before that date.
 	ReviewBefore string
 	// CreatedSince ≤ createdAt < CreatedUntil; UpdatedSince ≤ updatedAt.
@@ -56,6 +60,14 @@ func (f *RiskFilter) addTo(q url.Values) {
 		if v != nil {
 			q.Set(name, *v)
 		}
+	}
+	for name, ns := range map[string][]int{"likelihood": f.Likelihood, "impact": f.Impact,
+		"residualLikelihood": f.ResidualLikelihood, "residualImpact": f.ResidualImpact} {
+		vs := make([]string, len(ns))
+		for i, n := range ns {
+			vs[i] = strconv.Itoa(n)
+		}
+		join(name, vs)
 	}
 	for name, n := range map[string]int{"minScore": f.MinScore, "maxScore": f.MaxScore} {
 		if n != 0 {

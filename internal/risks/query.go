@@ -12,6 +12,10 @@ type Query struct {
 	Owner      *string // exact
 	// MinScore, MaxScore bound riskScore, inclusive; a risk without a score fails both.
 	MinScore, MaxScore *int
+	// Likelihoods, Impacts, ResidualLikelihoods, ResidualImpacts select risks whose
+	// factor is one of the values (1–5): a heat-map cell's list is a filter like any
+	// other, so it pages. A risk without the factor fails them.
+	Likelihoods, Impacts, ResidualLikelihoods, ResidualImpacts []int
 	// ReviewBefore selects risks whose reviewDate (YYYY-MM-DD) is earlier.
 	ReviewBefore *string
 	// CreatedSince ≤ createdAt < CreatedUntil; UpdatedSince ≤ updatedAt.

@@ -37,6 +37,18 @@ func TestRegisterThroughTheSDK(t *testing.T) {
 	if strings.Join(titles, "|") != "vendor access" {
 		t.Errorf("listed %v, want the one vendor risk scoring 3 or more", titles)
 	}
+	// A heat-map cell's risks: likelihood 1 or 2 with impact 2 (Vendor DPA, vendor access).
+	titles = nil
+	for r, err := range c.Risks.List(ctx, &riskapi.RiskListParams{Sort: "title",
+		RiskFilter: riskapi.RiskFilter{Likelihood: []int{1, 2}, Impact: []int{2}}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		titles = append(titles, r.Title)
+	}
+	if strings.Join(titles, "|") != "Vendor DPA|vendor access" {
+		t.Errorf("listed %v for likelihood 1,2 × impact 2, want the two vendor risks", titles)
+	}
 	hm, err := c.Risks.Heatmap(ctx, &riskapi.RiskHeatmapParams{RiskFilter: riskapi.RiskFilter{Metadata: map[string]string{"n": "B"}}})
 	if err != nil {
 		t.Fatal(err)

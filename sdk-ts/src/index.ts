@@ -63,6 +63,7 @@ export type {
   RiskCreateParams,
   RiskExportParams,
   RiskFilter,
+  FactorValue,
   RiskHeatmapParams,
   RiskListParams,
   RiskMetadata,

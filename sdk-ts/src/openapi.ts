@@ -3241,6 +3241,26 @@ export interface components {
         RiskMinScore: number;
         /** @description `riskScore` at most this (risks without a score are left out). */
         RiskMaxScore: number;
+        /**
+         * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+         * @example 4
+         */
+        RiskLikelihoodFilter: string;
+        /**
+         * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+         * @example 4
+         */
+        RiskImpactFilter: string;
+        /**
+         * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+         * @example 4
+         */
+        RiskResidualLikelihoodFilter: string;
+        /**
+         * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+         * @example 4
+         */
+        RiskResidualImpactFilter: string;
         /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
         RiskReviewBefore: string;
         /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3611,6 +3631,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3717,6 +3757,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3773,6 +3833,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3845,6 +3925,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3896,6 +3996,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -3981,6 +4101,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5177,6 +5317,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5284,6 +5444,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5341,6 +5521,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5413,6 +5613,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5464,6 +5684,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5549,6 +5789,26 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /**
+                 * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                likelihood?: components["parameters"]["RiskLikelihoodFilter"];
+                /**
+                 * @description `impact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                impact?: components["parameters"]["RiskImpactFilter"];
+                /**
+                 * @description `residualLikelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualLikelihood?: components["parameters"]["RiskResidualLikelihoodFilter"];
+                /**
+                 * @description `residualImpact` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
+                 * @example 4
+                 */
+                residualImpact?: components["parameters"]["RiskResidualImpactFilter"];
                 /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
                 reviewBefore?: components["parameters"]["RiskReviewBefore"];
                 /** @description `createdAt` at or after this RFC 3339 time. */

@@ -40,14 +40,20 @@ type FilterQuery = NonNullable<paths["/v2/risks/heatmap"]["get"]["parameters"]["
 /**
  * The filters of GET /v2/risks, …/heatmap and …/export (docs/register.md,
  * "Finding risks"); absent members do not filter, and a risk is selected when
- * every given one holds. `status` and `treatment` take one value or a list
- * (any of them); `metadata` selects risks holding each key with that value.
+ * every given one holds. `status`, `treatment` and the four factors
+ * (`likelihood`, `impact`, `residualLikelihood`, `residualImpact`) take one
+ * value or a list (any of them); `metadata` selects risks holding each key with that value.
  */
-export type RiskFilter = Omit<FilterQuery, "basis" | "status" | "treatment" | "metadata"> & {
+export type RiskFilter = Omit<FilterQuery, "basis" | "status" | "treatment" | "metadata" | Factor> & {
   status?: RiskStatus | RiskStatus[];
   treatment?: RiskTreatment | RiskTreatment[];
   metadata?: Record<string, string>;
-};
+} & { [F in Factor]?: FactorValue | FactorValue[] };
+
+/** The factor filters: `likelihood: 4, impact: 2` is one heat-map cell's risks. */
+type Factor = "likelihood" | "impact" | "residualLikelihood" | "residualImpact";
+/** A likelihood or impact, 1–5. */
+export type FactorValue = 1 | 2 | 3 | 4 | 5;
 
 /** The query of a risk list: paging, every filter, and the order. */
 export interface RiskListParams extends ListParams, RiskFilter {

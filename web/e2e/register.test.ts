@@ -122,6 +122,17 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await residual.click();
     await expect.poll(async () => (await shownTitles(page)).sort()).toEqual(["Heat 0", "Heat 1", "Heat 4"]);
     expect(new URL(page.url()).searchParams.get("basis")).toBe("residual");
+
+    // A cell of more risks than a page pages like any list: every one, once.
+    const big = Array.from({ length: 21 }, (_, i) => `Big ${String(i).padStart(2, "0")}`);
+    for (const title of big) await make(page, { title, likelihood: 5, impact: 5 });
+    await page.goto("/?show=heatmap&sort=title");
+    const full = page.locator('a[data-cell="5x5"]');
+    await expect.poll(() => full.textContent()).toBe("21");
+    await full.click();
+    await expect.poll(() => shownTitles(page)).toEqual(big.slice(0, 20));
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => shownTitles(page)).toEqual(big.slice(20));
   });
 
   it("dry-runs a CSV with a bad row naming the row and writing nothing, then imports the fixed file once despite a double click, a lost answer and a reload", async () => {

@@ -25,6 +25,7 @@ func TestHeatmapCountsByHand(t *testing.T) {
 		{"?basis=inherent", "inherent", func(full) bool { return true }, false},
 		{"?basis=residual", "residual", func(full) bool { return true }, true},
 		{"?basis=residual&status=open,closed&q=vendor", "residual", func(r full) bool { return r.Status != "mitigated" && has("vendor", r) }, true},
+		{"?basis=residual&likelihood=2,3", "residual", func(r full) bool { return r.Likelihood != nil && (*r.Likelihood == 2 || *r.Likelihood == 3) }, true},
 		{"?status=open&metadata%5Bteam%5D=ops", "inherent", func(r full) bool { return r.Status == "open" && r.Metadata["team"] == "ops" }, false},
 	} {
 		var want [5][5]int

@@ -196,6 +196,10 @@ func TestListFiltersAndSorts(t *testing.T) {
 	score := func(lo, hi int) func(full) bool {
 		return func(r full) bool { return r.RiskScore != nil && *r.RiskScore >= lo && *r.RiskScore <= hi }
 	}
+	is := func(v *int, n int) bool { return v != nil && *v == n }
+	factor := func(of func(full) *int, ns ...int) func(full) bool {
+		return func(r full) bool { return of(r) != nil && slices.Contains(ns, *of(r)) }
+	}
 	filters := []struct {
 		query string
 		keep  func(full) bool
@@ -212,6 +216,10 @@ func TestListFiltersAndSorts(t *testing.T) {
 		{"minScore=10", score(10, 25)},
 		{"maxScore=6", score(1, 6)},
 		{"minScore=4&maxScore=12", score(4, 12)},
+		{"likelihood=2", factor(func(r full) *int { return r.Likelihood }, 2)},
+		{"likelihood=2&impact=4", func(r full) bool { return is(r.Likelihood, 2) && is(r.Impact, 4) }},
+		{"impact=1,5", factor(func(r full) *int { return r.Impact }, 1, 5)},
+		{"residualLikelihood=2&residualImpact=2", func(r full) bool { return is(r.ResidualLikelihood, 2) && is(r.ResidualImpact, 2) }},
 		{"reviewBefore=2026-02-11", func(r full) bool { return r.ReviewDate != nil && *r.ReviewDate < "2026-02-11" }},
 		{"createdSince=" + url.QueryEscape(since.Format(time.RFC3339Nano)), func(r full) bool { return !r.CreatedAt.Before(since) }},
 		{"createdUntil=" + url.QueryEscape(until.Format(time.RFC3339Nano)), func(r full) bool { return r.CreatedAt.Before(until) }},
@@ -272,6 +280,11 @@ func TestListRefusesBadParameters(t *testing.T) {
 		{"treatment=ignore", "treatment"},
 		{"minScore=0", "minScore"},
 		{"maxScore=abc", "maxScore"},
+		{"minScore=20&maxScore=5", "minScore"},
+		{"likelihood=0", "likelihood"},
+		{"impact=2,6", "impact"},
+		{"residualLikelihood=high", "residualLikelihood"},
+		{"residualImpact=", "residualImpact"},
 		{"reviewBefore=2026-13-01", "reviewBefore"},
 		{"createdSince=yesterday", "createdSince"},
 		{"createdUntil=2026-01-01", "createdUntil"},

@@ -15,6 +15,7 @@ import (
 // filterParams are the query parameters every register read takes
 // (docs/register.md); metadata[KEY] too.
 var filterParams = []string{"status", "treatment", "category", "owner", "minScore", "maxScore",
+	"likelihood", "impact", "residualLikelihood", "residualImpact",
 	"reviewBefore", "createdSince", "createdUntil", "updatedSince", "q"}
 
 // Bounds of q: more words or longer ones are refused rather than searched slowly.
@@ -35,6 +36,10 @@ func queryOf(params url.Values, extra ...string) (risks.Query, error) {
 		if err := setParam(&q, name, params.Get(name)); err != nil {
 			return q, err
 		}
+	}
+	// An empty range is a mistake, not a query: say so rather than list nothing.
+	if q.MinScore != nil && q.MaxScore != nil && *q.MinScore > *q.MaxScore {
+		return q, problem.Invalid("minScore", "must not be greater than maxScore")
 	}
 	return q, nil
 }
@@ -83,6 +88,13 @@ func setParam(q *risks.Query, name, v string) error {
 		} else {
 			q.MaxScore = &n
 		}
+	case "likelihood", "impact", "residualLikelihood", "residualImpact":
+		n, err := factors(v, name)
+		if err != nil {
+			return err
+		}
+		*map[string]*[]int{"likelihood": &q.Likelihoods, "impact": &q.Impacts,
+			"residualLikelihood": &q.ResidualLikelihoods, "residualImpact": &q.ResidualImpacts}[name] = n
 	case "reviewBefore":
 		if !risks.ValidDate(v) {
 			return bad("must be a date YYYY-MM-DD")
@@ -127,6 +139,19 @@ func list[T ~string](v string, allowed []T, name string) ([]T, error) {
 			return nil, problem.Invalid(name, "must be one or more of "+strings.Join(names, ", ")+", comma-separated")
 		}
 		out = append(out, t)
+	}
+	return out, nil
+}
+
+// factors reads a comma-separated list of factor values, 1–5.
+func factors(v, name string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 || n > 5 {
+			return nil, problem.Invalid(name, "must be one or more integers from 1 to 5, comma-separated")
+		}
+		out = append(out, n)
 	}
 	return out, nil
 }

@@ -43,6 +43,11 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	db = where(db, "owner = ?", q.Owner)
 	db = where(db, "risk_score >= ?", q.MinScore)
 	db = where(db, "risk_score <= ?", q.MaxScore)
+	for i, vs := range [][]int{q.Likelihoods, q.Impacts, q.ResidualLikelihoods, q.ResidualImpacts} {
+		if len(vs) > 0 {
+			db = db.Where(plus+factorColumns[i]+" IN ?", vs)
+		}
+	}
 	db = where(db, "review_date < ?", q.ReviewBefore)
 	db = where(db, "created_at >= ?", q.CreatedSince)
 	db = where(db, "created_at < ?", q.CreatedUntil)
@@ -65,6 +70,10 @@ type walkTo struct {
 	Sorted database.Sorted
 	End    *database.After
 }
+
+// factorColumns are the columns of Query's Likelihoods, Impacts, ResidualLikelihoods
+// and ResidualImpacts, in that order.
+var factorColumns = [...]string{"likelihood", "impact", "residual_likelihood", "residual_impact"}
 
 // where adds cond with *v when v is set.
 func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {

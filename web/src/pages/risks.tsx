@@ -57,7 +57,7 @@ function RiskList({ view }: { view: ListView }) {
       {view.cell && (
         <p class="row cell-note">
           Risks with {view.cell.basis} likelihood {view.cell.likelihood} and impact {view.cell.impact}
-          {list.truncated ? " (the first 500)" : ""}.
+.
           <a href={viewURL({ ...view, cell: undefined, cursors: [] })}>Show all</a>
         </p>
       )}
@@ -102,17 +102,15 @@ function RiskList({ view }: { view: ListView }) {
           )}
         </tbody>
       </table>
-      {!view.cell && (
-        <div class="row pager">
-          <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(viewURL({ ...view, cursors: cursors.slice(0, -1) }))}>
-            Previous
-          </button>
-          <span>Page {cursors.length + 1}</span>
-          <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(viewURL({ ...view, cursors: [...cursors, page.nextCursor] }))}>
-            Next
-          </button>
-        </div>
-      )}
+      <div class="row pager">
+        <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(viewURL({ ...view, cursors: cursors.slice(0, -1) }))}>
+          Previous
+        </button>
+        <span>Page {cursors.length + 1}</span>
+        <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(viewURL({ ...view, cursors: [...cursors, page.nextCursor] }))}>
+          Next
+        </button>
+      </div>
     </>
   );
 }

@@ -4,7 +4,7 @@
  * reload, the back button or a shared link shows the same risks. Pure
  * functions: the URL to a view, a view to its URL and to the API's filter.
  */
-import type { RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
+import type { FactorValue, RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
 
 /** Every status and treatment, in the spec's order (typed so that a value the spec adds fails tsc here). */
 const statuses: Record<RiskStatus, true> = { open: true, mitigated: true, closed: true };
@@ -127,9 +127,8 @@ export function isOverdue(reviewDate: string | null | undefined, on = today()): 
 }
 
 /**
- * apiFilter is the API's filter of a view. The heat-map cell is not in it:
- * the API has no filter by likelihood or impact, so the list keeps the risks
- * of the cell itself (inCell) from the pages of this filter.
+ * apiFilter is the API's filter of a view: a heat-map cell becomes the factor
+ * filters of its basis, so the cell's list pages and exports like any other.
  */
 export function apiFilter(v: ListView, on = today()): RiskFilter {
   const f: RiskFilter = {};
@@ -141,6 +140,12 @@ export function apiFilter(v: ListView, on = today()): RiskFilter {
   if (v.maxScore) f.maxScore = Number(v.maxScore);
   if (v.overdue) f.reviewBefore = on;
   if (v.q.trim()) f.q = v.q.trim();
+  if (v.cell) {
+    const l = v.cell.likelihood as FactorValue;
+    const i = v.cell.impact as FactorValue;
+    if (v.cell.basis === "residual") Object.assign(f, { residualLikelihood: l, residualImpact: i });
+    else Object.assign(f, { likelihood: l, impact: i });
+  }
   return f;
 }
 
@@ -148,13 +153,6 @@ export function apiFilter(v: ListView, on = today()): RiskFilter {
 export function listParams(v: ListView, limit: number, on = today()): RiskListParams {
   const cursor = v.cursors.at(-1);
   return { ...apiFilter(v, on), limit, ...(v.sort ? { sort: v.sort } : {}), ...(cursor ? { cursor } : {}) };
-}
-
-/** inCell is true when the risk's factors of the cell's basis are the cell's. */
-export function inCell(r: { likelihood: number | null; impact: number | null; residualLikelihood: number | null; residualImpact: number | null }, c: Cell): boolean {
-  return c.basis === "residual"
-    ? r.residualLikelihood === c.likelihood && r.residualImpact === c.impact
-    : r.likelihood === c.likelihood && r.impact === c.impact;
 }
 
 /**
