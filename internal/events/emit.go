@@ -62,14 +62,17 @@ func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object an
 		return nil, fmt.Errorf("encode %s event: %w", typ, err)
 	}
 	ev.Payload = payload
-	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor))
+	err = e.Store.Insert(ctx, ev, ev.CreatedAt.Add(retryFor), func(n int) {
+		if req != nil {
+			req.queued += n
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
 	e.Traces.Remember(ctx, ev.ID)
 	if req != nil {
 		req.emitted = append(req.emitted, typ)
-		req.queued += n
 	}
 	return ev, nil
 }
