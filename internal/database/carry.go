@@ -18,9 +18,9 @@ import (
 // before its commit, exactly once (docs/performance.md, issue 24).
 //
 // A unit of work RunInTx opens on PostgreSQL goes further: it begins no transaction
-// until a statement needs one (lazy). Until then the statements it may hold — Hold
-// (a write nobody reads back: an unkeyed risk's INSERT), Defer, and the last carrying
-// statement, ExecLast (the event's) — wait, and when the unit of work ends without
+// until a statement needs one (lazy). Until then the statements it holds — Defer's
+// (the risk's INSERT, the audit entry's) and the last carrying statement, ExecLast's
+// (the event's) — wait, and when the unit of work ends without
 // anything else having been sent they go out as one autocommit statement: a data-
 // modifying CTE per held INSERT, the last one carrying them. One statement is atomic
 // on its own, so an unkeyed create is one round trip instead of BEGIN, INSERT,
@@ -127,8 +127,9 @@ func (c *carried) flush(ctx context.Context) error {
 
 // Defer runs stmt — one INSERT without RETURNING, its arguments as `?` — in the unit
 // of work ctx carries: on PostgreSQL, inside a RunInTx, it is sent with the next
-// ExecCarrying statement or when the unit of work's function returns; elsewhere at
-// once. Its errors surface there, and roll the unit of work back. stmt must not
+// ExecCarrying statement or when the unit of work's function returns (a lazy unit of
+// work that has not begun its transaction also sends it first when it does, before
+// the statement that begins it); elsewhere at once. Its errors surface there, and roll the unit of work back. stmt must not
 // contain a literal `?`.
 func Defer(ctx context.Context, db *gorm.DB, stmt string, args ...any) error {
 	c, ok := ctx.Value(carryKey{}).(*carried)
@@ -203,24 +204,4 @@ func ExecLast(ctx context.Context, db *gorm.DB, done func(rows int64), stmt stri
 	}
 	done(res.RowsAffected)
 	return nil
-}
-
-// Hold runs stmt — one INSERT without RETURNING whose row nothing reads before the
-// unit of work ends, its arguments as `?` — through Conn at once, unless ctx's unit
-// of work is lazy and has sent nothing yet: then it is held like a Defer, and goes
-// out with the unit's one statement, or first in its transaction when a later
-// statement begins one (so that statement sees the row). Unlike Defer, a Hold in a
-// begun transaction is never postponed. stmt must not contain a literal `?`.
-func Hold(ctx context.Context, db *gorm.DB, stmt string, args ...any) error {
-	if c, ok := ctx.Value(carryKey{}).(*carried); ok {
-		c.mu.Lock()
-		if c.holding() {
-			c.stmts = append(c.stmts, stmt)
-			c.args = append(c.args, args...)
-			c.mu.Unlock()
-			return nil
-		}
-		c.mu.Unlock()
-	}
-	return Conn(ctx, db).Exec(stmt, args...).Error
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // TestLazyUnitOfWorkIsOneStatement: a unit of work RunInTx opens on PostgreSQL sends
-// what it held (Hold, Defer, ExecLast) as one autocommit statement when nothing else
+// what it held (Defer, ExecLast) as one autocommit statement when nothing else
 // needed its transaction; a statement that does need it (a read) begins it and finds
 // the rows held before it already written; a failing unit of work, or a failing
 // held statement, leaves no row. On SQLite the same calls run at once in a
@@ -42,10 +42,10 @@ func TestLazyUnitOfWorkIsOneStatement(t *testing.T) {
 	const ins = "INSERT INTO lazy_t (id) VALUES (?)"
 	failed := errors.New("the unit of work fails")
 
-	// A: held, deferred, last: one statement, no transaction of its own.
+	// A: deferred, last: one statement, no transaction of its own.
 	var lastRows int64 = -1
 	err := database.RunInTx(ctx, db.DB, func(ctx context.Context) error {
-		if err := database.Hold(ctx, db.DB, ins, "a1"); err != nil {
+		if err := database.Defer(ctx, db.DB, ins, "a1"); err != nil {
 			return err
 		}
 		if err := database.Defer(ctx, db.DB, ins, "a2"); err != nil {
@@ -63,13 +63,13 @@ func TestLazyUnitOfWorkIsOneStatement(t *testing.T) {
 	// B: a read begins the transaction and sees the held row; the rest follows in it.
 	var seen int64 = -1
 	err = database.RunInTx(ctx, db.DB, func(ctx context.Context) error {
-		if err := database.Hold(ctx, db.DB, ins, "b1"); err != nil {
+		if err := database.Defer(ctx, db.DB, ins, "b1"); err != nil {
 			return err
 		}
 		if err := database.Conn(ctx, db.DB).Raw("SELECT count(*) FROM lazy_t WHERE id = ?", "b1").Scan(&seen).Error; err != nil {
 			return err
 		}
-		if err := database.Hold(ctx, db.DB, ins, "b2"); err != nil {
+		if err := database.Defer(ctx, db.DB, ins, "b2"); err != nil {
 			return err
 		}
 		return database.ExecLast(ctx, db.DB, func(int64) {}, ins, "b3")
@@ -78,14 +78,14 @@ func TestLazyUnitOfWorkIsOneStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	if seen != 1 {
-		t.Errorf("a read after Hold saw %d held rows, want 1", seen)
+		t.Errorf("a read after Defer saw %d held rows, want 1", seen)
 	}
 
 	// C: the unit of work fails after holding: nothing is written (on PostgreSQL
 	// nothing is sent, and done never runs).
 	called := false
 	err = database.RunInTx(ctx, db.DB, func(ctx context.Context) error {
-		if err := database.Hold(ctx, db.DB, ins, "c1"); err != nil {
+		if err := database.Defer(ctx, db.DB, ins, "c1"); err != nil {
 			return err
 		}
 		if err := database.ExecLast(ctx, db.DB, func(int64) { called = true }, ins, "c2"); err != nil {
@@ -102,7 +102,7 @@ func TestLazyUnitOfWorkIsOneStatement(t *testing.T) {
 
 	// D: a held statement that fails (a duplicate key) fails the unit as a whole.
 	err = database.RunInTx(ctx, db.DB, func(ctx context.Context) error {
-		if err := database.Hold(ctx, db.DB, ins, "d1"); err != nil {
+		if err := database.Defer(ctx, db.DB, ins, "d1"); err != nil {
 			return err
 		}
 		return database.ExecLast(ctx, db.DB, func(int64) {}, ins, "a1")

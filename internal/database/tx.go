@@ -93,7 +93,7 @@ func InTx(ctx context.Context) bool {
 // new transaction as a whole. fn must make its writes through Conn on the context it
 // is given; statements it deferred (Defer) are sent before it ends. On PostgreSQL the
 // new transaction is lazy (carry.go): if fn sent nothing but statements it held
-// (Hold, Defer, ExecLast), they go out as one autocommit statement and no transaction
+// (Defer, ExecLast), they go out as one autocommit statement and no transaction
 // is begun. Errors: fn's, or the store's (classified; a COMMIT, or the one autocommit
 // statement, whose outcome is unknown is marked ErrOutcomeUnknown, see CommitFailed).
 func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) (err error) {

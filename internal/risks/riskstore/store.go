@@ -129,15 +129,17 @@ const insertSQL = `INSERT INTO risks (id, tenant_id, title, description, categor
 	residual_impact, residual_score, metadata, created_at, updated_at)
 	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// Create inserts r and records risk.created. On PostgreSQL the INSERT is held
-// (database.Hold): when the create is its own unit of work (an unkeyed POST), it,
-// the audit entry and the event go out as one autocommit statement.
+// Create inserts r and records risk.created. On PostgreSQL the INSERT is deferred
+// (database.Defer; nothing reads the row before the write's unit of work, Point.Write,
+// ends): the event's statement carries it, and when the create is its own unit of
+// work (an unkeyed POST) the risk, its audit entry and its event are one autocommit
+// statement.
 func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		var err error
 		if s.db.Dialector.Name() == string(database.Postgres) {
 			w := toRow(r)
-			err = database.Hold(ctx, s.db, insertSQL, w.ID, w.TenantID, w.Title, w.Description, w.Category,
+			err = database.Defer(ctx, s.db, insertSQL, w.ID, w.TenantID, w.Title, w.Description, w.Category,
 				w.Likelihood, w.Impact, w.RiskScore, w.Status, w.Owner, w.ExternalID, w.Version, w.Treatment,
 				w.ReviewDate, w.ResidualLikelihood, w.ResidualImpact, w.ResidualScore, w.Metadata,
 				w.CreatedAt, w.UpdatedAt)
