@@ -20,9 +20,9 @@ import (
 // A unit of work RunInTx opens on PostgreSQL goes further: it begins no transaction
 // until a statement needs one (lazy). Until then the statements it holds — Defer's
 // (the risk's INSERT, the audit entry's) and the last carrying statement, ExecLast's
-// (the event's) — wait, and when the unit of work ends without
-// anything else having been sent they go out as one autocommit statement: a data-
-// modifying CTE per held INSERT, the last one carrying them. One statement is atomic
+// (the event's) — wait, and when the unit of work ends without anything else having
+// been sent they go out as one autocommit statement: a data-modifying CTE per held
+// INSERT, the last one carrying them. One statement is atomic
 // on its own, so an unkeyed create is one round trip instead of BEGIN, INSERT,
 // INSERT, COMMIT (docs/performance.md, issue 26). The first statement that needs the
 // transaction (a read, a lock, a second ExecLast) begins it, and what was held is sent
@@ -129,8 +129,8 @@ func (c *carried) flush(ctx context.Context) error {
 // of work ctx carries: on PostgreSQL, inside a RunInTx, it is sent with the next
 // ExecCarrying statement or when the unit of work's function returns (a lazy unit of
 // work that has not begun its transaction also sends it first when it does, before
-// the statement that begins it); elsewhere at once. Its errors surface there, and roll the unit of work back. stmt must not
-// contain a literal `?`.
+// the statement that begins it); elsewhere at once. Its errors surface there, and
+// roll the unit of work back. stmt must not contain a literal `?`.
 func Defer(ctx context.Context, db *gorm.DB, stmt string, args ...any) error {
 	c, ok := ctx.Value(carryKey{}).(*carried)
 	if !ok || db.Dialector.Name() != string(Postgres) {
