@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -100,6 +101,33 @@ func TestRevokedKey(t *testing.T) {
 	}
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.ReadKey}).
 		ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+}
+
+// TestRevokedKeyRefusedByEveryInstance: two instances share a database; a key that
+// has just written through both is revoked through one, and the other refuses the
+// key's very next write (unkeyed: the path that sends the fewest statements) and
+// writes nothing. Nothing caches a credential (docs/architecture.md).
+func TestRevokedKeyRefusedByEveryInstance(t *testing.T) {
+	t.Parallel()
+	env := newEnv(t)
+	twin := env.Twin()
+	a := env.Tenant("Acme")
+	write := func(e *apitest.Env, title string) *apitest.Response {
+		return e.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key,
+			JSON: map[string]any{"title": title, "likelihood": 2, "impact": 3}})
+	}
+	for i := range 3 { // both instances have served the key, more than once
+		write(env, fmt.Sprintf("before %d", i)).Expect(http.StatusCreated)
+		write(twin, fmt.Sprintf("twin before %d", i)).Expect(http.StatusCreated)
+	}
+	if err := env.App.Tenants.RevokeAPIKeyByID(context.Background(), a.KeyID); err != nil {
+		t.Fatal(err)
+	}
+	write(twin, "after").ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+	write(env, "after").ExpectProblem(http.StatusUnauthorized, "UNAUTHENTICATED")
+	if n := countRisks(t, twin, a.ReadKey); n != 6 {
+		t.Errorf("%d risks after the refused writes, want the 6 written before", n)
+	}
 }
 
 func TestBadCredentials(t *testing.T) {

@@ -16,6 +16,17 @@ import (
 // data-modifying CTE, in the same statement, or else RunInTx sends it on its own
 // before the unit of work ends. Either way it runs in the unit of work's transaction,
 // before its commit, exactly once (docs/performance.md, issue 24).
+//
+// A unit of work RunInTx opens on PostgreSQL goes further: it begins no transaction
+// until a statement needs one (lazy). Until then the statements it holds — Defer's
+// (the risk's INSERT, the audit entry's) and the last carrying statement, ExecLast's
+// (the event's) — wait, and when the unit of work ends without anything else having
+// been sent they go out as one autocommit statement: a data-modifying CTE per held
+// INSERT, the last one carrying them. One statement is atomic
+// on its own, so an unkeyed create is one round trip instead of BEGIN, INSERT,
+// INSERT, COMMIT (docs/performance.md, issue 26). The first statement that needs the
+// transaction (a read, a lock, a second ExecLast) begins it, and what was held is sent
+// in it first, so every statement sees the writes held before it.
 
 type carryKey struct{}
 
@@ -25,7 +36,19 @@ type carried struct {
 	db    *gorm.DB
 	stmts []string
 	args  []any
+	// lazy is set for the carrier of a unit of work RunInTx opened without a
+	// transaction yet (runLazy); open once its transaction has begun.
+	lazy, open bool
+	// last is the statement ExecLast left to the end of a lazy unit of work, which
+	// carries the held ones; lastDone is called with its RowsAffected once sent.
+	last     string
+	lastArgs []any
+	lastDone func(rows int64)
 }
+
+// holding reports whether statements are still held back from a lazy unit of work
+// that has sent nothing yet (c.mu held).
+func (c *carried) holding() bool { return c.lazy && !c.open }
 
 // withCarrier returns ctx with a fresh slot for deferred statements on db.
 func withCarrier(ctx context.Context, db *gorm.DB) (context.Context, *carried) {
@@ -55,6 +78,40 @@ func runCarrying(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) 
 	return c.flush(ctx)
 }
 
+// takeLast returns and clears the statement ExecLast left, if any.
+func (c *carried) takeLast() (stmt string, args []any, done func(int64)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stmt, args, done = c.last, c.lastArgs, c.lastDone
+	c.last, c.lastArgs, c.lastDone = "", nil, nil
+	return stmt, args, done
+}
+
+// sendHeld sends everything held — the deferred statements, carried by the last one
+// when there is one, else by the last of them — as one statement on h (the
+// transaction, or the pool for an autocommit statement), and reports the last
+// statement's RowsAffected to its caller.
+func (c *carried) sendHeld(h *gorm.DB) error {
+	stmts, args := c.take()
+	last, lastArgs, done := c.takeLast()
+	if last == "" {
+		if len(stmts) == 0 {
+			return nil
+		}
+		n := strings.Count(stmts[len(stmts)-1], "?")
+		last, lastArgs = stmts[len(stmts)-1], args[len(args)-n:]
+		stmts, args = stmts[:len(stmts)-1], args[:len(args)-n]
+	}
+	res := h.Exec(carry(stmts, last), append(args, lastArgs...)...)
+	if res.Error != nil {
+		return res.Error
+	}
+	if done != nil {
+		done(res.RowsAffected)
+	}
+	return nil
+}
+
 // flush sends what no statement carried, one statement each, in ctx's transaction.
 func (c *carried) flush(ctx context.Context) error {
 	stmts, args := c.take()
@@ -70,9 +127,10 @@ func (c *carried) flush(ctx context.Context) error {
 
 // Defer runs stmt — one INSERT without RETURNING, its arguments as `?` — in the unit
 // of work ctx carries: on PostgreSQL, inside a RunInTx, it is sent with the next
-// ExecCarrying statement or when the unit of work's function returns; elsewhere at
-// once. Its errors surface there, and roll the unit of work back. stmt must not
-// contain a literal `?`.
+// ExecCarrying statement or when the unit of work's function returns (a lazy unit of
+// work that has not begun its transaction also sends it first when it does, before
+// the statement that begins it); elsewhere at once. Its errors surface there, and
+// roll the unit of work back. stmt must not contain a literal `?`.
 func Defer(ctx context.Context, db *gorm.DB, stmt string, args ...any) error {
 	c, ok := ctx.Value(carryKey{}).(*carried)
 	if !ok || db.Dialector.Name() != string(Postgres) {
@@ -94,9 +152,18 @@ func ExecCarrying(ctx context.Context, db *gorm.DB, stmt string, args ...any) *g
 	if !ok {
 		return Conn(ctx, db).Exec(stmt, args...)
 	}
+	// Conn first: in a lazy unit of work it begins the transaction, which sends
+	// what was held before this statement.
+	conn := Conn(ctx, db)
 	pending, pargs := c.take()
+	return conn.Exec(carry(pending, stmt), append(pargs, args...)...)
+}
+
+// carry is stmt with pending as data-modifying CTEs in front of it (stmt itself
+// when there are none); stmt may begin with its own WITH (not RECURSIVE).
+func carry(pending []string, stmt string) string {
 	if len(pending) == 0 {
-		return Conn(ctx, db).Exec(stmt, args...)
+		return stmt
 	}
 	var b strings.Builder
 	b.WriteString("WITH ")
@@ -112,5 +179,29 @@ func ExecCarrying(ctx context.Context, db *gorm.DB, stmt string, args ...any) *g
 		b.WriteString(" ")
 		b.WriteString(stmt)
 	}
-	return Conn(ctx, db).Exec(b.String(), append(pargs, args...)...)
+	return b.String()
+}
+
+// ExecLast runs stmt (its arguments as `?`) as ExecCarrying does and calls done with
+// its RowsAffected — unless ctx's unit of work is lazy and has sent nothing yet:
+// then stmt is left to the unit of work's end, which sends it, carrying what is
+// held, as the unit's one statement (or in its transaction, first of all, if a later
+// statement begins one), and calls done then. Errors: the statement's, at once or
+// from the unit of work's end. stmt must not contain a literal `?`.
+func ExecLast(ctx context.Context, db *gorm.DB, done func(rows int64), stmt string, args ...any) error {
+	if c, ok := ctx.Value(carryKey{}).(*carried); ok {
+		c.mu.Lock()
+		if c.holding() && c.last == "" {
+			c.last, c.lastArgs, c.lastDone = stmt, args, done
+			c.mu.Unlock()
+			return nil
+		}
+		c.mu.Unlock()
+	}
+	res := ExecCarrying(ctx, db, stmt, args...)
+	if res.Error != nil {
+		return res.Error
+	}
+	done(res.RowsAffected)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,5 +72,38 @@ func TestLostCommitAnswerIsUnknown(t *testing.T) {
 	}
 	if err != nil || len(ids) != 1 || ids[0] != "answer-lost" {
 		t.Errorf("rows %v (%v), want only the write whose COMMIT was sent", ids, err)
+	}
+}
+
+// TestLostAnswerOfOneStatementIsUnknown: a unit of work that goes out as one
+// autocommit statement (an unkeyed create: Defer, ExecLast) and whose answer is lost
+// is marked ErrOutcomeUnknown, as a lost COMMIT is: the statement committed both rows.
+func TestLostAnswerOfOneStatementIsUnknown(t *testing.T) {
+	t.Parallel()
+	db, px := proxiedDB(t)
+	const ins = "INSERT INTO outcome_notes (id) VALUES (?)"
+	ctx := database.WithCallTimeout(context.Background(), 5*time.Second)
+	px.CutAfter([]byte("one-statement"))
+	err := database.RunInTx(ctx, db.DB, func(ctx context.Context) error {
+		if err := database.Defer(ctx, db.DB, ins, "one-statement-a"); err != nil {
+			return err
+		}
+		return database.ExecLast(ctx, db.DB, func(int64) {}, ins, "one-statement-b")
+	})
+	px.Restore()
+	if !errors.Is(err, database.ErrUnavailable) || !errors.Is(err, database.ErrOutcomeUnknown) {
+		t.Errorf("the one statement sent, its answer lost: %v; want ErrUnavailable and ErrOutcomeUnknown", err)
+	}
+	if px.PatternCuts() != 1 {
+		t.Fatalf("the proxy cut %d connections, want 1 (the unit of work was not one statement)", px.PatternCuts())
+	}
+	var ids []string
+	for range 40 { // the pool may hand out a connection the cut broke first
+		if err = db.Table("outcome_notes").Order("id").Pluck("id", &ids).Error; err == nil {
+			break
+		}
+	}
+	if err != nil || !slices.Equal(ids, []string{"one-statement-a", "one-statement-b"}) {
+		t.Errorf("rows %v (%v), want both rows of the statement that was sent", ids, err)
 	}
 }

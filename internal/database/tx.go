@@ -91,14 +91,20 @@ func InTx(ctx context.Context) bool {
 // RunInTx runs fn in the transaction ctx carries, or else in a new transaction on db
 // that commits when fn returns nil; a context marked by WithCallTimeout bounds the
 // new transaction as a whole. fn must make its writes through Conn on the context it
-// is given; statements it deferred (Defer) are sent before it ends. Errors: fn's, or the store's (classified; a COMMIT whose outcome is
-// unknown is marked ErrOutcomeUnknown, see CommitFailed).
+// is given; statements it deferred (Defer) are sent before it ends. On PostgreSQL the
+// new transaction is lazy (carry.go): if fn sent nothing but statements it held
+// (Defer, ExecLast), they go out as one autocommit statement and no transaction
+// is begun. Errors: fn's, or the store's (classified; a COMMIT, or the one autocommit
+// statement, whose outcome is unknown is marked ErrOutcomeUnknown, see CommitFailed).
 func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) (err error) {
 	if InTx(ctx) {
 		return runCarrying(ctx, db, fn)
 	}
 	ctx, cancel := bounded(ctx)
 	defer cancel()
+	if db.Dialector.Name() == string(Postgres) {
+		return runLazy(ctx, db, fn)
+	}
 	// On SQLite, writers queue at the write gate before BEGIN (writeGate); the wait
 	// is bounded like the transaction.
 	leave, err := EnterWrite(ctx, db)
@@ -119,6 +125,57 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 		}
 	}()
 	if err := runCarrying(WithTx(ctx, tx), db, fn); err != nil {
+		return Classify(err)
+	}
+	committed = true
+	if err := tx.Commit().Error; err != nil {
+		return CommitFailed(err)
+	}
+	return nil
+}
+
+// runLazy is RunInTx's new unit of work on PostgreSQL: its transaction begins with
+// the first statement that needs it (a PendingTx), which first sends what fn held
+// until then; if none does, what fn held is sent as one autocommit statement.
+func runLazy(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) error) error {
+	txCtx, endTx := txContext(ctx)
+	defer endTx()
+	c := &carried{db: db, lazy: true}
+	var tx *gorm.DB // the transaction, once begun
+	pending := NewPendingTx(func() (*gorm.DB, error) {
+		t := db.WithContext(txCtx).Begin()
+		if t.Error != nil {
+			return nil, Classify(t.Error)
+		}
+		tx = t
+		c.mu.Lock()
+		c.open = true
+		c.mu.Unlock()
+		if err := c.sendHeld(t.WithContext(ctx)); err != nil {
+			return nil, err
+		}
+		return t, nil
+	})
+	committed := false
+	defer func() {
+		if !committed && tx != nil {
+			tx.Rollback()
+		}
+	}()
+	uctx := context.WithValue(WithPendingTx(ctx, pending), carryKey{}, c)
+	if err := fn(uctx); err != nil {
+		pending.Begun() // no straggler begins it now
+		return Classify(err)
+	}
+	if pending.Begun() == nil {
+		if tx != nil { // begun, but sending what was held failed
+			return Classify(errNotBegun)
+		}
+		// Nothing needed the transaction: what was held is the unit's one
+		// statement, committed on its own (an error's outcome: markAutocommit).
+		return c.sendHeld(db.WithContext(ctx))
+	}
+	if err := c.sendHeld(tx.WithContext(ctx)); err != nil {
 		return Classify(err)
 	}
 	committed = true

@@ -47,11 +47,17 @@ func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object an
 	if err != nil {
 		return nil, err
 	}
-	n, err := e.Store.Insert(ctx, ev, ev.CreatedAt.Add(e.RetryFor))
+	// The count of queued deliveries may come only when the unit of work sends the
+	// statement (Store.Insert).
+	err = e.Store.Insert(ctx, ev, ev.CreatedAt.Add(e.RetryFor), func(n int) {
+		if req := RequestFrom(ctx); req != nil {
+			req.queued += n
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	e.emitted(ctx, n, ev)
+	e.emitted(ctx, 0, ev)
 	return ev, nil
 }
 

@@ -123,8 +123,11 @@ type Filter struct {
 type Store interface {
 	// Insert stores ev and, in the same transaction, queues one delivery of it to
 	// each of its tenant's endpoints subscribed to its type, due at ev.CreatedAt and
-	// given up at retryUntil. It returns how many deliveries it queued.
-	Insert(ctx context.Context, ev *Event, retryUntil time.Time) (int, error)
+	// given up at retryUntil. It calls queued with how many deliveries it queued once
+	// the statement that queues them has run: before it returns, or (PostgreSQL, a
+	// unit of work that may still be one statement: internal/database.ExecLast) when
+	// the unit of work sends it, before it commits.
+	Insert(ctx context.Context, ev *Event, retryUntil time.Time, queued func(n int)) error
 	// InsertMany is Insert of each of evs (a batch write's events) in fewer
 	// statements: each event's deliveries are due at its CreatedAt, all given up at
 	// retryUntil. It returns how many deliveries it queued in all.

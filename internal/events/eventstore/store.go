@@ -93,27 +93,35 @@ const insertQueuePG = `WITH ev AS (INSERT INTO events (id, tenant_id, type, payl
 	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ?, ?, ? FROM webhook_endpoints e CROSS JOIN ev
 	WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE ?)`
 
-// Insert stores ev and queues its deliveries in the transaction ctx carries.
+// Insert stores ev and queues its deliveries in the transaction ctx carries, and
+// calls queued with how many it queued once they are (events.Store.Insert).
 // Errors: events.ErrNoUnitOfWork when ctx carries none; the store's.
-func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Time) (int, error) {
+func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Time, queued func(n int)) error {
 	if !database.InTx(ctx) {
-		return 0, events.ErrNoUnitOfWork
+		return events.ErrNoUnitOfWork
 	}
 	at := ev.CreatedAt.UTC()
 	if s.dialect == database.Postgres {
-		// Carrying the statements deferred in the unit of work (the audit entry's).
-		res := database.ExecCarrying(ctx, s.db, insertQueuePG, ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
+		// Carrying the statements held or deferred in the unit of work (the risk's
+		// INSERT, the audit entry's); the last statement of a lazy unit of work.
+		err := database.ExecLast(ctx, s.db, func(rows int64) { queued(int(rows)) }, insertQueuePG,
+			ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
 			at, retryUntil.UTC(), at, ev.TenantID, "%,"+string(ev.Type)+",%")
-		if res.Error != nil {
-			return 0, fmt.Errorf("insert event: %w", res.Error)
+		if err != nil {
+			return fmt.Errorf("insert event: %w", err)
 		}
-		return int(res.RowsAffected), nil
+		return nil
 	}
 	row := &eventRow{ID: ev.ID, TenantID: ev.TenantID, Type: string(ev.Type), Payload: string(ev.Payload), CreatedAt: at}
 	if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
-		return 0, fmt.Errorf("insert event: %w", err)
+		return fmt.Errorf("insert event: %w", err)
 	}
-	return s.queue(ctx, ev, ev.CreatedAt, retryUntil)
+	n, err := s.queue(ctx, ev, ev.CreatedAt, retryUntil)
+	if err != nil {
+		return err
+	}
+	queued(n)
+	return nil
 }
 
 // queueManySQL queues the deliveries of the events whose IDs follow (the `IN` list
