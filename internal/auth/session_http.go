@@ -16,11 +16,18 @@ import (
 // CookieName is the session cookie (docs/openapi.yaml, POST /v1/sessions).
 const CookieName = "session"
 
+// AuthorHeader names the user a queued change was made by (their id, "usr_…"). The
+// dashboard sends it with every change it queued, so the server itself keeps the
+// promise that a change is sent only under its author (docs/dashboard.md): the
+// cookie may have changed under the tab (another sign-in on the same origin).
+const AuthorHeader = "Riskapi-Author"
+
 // SessionAuth authenticates /v1 requests by "Authorization: Bearer <jwt>" or the
 // session cookie. A write authenticated by the cookie alone must pass Go's
 // cross-origin protection (Sec-Fetch-Site / Origin checks), or it is refused with
 // 403 FORBIDDEN: a browser cannot be tricked into sending a bearer header, but it
-// sends cookies cross-site.
+// sends cookies cross-site. A request naming its author (AuthorHeader) is 401
+// UNAUTHENTICATED unless the session is that user's.
 func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 	csrf := http.NewCrossOriginProtection()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -42,6 +49,11 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 			}
 			if err != nil {
 				return err
+			}
+			// 401, not 403: for this change its author is signed out, so it waits for
+			// them (nothing ran and no idempotency record holds its key).
+			if author := c.Request().Header.Get(AuthorHeader); author != "" && author != p.CredentialID {
+				return challenge(c, "this change was made by another user ("+AuthorHeader+"): sign in as them to send it")
 			}
 			setPrincipal(c, p)
 			return next(c)

@@ -127,6 +127,46 @@ describe(`whose change it is, in Chromium (${process.env.TEST_DATABASE_URL ? "Po
     await waitsForItsAuthor(admin, admin, member);
   });
 
+  it("sends nothing when the cookie changes under the tab without the dashboard: the server refuses another author", async () => {
+    const a = await h.server().account("admin");
+    const b = await h.server().account("admin", a.tenantId);
+    const { page } = await browser();
+    const sent = posts(page);
+    await signIn(page, a);
+    // The first attempt fails on the network, so the outbox will try again later.
+    let failed = false;
+    await page.route("**/v1/risks", (route) => {
+      if (route.request().method() === "POST" && !failed) {
+        failed = true;
+        return route.abort("connectionreset");
+      }
+      return route.fallback();
+    });
+    const title = unique("Made by A");
+    await createRisk(page, title);
+    await expect.poll(() => failed).toBe(true);
+    // Meanwhile a script on the same origin signs B in: the cookie is B's, and the tab was not told.
+    const status = await page.evaluate(async (body) => (await fetch("/v1/sessions", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    })).status, { email: b.email, password: b.password });
+    expect(status).toBe(201);
+    // The retry names A as its author: 401, nothing created; the tab learns it is B's session.
+    await expect.poll(() => sent.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    await page.getByText(b.email).first().waitFor();
+    const { token: bToken } = await token(b);
+    expect((await call("GET", "/v1/risks?limit=100", bToken)).json.data).toEqual([]);
+    const audit = await call("GET", "/v1/audit-log?action=risk.created", bToken);
+    expect(audit.json.data).toEqual([]);
+
+    // A signs in again: the change is sent once, as A's.
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await signIn(page, a);
+    await settled(page, title);
+    expect(await titled(page, title)).toHaveLength(1);
+    const created = await call("GET", "/v1/audit-log?action=risk.created", bToken);
+    expect(created.json.data.map((e: { actor: { email?: string } }) => e.actor.email)).toEqual([a.email]);
+  });
+
   it("shows the next user none of the previous user's changes", async () => {
     const a = await h.server().account("admin");
     const b = await h.server().account("admin");

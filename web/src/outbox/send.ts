@@ -26,6 +26,9 @@ export const sdkTransport: Transport = {
         },
         {
           idempotencyKey: c.key,
+          // The server refuses it (401) unless the session is still its author's:
+          // the cookie can change under this tab (docs/dashboard.md).
+          headers: { "Riskapi-Author": c.owner.userId },
           maxRetries: 0,
           ...(c.ifMatch ? { ifMatch: c.ifMatch } : {}),
           ...(upload ? { onUploadProgress: onProgress } : { attemptTimeoutMs: JSON_TIMEOUT_MS }),
