@@ -33,7 +33,7 @@ func (s *Store) countedHeatmap(ctx context.Context, tenantID string, q risks.Que
 	if basis == risks.BasisResidual {
 		l, i = "residual_likelihood", "residual_impact"
 	}
-	db := database.Conn(ctx, s.db).Table("risk_heat_counts").Where("tenant_id = ?", tenantID)
+	db := database.Conn(ctx, s.db).Table("risk_heat_counts").Scopes(database.OfTenant(tenantID))
 	if len(q.Statuses) > 0 {
 		db = db.Where("status IN ?", q.Statuses)
 	}
