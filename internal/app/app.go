@@ -81,6 +81,7 @@ type Admin struct {
 	SecretKey secretkey.Key
 
 	risks       *risks.Service
+	riskStore   *riskstore.Store
 	attachments attachments.Store
 	events      *eventstore.Store
 	emitter     *events.Emitter
@@ -144,7 +145,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		db.Close()
 		return nil, err
 	}
-	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, attachments: attStore, clock: opts.Now,
+	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, riskStore: riskStore, attachments: attStore, clock: opts.Now,
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
@@ -188,6 +189,9 @@ type Maintenance struct {
 	EventSweeper *sweep.ByAge
 	// AuditSweeper deletes audit-log entries older than AUDIT_LOG_TTL; Sweep runs it.
 	AuditSweeper *sweep.ByAge
+	// HeatCountFolder folds the heat map's delta counts (PostgreSQL; a no-op on
+	// SQLite, whose triggers fold in place); Sweep runs it.
+	HeatCountFolder *sweep.Batched
 }
 
 // OpenMaintenance opens Admin and wires the sweeps.
@@ -210,6 +214,10 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		// The sweep is the only way an audit-log entry ever leaves the log.
 		AuditSweeper: &sweep.ByAge{Name: "audit log sweep", DeleteBefore: a.auditLog.DeleteBefore,
 			TTL: cfg.Sweep.AuditLogTTL, Pacing: sweepPacing(a.DB.Dialect), Now: opts.Now, Logger: log},
+		// Without it the deltas would pile up and the heat map's reads grow with the
+		// writes; a batch never makes a writer wait (riskstore.Store.FoldHeatCounts).
+		HeatCountFolder: &sweep.Batched{Name: "heat count fold", Batch: a.riskStore.FoldHeatCounts,
+			Pacing: sweepPacing(a.DB.Dialect), Logger: log},
 	}, nil
 }
 
@@ -299,7 +307,8 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 
 // Sweep runs one idempotency sweep now and returns how many records it deleted. It
 // then sweeps orphaned attachment bytes, expired sessions, and request-log entries,
-// events and audit-log entries past their TTLs, which it logs but does not count (the
+// events and audit-log entries past their TTLs, and folds the heat map's delta
+// counts, which it logs but does not count (the
 // count is the idempotency records', api sweep's contract); their failures are
 // logged, not returned, so they never hide the records' result.
 func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
@@ -329,6 +338,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 	if ctx.Err() == nil {
 		if _, aerr := a.AuditSweeper.Sweep(ctx); aerr != nil {
 			a.Logger.Error("audit log sweep failed", slog.String("error", aerr.Error()))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, ferr := a.HeatCountFolder.Sweep(ctx); ferr != nil {
+			a.Logger.Error("heat count fold failed", slog.String("error", ferr.Error()))
 		}
 	}
 	return n, err
@@ -415,6 +429,26 @@ func requestLogPacing(d database.Dialect) sweep.Pacing {
 	return sweep.Pacing{}
 }
 
+// heatFoldEvery is how often Serve folds the heat map's delta counts (PostgreSQL).
+const heatFoldEvery = 10 * time.Second
+
+// foldHeatCounts folds the heat map's delta counts every heatFoldEvery until ctx
+// ends; a failure is logged and retried at the next tick.
+func (a *App) foldHeatCounts(ctx context.Context) {
+	t := time.NewTicker(heatFoldEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := a.HeatCountFolder.Sweep(ctx); err != nil && ctx.Err() == nil {
+				a.Logger.Error("heat count fold failed", slog.String("error", err.Error()))
+			}
+		}
+	}
+}
+
 // Serve listens on the configured address, runs the sweep on its schedule, and on
 // ctx's end drains (drain) and returns nil. ready, if not nil, receives the bound
 // address once listening.
@@ -440,6 +474,14 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	sched.Start()
 	defer func() { <-sched.Stop().Done() }()
+	// The heat map sums a tenant's delta counts not yet folded: folding them every
+	// heatFoldEvery keeps that to a few seconds of writes, not SWEEP_SCHEDULE's.
+	if a.DB.Dialect == database.Postgres {
+		fctx, stopFold := context.WithCancel(ctx)
+		foldDone := make(chan struct{})
+		go func() { defer close(foldDone); a.foldHeatCounts(fctx) }()
+		defer func() { stopFold(); <-foldDone }()
+	}
 	// Every instance delivers events. On shutdown it stops claiming and lets the
 	// attempts in flight finish (each at most delivery.AttemptTimeout); whatever it
 	// had claimed but not started goes back to the queue for any instance.

@@ -5,3 +5,6 @@ var RollbackRiskRegister = m0013RiskRegister.Rollback
 
 // RollbackRegisterHeatmap undoes 0015, whose index names columns 0013 adds.
 var RollbackRegisterHeatmap = m0015RegisterHeatmap.Rollback
+
+// RollbackHeatCounts undoes 0016, whose triggers name columns 0013 adds.
+var RollbackHeatCounts = m0016HeatCounts.Rollback

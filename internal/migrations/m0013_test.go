@@ -24,14 +24,18 @@ func TestRiskRegisterMigration(t *testing.T) {
 	t.Parallel()
 	db := dbtest.Open(t)
 	ctx := context.Background()
-	// 0015's index names 0013's columns (SQLite cannot drop an indexed column).
+	// 0015's index and 0016's triggers name 0013's columns (SQLite cannot drop a
+	// column an index or a trigger names).
+	if err := migrations.RollbackHeatCounts(db.DB); err != nil {
+		t.Fatal(err)
+	}
 	if err := migrations.RollbackRegisterHeatmap(db.DB); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrations.RollbackRiskRegister(db.DB); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec("DELETE FROM schema_migrations WHERE id IN ?", []string{"0013_risk_register", "0015_register_heatmap"}).Error; err != nil {
+	if err := db.Exec("DELETE FROM schema_migrations WHERE id IN ?", []string{"0013_risk_register", "0015_register_heatmap", "0016_heat_counts"}).Error; err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -48,8 +52,8 @@ func TestRiskRegisterMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := migrations.Apply(ctx, db); err != nil || n != 2 {
-		t.Fatalf("Apply = %d, %v; want 2 migrations", n, err)
+	if n, err := migrations.Apply(ctx, db); err != nil || n != 3 {
+		t.Fatalf("Apply = %d, %v; want 3 migrations", n, err)
 	}
 	s := riskstore.New(db.DB, noRecord{})
 	got, _, err := s.List(ctx, "ten_1", risks.Filter{Limit: 10, Query: risks.Query{Words: []string{"VENDOR", "dpa"},

@@ -30,6 +30,7 @@ var all = []*gormigrate.Migration{
 	m0013RiskRegister,
 	m0014AuditLogLean,
 	m0015RegisterHeatmap,
+	m0016HeatCounts,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -96,3 +96,21 @@ func TestByAgeDeletesWhatIsOlderThanTTL(t *testing.T) {
 		t.Errorf("without a TTL: Sweep = %d, %v; want an error and nothing deleted", n, err)
 	}
 }
+
+// TestBatchedRunsUntilShort: a sweep not by age runs its batch until one comes back
+// short and returns the total; without a batch it refuses to run.
+func TestBatchedRunsUntilShort(t *testing.T) {
+	t.Parallel()
+	left := 25
+	s := sweep.Batched{Name: "fold", Pacing: sweep.Pacing{Size: 10}, Batch: func(_ context.Context, limit int) (int, error) {
+		d := min(limit, left)
+		left -= d
+		return d, nil
+	}}
+	if n, err := s.Sweep(context.Background()); err != nil || n != 25 || left != 0 {
+		t.Errorf("Sweep = %d, %v with %d left; want 25 and none left", n, err, left)
+	}
+	if n, err := (sweep.Batched{Name: "fold"}).Sweep(context.Background()); err == nil || n != 0 {
+		t.Errorf("without a batch: Sweep = %d, %v; want an error", n, err)
+	}
+}

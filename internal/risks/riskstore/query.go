@@ -309,19 +309,49 @@ func (s *Store) walkPage(ctx context.Context, tenantID string, f risks.Filter, s
 	return nil, false, false, nil
 }
 
-// Heatmap counts the risks q selects by the likelihood and impact of basis, in one
-// grouped statement. Like a list, it may read a replica that is behind
+// Heatmap counts the risks q selects by the likelihood and impact of basis. When q
+// filters on nothing but statuses and treatments it sums the tenant's rows of
+// risk_heat_counts, whose size does not grow with the tenant's risks (countedHeatmap);
+// any other filter counts the selected risks in one grouped statement
+// (scannedHeatmap). Like a list, it may read a replica that is behind
 // (database.MayLag; docs/deploying.md, Replicas).
 func (s *Store) Heatmap(ctx context.Context, tenantID string, q risks.Query, basis risks.Basis) (*risks.Heatmap, error) {
 	ctx = database.MayLag(ctx)
+	if countable(q) {
+		return s.countedHeatmap(ctx, tenantID, q, basis)
+	}
+	return s.scannedHeatmap(ctx, tenantID, q, basis)
+}
+
+// cell is a heat map's grouped row: likelihood, impact (either may be NULL on a
+// scan, 0 in the counts when missing) and how many risks.
+type cell struct {
+	L, I *int
+	N    int
+}
+
+// heatmapOf adds up cells; a cell without a likelihood or impact in 1–5 is
+// unassessed.
+func heatmapOf(cells []cell) *risks.Heatmap {
+	var h risks.Heatmap
+	for _, c := range cells {
+		if c.L == nil || c.I == nil || *c.L < 1 || *c.L > 5 || *c.I < 1 || *c.I > 5 {
+			h.Unassessed += c.N
+			continue
+		}
+		h.Counts[*c.L-1][*c.I-1] += c.N
+	}
+	return &h
+}
+
+// scannedHeatmap counts the risks q selects, reading each (through
+// idx_risks_tenant_heatmap when q filters on status or treatment only).
+func (s *Store) scannedHeatmap(ctx context.Context, tenantID string, q risks.Query, basis risks.Basis) (*risks.Heatmap, error) {
 	l, i := "likelihood", "impact"
 	if basis == risks.BasisResidual {
 		l, i = "residual_likelihood", "residual_impact"
 	}
-	var cells []struct {
-		L, I *int
-		N    int
-	}
+	var cells []cell
 	sel, err := s.selected(ctx, tenantID, q, false, nil)
 	if err != nil {
 		return nil, err
@@ -331,13 +361,5 @@ func (s *Store) Heatmap(ctx context.Context, tenantID string, q risks.Query, bas
 	if err != nil {
 		return nil, fmt.Errorf("risk heat map: %w", err)
 	}
-	var h risks.Heatmap
-	for _, c := range cells {
-		if c.L == nil || c.I == nil || *c.L < 1 || *c.L > 5 || *c.I < 1 || *c.I > 5 {
-			h.Unassessed += c.N
-			continue
-		}
-		h.Counts[*c.L-1][*c.I-1] += c.N
-	}
-	return &h, nil
+	return heatmapOf(cells), nil
 }
