@@ -186,3 +186,24 @@ func TestLeases(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpAndErrorsNameTheFlag: help shows each setting's kind (bool, duration,
+// number) where flag would say "string", and a bad value's error names the flag
+// beside the variable, since either may have carried it.
+func TestHelpAndErrorsNameTheFlag(t *testing.T) {
+	t.Parallel()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	var help strings.Builder
+	fs.SetOutput(&help)
+	config.Register(fs, func(string) string { return "" })
+	fs.PrintDefaults()
+	for _, want := range []string{"--idempotency-ttl duration", "--require-if-match bool", "--database-max-conns number", "--addr string"} {
+		if !strings.Contains(strings.ReplaceAll(help.String(), "  -", "  --"), want) {
+			t.Errorf("help lacks %q:\n%s", want, help.String())
+		}
+	}
+	_, err := load(nil, "-idempotency-ttl", "soon")
+	if err == nil || !strings.Contains(err.Error(), "IDEMPOTENCY_TTL (--idempotency-ttl)") {
+		t.Errorf("error %v, want it to name IDEMPOTENCY_TTL (--idempotency-ttl)", err)
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -222,6 +223,21 @@ type Values struct {
 // loads are the same list; any other setting's flag is an unknown flag to it. Parse
 // the flag set, then call Load. It panics on a name no setting has: the command
 // table is wrong.
+// kindOf names the kind of value a default is, for help: bool, duration or number;
+// "" for text.
+func kindOf(def string) string {
+	if _, err := strconv.ParseBool(def); err == nil {
+		return "bool"
+	}
+	if _, err := time.ParseDuration(def); err == nil && def != "0" {
+		return "duration"
+	}
+	if _, err := strconv.ParseFloat(def, 64); err == nil {
+		return "number"
+	}
+	return ""
+}
+
 func Register(fs *flag.FlagSet, getenv func(string) string, names ...string) *Values {
 	v := &Values{vals: make(map[string]*string, len(settings))}
 	for _, name := range names {
@@ -239,7 +255,12 @@ func Register(fs *flag.FlagSet, getenv func(string) string, names ...string) *Va
 		}
 		// The usage names the built-in default, never def: help must not print a value
 		// from the environment (DATABASE_URL may hold a password).
-		v.vals[s.env] = fs.String(s.flag, def, s.usage+" (env "+s.env+", default "+strconv.Quote(s.def)+")")
+		// A backquoted kind is what flag's help shows as the type (flag.UnquoteUsage).
+		kind := ""
+		if k := kindOf(s.def); k != "" {
+			kind = "a `" + k + "`, "
+		}
+		v.vals[s.env] = fs.String(s.flag, def, s.usage+" ("+kind+"env "+s.env+", default "+strconv.Quote(s.def)+")")
 	}
 	return v
 }
@@ -257,7 +278,8 @@ func Load(v *Values) (Config, error) {
 			continue
 		}
 		if err := s.set(&c, *val); err != nil {
-			return c, err
+			// Name the flag beside the variable: the value may have come from either.
+			return c, errors.New(strings.Replace(err.Error(), s.env, s.env+" (--"+s.flag+")", 1))
 		}
 	}
 	return c, nil
