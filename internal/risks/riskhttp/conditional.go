@@ -62,14 +62,22 @@ func (h handlers) target(c echo.Context) (tenant, id string, ifMatch risks.IfMat
 	return tenant, id, func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
 }
 
-// stale turns a write refused for its If-Match into 412 PRECONDITION_FAILED whose
+// stale turns a write refused for its If-Match (c's) into 412 PRECONDITION_FAILED whose
 // "current" member is the risk as stored now; other errors pass unchanged.
-func stale(err error) error {
+func stale(c echo.Context, err error) error {
 	var s *risks.StaleError
 	if !errors.As(err, &s) {
 		return err
 	}
-	return &problem.Problem{Code: problem.PreconditionFailed, Current: riskview.Of(s.Current),
-		Detail: "If-Match does not name the risk's version " + riskview.ETag(s.Current) +
-			` (it changed since you read it): "current" holds it as stored now`}
+	detail := "If-Match does not name the risk's version " + riskview.ETag(s.Current) +
+		` (it changed since you read it): "current" holds it as stored now`
+	// A weak tag of the very version never matches: If-Match compares strongly
+	// (RFC 9110, section 13.1.1). Say so, or the client hunts for a change that
+	// never happened.
+	v := strconv.FormatInt(s.Current.Version, 10)
+	if l, _, perr := etag.FromHeader(c.Request().Header, "If-Match"); perr == nil && l.MatchWeak(v) && !l.MatchStrong(v) {
+		detail = "If-Match compares ETags strongly (RFC 9110): the weak W/" + riskview.ETag(s.Current) +
+			" never matches; send " + riskview.ETag(s.Current) + ` as the ETag header gave it. "current" holds the risk as stored now`
+	}
+	return &problem.Problem{Code: problem.PreconditionFailed, Current: riskview.Of(s.Current), Detail: detail}
 }

@@ -155,7 +155,7 @@ func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
 	}
 	r, err := h.risks.Update(c.Request().Context(), tenant, id, ifMatch, change)
 	if err != nil {
-		return stale(err)
+		return stale(c, err)
 	}
 	return respond(c, http.StatusOK, r)
 }
@@ -166,7 +166,7 @@ func (h handlers) delete(c echo.Context) error {
 		return err
 	}
 	if err := h.risks.Delete(c.Request().Context(), tenant, id, ifMatch); err != nil {
-		return stale(err)
+		return stale(c, err)
 	}
 	return c.NoContent(http.StatusNoContent)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -146,8 +147,11 @@ func TestStaleIfMatchIsRefused(t *testing.T) {
 	if got.Version != 4 {
 		t.Fatalf("PUT with If-Match *: version %d, want 4", got.Version)
 	}
-	env.Do(apitest.Request{Method: http.MethodDelete, Path: item, Bearer: a.Key, Header: ifMatch(`W/"4"`)}).
+	weak := env.Do(apitest.Request{Method: http.MethodDelete, Path: item, Bearer: a.Key, Header: ifMatch(`W/"4"`)}).
 		ExpectProblem(http.StatusPreconditionFailed, "PRECONDITION_FAILED") // If-Match compares strongly
+	if body := weak.Body.String(); !strings.Contains(body, `never matches; send \"4\"`) {
+		t.Errorf("412 for a weak tag of the current version does not say why: %s", body)
+	}
 	env.Do(apitest.Request{Method: http.MethodDelete, Path: item, Bearer: a.Key, Header: ifMatch(`"4"`)}).Expect(http.StatusNoContent)
 	for _, m := range []string{http.MethodPatch, http.MethodPut, http.MethodDelete} {
 		env.Do(apitest.Request{Method: m, Path: item, Bearer: a.Key, Body: `{"title":"x"}`, Header: ifMatch(`"4"`)}).
