@@ -4,25 +4,34 @@
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { explain, UNAUTHENTICATED } from "./api";
-import { ChangesPanel, PendingIndicator } from "./changes";
+import { PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
-import { AccountPage } from "./pages/account";
-import { AdminPage } from "./pages/admin";
-import { AuditPage } from "./pages/audit";
-import { EventsPage } from "./pages/events";
-import { RequestsPage } from "./pages/requests";
-import { RiskPage } from "./pages/risk";
+import { lazy, preloadViews } from "./lazy";
 import { RisksPage } from "./pages/risks";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
 
+// Every page but the risk list is a chunk of its own, loaded when first shown
+// (or preloaded once someone is signed in: lazy.ts).
+const RiskPage = lazy(() => import("./pages/risk").then((m) => m.RiskPage));
+const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.RequestsPage));
+const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
+const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
+const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
+const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
+const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel));
+
 /** App renders the dashboard. */
 export function App() {
   const path = usePath();
   const online = useOnline();
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  // Nobody signed in as this browser last knew it: the sign-in form shows at
+  // once, while the server is asked (a cookie it still honours, rare without
+  // that record, swaps in the app when the answer comes). Someone signed in:
+  // "Loading…" until the server says whether their session still holds.
+  const [session, setSession] = useState<Session | null | undefined>(() => (identity() ? undefined : null));
   const [error, setError] = useState("");
 
   const refresh = useCallback(() => {
@@ -77,6 +86,12 @@ export function App() {
     if (owner) await outbox().forget(owner, false);
     setSession(null);
   };
+
+  // Signed in: the other pages' chunks come while the browser is idle, so they open offline too.
+  const signedInNow = !!session;
+  useEffect(() => {
+    if (signedInNow) preloadViews();
+  }, [signedInNow]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={signedIn} />;
