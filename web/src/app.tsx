@@ -21,7 +21,7 @@ const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage)
 const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
-const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel));
+const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
 
 /** App renders the dashboard. */
 export function App() {

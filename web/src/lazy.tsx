@@ -13,9 +13,10 @@ const loaders: (() => Promise<unknown>)[] = [];
 /**
  * lazy is a component that renders the one load() resolves to, and says
  * "Loading…" until it has; a failed load (offline before the chunk came) says
- * so, with a button to try again.
+ * so, with a button to try again. A quiet one (a panel beside the page) shows
+ * nothing until it is there, and tries again when the browser is back online.
  */
-export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): ComponentType<P> {
+export function lazy<P extends object>(load: () => Promise<ComponentType<P>>, opts: { quiet?: boolean } = {}): ComponentType<P> {
   let loaded: ComponentType<P> | undefined;
   let pending: Promise<ComponentType<P>> | undefined;
   const get = () =>
@@ -27,25 +28,35 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): C
       },
     ));
   loaders.push(get);
-  return function Lazy(props: P): JSX.Element {
-    const [, setShown] = useState<ComponentType<P> | undefined>(loaded);
+  return function Lazy(props: P): JSX.Element | null {
+    const [, setLoads] = useState(0); // a re-render once the chunk is there
     const [failed, setFailed] = useState(false);
     const [attempt, setAttempt] = useState(0);
     useEffect(() => {
       if (loaded) return;
       let live = true;
       get().then(
-        (c) => live && setShown(() => c),
+        () => live && setLoads((n) => n + 1),
         () => live && setFailed(true),
       );
       return () => {
         live = false;
       };
     }, [attempt]);
+    useEffect(() => {
+      if (!failed || !opts.quiet) return;
+      const retry = () => {
+        setFailed(false);
+        setAttempt((n) => n + 1);
+      };
+      addEventListener("online", retry);
+      return () => removeEventListener("online", retry);
+    }, [failed]);
     if (loaded) {
       const C = loaded;
       return <C {...props} />;
     }
+    if (opts.quiet) return null;
     if (failed) {
       return (
         <p class="error" role="alert">
