@@ -7,14 +7,18 @@ import { explain, UNAUTHENTICATED } from "./api";
 import { PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
 import { lazy, preloadViews } from "./lazy";
-import { RisksPage } from "./pages/risks";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
 
-// Every page but the risk list is a chunk of its own, loaded when first shown
-// (or preloaded once someone is signed in: lazy.ts).
+// Every page is a chunk of its own, loaded when first shown, or preloaded
+// once someone is signed in (lazy.tsx): the first load is the sign-in form
+// and the shell. The risk list, the page after signing in, is fetched as soon
+// as someone is known or about to be: at start-up when this browser has a
+// signed-in user, else when the sign-in form is submitted.
+const RisksPage = lazy(() => import("./pages/risks").then((m) => m.RisksPage));
+if (identity()) RisksPage.preload();
 const RiskPage = lazy(() => import("./pages/risk").then((m) => m.RiskPage));
 const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.RequestsPage));
 const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
@@ -94,7 +98,7 @@ export function App() {
   }, [signedInNow]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
-  if (session === null) return <SignIn onSignedIn={signedIn} />;
+  if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
       <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />

@@ -1,7 +1,7 @@
 /**
  * Views loaded when first shown: each is a chunk of its own (a Vite dynamic
- * import), so the first load of the dashboard (the sign-in form, the shell and
- * the risk list) carries none of them (docs/dashboard.md, "First load").
+ * import), so the first load of the dashboard (the sign-in form and the shell)
+ * carries none of them (docs/dashboard.md, "First load").
  * Once someone is signed in, preloadViews fetches them all while the browser
  * is idle, so that a page opened later, offline too, needs no request.
  */
@@ -16,7 +16,10 @@ const loaders: (() => Promise<unknown>)[] = [];
  * so, with a button to try again. A quiet one (a panel beside the page) shows
  * nothing until it is there, and tries again when the browser is back online.
  */
-export function lazy<P extends object>(load: () => Promise<ComponentType<P>>, opts: { quiet?: boolean } = {}): ComponentType<P> {
+export function lazy<P extends object>(
+  load: () => Promise<ComponentType<P>>,
+  opts: { quiet?: boolean } = {},
+): ComponentType<P> & { preload: () => void } {
   let loaded: ComponentType<P> | undefined;
   let pending: Promise<ComponentType<P>> | undefined;
   const get = () =>
@@ -28,7 +31,7 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>, op
       },
     ));
   loaders.push(get);
-  return function Lazy(props: P): JSX.Element | null {
+  function Lazy(props: P): JSX.Element | null {
     const [, setLoads] = useState(0); // a re-render once the chunk is there
     const [failed, setFailed] = useState(false);
     const [attempt, setAttempt] = useState(0);
@@ -66,7 +69,10 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>, op
       );
     }
     return <p class="loading">Loading…</p>;
-  };
+  }
+  /** preload fetches the chunk now, before the view is shown (a failure is retried on showing it). */
+  const preload = () => void get().catch(() => undefined);
+  return Object.assign(Lazy, { preload });
 }
 
 /** preloadViews fetches every lazy view's chunk when the browser is idle (a failure is retried on showing it). */
