@@ -4,25 +4,38 @@
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { explain, UNAUTHENTICATED } from "./api";
-import { ChangesPanel, PendingIndicator } from "./changes";
+import { PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
-import { AccountPage } from "./pages/account";
-import { AdminPage } from "./pages/admin";
-import { AuditPage } from "./pages/audit";
-import { EventsPage } from "./pages/events";
-import { RequestsPage } from "./pages/requests";
-import { RiskPage } from "./pages/risk";
-import { RisksPage } from "./pages/risks";
+import { lazy, preloadViews } from "./lazy";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
 
+// Every page is a chunk of its own, loaded when first shown, or preloaded
+// once someone is signed in (lazy.tsx): the first load is the sign-in form
+// and the shell. The risk list, the page after signing in, is fetched as soon
+// as someone is known or about to be: at start-up when this browser has a
+// signed-in user, else when the sign-in form is submitted.
+const RisksPage = lazy(() => import("./pages/risks").then((m) => m.RisksPage));
+if (identity()) RisksPage.preload();
+const RiskPage = lazy(() => import("./pages/risk").then((m) => m.RiskPage));
+const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.RequestsPage));
+const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
+const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
+const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
+const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
+const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
+
 /** App renders the dashboard. */
 export function App() {
   const path = usePath();
   const online = useOnline();
-  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  // Nobody signed in as this browser last knew it: the sign-in form shows at
+  // once, while the server is asked (a cookie it still honours, rare without
+  // that record, swaps in the app when the answer comes). Someone signed in:
+  // "Loading…" until the server says whether their session still holds.
+  const [session, setSession] = useState<Session | null | undefined>(() => (identity() ? undefined : null));
   const [error, setError] = useState("");
 
   const refresh = useCallback(() => {
@@ -78,8 +91,14 @@ export function App() {
     setSession(null);
   };
 
+  // Signed in: the other pages' chunks come while the browser is idle, so they open offline too.
+  const signedInNow = !!session;
+  useEffect(() => {
+    if (signedInNow) preloadViews();
+  }, [signedInNow]);
+
   if (session === undefined) return <p class="loading">Loading…</p>;
-  if (session === null) return <SignIn onSignedIn={signedIn} />;
+  if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
       <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />

@@ -4,6 +4,8 @@
  * and to the request that made the change, and the export. A member who opens
  * it is told it is for admins: the server answers them 403.
  */
+import "./audit.css";
+import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, RiskApiError, type AuditEntry } from "../api";
 import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, targetHref, type AuditFilters } from "../audit";

@@ -4,6 +4,7 @@
  * its filters, its page and what is inspected in the URL; the entry and the
  * inspector above the table.
  */
+import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
 import { OUTCOMES } from "../lists";

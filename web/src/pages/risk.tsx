@@ -5,35 +5,19 @@
  * form with the error beside its field, and a risk deleted elsewhere leaves
  * no form behind.
  */
+import "./risk.css";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, etag, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
-import { UploadProgress } from "../changes";
+import { UploadProgress } from "../changes-panel";
 import type { Change } from "../outbox/change";
 import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useSettled } from "../state";
-import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
+import { Field, fieldErrors, ScoreSelect, useRefusal, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
 import { AttachmentDelete } from "../register/attachment";
 import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
-
-/** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
-export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
-  const id = `err-${props.label.toLowerCase()}`;
-  return (
-    <label>
-      {props.label}
-      <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}
-        aria-invalid={props.error ? true : undefined} aria-describedby={props.error ? id : undefined}>
-        {["1", "2", "3", "4", "5"].map((v) => (
-          <option key={v} value={v}>{v}</option>
-        ))}
-      </select>
-      {props.error && <span class="field-error" id={id}>{props.error}</span>}
-    </label>
-  );
-}
 
 /** RiskPage shows and edits the risk `id`. */
 export function RiskPage({ id }: { id: string }) {

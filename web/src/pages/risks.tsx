@@ -8,15 +8,18 @@
 import { useState } from "preact/hooks";
 import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
+import { lazy } from "../lazy";
 import { FilterBar } from "../register/filters";
-import { HeatmapView } from "../register/heatmap";
 import { ReviewCell, SortHeader, useRows } from "../register/table";
-import { ExportLinks, ImportForm } from "../register/transfer";
 import { readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, useRefusal, type FieldErrors } from "./common";
-import { ScoreSelect } from "./risk";
+import { Field, fieldErrors, ScoreSelect, useRefusal, type FieldErrors } from "./common";
+
+// The heat map, export and import are chunks of their own: the list comes first.
+const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
+const ExportLinks = lazy(() => import("../register/transfer").then((m) => m.ExportLinks));
+const ImportForm = lazy(() => import("../register/transfer").then((m) => m.ImportForm));
 
 /** RisksPage lists the tenant's risks the URL's view selects, with Previous/Next paging, or their heat map. */
 export function RisksPage() {

@@ -8,8 +8,11 @@ import { explain } from "../api";
 import { signIn, type Session } from "../session";
 import { outbox } from "../state";
 
-/** SignIn posts the credentials; the server sets the HttpOnly session cookie. */
-export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
+/**
+ * SignIn posts the credentials; the server sets the HttpOnly session cookie.
+ * onSubmit is called as the form is sent (the app fetches the next page meanwhile).
+ */
+export function SignIn({ onSignedIn, onSubmit }: { onSignedIn: (s: Session) => void; onSubmit?: () => void }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState("");
@@ -22,6 +25,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
+    onSubmit?.();
     setBusy(true);
     setError("");
     try {

@@ -3,6 +3,7 @@
  * filters counted by likelihood × impact, inherent or residual, each cell a
  * link to the list of exactly those risks.
  */
+import "./heatmap.css";
 import { useEffect, useState } from "preact/hooks";
 import type { Heatmap } from "@riskapi/sdk";
 import { api, explain } from "../api";

@@ -7,6 +7,7 @@
  * change: keyed once, carrying its author, sent until it settles, so a
  * repeated click or a reload never imports twice.
  */
+import "./transfer.css";
 import { riskQuery, type ImportReport } from "@riskapi/sdk";
 import { useRef, useState } from "preact/hooks";
 import { api, explain, RiskApiError } from "../api";

@@ -1,0 +1,80 @@
+/**
+ * The changes panel: each change the outbox holds, as pending, done or
+ * refused, with what the server said; and the progress bar of an upload. A
+ * chunk of its own, loaded once someone is signed in (lazy.tsx).
+ */
+import "./changes-panel.css";
+import { unsettled, type Change } from "./outbox/change";
+import { outbox, useChanges, useOnline, type Progress } from "./state";
+
+/** ChangesPanel lists the changes, newest first, with their state and what the server said. */
+export function ChangesPanel() {
+  const { changes, progress } = useChanges();
+  const online = useOnline();
+  if (changes.length === 0) return null;
+  const settled = changes.filter((c) => !unsettled(c));
+  return (
+    <aside class="changes" aria-label="Changes">
+      <h2>Changes</h2>
+      <p class="hint">
+        Each change is kept in this browser with its idempotency key and sent until the server settles it, so
+        it is applied exactly once, even after going offline or reloading.
+      </p>
+      <ul>
+        {[...changes].reverse().map((c) => (
+          <ChangeRow key={c.key} c={c} progress={progress[c.key]} online={online} />
+        ))}
+      </ul>
+      <div class="row">
+        {changes.some((c) => c.state === "pending") && (
+          <button type="button" class="secondary" onClick={() => outbox().retryNow()}>Retry now</button>
+        )}
+        {settled.length > 0 && (
+          <button type="button" class="secondary" onClick={() => settled.forEach((c) => void outbox().dismiss(c.key))}>
+            Clear settled
+          </button>
+        )}
+      </div>
+    </aside>
+  );
+}
+
+function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | undefined; online: boolean }) {
+  const uploading = c.state === "pending" && c.body?.kind === "file" && progress;
+  return (
+    <li class={"change " + c.state} data-key={c.key}>
+      <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
+      {uploading && <UploadProgress p={progress} />}
+      <div class="meta">
+        <span>made {new Date(c.createdAt).toLocaleString()}</span>
+        {c.state === "pending" && !online && <span>offline: sent when the connection is back</span>}
+        {c.attempts > 0 && <span>{c.attempts === 1 ? "1 attempt" : `${c.attempts} attempts`}</span>}
+        {c.lastReason && <span>{reason(c)}</span>}
+        {c.problem?.code && <code>{c.problem.code}</code>}
+        <span title="Idempotency-Key">key <code>{c.key}</code></span>
+        <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
+        {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
+        {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
+      </div>
+    </li>
+  );
+}
+
+/** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */
+function reason(c: Change): string {
+  if (c.state === "pending" && c.lastStatus === 429) {
+    const s = Math.max(1, Math.ceil((c.nextAttemptAt - Date.now()) / 1000));
+    return `Too many requests: trying again in ${s} s`;
+  }
+  return `${c.lastStatus ? `${c.lastStatus}: ` : ""}${c.lastReason}`;
+}
+
+/** UploadProgress is a progress bar for an upload in flight. */
+export function UploadProgress({ p }: { p: Progress }) {
+  const pct = p.total > 0 ? Math.floor((p.loaded / p.total) * 100) : 0;
+  return (
+    <span class="progress">
+      <progress aria-label="Upload progress" max={100} value={pct} /> {pct}%
+    </span>
+  );
+}
