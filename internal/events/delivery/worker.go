@@ -28,7 +28,10 @@ type Worker struct {
 	// Backoff spaces the retries of a failing delivery. Optional. Default Backoff{}.
 	Backoff Backoff
 	// Concurrency bounds this instance's claims: attempts in flight and claims
-	// waiting for a slot of their endpoint. Optional. Default 32.
+	// waiting for a slot of their endpoint. Optional. Default 128, so that a claim
+	// (at most PerTenant) brings 32: one endpoint's stream of events then costs one
+	// claim per 32 deliveries, where claims of 8 could not keep up with 16 writers
+	// (docs/performance.md, "Events and outbound webhooks").
 	Concurrency int
 	// PerEndpoint bounds this instance's attempts in flight to one endpoint, so a
 	// slow receiver neither takes every slot nor gets flooded. Optional. Default 8.
@@ -60,7 +63,7 @@ func (w *Worker) init() {
 	w.initOnce.Do(func() {
 		w.wake = make(chan struct{}, 1)
 		if w.Concurrency <= 0 {
-			w.Concurrency = 32
+			w.Concurrency = 128
 		}
 		if w.PerEndpoint <= 0 {
 			w.PerEndpoint = 8
