@@ -126,6 +126,68 @@ func TestLeasesNeverOverAdmit(t *testing.T) {
 	t.Logf("%d admitted of 600 (burst %d, %d refilled meanwhile)", allowed, l.Burst, refilled)
 }
 
+// TestLeasesInAnyWindow: instances that keep sending faster than a shared limit admit,
+// in any window of time, at most what the bucket admits in it — the burst plus the
+// refill — plus the documented slack: one lease per instance (README, REDIS_URL), as
+// a lease taken before the window may be spent in it. Windows from 50 ms to 1 s, over
+// two seconds of paced senders on every instance.
+func TestLeasesInAnyWindow(t *testing.T) {
+	t.Parallel()
+	const n, senders = 3, 4
+	insts := instances(t, n)
+	l := ratelimit.Limit{RPS: 200, Burst: 60} // leases of min(200·50ms, 60/4) = 10
+	const lease = 10
+	var mu sync.Mutex
+	var admitted []time.Time
+	var wg sync.WaitGroup
+	stop := time.Now().Add(2 * time.Second)
+	for i := range n * senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// 4 senders per instance, one request every 4 ms each: 3000/s in all
+			for tick := time.NewTicker(4 * time.Millisecond); time.Now().Before(stop); <-tick.C {
+				res, err := insts[i%n].Allow(context.Background(), "windowed", l)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if res.Allowed {
+					at := time.Now()
+					mu.Lock()
+					admitted = append(admitted, at)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	slices.SortFunc(admitted, func(a, b time.Time) int { return a.Compare(b) })
+	// A request is counted when Allow returned, after Redis took it: a few
+	// milliseconds of the clocks' skew and of scheduling on a loaded machine are
+	// allowed for as 20 ms more refill.
+	const skew = 20 * time.Millisecond
+	for _, w := range []time.Duration{50 * time.Millisecond, 200 * time.Millisecond, time.Second} {
+		bound := l.Burst + int(l.RPS*(w+skew).Seconds()) + n*lease
+		most, j := 0, 0
+		for i := range admitted {
+			for admitted[i].Sub(admitted[j]) > w {
+				j++
+			}
+			most = max(most, i-j+1)
+		}
+		if most > bound {
+			t.Errorf("%d admitted within %s, more than the burst %d + refill + %d instances × lease %d = %d",
+				most, w, l.Burst, n, lease, bound)
+		}
+		t.Logf("window %s: at most %d admitted (bound %d)", w, most, bound)
+	}
+	refilled := int(2.1 * l.RPS)
+	if len(admitted) < l.Burst+refilled*9/10 {
+		t.Errorf("%d admitted in 2 s, want about the burst %d plus %d refilled", len(admitted), l.Burst, refilled)
+	}
+}
+
 // TestLeaseIsToppedUpAhead: a credential that keeps sending does not wait for Redis
 // when its lease runs out, because the instance took the next part of the bucket
 // while half the lease was left. Here Redis stops answering just after such a top-up

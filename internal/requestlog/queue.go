@@ -11,12 +11,16 @@ type queue struct {
 	size     int
 	n        int
 	byTenant map[string][]*Entry
-	order    []string      // tenants with entries waiting, in arrival order of their first
-	ready    chan struct{} // signalled (capacity 1) after every push
+	order    []string // tenants with entries waiting, in arrival order of their first
+	batch    int      // a full batch: at this many waiting, ready is signalled
+	// ready is signalled (capacity 1) when an entry arrives in an empty queue (the
+	// writer starts its FlushInterval) and when a batch is full, not on every push:
+	// waking the writer once per request cost every request a context switch.
+	ready chan struct{}
 }
 
-func newQueue(size int) *queue {
-	return &queue{size: size, byTenant: map[string][]*Entry{}, ready: make(chan struct{}, 1)}
+func newQueue(size, batch int) *queue {
+	return &queue{size: size, batch: batch, byTenant: map[string][]*Entry{}, ready: make(chan struct{}, 1)}
 }
 
 // push adds e, dropping one entry when the queue is full; it reports whether e was
@@ -40,9 +44,11 @@ func (q *queue) push(e *Entry) (kept, dropped bool) {
 	}
 	q.byTenant[e.TenantID] = append(q.byTenant[e.TenantID], e)
 	q.n++
-	select {
-	case q.ready <- struct{}{}:
-	default:
+	if q.n == 1 || q.n >= q.batch {
+		select {
+		case q.ready <- struct{}{}:
+		default:
+		}
 	}
 	return true, dropped
 }

@@ -64,7 +64,7 @@ func NewWriter(cfg WriterConfig) (*Writer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	w := &Writer{cfg: cfg, q: newQueue(cfg.BufferSize), flushes: make(chan chan struct{}),
+	w := &Writer{cfg: cfg, q: newQueue(cfg.BufferSize, cfg.BatchSize), flushes: make(chan chan struct{}),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w, nil

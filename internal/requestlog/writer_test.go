@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,6 +114,42 @@ func TestWriterFlushInterval(t *testing.T) {
 	for count(t, store) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("a lone entry was never stored")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestWriterStoresEveryEntryWithoutFlush: the writer is woken only when an entry
+// finds the queue empty and when a batch is full, so entries written in bursts from
+// many goroutines, while inserts are running, must all be stored on their own —
+// without Flush or Close — within about FlushInterval of the last.
+func TestWriterStoresEveryEntryWithoutFlush(t *testing.T) {
+	t.Parallel()
+	store := requestlogstore.New(dbtest.Open(t))
+	w, err := requestlog.NewWriter(requestlog.WriterConfig{Store: store, BatchSize: 50, FlushInterval: 30 * time.Millisecond, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(context.Background())
+	const writers, each = 8, 150
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				w.Write(entry(g*each + i))
+				if i%(7+g) == 0 { // bursts and pauses: the queue empties and refills
+					time.Sleep(time.Duration(g+1) * 5 * time.Millisecond)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for count(t, store) < writers*each {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d entries stored 10 s after the last write", count(t, store), writers*each)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

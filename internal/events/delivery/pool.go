@@ -24,8 +24,10 @@ type pool struct {
 // fill claims due deliveries while this instance has free slots, and starts them.
 // Endpoints at their bound and tenants at their share are left out of the claim,
 // which brings at most PerTenant at a time; a claim may still bring more for one
-// endpoint than it has slots, and those wait here for one.
-func (w *Worker) fill(ctx context.Context, p *pool) {
+// endpoint than it has slots, and those wait here for one. It reports whether due
+// deliveries may have been left in the store: its last claim came back full or
+// skipped endpoints or tenants, or no slot was free.
+func (w *Worker) fill(ctx context.Context, p *pool) (more bool) {
 	for ctx.Err() == nil {
 		p.mu.Lock()
 		free := w.Concurrency - p.total
@@ -42,7 +44,7 @@ func (w *Worker) fill(ctx context.Context, p *pool) {
 		}
 		p.mu.Unlock()
 		if free <= 0 {
-			return
+			return true
 		}
 		limit := min(free, w.PerTenant)
 		jobs, err := w.Store.Claim(ctx, w.Now(), w.Lease, limit, skip)
@@ -50,7 +52,7 @@ func (w *Worker) fill(ctx context.Context, p *pool) {
 			if ctx.Err() == nil {
 				w.Logger.Warn("webhook delivery: claim failed", slog.String("error", err.Error()))
 			}
-			return
+			return false // the next poll tries again
 		}
 		p.mu.Lock()
 		for _, j := range jobs {
@@ -61,9 +63,10 @@ func (w *Worker) fill(ctx context.Context, p *pool) {
 		}
 		p.mu.Unlock()
 		if len(jobs) < limit {
-			return
+			return len(skip.Endpoints)+len(skip.Tenants) > 0
 		}
 	}
+	return false
 }
 
 // next starts endpoint ep's waiting claims while it has free slots. A claim whose

@@ -7,8 +7,16 @@ import (
 	"time"
 )
 
-// wakeDelay is how long the worker gathers wake-ups before claiming.
-const wakeDelay = 5 * time.Millisecond
+// wakeDelay is how long the worker gathers wake-ups before claiming. claimGap is the
+// least time between two claims unless the first came back full: every claim is a
+// statement or two and, on SQLite, a turn at the write lock, so under a stream of
+// commits one claim every claimGap takes the deliveries of many (about claimGap·rate)
+// rather than one claim per commit or per finished attempt, at a cost of at most this
+// much lag (docs/performance.md, "Events and outbound webhooks").
+const (
+	wakeDelay = 5 * time.Millisecond
+	claimGap  = 25 * time.Millisecond
+)
 
 // Worker delivers due events. Every instance runs one; the store's claims keep two
 // instances from sending the same delivery at once.
@@ -20,7 +28,10 @@ type Worker struct {
 	// Backoff spaces the retries of a failing delivery. Optional. Default Backoff{}.
 	Backoff Backoff
 	// Concurrency bounds this instance's claims: attempts in flight and claims
-	// waiting for a slot of their endpoint. Optional. Default 32.
+	// waiting for a slot of their endpoint. Optional. Default 128, so that a claim
+	// (at most PerTenant) brings 32: one endpoint's stream of events then costs one
+	// claim per 32 deliveries, where claims of 8 could not keep up with 16 writers
+	// (docs/performance.md, "Events and outbound webhooks").
 	Concurrency int
 	// PerEndpoint bounds this instance's attempts in flight to one endpoint, so a
 	// slow receiver neither takes every slot nor gets flooded. Optional. Default 8.
@@ -52,7 +63,7 @@ func (w *Worker) init() {
 	w.initOnce.Do(func() {
 		w.wake = make(chan struct{}, 1)
 		if w.Concurrency <= 0 {
-			w.Concurrency = 32
+			w.Concurrency = 128
 		}
 		if w.PerEndpoint <= 0 {
 			w.PerEndpoint = 8
@@ -96,24 +107,47 @@ func (w *Worker) Run(ctx context.Context) error {
 	timer := time.NewTicker(w.Poll)
 	defer timer.Stop()
 	for {
-		w.fill(ctx, p)
-		select {
-		case <-ctx.Done():
-			w.releaseQueued(context.WithoutCancel(ctx), p)
-			p.wg.Wait()
-			close(p.results)
-			<-settled
-			return nil
-		case <-w.wake:
-			// Commits come in bursts under load: a short pause lets one claim take
-			// the deliveries of many, at a cost of this much lag.
+		more := w.fill(ctx, p)
+		claimed := time.Now()
+	wait:
+		for {
 			select {
-			case <-time.After(wakeDelay):
 			case <-ctx.Done():
+				w.releaseQueued(context.WithoutCancel(ctx), p)
+				p.wg.Wait()
+				close(p.results)
+				<-settled
+				return nil
+			case <-w.wake:
+				// Commits come in bursts under load: a short pause lets one claim take
+				// the deliveries of many, at a cost of this much lag.
+				pause(ctx, wakeDelay)
+				break wait
+			case <-p.done:
+				// A slot is free. Worth a claim only if the last one may have left due
+				// deliveries behind (it came back full, or skipped endpoints or tenants
+				// at their bound, or found no free slot); new ones wake the worker.
+				if more {
+					break wait
+				}
+			case <-timer.C:
+				break wait
 			}
-		case <-p.done:
-		case <-timer.C:
 		}
+		pause(ctx, time.Until(claimed.Add(claimGap)))
+	}
+}
+
+// pause waits d (nothing if d ≤ 0) or until ctx ends.
+func pause(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
 
@@ -139,7 +173,7 @@ func (w *Worker) attempt(ctx context.Context, j *Job) Settlement {
 // holds no slot: the endpoint's next attempt has already started.
 const (
 	maxSettleBatch = 64
-	settleDelay    = 2 * time.Millisecond
+	settleDelay    = 10 * time.Millisecond
 )
 
 // settle records results as they come, as many as are waiting in one transaction:

@@ -74,16 +74,24 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		// read first keeps idle polls from queueing behind, or ahead of, writers.
 		return nil, nil
 	}
-	ids, err := s.claim(ctx, conn, args, skip)
-	if err != nil {
-		return nil, err
-	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
 	var rows []jobRow
-	if err := conn.Raw(jobSQL, ids, token).Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("load claimed deliveries: %w", database.Classify(err))
+	if s.dialect == database.Postgres {
+		// One statement: the claim's RETURNING joined to what sending needs.
+		if err := s.claim(ctx, conn, claimJobsSQL(s.claimSQL(skip)), args, &rows); err != nil {
+			return nil, err
+		}
+	} else {
+		// SQLite allows no UPDATE in a WITH, so the claimed rows are read after.
+		var ids []int64
+		if err := s.claim(ctx, conn, s.claimSQL(skip), args, &ids); err != nil {
+			return nil, err
+		}
+		if len(ids) == 0 {
+			return nil, nil
+		}
+		if err := conn.Raw(jobSQL, ids, token).Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("load claimed deliveries: %w", database.Classify(err))
+		}
 	}
 	jobs := make([]*delivery.Job, len(rows))
 	for i, r := range rows {
@@ -103,20 +111,31 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 // retry_until, WEBHOOK_RETRY_FOR).
 const enabledTenant = "tenant_id NOT IN (SELECT id FROM tenants WHERE disabled_at IS NOT NULL)"
 
-// claim runs claimSQL with args. GORM sends an UPDATE … RETURNING read through Scan
-// as a query, which the write gate's callbacks do not see, so it takes the gate here:
-// on SQLite the claim queues with the other writers rather than jumping the queue.
-func (s *Store) claim(ctx context.Context, conn *gorm.DB, args []any, skip *delivery.Skip) ([]int64, error) {
+// claimJobsSQL wraps a claim (claimSQL) so that it returns, in the same statement,
+// the jobRow of every delivery it claimed (PostgreSQL: a data-modifying WITH).
+func claimJobsSQL(claim string) string {
+	claim = strings.TrimSuffix(claim, " RETURNING id") +
+		" RETURNING id, tenant_id, event_id, endpoint_id, attempts, retry_until, created_at"
+	return `WITH d AS (` + claim + `)
+	SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
+	e.url, e.secret, ev.payload
+	FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id`
+}
+
+// claim runs a claim statement with args into dest. GORM sends an UPDATE … RETURNING
+// read through Scan as a query, which the write gate's callbacks do not see, so it
+// takes the gate here: on SQLite the claim queues with the other writers rather than
+// jumping the queue.
+func (s *Store) claim(ctx context.Context, conn *gorm.DB, query string, args []any, dest any) error {
 	leave, err := database.EnterWrite(ctx, s.db)
 	if err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+		return fmt.Errorf("claim deliveries: %w", database.Classify(err))
 	}
 	defer leave()
-	var ids []int64
-	if err := conn.Raw(s.claimSQL(skip), args...).Scan(&ids).Error; err != nil {
-		return nil, fmt.Errorf("claim deliveries: %w", database.Classify(err))
+	if err := conn.Raw(query, args...).Scan(dest).Error; err != nil {
+		return fmt.Errorf("claim deliveries: %w", database.Classify(err))
 	}
-	return ids, nil
+	return nil
 }
 
 // anyDue reports whether a pending delivery is due at now, outside skip. On error it
