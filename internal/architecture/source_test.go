@@ -28,8 +28,9 @@ var (
 	parseErr  error
 )
 
-// sources parses every non-test Go file of the module (node_modules and
-// testdata left out), once per test binary.
+// sources parses every non-test Go file of the module (node_modules, testdata
+// and nested modules such as bench/peer, which have a go.mod of their own and
+// cannot import riskapi's packages, left out), once per test binary.
 func sources(t *testing.T) []goFile {
 	t.Helper()
 	parseOnce.Do(func() {
@@ -40,6 +41,9 @@ func sources(t *testing.T) []goFile {
 			if d.IsDir() {
 				if n := d.Name(); n == "node_modules" || n == "testdata" || strings.HasPrefix(n, ".") && p != root {
 					return filepath.SkipDir
+				}
+				if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil && p != root {
+					return filepath.SkipDir // another module
 				}
 				return nil
 			}
