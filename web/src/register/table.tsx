@@ -6,9 +6,9 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, type Page, type Risk } from "../api";
-import { useList } from "../pages/common";
+import { isOffline, useList } from "../pages/common";
 import { navigate } from "../router";
-import { useSettled } from "../state";
+import { useOnline, useSettled } from "../state";
 import { apiFilter, inCell, isOverdue, listParams, sortBy, sortOf, viewURL, type ListView, type SortField } from "./view";
 
 /** PAGE_SIZE is the number of risks on one page of the list. */
@@ -22,6 +22,8 @@ export interface Rows {
   error: string;
   /** True when a cell had more risks than CELL_MAX. */
   truncated: boolean;
+  /** True when they could not be read because the browser is offline or the server unreachable. */
+  offline: boolean;
 }
 
 /** useRows loads the view's risks: a page of the filter and sort, or the risks of its heat-map cell. */
@@ -29,7 +31,7 @@ export function useRows(view: ListView): Rows {
   const key = viewURL(view);
   const paged = useList<Risk>(view.cell ? null : key, () => api().risks.listPage(listParams(view, PAGE_SIZE)));
   const cell = useCellRows(view.cell ? key : null, view);
-  return view.cell ? cell : { page: paged.page, error: paged.error, truncated: false };
+  return view.cell ? cell : { page: paged.page, error: paged.offline ? "" : paged.error, truncated: false, offline: paged.offline };
 }
 
 /**
@@ -38,25 +40,27 @@ export function useRows(view: ListView): Rows {
  * view's sort and the cell's risks kept, up to CELL_MAX.
  */
 function useCellRows(key: string | null, view: ListView): Rows {
-  const [rows, setRows] = useState<Rows>({ page: undefined, error: "", truncated: false });
+  const [rows, setRows] = useState<Rows>({ page: undefined, error: "", truncated: false, offline: false });
   const [tick, setTick] = useState(0);
+  const online = useOnline();
   useSettled(() => setTick((t) => t + 1));
   useEffect(() => {
     if (key === null || !view.cell) return;
     let live = true;
     const cell = view.cell;
+    if (isOffline()) return setRows((r) => ({ ...r, error: "", offline: true }));
     (async () => {
       const data: Risk[] = [];
       for await (const r of api().risks.list({ ...apiFilter(view), limit: 100, ...(view.sort ? { sort: view.sort } : {}) })) {
         if (!live) return;
         if (!inCell(r, cell)) continue;
-        if (data.length === CELL_MAX) return live && setRows({ page: { data, hasMore: false, nextCursor: null }, error: "", truncated: true });
+        if (data.length === CELL_MAX) return live && setRows({ page: { data, hasMore: false, nextCursor: null }, error: "", truncated: true, offline: false });
         data.push(r);
       }
-      if (live) setRows({ page: { data, hasMore: false, nextCursor: null }, error: "", truncated: false });
-    })().catch((e: unknown) => live && setRows({ page: undefined, error: explain(e), truncated: false }));
+      if (live) setRows({ page: { data, hasMore: false, nextCursor: null }, error: "", truncated: false, offline: false });
+    })().catch((e: unknown) => live && setRows(isOffline(e) ? { page: undefined, error: "", truncated: false, offline: true } : { page: undefined, error: explain(e), truncated: false, offline: false }));
     return () => void (live = false);
-  }, [key, tick]);
+  }, [key, tick, online]);
   return rows;
 }
 
