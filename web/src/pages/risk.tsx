@@ -118,8 +118,13 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const known = useRef<{ keys: string[]; appeared: number }>({ keys: [], appeared: 0 });
   if (pending.some((k) => !known.current.keys.includes(k))) known.current.appeared++;
   known.current.keys = pending;
+  // What the form was last given from the risk: the user's typing since (f differs from it) is
+  // not overwritten by a re-read, such as the one that follows a refusal of their earlier edit.
+  const given = useRef(f);
   useEffect(() => {
-    if (!held) setF(formOf(shown));
+    const next = formOf(shown);
+    if (!held && (sameValues(given.current, f) || sameValues(next, f))) setF(next);
+    given.current = next;
   }, [risk, known.current.appeared]);
   // A refused edit comes back into the form only if the user has not started
   // another since; else it waits beside the form, and neither is lost.
@@ -127,7 +132,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const untouched = () => sameValues(formOf(shown), f);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
     const values = { ...formOf(shown), ...(c.form!.values as Partial<Form>) };
-    if (untouched()) {
+    // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
+    if (untouched() || sameValues(values, f)) {
       setF(values);
       setErrors(fieldErrors(c));
       setHeld(true);
