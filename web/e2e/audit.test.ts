@@ -79,6 +79,11 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const history = page.getByRole("region", { name: "History" }).getByRole("listitem").filter({ has: page.locator(".entry-head") });
     await expect.poll(() => history.count()).toBe(2);
     expect(await history.nth(0).locator(".entry-head").textContent()).toContain(`${admin.email} created it`);
+    // The creation lists what it set, not the members it left empty ("description none → (empty)", "metadata none → {}").
+    const created = await history.nth(0).locator("ul.changes li code").allTextContents();
+    expect(created).toEqual(expect.arrayContaining(["title", "owner"]));
+    expect(created).not.toContain("description");
+    expect(created).not.toContain("metadata");
     expect(await history.nth(1).locator(".entry-head").textContent()).toContain(`${admin.email} updated it`);
     expect(await history.nth(1).locator("ul.changes").textContent()).toBe("owner Ada → Grace");
   });

@@ -3,7 +3,7 @@
 // in the URL, the request log's links, long words, confirmations, the
 // password page, and the webhook source pattern as Chromium reads it.
 
-import type { Page } from "playwright-core";
+import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { Account } from "./server";
 import { createRisk, harness, settled, signIn, unique } from "./ui";
@@ -18,6 +18,30 @@ async function signedIn(): Promise<{ page: Page; account: Account }> {
 }
 
 const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+
+/**
+ * lines counts the lines an element's text takes on screen: the line boxes of
+ * its text nodes, told apart by their tops (fragments on one line differ by
+ * a few pixels at most, lines by a line's height).
+ */
+const lines = (loc: Locator) => loc.evaluate((el) => {
+  const tops: number[] = [];
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (!n.textContent?.trim()) continue;
+    range.selectNodeContents(n);
+    for (const r of range.getClientRects()) if (r.width > 0) tops.push(r.top);
+  }
+  tops.sort((a, b) => a - b);
+  return tops.filter((t, i) => i === 0 || t - tops[i - 1]! > 8).length;
+});
+
+/** Each header of the risk list, and each cell of column `col`, on one line: no word broken. */
+async function headersWhole(page: Page, col: number): Promise<void> {
+  for (const th of await page.locator("table.risks thead th").all()) expect(await lines(th), await th.textContent() ?? "").toBe(1);
+  for (const td of await page.locator(`table.risks tbody td:nth-child(${col})`).all()) expect(await lines(td), await td.textContent() ?? "").toBeLessThanOrEqual(1);
+}
 
 describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
   it("are sent gzip-compressed, hashed assets cached as immutable", async () => {
@@ -125,6 +149,81 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.getByRole("link", { name: long }).click();
     await page.getByRole("heading", { name: long }).waitFor();
     expect(await noSideScroll(page)).toBe(true);
+  });
+
+  it("keeps nav links, headers and words whole at 390 px, the list's table scrolling in its box, and at 1280 px beside the Changes panel", async () => {
+    const { page } = await signedIn();
+    const title = "Vendor contract missing a data processing agreement for the payroll provider";
+    for (const treatment of ["transfer", "mitigate"]) {
+      const made = await page.request.post("/v1/risks", { data: { title: `${title} ${treatment}`, owner: "procurement@example.com", treatment, likelihood: 3, impact: 4 } });
+      expect(made.status()).toBe(201);
+    }
+    // One change through the dashboard, so that the Changes panel is open beside the list.
+    await createRisk(page, unique("Opened the Changes panel"));
+    await settled(page, "Opened the Changes panel");
+    await page.reload();
+    await page.getByRole("complementary", { name: "Changes" }).waitFor();
+    const rows = page.locator("table.risks tbody tr[data-risk]");
+    await expect.poll(() => rows.count()).toBe(3);
+    await headersWhole(page, 5); // Treatment: "transfer", not "transfe r"
+
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.reload();
+    await expect.poll(() => rows.count()).toBe(3);
+    const nav = page.getByRole("navigation", { name: "Main" }).getByRole("link");
+    expect(await nav.count()).toBeGreaterThanOrEqual(4);
+    for (const link of await nav.all()) expect(await lines(link), await link.textContent() ?? "").toBeLessThanOrEqual(2);
+    // A title of 14 words takes a few lines (6 in Debian's Chromium), not one a word: two words a line at least.
+    for (const cell of await page.locator("table.risks tbody tr[data-risk] td.title a").all()) {
+      const words = (await cell.textContent())!.split(" ").length;
+      expect(await lines(cell)).toBeLessThanOrEqual(words / 2);
+    }
+    await headersWhole(page, 5);
+    // The table scrolls inside its box; the page itself does not.
+    expect(await page.locator(".table-wrap:has(table.risks)").evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+    expect(await noSideScroll(page)).toBe(true);
+  });
+
+  it("shows every column of the audit log at 1280 px without scrolling sideways", async () => {
+    const { page } = await signedIn();
+    const made = await page.request.post("/v1/risks", { data: { title: unique("Audited at full width"), owner: "Ada", description: "Water in the server room after heavy rain" } });
+    expect(made.status()).toBe(201);
+    const risk = (await made.json()) as { id: string };
+    expect((await page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: "Grace", category: "Facilities" } })).status()).toBe(200);
+    await page.goto("/audit");
+    await expect.poll(() => page.locator("table.audit-log tbody tr").count()).toBeGreaterThanOrEqual(3);
+    const wrap = page.locator(".table-wrap:has(table.audit-log)");
+    expect(await wrap.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+    const box = (await wrap.boundingBox())!;
+    for (const name of ["Changes", "Request", "Client"]) {
+      const th = (await page.getByRole("columnheader", { name }).boundingBox())!;
+      expect(th.x + th.width, name).toBeLessThanOrEqual(box.x + box.width + 1);
+    }
+    expect(await noSideScroll(page)).toBe(true);
+  });
+
+  it("says at once that risks cannot be loaded while offline, instead of an empty list, and loads them on reconnecting", async () => {
+    const { page } = await signedIn();
+    const title = unique("Read before going offline");
+    expect((await page.request.post("/v1/risks", { data: { title } })).status()).toBe(201);
+    await page.reload();
+    const link = page.getByRole("link", { name: title });
+    await link.waitFor();
+    await page.context().setOffline(true);
+    const started = Date.now();
+    await link.click();
+    await page.getByText("You are offline: this risk cannot be loaded now").waitFor({ timeout: 3000 });
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(await page.getByText("Loading…").count()).toBe(0);
+
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Risks" }).click();
+    await page.getByText("You are offline: risks cannot be loaded now; changes you make are kept and sent when you are back online.").waitFor({ timeout: 3000 });
+    expect(await page.locator("table.risks").count()).toBe(0);
+    expect(await page.getByText("Page 1").count()).toBe(0);
+
+    await page.context().setOffline(false);
+    await link.waitFor();
+    expect(await page.getByText("You are offline").count()).toBe(0);
   });
 
   it("asks before revoking an API key", async () => {

@@ -37,6 +37,43 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     expect(await header(page).getAttribute("class")).toContain("refused");
   });
 
+  it("keeps the new draft typed after an offline create that is then refused, with the refused values beside the form to put back", async () => {
+    const page = await signedIn();
+    const form = page.getByRole("form", { name: "New risk" });
+    const title = form.getByRole("textbox", { name: /^Title/ });
+    const category = form.getByLabel("Category");
+    // The inputs hold no more than the server accepts (internal/risks/risk.go: category at most 100 characters).
+    await category.pressSequentially("c".repeat(120));
+    expect((await category.inputValue()).length).toBe(100);
+
+    await page.context().setOffline(true);
+    await category.fill("Operations");
+    await createRisk(page, "   ", "2", "5"); // blank to the server, not to the browser's `required`
+    await title.fill("Flooded archive");
+    await category.fill("Facilities");
+    await page.context().setOffline(false);
+    await settled(page, "Create risk", "refused");
+
+    // The draft stays; the refused change waits beside the form with the server's error.
+    const refused = page.getByRole("group", { name: "Refused change" });
+    await refused.getByText("must not be blank").waitFor();
+    expect(await refused.textContent()).toContain("Operations");
+    expect(await title.inputValue()).toBe("Flooded archive");
+    expect(await category.inputValue()).toBe("Facilities");
+
+    // Put back: the refused values in the form with their error, the draft kept aside in turn.
+    await refused.getByRole("button", { name: "Put these back in the form" }).click();
+    await expect.poll(() => title.inputValue()).toBe("   ");
+    expect(await category.inputValue()).toBe("Operations");
+    expect(await form.getByLabel("Impact").inputValue()).toBe("5");
+    expect(await title.getAttribute("aria-invalid")).toBe("true");
+    const draft = page.getByRole("group", { name: "Your draft" });
+    expect(await draft.textContent()).toContain("Flooded archive");
+    await draft.getByRole("button", { name: "Put these back in the form" }).click();
+    await expect.poll(() => title.inputValue()).toBe("Flooded archive");
+    expect(await category.inputValue()).toBe("Facilities");
+  });
+
   it("puts a refused edit back in the risk's form, with the error beside Title", async () => {
     const page = await signedIn();
     const name = unique("Edited into a blank");

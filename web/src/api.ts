@@ -12,7 +12,7 @@ export type {
   ApiKey, Attachment, AuditAction, AuditChange, AuditEntry, AuditListParams, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
   Risk, RiskCreateParams, RiskUpdateParams, User, WebhookEndpoint, WebhookSource,
 } from "@riskapi/sdk";
-export { etag, RiskApiError };
+export { etag, NetworkError, RiskApiError };
 
 /**
  * UNAUTHENTICATED is dispatched on window whenever /v1 answers 401 (the

@@ -78,4 +78,23 @@ describe("an entry as shown", () => {
     expect(changeLines(null)).toEqual([]);
     expect([shown(""), shown(false), shown({ a: 1 })]).toEqual(["(empty)", "false", '{"a":1}']);
   });
+
+  it("leaves a creation's empty members out, and keeps them for an update", () => {
+    const changes: AuditEntry["changes"] = {
+      title: { from: null, to: "Flood" },
+      description: { from: null, to: "" },
+      metadata: { from: null, to: {} },
+      tags: { from: null, to: [] },
+      owner: { from: null, to: null },
+      likelihood: { from: null, to: 0 },
+      apiKey: "changed",
+    };
+    expect(changeLines(changes, "risk.created").map((l) => `${l.field} ${l.from} → ${l.to}`)).toEqual([
+      "apiKey  → ", "likelihood none → 0", "title none → Flood",
+    ]);
+    expect(changeLines(changes, "risk.updated").map((l) => l.field)).toEqual([
+      "apiKey", "description", "likelihood", "metadata", "owner", "tags", "title",
+    ]);
+    expect(changeLines(changes).map((l) => l.field)).toHaveLength(7);
+  });
 });

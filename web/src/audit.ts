@@ -93,12 +93,27 @@ export interface ChangeLine {
   to: string;
 }
 
-/** changeLines lists an entry's changes by member name; none when the action changed no member. */
-export function changeLines(changes: AuditEntry["changes"]): ChangeLine[] {
+/**
+ * changeLines lists an entry's changes by member name; none when the action
+ * changed no member. For a creation (an action ending in ".created") a member
+ * whose new value is empty — null, "", {} or [] — is left out: "description
+ * none → (empty)" says nothing about what was made. Updates keep every line,
+ * since emptying a member is a change.
+ */
+export function changeLines(changes: AuditEntry["changes"], action?: AuditAction): ChangeLine[] {
+  const created = action?.endsWith(".created") ?? false;
   return Object.entries(changes ?? {})
+    .filter(([, c]) => !(created && c !== "changed" && isEmpty(c.to)))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([field, c]: [string, AuditChange]) =>
       c === "changed" ? { field, secret: true, from: "", to: "" } : { field, secret: false, from: shown(c.from), to: shown(c.to) });
+}
+
+/** isEmpty is true for a value that holds nothing: null, "", {} or []. */
+function isEmpty(v: unknown): boolean {
+  if (v === null || v === undefined || v === "") return true;
+  if (Array.isArray(v)) return v.length === 0;
+  return typeof v === "object" && Object.keys(v).length === 0;
 }
 
 /** shown is a member's value as text: "none" for null (no value), strings as they are, anything else as JSON. */

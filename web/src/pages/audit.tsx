@@ -88,7 +88,7 @@ function Row({ e, applied }: { e: AuditEntry; applied: AuditFilters }) {
       <td class="target">
         {e.target.type} {target ? <a href={target} class="short">{e.target.id}</a> : <span class="short">{e.target.id}</span>}
       </td>
-      <td><ChangeList changes={e.changes} /></td>
+      <td><ChangeList changes={e.changes} action={e.action} /></td>
       <td class="rid">{request ? <a href={request} class="short" title="This request in the request log">{e.requestId}</a> : "—"}</td>
       <td class="client">{e.ip ?? "—"}</td>
     </tr>
@@ -100,9 +100,9 @@ export function When({ at }: { at: string }) {
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
 }
 
-/** ChangeList shows each changed member: from → to, or only "changed" for a secret. */
-export function ChangeList({ changes }: { changes: AuditEntry["changes"] }) {
-  const lines = changeLines(changes);
+/** ChangeList shows each changed member: from → to, or only "changed" for a secret; a creation's empty members are left out. */
+export function ChangeList({ changes, action }: { changes: AuditEntry["changes"]; action?: AuditEntry["action"] }) {
+  const lines = changeLines(changes, action);
   if (lines.length === 0) return <span class="meta">—</span>;
   return (
     <ul class="changes">

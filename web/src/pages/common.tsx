@@ -3,9 +3,9 @@
  * this server, and saying so.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { explain, isUnavailable, type Page } from "../api";
+import { explain, isUnavailable, NetworkError, type Page } from "../api";
 import type { Change } from "../outbox/change";
-import { outbox, useSettled } from "../state";
+import { outbox, useOnline, useSettled } from "../state";
 
 const outboxAck = (key: string) => outbox().acknowledge(key);
 
@@ -13,36 +13,74 @@ const outboxAck = (key: string) => outbox().acknowledge(key);
 export interface Loaded<T> {
   page: Page<T> | undefined;
   unavailable: boolean;
+  /** Why the page could not be read, in words ("" when it was). */
   error: string;
+  /** True when it could not be read because the browser is offline (error says so too). */
+  offline: boolean;
   reload: () => void;
 }
 
 /**
+ * offlineMessage says that what (e.g. "risks") cannot be read now — the
+ * browser is offline, or online but the server cannot be reached — and that
+ * the user's changes are not lost: the outbox sends them later.
+ */
+export function offlineMessage(what: string): string {
+  return navigator.onLine
+    ? `Cannot reach the server: ${what} cannot be loaded now; changes you make are kept and sent when it answers again.`
+    : `You are offline: ${what} cannot be loaded now; changes you make are kept and sent when you are back online.`;
+}
+
+/** isOffline is true when the browser is offline, or err is a request that reached no server (NetworkError). */
+export function isOffline(err?: unknown): boolean {
+  return !navigator.onLine || err instanceof NetworkError;
+}
+
+/**
  * useList reads a page with fetch (an SDK call) whenever `key` changes, and
- * again when a change settles; a null key reads nothing.
+ * again when a change settles or the browser comes back online; a null key
+ * reads nothing. Offline it does not try (the SDK would retry for seconds
+ * behind "Loading…"): it says at once that the browser is offline.
  */
 export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): Loaded<T> {
   const [page, setPage] = useState<Page<T> | undefined>();
   const [unavailable, setUnavailable] = useState(false);
   const [error, setError] = useState("");
+  const [offline, setOffline] = useState(false);
+  const online = useOnline();
   const reload = useCallback(() => {
     if (key === null) return;
+    const gone = () => {
+      setOffline(true);
+      setError(offlineMessage("this list"));
+    };
+    if (isOffline()) return gone();
     fetch().then(
       (p) => {
         setPage(p);
         setError("");
+        setOffline(false);
         setUnavailable(false);
       },
       (err: unknown) => {
         if (isUnavailable(err)) setUnavailable(true);
-        else setError(explain(err));
+        else if (isOffline(err)) gone();
+        else {
+          setOffline(false);
+          setError(explain(err));
+        }
       },
     );
     // fetch is a new closure each render; key says when it reads something else.
   }, [key]);
-  useEffect(reload, [reload]);
+  useEffect(reload, [reload, online]);
   useSettled(reload);
-  return { page, unavailable, error, reload };
+  return { page, unavailable, error, offline, reload };
+}
+
+/** Offline says that what cannot be loaded while offline (or the server is unreachable), in place of an empty list. */
+export function Offline({ what }: { what: string }) {
+  return <p class="offline-note" role="status">{offlineMessage(what)}</p>;
 }
 
 /** Unavailable says this server does not offer a feature (its route answered 404). */
@@ -133,5 +171,53 @@ export function ScoreSelect(props: { label: string; value: string; onChange: (v:
       </select>
       {props.error && <span class="field-error" id={id}>{props.error}</span>}
     </label>
+  );
+}
+
+/**
+ * Aside is a form's values kept beside it rather than in it: a refused
+ * change's while the user already has a newer draft in the form, or that
+ * draft once the refused values were put back. Neither is lost.
+ */
+export interface Aside {
+  /** The group's accessible name: "Refused change" or "Your draft". */
+  label: string;
+  /** What the values are, in a sentence. */
+  note: string;
+  values: Record<string, string>;
+  /** The server's errors by field, as fieldErrors returns them. */
+  errors: FieldErrors;
+}
+
+/** sameValues is true when the two forms hold the same value in every field of a. */
+export function sameValues(a: Record<string, string>, b: Record<string, string>): boolean {
+  return Object.keys(a).every((k) => a[k] === b[k]);
+}
+
+/**
+ * KeptAside shows an Aside's values (those of fields, when not empty) with
+ * the server's errors, a button that puts them back into the form and one
+ * that dismisses them.
+ */
+export function KeptAside(props: { aside: Aside; fields: [string, string][]; onRestore: () => void; onDismiss: () => void }) {
+  const { aside } = props;
+  const shown = props.fields.filter(([k]) => aside.values[k]);
+  return (
+    <div class="kept-aside" role="group" aria-label={aside.label}>
+      <p><strong>{aside.label}</strong> — {aside.note}</p>
+      {aside.errors.form && <p class="error">{aside.errors.form}</p>}
+      <dl>
+        {shown.map(([k, label]) => (
+          <div key={k}>
+            <dt>{label}</dt>
+            <dd>{aside.values[k]}{aside.errors[k] && <span class="field-error"> — {aside.errors[k]}</span>}</dd>
+          </div>
+        ))}
+      </dl>
+      <div class="row">
+        <button type="button" class="secondary small" onClick={props.onRestore}>Put these back in the form</button>
+        <button type="button" class="secondary small" onClick={props.onDismiss}>Dismiss</button>
+      </div>
+    </div>
   );
 }

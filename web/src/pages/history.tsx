@@ -50,7 +50,7 @@ export function RiskHistory({ riskId }: { riskId: string }) {
                   <When at={e.occurredAt} /> — <strong>{actorName(e.actor)}</strong> {verb(e.action)}
                   {request && <> (<a href={request}>request</a>)</>}
                 </div>
-                <ChangeList changes={e.changes} />
+                <ChangeList changes={e.changes} action={e.action} />
               </li>
             );
           })}

@@ -12,8 +12,8 @@ import { UploadProgress } from "../changes-panel";
 import type { Change } from "../outbox/change";
 import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
-import { outbox, useChanges, useSettled } from "../state";
-import { Field, fieldErrors, ScoreSelect, useRefusal, type FieldErrors } from "./common";
+import { outbox, useChanges, useOnline, useSettled } from "../state";
+import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
 import { AttachmentDelete } from "../register/attachment";
@@ -23,28 +23,37 @@ import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "..
 export function RiskPage({ id }: { id: string }) {
   const [risk, setRisk] = useState<Risk | undefined>();
   const [error, setError] = useState("");
+  // Offline, or the server unreachable: said at once, not after the SDK's retries behind "Loading…".
+  const [offline, setOffline] = useState(false);
+  const online = useOnline();
   const { changes } = useChanges();
   const load = useCallback(() => {
+    if (isOffline()) return setOffline(true);
     api().risks.get(id).then(
       (r) => {
         setRisk(r);
         setError("");
+        setOffline(false);
       },
       (err: unknown) => {
+        if (isOffline(err)) return setOffline(true);
+        setOffline(false);
         // Deleted here or elsewhere: nothing of it stays on the page.
         if (err instanceof RiskApiError && err.status === 404) setRisk(undefined);
         setError(err instanceof RiskApiError && err.status === 404 ? "This risk does not exist: it was deleted, or never was." : explain(err));
       },
     );
   }, [id]);
-  useEffect(load, [load]);
+  useEffect(load, [load, online]);
   useSettled(load);
+  if (offline && !risk) return <section><Offline what="this risk" /><p><a href="/">Back to risks</a></p></section>;
   if (error && !risk) return <section><p class="error" role="alert">{error}</p><p><a href="/">Back to risks</a></p></section>;
   if (!risk) return <p class="loading">Loading…</p>;
   return (
     <section>
       <p><a href="/">← Risks</a></p>
       <h1 class="title">{risk.title}</h1>
+      {offline && <Offline what="the risk's latest version" />}
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />
       <Conflicts risk={risk} changes={changes} onResolved={load} />
@@ -93,14 +102,38 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const known = useRef<{ keys: string[]; appeared: number }>({ keys: [], appeared: 0 });
   if (pending.some((k) => !known.current.keys.includes(k))) known.current.appeared++;
   known.current.keys = pending;
+  // What the form was last given from the risk: the user's typing since (f differs from it) is
+  // not overwritten by a re-read, such as the one that follows a refusal of their earlier edit.
+  const given = useRef(f);
   useEffect(() => {
-    if (!held) setF(formOf(shown));
+    const next = formOf(shown);
+    if (!held && (sameValues(given.current, f) || sameValues(next, f))) setF(next);
+    given.current = next;
   }, [risk, known.current.appeared]);
+  // A refused edit comes back into the form only if the user has not started
+  // another since; else it waits beside the form, and neither is lost.
+  const [aside, setAside] = useState<Aside | null>(null);
+  const untouched = () => sameValues(formOf(shown), f);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
-    setF({ ...formOf(shown), ...(c.form!.values as Partial<Form>) });
-    setErrors(fieldErrors(c));
-    setHeld(true);
+    const values = { ...formOf(shown), ...(c.form!.values as Partial<Form>) };
+    // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
+    if (untouched() || sameValues(values, f)) {
+      setF(values);
+      setErrors(fieldErrors(c));
+      setHeld(true);
+    } else {
+      setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values, errors: fieldErrors(c) });
+    }
   });
+  const restore = () => {
+    if (!aside) return;
+    setAside(untouched() ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: f, errors: {} });
+    setF({ ...formOf(shown), ...(aside.values as Partial<Form>) });
+    setErrors(aside.errors);
+    setHeld(true);
+  };
+  // Beside the form, only what differs from the risk as shown.
+  const asideFields = aside ? EDIT_FIELDS.filter(([k]) => aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -120,28 +153,38 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     </Field>
   );
   return (
-    <form class="edit-risk" onSubmit={submit} aria-label="Edit risk">
-      {errors.form && <p class="error form-error" role="alert">Not saved: {errors.form}</p>}
-      {text("title", "Title", 200)}
-      <Field label="Description" name="description" errors={errors}>
-        {(a) => <textarea value={f.description} onInput={(e) => set("description")(e.currentTarget.value)} {...a} />}
-      </Field>
-      {text("category", "Category", 100)}
-      {text("owner", "Owner", 200)}
-      <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
-      <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
-      <Field label="Status" name="status" errors={errors}>
-        {(a) => (
-          <select value={f.status} onChange={(e) => set("status")(e.currentTarget.value)} {...a}>
-            <option value="open">open</option><option value="mitigated">mitigated</option><option value="closed">closed</option>
-          </select>
-        )}
-      </Field>
-      <RegisterFields f={f} set={set} errors={errors} />
-      <button type="submit">Save changes</button>
-    </form>
+    <>
+      {aside && <KeptAside aside={aside} fields={asideFields} onRestore={restore} onDismiss={() => setAside(null)} />}
+      <form class="edit-risk" onSubmit={submit} aria-label="Edit risk">
+        {errors.form && <p class="error form-error" role="alert">Not saved: {errors.form}</p>}
+        {text("title", "Title", 200)}
+        <Field label="Description" name="description" errors={errors}>
+          {(a) => <textarea maxLength={10000} value={f.description} onInput={(e) => set("description")(e.currentTarget.value)} {...a} />}
+        </Field>
+        {text("category", "Category", 100)}
+        {text("owner", "Owner", 200)}
+        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
+        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+        <Field label="Status" name="status" errors={errors}>
+          {(a) => (
+            <select value={f.status} onChange={(e) => set("status")(e.currentTarget.value)} {...a}>
+              <option value="open">open</option><option value="mitigated">mitigated</option><option value="closed">closed</option>
+            </select>
+          )}
+        </Field>
+        <RegisterFields f={f} set={set} errors={errors} />
+        <button type="submit">Save changes</button>
+      </form>
+    </>
   );
 }
+
+/** The edit form's fields by name and label, as a kept-aside edit lists them. */
+const EDIT_FIELDS: [string, string][] = [
+  ["title", "Title"], ["description", "Description"], ["category", "Category"], ["owner", "Owner"], ["likelihood", "Likelihood"],
+  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"],
+  ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
+];
 
 function formOf(r: Risk) {
   return {

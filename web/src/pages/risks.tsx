@@ -14,7 +14,7 @@ import { ReviewCell, SortHeader, useRows } from "../register/table";
 import { readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, ScoreSelect, useRefusal, type FieldErrors } from "./common";
+import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, type Aside, type FieldErrors } from "./common";
 
 // The heat map, export and import are chunks of their own: the list comes first.
 const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
@@ -59,61 +59,66 @@ function RiskList({ view }: { view: ListView }) {
       <NewRisk changes={changes} />
       {view.cell && (
         <p class="row cell-note">
-          Risks with {view.cell.basis} likelihood {view.cell.likelihood} and impact {view.cell.impact}
-.
+          Risks with {view.cell.basis} likelihood {view.cell.likelihood} and impact {view.cell.impact}.
           <a href={viewURL({ ...view, cell: undefined, cursors: [] })}>Show all</a>
         </p>
       )}
       {list.error && <p class="error" role="alert">Could not load risks: {list.error}</p>}
-      <table class="risks">
-        <thead>
-          <tr>
-            <SortHeader view={view} field="title">Title</SortHeader>
-            <SortHeader view={view} field="riskScore">Score</SortHeader>
-            <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th>
-            <SortHeader view={view} field="reviewDate">Review</SortHeader>
-            <SortHeader view={view} field="updatedAt">Updated</SortHeader>
-          </tr>
-        </thead>
-        <tbody>
-          {pendingCreates.map((c) => (
-            <tr key={c.key} class="pending">
-              <td>{titleOf(c)} <span class="badge pending">pending</span></td>
-              <td>{scoreOf(c)}</td><td></td><td>open</td><td></td><td></td><td></td><td>not sent yet</td>
+      {list.offline && <Offline what="risks" />}
+      {/* Offline with nothing read, an empty table would look like "no risks": only the note, and the user's own pending risks. */}
+      {(page || pendingCreates.length > 0 || !list.offline) && <div class="table-wrap">
+        <table class="risks">
+          <thead>
+            <tr>
+              <SortHeader view={view} field="title">Title</SortHeader>
+              <SortHeader view={view} field="riskScore">Score</SortHeader>
+              <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th>
+              <SortHeader view={view} field="reviewDate">Review</SortHeader>
+              <SortHeader view={view} field="updatedAt">Updated</SortHeader>
             </tr>
-          ))}
-          {page?.data.map((r) => {
-            const pending = pendingOn(r.id);
-            return (
-              <tr key={r.id} class={pending.some((c) => c.method === "DELETE") ? "deleting" : ""} data-risk={r.id}>
-                <td>
-                  <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
-                  {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
-                </td>
-                <td>{r.riskScore ?? ""}</td>
-                <td>{r.residualScore ?? ""}</td>
-                <td>{r.status}</td>
-                <td>{r.treatment ?? ""}</td>
-                <td>{r.owner}</td>
-                <ReviewCell date={r.reviewDate} />
-                <td>{new Date(r.updatedAt).toLocaleString()}</td>
+          </thead>
+          <tbody>
+            {pendingCreates.map((c) => (
+              <tr key={c.key} class="pending">
+                <td class="title">{titleOf(c)} <span class="badge pending">pending</span></td>
+                <td>{scoreOf(c)}</td><td></td><td>open</td><td></td><td></td><td></td><td>not sent yet</td>
               </tr>
-            );
-          })}
-          {page && page.data.length === 0 && pendingCreates.length === 0 && (
-            <tr><td colSpan={8} class="empty">{viewURL({ ...view, cursors: [] }) === "/" ? "No risks yet." : "No risks match."}</td></tr>
-          )}
-        </tbody>
-      </table>
-      <div class="row pager">
-        <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(viewURL({ ...view, cursors: cursors.slice(0, -1) }))}>
-          Previous
-        </button>
-        <span>Page {cursors.length + 1}</span>
-        <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(viewURL({ ...view, cursors: [...cursors, page.nextCursor] }))}>
-          Next
-        </button>
-      </div>
+            ))}
+            {page?.data.map((r) => {
+              const pending = pendingOn(r.id);
+              return (
+                <tr key={r.id} class={pending.some((c) => c.method === "DELETE") ? "deleting" : ""} data-risk={r.id}>
+                  <td class="title">
+                    <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
+                    {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
+                  </td>
+                  <td>{r.riskScore ?? ""}</td>
+                  <td>{r.residualScore ?? ""}</td>
+                  <td>{r.status}</td>
+                  <td>{r.treatment ?? ""}</td>
+                  <td>{r.owner}</td>
+                  <ReviewCell date={r.reviewDate} />
+                  <td>{new Date(r.updatedAt).toLocaleString()}</td>
+                </tr>
+              );
+            })}
+            {page && page.data.length === 0 && pendingCreates.length === 0 && (
+              <tr><td colSpan={8} class="empty">{viewURL({ ...view, cursors: [] }) === "/" ? "No risks yet." : "No risks match."}</td></tr>
+            )}
+          </tbody>
+        </table>
+      </div>}
+      {(page || !list.offline) && (
+        <div class="row pager">
+          <button type="button" class="secondary" disabled={cursors.length < 1} onClick={() => navigate(viewURL({ ...view, cursors: cursors.slice(0, -1) }))}>
+            Previous
+          </button>
+          <span>Page {cursors.length + 1}</span>
+          <button type="button" class="secondary" disabled={!page?.hasMore} onClick={() => page?.nextCursor && navigate(viewURL({ ...view, cursors: [...cursors, page.nextCursor] }))}>
+            Next
+          </button>
+        </div>
+      )}
     </>
   );
 }
@@ -130,18 +135,35 @@ function scoreOf(c: Change): string {
 
 const EMPTY = { title: "", likelihood: "3", impact: "3", category: "" };
 
+const NEW_FIELDS: [string, string][] = [["title", "Title"], ["likelihood", "Likelihood"], ["impact", "Impact"], ["category", "Category"]];
+
 /**
  * NewRisk queues a risk creation; it is sent (and shown as pending) whether
  * online or not. A refused create comes back into the form, with the error
- * beside the field the server named.
+ * beside the field the server named — when the form is untouched. If the
+ * user has typed a new draft since, the draft stays and the refused values
+ * are shown beside the form, with a button that swaps them in (the draft is
+ * then kept aside in turn).
  */
 function NewRisk({ changes }: { changes: Change[] }) {
   const [f, setF] = useState(EMPTY);
   const [errors, setErrors] = useState<FieldErrors>({});
+  const [aside, setAside] = useState<Aside | null>(null);
   useRefusal(changes, "new-risk", undefined, (c) => {
-    setF({ ...EMPTY, ...c.form!.values });
-    setErrors(fieldErrors(c));
+    const values = { ...EMPTY, ...c.form!.values };
+    if (sameValues(EMPTY, f)) {
+      setF(values);
+      setErrors(fieldErrors(c));
+    } else {
+      setAside({ label: "Refused change", note: "the server did not create this risk; your new draft stays in the form.", values, errors: fieldErrors(c) });
+    }
   });
+  const restore = () => {
+    if (!aside) return;
+    setAside(sameValues(EMPTY, f) ? null : { label: "Your draft", note: "kept while the refused change is back in the form.", values: f, errors: {} });
+    setF({ ...EMPTY, ...aside.values });
+    setErrors(aside.errors);
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     const body: RiskCreateParams = { title: f.title, likelihood: Number(f.likelihood), impact: Number(f.impact), ...(f.category ? { category: f.category } : {}) };
@@ -154,17 +176,20 @@ function NewRisk({ changes }: { changes: Change[] }) {
   };
   const set = (k: keyof typeof EMPTY) => (v: string) => setF({ ...f, [k]: v });
   return (
-    <form class="new-risk" onSubmit={submit} aria-label="New risk">
-      {errors.form && <p class="error form-error" role="alert">Not created: {errors.form}</p>}
-      <Field label="Title" name="title" errors={errors}>
-        {(a) => <input required maxLength={200} value={f.title} onInput={(e) => set("title")(e.currentTarget.value)} {...a} />}
-      </Field>
-      <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
-      <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
-      <Field label="Category" name="category" errors={errors}>
-        {(a) => <input value={f.category} onInput={(e) => set("category")(e.currentTarget.value)} {...a} />}
-      </Field>
-      <button type="submit">Create risk</button>
-    </form>
+    <>
+      {aside && <KeptAside aside={aside} fields={NEW_FIELDS} onRestore={restore} onDismiss={() => setAside(null)} />}
+      <form class="new-risk" onSubmit={submit} aria-label="New risk">
+        {errors.form && <p class="error form-error" role="alert">Not created: {errors.form}</p>}
+        <Field label="Title" name="title" errors={errors}>
+          {(a) => <input required maxLength={200} value={f.title} onInput={(e) => set("title")(e.currentTarget.value)} {...a} />}
+        </Field>
+        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
+        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+        <Field label="Category" name="category" errors={errors}>
+          {(a) => <input maxLength={100} value={f.category} onInput={(e) => set("category")(e.currentTarget.value)} {...a} />}
+        </Field>
+        <button type="submit">Create risk</button>
+      </form>
+    </>
   );
 }

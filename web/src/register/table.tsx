@@ -12,9 +12,18 @@ import { isOverdue, listParams, sortBy, sortOf, viewURL, type ListView, type Sor
 /** PAGE_SIZE is the number of risks on one page of the list. */
 export const PAGE_SIZE = 20;
 
+/** What the list shows: one page of the view's list. */
+export interface Rows {
+  page: Page<Risk> | undefined;
+  error: string;
+  /** True when they could not be read because the browser is offline or the server unreachable. */
+  offline: boolean;
+}
+
 /** useRows loads one page of the view's list: its filters (a heat-map cell's factors among them) and sort. */
-export function useRows(view: ListView): { page: Page<Risk> | undefined; error: string } {
-  return useList<Risk>(viewURL(view), () => api().risks.listPage(listParams(view, PAGE_SIZE)));
+export function useRows(view: ListView): Rows {
+  const paged = useList<Risk>(viewURL(view), () => api().risks.listPage(listParams(view, PAGE_SIZE)));
+  return { page: paged.page, error: paged.offline ? "" : paged.error, offline: paged.offline };
 }
 
 /** SortHeader is a column header whose button sorts by field, ascending, then descending. */
