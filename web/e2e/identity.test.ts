@@ -158,8 +158,11 @@ describe(`whose change it is, in Chromium (${process.env.TEST_DATABASE_URL ? "Po
     const audit = await call("GET", "/v1/audit-log?action=risk.created", bToken);
     expect(audit.json.data).toEqual([]);
 
-    // A signs in again: the change is sent once, as A's.
+    // A signs in again: the change is sent once, as A's. Wait for the sign-out to
+    // finish (the sign-in page names A's waiting change) before navigating, or the
+    // navigation could cut its request and leave B's cookie in place.
     await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("status").filter({ hasText: a.email }).waitFor();
     await signIn(page, a);
     await settled(page, title);
     expect(await titled(page, title)).toHaveLength(1);
