@@ -7,5 +7,6 @@ func WalkingAt(s *Store, n int) *Store {
 	c.walkWindow = n
 	return &c
 }
+
 // Countable is countable: whether a heat map of q reads the counts.
 var Countable = countable
