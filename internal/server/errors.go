@@ -134,6 +134,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		p, unexpected := toProblem(err)
+		noteProblem(c, p.Code)
 		rid := requestid.From(c.Request().Context())
 		if unexpected {
 			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",

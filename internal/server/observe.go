@@ -13,6 +13,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/problem"
 )
 
 // httpMetrics are request count and latency by method, route and status.
@@ -98,9 +99,8 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 				attrs[n], attrs[n+1] = slog.String("tenant", p.TenantID), slog.String("credential", p.CredentialID)
 				n += 2
 			}
-			if err != nil && !cut {
-				pr, _ := toProblem(err)
-				attrs[n] = slog.String("code", string(pr.Code))
+			if note.code != "" {
+				attrs[n] = slog.String("code", string(note.code))
 				n++
 			}
 			if note.idempotency != "" {
@@ -131,6 +131,15 @@ const accessNoteKey = "server.access"
 // accessNote is what inner layers add to a request's log line.
 type accessNote struct {
 	idempotency idempotency.Outcome
+	code        problem.Code // the problem the error handler rendered, if any
+}
+
+// noteProblem records, for c's log line, the code of the problem the error handler
+// renders (errorHandler); outside observe it does nothing.
+func noteProblem(c echo.Context, code problem.Code) {
+	if n, ok := c.Get(accessNoteKey).(*accessNote); ok {
+		n.code = code
+	}
 }
 
 // noteIdempotency records, for c's log line, what the idempotency engine did with
