@@ -42,11 +42,7 @@ func (s *Store) countedHeatmap(ctx context.Context, tenantID string, q risks.Que
 		db = db.Where("treatment IN ?", q.Treatments)
 	}
 	// The counts keep the four factors under the risks' column names (0 for none).
-	for i, vs := range [][]int{q.Likelihoods, q.Impacts, q.ResidualLikelihoods, q.ResidualImpacts} {
-		if len(vs) > 0 {
-			db = db.Where(factorColumns[i]+" IN ?", vs)
-		}
-	}
+	db = whereFactors(db, q, "")
 	var cells []cell
 	err := db.Select(l + " AS l, " + i + " AS i, SUM(n) AS n").Group(l + ", " + i).Scan(&cells).Error
 	if err != nil {

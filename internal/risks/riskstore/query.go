@@ -43,11 +43,7 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	db = where(db, "owner = ?", q.Owner)
 	db = where(db, "risk_score >= ?", q.MinScore)
 	db = where(db, "risk_score <= ?", q.MaxScore)
-	for i, vs := range [][]int{q.Likelihoods, q.Impacts, q.ResidualLikelihoods, q.ResidualImpacts} {
-		if len(vs) > 0 {
-			db = db.Where(plus+factorColumns[i]+" IN ?", vs)
-		}
-	}
+	db = whereFactors(db, q, plus)
 	db = where(db, "review_date < ?", q.ReviewBefore)
 	db = where(db, "created_at >= ?", q.CreatedSince)
 	db = where(db, "created_at < ?", q.CreatedUntil)
@@ -74,6 +70,18 @@ type walkTo struct {
 // factorColumns are the columns of Query's Likelihoods, Impacts, ResidualLikelihoods
 // and ResidualImpacts, in that order.
 var factorColumns = [...]string{"likelihood", "impact", "residual_likelihood", "residual_impact"}
+
+// whereFactors adds q's factor filters (Likelihoods, Impacts, ResidualLikelihoods,
+// ResidualImpacts) on their columns, each prefixed by plus ("+" keeps SQLite off an
+// index); the risks table and risk_heat_counts name them alike.
+func whereFactors(db *gorm.DB, q risks.Query, plus string) *gorm.DB {
+	for i, vs := range [][]int{q.Likelihoods, q.Impacts, q.ResidualLikelihoods, q.ResidualImpacts} {
+		if len(vs) > 0 {
+			db = db.Where(plus+factorColumns[i]+" IN ?", vs)
+		}
+	}
+	return db
+}
 
 // where adds cond with *v when v is set.
 func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {
