@@ -16,7 +16,7 @@ import { get } from "node:http";
 import { describe, expect, it } from "vitest";
 import { openBrowser } from "./browser";
 import { startServer } from "./server";
-import { harness, signIn } from "./ui";
+import { harness, signIn, viewsLoaded } from "./ui";
 
 const env = harness();
 
@@ -167,7 +167,7 @@ describe(`first load in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     await signIn(page, account);
     // Signed in: the other views' chunks come while the browser is idle.
     await expect.poll(() => chunks.length).toBeGreaterThan(firstLoad + 3);
-    await page.waitForLoadState("networkidle");
+    await viewsLoaded(page);
     await context.setOffline(true);
     try {
       await page.getByRole("link", { name: "Request log" }).click();

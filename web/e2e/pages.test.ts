@@ -6,7 +6,7 @@
 import type { Locator, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import type { Account } from "./server";
-import { createRisk, harness, settled, signIn, unique } from "./ui";
+import { createRisk, harness, settled, signIn, unique, viewsLoaded } from "./ui";
 
 const env = harness();
 
@@ -209,6 +209,7 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.reload();
     const link = page.getByRole("link", { name: title });
     await link.waitFor();
+    await viewsLoaded(page); // a page never opened before comes from the chunks preloaded while online
     await page.context().setOffline(true);
     const started = Date.now();
     await link.click();
@@ -223,6 +224,27 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
 
     await page.context().setOffline(false);
     await link.waitFor();
+    expect(await page.getByText("You are offline").count()).toBe(0);
+  });
+
+  it("says a page not yet loaded cannot open while offline, and opens it by itself on reconnecting", async () => {
+    const { page } = await signedIn();
+    const title = unique("Opened after reconnecting");
+    expect((await page.request.post("/v1/risks", { data: { title } })).status()).toBe(201);
+    // The risk page's chunk never comes while online (as if the connection dropped before the idle preload).
+    const riskChunk = /\/assets\/risk-[^/]+\.js$/;
+    await page.route(riskChunk, (r) => r.abort());
+    await page.reload();
+    const link = page.getByRole("link", { name: title });
+    await link.waitFor();
+    await page.context().setOffline(true);
+    await link.click();
+    await page.getByText("You are offline: this part of the dashboard has not been loaded yet; it opens when you are back online.").waitFor();
+    await page.unroute(riskChunk);
+    await page.context().setOffline(false);
+    const form = page.getByRole("form", { name: "Edit risk" });
+    await form.getByLabel("Title").waitFor();
+    expect(await form.getByLabel("Title").inputValue()).toBe(title);
     expect(await page.getByText("You are offline").count()).toBe(0);
   });
 

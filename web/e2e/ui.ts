@@ -39,6 +39,8 @@ export const settled = (page: Page, text: string, state: "done" | "refused" = "d
   page.locator(`li.change.${state}`, { hasText: text }).first().waitFor({ timeout: 30_000 });
 /** allSaved waits until the header says every change is saved. */
 export const allSaved = (page: Page) => expect.poll(() => page.getByTestId("pending-indicator").textContent(), { timeout: 30_000 }).toContain("All changes saved");
+/** viewsLoaded waits until every lazy view's chunk has come (src/lazy.tsx, preloadViews): only then does each page open offline. */
+export const viewsLoaded = (page: Page) => page.locator("html[data-views-loaded]").waitFor({ state: "attached", timeout: 30_000 });
 /** unique makes a title no other test uses. */
 export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 

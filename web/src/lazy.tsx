@@ -13,8 +13,9 @@ const loaders: (() => Promise<unknown>)[] = [];
 /**
  * lazy is a component that renders the one load() resolves to, and says
  * "Loading…" until it has; a failed load (offline before the chunk came) says
- * so, with a button to try again. A quiet one (a panel beside the page) shows
- * nothing until it is there, and tries again when the browser is back online.
+ * so — that the browser is offline, when it is — with a button to try again,
+ * and tries again by itself when the browser is back online. A quiet one (a
+ * panel beside the page) shows nothing until it is there.
  */
 export function lazy<P extends object>(
   load: () => Promise<ComponentType<P>>,
@@ -47,7 +48,7 @@ export function lazy<P extends object>(
       };
     }, [attempt]);
     useEffect(() => {
-      if (!failed || !opts.quiet) return;
+      if (!failed) return;
       const retry = () => {
         setFailed(false);
         setAttempt((n) => n + 1);
@@ -62,8 +63,10 @@ export function lazy<P extends object>(
     if (opts.quiet) return null;
     if (failed) {
       return (
-        <p class="error" role="alert">
-          Could not load this part of the dashboard: check the connection and try again.{" "}
+        <p class={navigator.onLine ? "error" : "offline-note"} role="alert">
+          {navigator.onLine
+            ? "Could not load this part of the dashboard: check the connection and try again."
+            : "You are offline: this part of the dashboard has not been loaded yet; it opens when you are back online."}{" "}
           <button type="button" class="secondary" onClick={() => { setFailed(false); setAttempt((n) => n + 1); }}>Try again</button>
         </p>
       );
@@ -75,10 +78,18 @@ export function lazy<P extends object>(
   return Object.assign(Lazy, { preload });
 }
 
-/** preloadViews fetches every lazy view's chunk when the browser is idle (a failure is retried on showing it). */
+/**
+ * preloadViews fetches every lazy view's chunk when the browser is idle (a
+ * failure is retried on showing it). Once all have come it sets
+ * data-views-loaded on <html>: from then on every view opens offline (the
+ * dashboard's end-to-end tests wait for it before going offline).
+ */
 export function preloadViews(): void {
   const run = () => {
-    for (const get of loaders) get().catch(() => undefined);
+    void Promise.all(loaders.map((get) => get())).then(
+      () => (document.documentElement.dataset.viewsLoaded = "true"),
+      () => undefined,
+    );
   };
   if ("requestIdleCallback" in window) requestIdleCallback(run, { timeout: 2000 });
   else setTimeout(run, 200);
