@@ -128,6 +128,45 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(createHash("sha256").update(got).digest("hex")).toBe(createHash("sha256").update(bytes).digest("hex"));
   });
 
+  it("creates one risk when Create risk is double-clicked, and uploads a file once when Upload is", async () => {
+    const { page } = await signedIn();
+    const title = unique("Double-clicked");
+    const form = page.getByRole("form", { name: "New risk" });
+    await form.getByLabel("Title").fill(title);
+    const posts: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && new URL(r.url()).pathname === "/v1/risks" && posts.push(r.headers()["idempotency-key"] ?? ""));
+    await form.getByRole("button", { name: "Create risk" }).dblclick();
+    await allSaved(page);
+    await page.waitForTimeout(500); // a second change, had one been queued, would be on its way
+    expect(await titled(page, title)).toHaveLength(1);
+    expect(new Set(posts).size).toBe(1);
+
+    // The same for a file: one upload, one attachment.
+    await page.getByRole("link", { name: title, exact: true }).click();
+    await page.getByRole("heading", { name: "Attachments" }).waitFor();
+    await page.getByLabel("File").setInputFiles({ name: "twice.txt", mimeType: "text/plain", buffer: Buffer.from("uploaded once") });
+    await page.getByRole("button", { name: "Upload" }).dblclick();
+    await page.getByRole("link", { name: "twice.txt" }).waitFor();
+    await allSaved(page);
+    await page.waitForTimeout(500);
+    const [risk] = await titled(page, title);
+    const list = (await (await page.request.get(`/v1/risks/${risk!.id}/attachments`)).json()) as { data: unknown[] };
+    expect(list.data).toHaveLength(1);
+  });
+
+  it("creates one API key when Create API key is double-clicked", async () => {
+    const { page } = await signedIn();
+    await page.goto("/admin/api-keys");
+    if ((await page.request.get("/v1/api-keys")).status() === 404) return;
+    const name = unique("double-clicked key");
+    await page.getByRole("form", { name: "Create an API key" }).getByLabel("Name").fill(name);
+    await page.getByRole("button", { name: "Create API key" }).dblclick();
+    await page.getByTestId("secret").waitFor();
+    await page.waitForTimeout(500);
+    const keys = (await (await page.request.get("/v1/api-keys?limit=100")).json()) as { data: { name: string }[] };
+    expect(keys.data.filter((k) => k.name === name)).toHaveLength(1);
+  });
+
   it("keeps a change made offline and applies it exactly once on reconnecting", async () => {
     const { b, page } = await signedIn();
     const title = unique("Created on a train");

@@ -4,7 +4,7 @@
  * a password (a user) is online-only: it is sent now or not at all, and never
  * kept in the outbox. Role changes and removals are ordinary queued changes.
  */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
 import { EVENT_TYPES, SCOPES } from "../lists";
 import { isAdmin, type Session } from "../session";
@@ -30,12 +30,16 @@ export function AdminPage({ path, session }: { path: string; session: Session })
 /**
  * useCreate sends an online-only create and keeps its error and, for routes
  * that answer with a secret, the secret to show once. After a success it
- * re-reads the list.
+ * re-reads the list. A second create while one is on its way (a double
+ * click) is ignored: it would make a second key, source or endpoint.
  */
 function useCreate(reload: () => void) {
   const [error, setError] = useState("");
   const [secret, setSecret] = useState("");
+  const running = useRef(false);
   const run = async <T,>(create: () => Promise<T>, secretOf?: (created: T) => string): Promise<boolean> => {
+    if (running.current) return false;
+    running.current = true;
     setError("");
     try {
       const created = await create();
@@ -45,6 +49,8 @@ function useCreate(reload: () => void) {
     } catch (err) {
       setError(err instanceof RiskApiError ? `Not created: ${explain(err)}` : "Cannot reach the server; nothing was created.");
       return false;
+    } finally {
+      running.current = false;
     }
   };
   return { error, secret, clearSecret: () => setSecret(""), run };

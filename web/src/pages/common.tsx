@@ -2,7 +2,7 @@
  * Pieces the read-only pages share: loading a list that may not exist on
  * this server, and saying so.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { explain, isUnavailable, NetworkError, type Page } from "../api";
 import type { Change } from "../outbox/change";
 import { outbox, useOnline, useSettled } from "../state";
@@ -29,6 +29,25 @@ export function offlineMessage(what: string): string {
   return navigator.onLine
     ? `Cannot reach the server: ${what} cannot be loaded now; changes you make are kept and sent when it answers again.`
     : `You are offline: ${what} cannot be loaded now; changes you make are kept and sent when you are back online.`;
+}
+
+/**
+ * useSubmitOnce wraps a form's async submit so that a second submit while the
+ * first is still running (a double click) is ignored: each submit mints its
+ * own idempotency key, so a second one would create a second object.
+ */
+export function useSubmitOnce(submit: (e: Event) => Promise<void>): (e: Event) => Promise<void> {
+  const running = useRef(false);
+  return async (e: Event) => {
+    e.preventDefault();
+    if (running.current) return;
+    running.current = true;
+    try {
+      await submit(e);
+    } finally {
+      running.current = false;
+    }
+  };
 }
 
 /** isOffline is true when the browser is offline, or err is a request that reached no server (NetworkError). */

@@ -13,7 +13,7 @@ import type { Change } from "../outbox/change";
 import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline, useSettled } from "../state";
-import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
 import { AttachmentDelete } from "../register/attachment";
@@ -239,8 +239,7 @@ function Attachments({ risk, changes }: { risk: Risk; changes: Change[] }) {
   useEffect(load, [load]);
   useSettled(load);
   const uploads = changes.filter((c) => c.state === "pending" && c.path === path);
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const submit = useSubmitOnce(async (e: Event) => {
     const form = e.currentTarget as HTMLFormElement;
     if (!file) return;
     const fields: Record<string, string> = description ? { description } : {};
@@ -249,7 +248,7 @@ function Attachments({ risk, changes }: { risk: Risk; changes: Change[] }) {
     form.reset();
     setFile(null);
     setDescription("");
-  };
+  });
   return (
     <section class="attachments">
       <h2>Attachments</h2>

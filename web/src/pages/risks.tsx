@@ -14,7 +14,7 @@ import { ReviewCell, SortHeader, useRows } from "../register/table";
 import { readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 
 // The heat map, export and import are chunks of their own: the list comes first.
 const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
@@ -143,7 +143,7 @@ const NEW_FIELDS: [string, string][] = [["title", "Title"], ["likelihood", "Like
  * beside the field the server named — when the form is untouched. If the
  * user has typed a new draft since, the draft stays and the refused values
  * are shown beside the form, with a button that swaps them in (the draft is
- * then kept aside in turn).
+ * then kept aside in turn). A double click creates one risk (useSubmitOnce).
  */
 function NewRisk({ changes }: { changes: Change[] }) {
   const [f, setF] = useState(EMPTY);
@@ -164,8 +164,7 @@ function NewRisk({ changes }: { changes: Change[] }) {
     setF({ ...EMPTY, ...aside.values });
     setErrors(aside.errors);
   };
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  const submit = useSubmitOnce(async () => {
     const body: RiskCreateParams = { title: f.title, likelihood: Number(f.likelihood), impact: Number(f.impact), ...(f.category ? { category: f.category } : {}) };
     await outbox().enqueue({
       method: "POST", path: "/risks", body: { kind: "json", json: body }, label: `Create risk “${f.title}”`,
@@ -173,7 +172,7 @@ function NewRisk({ changes }: { changes: Change[] }) {
     });
     setF(EMPTY);
     setErrors({});
-  };
+  });
   const set = (k: keyof typeof EMPTY) => (v: string) => setF({ ...f, [k]: v });
   return (
     <>
