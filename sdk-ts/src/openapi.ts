@@ -1508,7 +1508,9 @@ export interface paths {
          * A risk's history
          * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
          *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
-         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk.
+         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk. `ip` and `userAgent`
+         *     are null unless the caller may read the audit log (an admin, or a key with
+         *     `audit:read`).
          */
         get: operations["v1RiskHistory"];
         put?: never;
@@ -1605,7 +1607,9 @@ export interface paths {
          * A risk's history
          * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
          *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
-         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk.
+         *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk. `ip` and `userAgent`
+         *     are null unless the caller may read the audit log (an admin, or a key with
+         *     `audit:read`).
          */
         get: operations["v2RiskHistory"];
         put?: never;

@@ -75,6 +75,41 @@ func TestAuditLogAccess(t *testing.T) {
 		ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 }
 
+// TestHistoryShowsAddressesOnlyToAuditReaders: whoever reads risks reads a risk's
+// history, but each change's client address and user agent only an admin or a key
+// with audit:read sees; a member and a risks:read key get null for both.
+func TestHistoryShowsAddressesOnlyToAuditReaders(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := newAdmin(t, env, "Acme")
+	member := env.User(a.ID, tenants.RoleMember)
+	var r struct{ ID string }
+	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, Body: `{"title":"Flooded basement"}`,
+		Header: http.Header{"User-Agent": {"audit-test/1.0"}}}).Expect(http.StatusCreated).Decode(&r)
+	path := "/v1/risks/" + r.ID + "/history"
+	for _, c := range []struct {
+		who, bearer, path string
+		sees              bool
+	}{
+		{"admin", a.Token, path, true},
+		{"key with audit:read", a.Key, "/v2" + path[3:], true},
+		{"member", member.Token, path, false},
+		{"key with risks:read only", a.ReadKey, "/v2" + path[3:], false},
+	} {
+		hist := getPage(t, env, c.bearer, c.path)
+		if len(hist.Data) != 1 || hist.Data[0]["action"] != "risk.created" {
+			t.Fatalf("%s: history %v", c.who, hist.Data)
+		}
+		e := hist.Data[0]
+		if got := e["ip"] != nil && e["userAgent"] == "audit-test/1.0"; got != c.sees {
+			t.Errorf("%s sees the address and user agent: %v, want %v (ip %v, userAgent %v)", c.who, got, c.sees, e["ip"], e["userAgent"])
+		}
+		if e["actor"].(map[string]any)["id"] != a.KeyID {
+			t.Errorf("%s: actor %v, want the key", c.who, e["actor"])
+		}
+	}
+}
+
 // TestAuditLogFiltersPagesAndExports: filters select, cursor pages walk the log
 // newest first without gaps or repeats, and both exports hold the same entries.
 func TestAuditLogFiltersPagesAndExports(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -67,28 +68,39 @@ func (h handlers) list(c echo.Context) error {
 
 // history lists the risk's entries oldest first. The risk need not exist any more:
 // its entries outlive it. A risk ID with no entries is 404, like an unknown risk.
+// Anyone who reads risks reads their history, but the client address and user
+// agent of each change only those who may read the audit log (docs/audit-log.md).
 func (h handlers) history(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	p, err := route.Principal(c)
 	if err != nil {
 		return err
 	}
+	tenant := p.TenantID
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
 		return risks.ErrNotFound
 	}
-	p, err := route.PagingOf(c, ids.Audit)
+	pg, err := route.PagingOf(c, ids.Audit)
 	if err != nil {
 		return err
 	}
-	f := audit.Filter{TargetType: "risk", TargetID: id, OldestFirst: true, After: p.After, Limit: p.Limit}
+	f := audit.Filter{TargetType: "risk", TargetID: id, OldestFirst: true, After: pg.After, Limit: pg.Limit}
 	es, more, err := h.Store.List(c.Request().Context(), tenant, f)
 	if err != nil {
 		return err
 	}
-	if len(es) == 0 && p.After == "" {
+	if len(es) == 0 && pg.After == "" {
 		return risks.ErrNotFound
 	}
-	return c.JSON(http.StatusOK, route.NewPage(es, more, func(e *audit.Entry) string { return e.ID }, viewOf))
+	show := viewOf
+	if !p.Admin() && !(p.Kind == auth.KindAPIKey && p.Has(tenants.ScopeAuditRead)) {
+		show = func(e *audit.Entry) entryView {
+			v := viewOf(e)
+			v.IP, v.UserAgent = nil, nil
+			return v
+		}
+	}
+	return c.JSON(http.StatusOK, route.NewPage(es, more, func(e *audit.Entry) string { return e.ID }, show))
 }
 
 // filterOf parses the filters the log and its export share. Errors: 400
