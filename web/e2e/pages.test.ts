@@ -221,8 +221,15 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.getByText("You are offline: risks cannot be loaded now; changes you make are kept and sent when you are back online.").waitFor({ timeout: 3000 });
     expect(await page.locator("table.risks").count()).toBe(0);
     expect(await page.getByText("Page 1").count()).toBe(0);
+    // The heat map too: it says so, not an empty grid or a wait.
+    await page.getByRole("link", { name: "Heat map", exact: true }).click();
+    await page.getByText("You are offline: the heat map cannot be loaded now").waitFor({ timeout: 3000 });
+    expect(await page.locator("table.heatmap").count()).toBe(0);
 
     await page.context().setOffline(false);
+    await page.locator("table.heatmap").waitFor();
+    expect(await page.getByText("You are offline").count()).toBe(0);
+    await page.getByRole("link", { name: "List", exact: true }).click();
     await link.waitFor();
     expect(await page.getByText("You are offline").count()).toBe(0);
   });

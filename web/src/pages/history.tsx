@@ -1,13 +1,15 @@
 /**
  * A risk's history on its page: who changed it, when, and what changed,
  * oldest first (GET /v1/risks/{id}/history; every user may read it). Read
- * again when a change settles, so the user's own edit appears once saved.
+ * again when a change settles, so the user's own edit appears once saved,
+ * and on reconnecting; offline it says so instead of loading.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type AuditEntry } from "../api";
 import { actorName, requestHref } from "../audit";
-import { useSettled } from "../state";
+import { useOnline, useSettled } from "../state";
 import { ChangeList, When } from "./audit";
+import { isOffline, Offline } from "./common";
 
 const PAGE = 50;
 
@@ -16,29 +18,34 @@ export function RiskHistory({ riskId }: { riskId: string }) {
   const [entries, setEntries] = useState<AuditEntry[] | undefined>();
   const [next, setNext] = useState<string | null>(null);
   const [note, setNote] = useState("");
+  const [offline, setOffline] = useState(false);
+  const online = useOnline();
   const load = useCallback((cursor?: string) => {
+    if (isOffline()) return setOffline(true);
     api().auditLog.historyPage(riskId, { limit: PAGE, ...(cursor ? { cursor } : {}) }).then(
       (p) => {
         setEntries((was) => (cursor ? [...(was ?? []), ...p.data] : p.data));
         setNext(p.hasMore ? p.nextCursor : null);
         setNote("");
+        setOffline(false);
       },
       (err: unknown) => {
         // 404: nothing recorded for it (made before the log, or its entries expired).
         if (err instanceof RiskApiError && err.status === 404) {
           setEntries([]);
           setNote("");
-        } else setNote(explain(err));
+        } else if (isOffline(err)) setOffline(true);
+        else setNote(explain(err));
       },
     );
   }, [riskId]);
-  useEffect(() => load(), [load]);
+  useEffect(() => load(), [load, online]);
   useSettled(useCallback(() => load(), [load]));
   return (
     <section class="history" aria-labelledby="history-h">
       <h2 id="history-h">History</h2>
-      {note && <p class="error" role="alert">{note}</p>}
-      {entries === undefined && !note && <p class="loading">Loading…</p>}
+      {offline ? <Offline what="the history" /> : note && <p class="error" role="alert">{note}</p>}
+      {entries === undefined && !note && !offline && <p class="loading">Loading…</p>}
       {entries?.length === 0 && <p class="empty">No change of this risk is recorded.</p>}
       {entries && entries.length > 0 && (
         <ol class="history-list">

@@ -7,6 +7,8 @@ import "./heatmap.css";
 import { useEffect, useState } from "preact/hooks";
 import type { Heatmap } from "@riskapi/sdk";
 import { api, explain } from "../api";
+import { isOffline, Offline } from "../pages/common";
+import { useOnline } from "../state";
 import { apiFilter, cellURL, viewURL, type Basis, type ListView } from "./view";
 
 const FACTORS = [1, 2, 3, 4, 5];
@@ -17,23 +19,31 @@ export function level(likelihood: number, impact: number): string {
   return s >= 15 ? "critical" : s >= 8 ? "high" : s >= 4 ? "medium" : "low";
 }
 
-/** HeatmapView loads and shows the heat map of the view's filters. */
+/**
+ * HeatmapView loads and shows the heat map of the view's filters; offline it
+ * says so at once (instead of the SDK's retries behind nothing) and loads the
+ * map on reconnecting.
+ */
 export function HeatmapView({ view }: { view: ListView }) {
   const [map, setMap] = useState<Heatmap | undefined>();
   const [error, setError] = useState("");
+  const [offline, setOffline] = useState(false);
+  const online = useOnline();
   const key = viewURL(view);
   useEffect(() => {
+    if (isOffline()) return setOffline(true);
     let live = true;
     api().risks.heatmap({ ...apiFilter(view), basis: view.basis }).then(
-      (m) => live && (setMap(m), setError("")),
-      (e: unknown) => live && setError(explain(e)),
+      (m) => live && (setMap(m), setError(""), setOffline(false)),
+      (e: unknown) => live && (isOffline(e) ? setOffline(true) : (setOffline(false), setError(explain(e)))),
     );
     return () => void (live = false);
-  }, [key]);
+  }, [key, online]);
   return (
     <section aria-label="Heat map">
       <BasisToggle view={view} />
-      {error && <p class="error" role="alert">Could not load the heat map: {error}</p>}
+      {offline ? <Offline what="the heat map" /> : error && <p class="error" role="alert">Could not load the heat map: {error}</p>}
+      {!map && !offline && !error && <p class="loading">Loading…</p>}
       {map && <HeatmapTable map={map} view={view} />}
     </section>
   );
