@@ -46,6 +46,10 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ "$only" = register ] && register=1
+case " floor sqlite cpu peer webhook audit versions reqlog ratelimit dashboard register " in
+  *" ${only:-floor} "*) ;;
+  *) echo "issue26: --only: unknown row group $only" >&2; exit 2 ;;
+esac
 
 # Scale. Full: the issue's sizes; loadgen 3 rounds of up to 3000 requests (30 s) per kind.
 if [ $quick = 1 ]; then
@@ -92,6 +96,7 @@ tp() { awk -v k="$1" '$1 == k && NF == 9 { print $5 }' "$2"; }
 after() { sed -n "s/.*$1 *\([0-9.]*\).*/\1/p" "$2" | head -1; }
 # a go benchmark's metric: metric FILE UNIT [NAME-FILTER]
 metric() { awk -v u="$2" -v f="${3:-}" '/^Benchmark/ && index($1, f) { for (i = 2; i <= NF; i++) if ($i == u) v = $(i - 1) } END { print v }' "$1"; }
+r2() { awk -v a="$1" 'BEGIN { if (a == "") print "n/a"; else printf "%.2f", a }'; } # a ratio to two decimals
 
 cd "$here"
 log "building into $T/bin"
@@ -231,8 +236,8 @@ if want webhook; then
     s=$(la); f=$T/webhook-$st.txt
     log "webhook endpoint, $st"
     runbench eventhttp ./internal/events/eventhttp "$f" "${envs[@]}" -- -test.bench EventDelivery -test.benchtime 1x
-    e=$(la); r=$(metric "$f" one/none)
-    row "one subscribed webhook endpoint ÷ none, keyed writes, 16 clients, $st (≥ 0.9×)" "**$r** (backlog at slice end $(metric "$f" backlog-at-end), lag p50 $(metric "$f" lag-p50-ms) ms)" "$s" "$e" "$(ge "$r" 0.9)"
+    e=$(la); r=$(r2 "$(metric "$f" one/none)")
+    row "one subscribed webhook endpoint ÷ none, keyed writes, 16 clients, $st (≥ 0.9×)" "**$r** (share of a slice's events undelivered at its end $(r2 "$(metric "$f" backlog-at-end)"), lag p50 $(metric "$f" lag-p50-ms) ms)" "$s" "$e" "$(ge "$r" 0.9)"
   done
 fi
 
@@ -282,7 +287,7 @@ if want reqlog; then
     s=$(la); f=$T/reqlog-$st.txt
     log "request log, $st"
     runbench requestloghttp ./internal/requestlog/requestloghttp "$f" "${envs[@]}" -- -test.bench RequestLogThroughput -test.benchtime 1x
-    e=$(la); u=$(metric "$f" unkeyed-on/off) k=$(metric "$f" keyed-on/off)
+    e=$(la); u=$(r2 "$(metric "$f" unkeyed-on/off)") k=$(r2 "$(metric "$f" keyed-on/off)")
     m=$( [ "$(ge "$u" 0.95)" = yes ] && [ "$(ge "$k" 0.95)" = yes ] && echo yes || echo no)
     row "request log on ÷ off, 16 clients, $st (≥ 0.95×)" "unkeyed **$u**, keyed **$k**" "$s" "$e" "$m"
   done
@@ -293,9 +298,9 @@ if want ratelimit; then
   s=$(la); f=$T/ratelimit.txt
   log "rate limit"
   runbench server ./internal/server "$f" -- -test.bench RateLimitCost -test.benchtime $RLN
-  e=$(la); q=$(metric "$f" redis/off 8-quiet-keys)
+  e=$(la); q=$(r2 "$(metric "$f" redis/off 8-quiet-keys)")
   row "Redis rate limit, 8 quiet keys: latency ÷ limits off, SQLite, 1 client (≤ 1.05×)" \
-    "**$q** (in-memory limit ÷ off $(metric "$f" memory/off 8-quiet-keys); busy key redis ÷ off $(metric "$f" redis/off busy-key))" "$s" "$e" "$(le "$q" 1.05)"
+    "**$q** (in-memory limit ÷ off $(r2 "$(metric "$f" memory/off 8-quiet-keys)"); busy key redis ÷ off $(r2 "$(metric "$f" redis/off busy-key)"))" "$s" "$e" "$(le "$q" 1.05)"
 fi
 
 # --- the dashboard: first load and sign-in time (web/e2e/firstload.test.ts, SQLite)
@@ -308,9 +313,9 @@ if want dashboard; then
   kb=$(sed -n 's/.*first load, signed out: \([0-9.]*\) KB.*/\1/p' "$f" | head -1)
   med=$(sed -n 's/.*sign-in form usable.*this build: median \([0-9]*\) ms of \([0-9]*\) runs \(\[[^]]*\]\).*/\1 \2 \3/p' "$f" | head -1)
   r=$(ratio "$kb" 25)
-  row "dashboard first load, signed out, gzip (≤ 25 KB)" "**${kb} KB** = $r× the budget" "$s" "$e" "$(le "$kb" 25)"
+  row "dashboard first load, signed out, gzip, web/dist as in the tree (≤ 25 KB)" "**${kb} KB** = $r× the budget" "$s" "$e" "$(le "$kb" 25)"
   ms=${med%% *}; r=$(ratio "$ms" 1000)
-  row "sign-in form usable, 150 ms RTT + 4× CPU, Chromium (< 1 s, median)" "**${ms} ms** = $r× the goal (runs ${med#* })" "$s" "$e" "$(le "$ms" 999.999)"
+  row "sign-in form usable, 150 ms RTT + 4× CPU, Chromium (< 1 s, median)" "**${ms} ms** = $r× the goal (median of $(echo "$med" | cut -d' ' -f2) runs: $(echo "$med" | cut -d' ' -f3-))" "$s" "$e" "$(le "$ms" 999.999)"
 fi
 
 # --- the register at size (opt-in: --register or --only register)
@@ -321,9 +326,12 @@ if [ $register = 1 ] && want register; then
     log "register reads, $st, $REG_ROWS + 9 × $((REG_ROWS / 10)) risks"
     runbench riskstore ./internal/risks/riskstore "$f" "${envs[@]}" REGISTER_BENCH_ROWS=$REG_ROWS -- -test.bench RegisterQueries -test.benchtime $REG_CALLS
     e=$(la)
-    worst=$(awk '/^Benchmark/ { for (i = 2; i <= NF; i++) if ($i == "p99-ms" && $(i-1) + 0 > w) { w = $(i-1) + 0; n = $1 } } END { sub(/^BenchmarkRegisterQueries\//, "", n); sub(/-[0-9]+$/, "", n); print w, n }' "$f")
+    # the worst case's p99, and every case over the goal
+    worst=$(awk -v g=$goal '/^BenchmarkRegisterQueries\// { for (i = 2; i <= NF; i++) if ($i == "p99-ms") { c = $1; sub(/^BenchmarkRegisterQueries\//, "", c); sub(/-[0-9]+$/, "", c); n++
+              if ($(i-1) + 0 >= g) over = over " " c " " $(i-1); if ($(i-1) + 0 > w) { w = $(i-1) + 0; wc = c } } }
+            END { printf "%s %s %d cases; over the goal:%s", w, wc, n, (over == "" ? " none" : over) }' "$f")
     p=${worst%% *} r=$(ratio "${worst%% *}" $goal)
-    row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st: worst p99 (< $goal ms)" "**$r× the goal** ($p ms, ${worst#* }; every case in the run's output)" "$s" "$e" "$( [ "$(le "$p" $goal)" = yes ] && echo yes || echo no)"
+    row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st: worst p99 of every case (< $goal ms)" "**$r× the goal** ($p ms, ${worst#* })" "$s" "$e" "$(le "$p" $((goal - 1)).999)"
     s=$(la); f=$T/regx-$st.txt
     log "register export, $st, $EXPORT_ROWS rows"
     runbench riskhttp ./internal/risks/riskhttp "$f" "${envs[@]}" REGISTER_EXPORT_ROWS=$EXPORT_ROWS -- -test.bench RegisterExport -test.benchtime 1x
@@ -344,5 +352,9 @@ fi
   echo "| --- | --- | --- | --- |"
   cat "$rows"
 } | tee "$T/table.md"
-[ -n "$out" ] && cp "$T/table.md" "$out"
+if [ -n "$out" ]; then # the table, and every run's own output beside it (OUT.raw/)
+  cp "$T/table.md" "$out"
+  rm -rf "$out.raw"; mkdir -p "$out.raw"
+  find "$T" -maxdepth 1 -name '*.txt*' -exec cp {} "$out.raw/" \;
+fi
 exit 0
