@@ -135,7 +135,7 @@ if want floor; then
     ku=$(ratio "$(tp keyed "$f")" "$(tp unkeyed "$f")")
     oc=$(after 'one-call keyed \/ floor unkeyed' "$f")
     r=$(ratio "$ku" "$oc")
-    row "floor, PostgreSQL, $c clients: riskapi keyed/unkeyed within 5 % of the one-call design's (≥ 0.95)" \
+    row "floor, PostgreSQL, $c client(s): riskapi keyed/unkeyed within 5 % of the one-call design's (≥ 0.95)" \
       "**$r** (riskapi $ku ÷ one-call $oc; riskapi's own statements $(after 'pgbench floor keyed\/unkeyed' "$f"))" "$s" "$e" "$(ge "$r" 0.95)"
     if [ $c = 16 ]; then
       rp=$(ratio "$(tp replay "$f")" "$(tp keyed "$f")")
@@ -187,7 +187,7 @@ if want cpu; then
   runuser -u postgres -- pg_ctl -D "$cluster/data" -m fast stop >/dev/null; cluster=""
   r=$(ratio "$cpu" 800)
   row "server + PostgreSQL CPU per unkeyed write, 16 clients (≤ 800 µs)" \
-    "**${cpu} µs** = $r× the goal (server ${srv} µs); floor: PostgreSQL's own time (mean_exec_time, wall) of the risk's statement ${ins} µs per call, CPU = $(ratio "$cpu" "$ins")× it" "$s" "$e" "$(le "$cpu" 800)"
+    "**${cpu} µs** = $r× the goal (server ${srv} µs, PostgreSQL $(awk -v a="$cpu" -v b="$srv" 'BEGIN { print (a == "" || b == "") ? "n/a" : a - b }') µs); floor: PostgreSQL's own time in the statement that inserts the risk (pg_stat_statements mean_exec_time, wall clock at 16 clients) ${ins} µs per call" "$s" "$e" "$(le "$cpu" 800)"
 fi
 
 # --- the peer: gopotency (bench/peer) and riskapi back to back, each on its own database
@@ -210,12 +210,12 @@ if want peer; then
     ppid=$!; pids+=("$ppid")
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
     log "peer (gopotency), 16 clients"
-    loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.err" || true
+    loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.txt.err" || true
     kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
     dropdb_ peer
     url=$(newdb peerr)
     log "riskapi beside the peer, 16 clients"
-    loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.err" || true
+    loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.txt.err" || true
     dropdb_ peerr
     e=$(la)
     k=$(ratio "$(tp keyed "$T/peerr.txt")" "$(tp keyed "$T/peer.txt")")
@@ -329,7 +329,7 @@ if [ $register = 1 ] && want register; then
     # the worst case's p99, and every case over the goal
     worst=$(awk -v g=$goal '/^BenchmarkRegisterQueries\// { for (i = 2; i <= NF; i++) if ($i == "p99-ms") { c = $1; sub(/^BenchmarkRegisterQueries\//, "", c); sub(/-[0-9]+$/, "", c); n++
               if ($(i-1) + 0 >= g) over = over " " c " " $(i-1); if ($(i-1) + 0 > w) { w = $(i-1) + 0; wc = c } } }
-            END { printf "%s %s %d cases; over the goal:%s", w, wc, n, (over == "" ? " none" : over) }' "$f")
+            END { printf "%s %s; %d cases, over the goal:%s", w, wc, n, (over == "" ? " none" : over) }' "$f")
     p=${worst%% *} r=$(ratio "${worst%% *}" $goal)
     row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st: worst p99 of every case (< $goal ms)" "**$r× the goal** ($p ms, ${worst#* })" "$s" "$e" "$(le "$p" $((goal - 1)).999)"
     s=$(la); f=$T/regx-$st.txt
