@@ -108,3 +108,81 @@ func (r *Redis) Fail(ctx context.Context, key string, d time.Duration) error {
 	}
 	return nil
 }
+
+// Recent is a Failures over a shared one (Redis) that answers Failures from a copy
+// of a key's count read at most fresh ago, so a check made on every request (the
+// authentication throttle, internal/server) costs a round trip per key per fresh,
+// not one per request. A key's own instance sees its failures at once: Fail drops
+// the key's copy, so the next check reads the shared count again. Other instances'
+// failures reach it within fresh, so across n instances a key may go over its limit
+// by what the other instances let fail in the last fresh before they saw it. Read
+// errors are returned and never kept. Copies older than fresh are dropped when a
+// new one is kept, at most once per fresh.
+type Recent struct {
+	shared Failures
+	fresh  time.Duration
+	now    func() time.Time
+
+	mu     sync.Mutex
+	copies map[string]copied
+	swept  time.Time
+	fails  uint64 // Fail calls so far: a read that overlapped one is not kept
+}
+
+// copied is one key's count as read from the shared store at read, its window
+// ending at ends (zero when none was open).
+type copied struct {
+	n          int
+	ends, read time.Time
+}
+
+// NewRecent returns a Recent over shared whose copies are kept for fresh.
+func NewRecent(shared Failures, fresh time.Duration) *Recent {
+	return &Recent{shared: shared, fresh: fresh, now: time.Now, copies: map[string]copied{}}
+}
+
+// Failures implements Failures from a copy at most fresh old, or from the shared
+// store. Errors: the shared store's.
+func (r *Recent) Failures(ctx context.Context, key string) (int, time.Duration, error) {
+	now := r.now()
+	r.mu.Lock()
+	c, ok := r.copies[key]
+	fails := r.fails
+	r.mu.Unlock()
+	if ok && now.Sub(c.read) < r.fresh {
+		if c.n == 0 || !now.Before(c.ends) {
+			return 0, 0, nil
+		}
+		return c.n, c.ends.Sub(now), nil
+	}
+	n, left, err := r.shared.Failures(ctx, key)
+	if err != nil {
+		return 0, 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fails != fails { // it may have missed that failure
+		return n, left, nil
+	}
+	if now.Sub(r.swept) >= r.fresh {
+		for k, c := range r.copies {
+			if now.Sub(c.read) >= r.fresh {
+				delete(r.copies, k)
+			}
+		}
+		r.swept = now
+	}
+	r.copies[key] = copied{n: n, ends: now.Add(left), read: now}
+	return n, left, nil
+}
+
+// Fail implements Failures: counts in the shared store and drops key's copy.
+// Errors: the shared store's.
+func (r *Recent) Fail(ctx context.Context, key string, window time.Duration) error {
+	err := r.shared.Fail(ctx, key, window)
+	r.mu.Lock()
+	delete(r.copies, key)
+	r.fails++
+	r.mu.Unlock()
+	return err
+}

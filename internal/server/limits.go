@@ -232,6 +232,13 @@ const (
 	passwordFailures = 10
 	passwordWindow   = 15 * time.Minute
 	authFailures     = 1000
+	// authFailuresFresh is how old a copy of a network's shared failure count
+	// (Redis) the authentication throttle may act on (ratelimit.Recent): read on
+	// every request, the count cost every authenticated request a Redis round trip,
+	// quiet and busy API keys alike 1.13–1.22× the latency of limits off
+	// (docs/performance.md). An instance sees its own failures at once; other
+	// instances' within this.
+	authFailuresFresh = time.Second
 )
 
 // failureLimit answers 429 before the work when one of keys (with their limit) has

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/config"
@@ -207,5 +208,45 @@ func TestRequestsWithoutCredentialsAreNotFailures(t *testing.T) {
 	req.Header.Set("X-Forwarded-For", "198.51.100.9")
 	if code := env.DoRaw(req).Code; code != http.StatusOK {
 		t.Errorf("a valid key from that network after 1,100 credential-less requests: %d, want 200", code)
+	}
+}
+
+// TestFailedAuthenticationsSharedThroughRedis: two instances sharing Redis. After
+// 1000 failed authentications from a network on the first, the first refuses the
+// network's valid key at once, and the second does too once its copy of the count
+// (at most a second old, docs/security.md) has been read again.
+func TestFailedAuthenticationsSharedThroughRedis(t *testing.T) {
+	t.Parallel()
+	url := redisURL(t)
+	prefix := uniquePrefix(t, url)
+	_, proxies, _ := net.ParseCIDR("192.0.2.0/24") // httptest's RemoteAddr
+	shared := func(c *config.Config) {
+		c.RateLimit.RPS, c.RateLimit.Burst = 0, 0
+		c.HTTP.TrustedProxies = []*net.IPNet{proxies}
+		c.RateLimit.RedisURL, c.RateLimit.RedisPrefix = url, prefix
+	}
+	first := apitest.New(t, shared)
+	second := apitest.New(t, shared, func(c *config.Config) { c.Database.URL = first.App.Config.Database.URL })
+	a := first.Tenant("Acme")
+	get := func(env *apitest.Env, key string) int {
+		req := httptest.NewRequest("GET", "/v2/risks", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		req.Header.Set("X-Forwarded-For", "198.51.100.7")
+		return env.DoRaw(req).Code
+	}
+	if code := get(second, a.Key); code != http.StatusOK { // the second keeps a copy of 0
+		t.Fatalf("second, before any failure: %d, want 200", code)
+	}
+	for i := range 1000 {
+		if code := get(first, "rk_guess"+strconv.Itoa(i)); code != http.StatusUnauthorized {
+			t.Fatalf("bad key %d: %d, want 401", i, code)
+		}
+	}
+	if code := get(first, a.Key); code != http.StatusTooManyRequests {
+		t.Errorf("first, after its 1000 failures: %d, want 429", code)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if code := get(second, a.Key); code != http.StatusTooManyRequests {
+		t.Errorf("second, a second after the first's 1000 failures: %d, want 429", code)
 	}
 }

@@ -89,7 +89,7 @@ type mounter struct {
 	throttle, signIn echo.MiddlewareFunc // per credential, per address
 	idempotency      map[engineKey]echo.MiddlewareFunc
 	passwords        echo.MiddlewareFunc // PasswordCheck routes' failure throttle
-	failures         ratelimit.Failures
+	failures         ratelimit.Failures  // authThrottle's
 	rateLimits       ratelimit.Store
 	failed           *failOpen
 	requestLog       echo.MiddlewareFunc
@@ -139,13 +139,17 @@ func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engi
 
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	failed := newFailOpen(d.Metrics, d.Logger)
-	failures, ok := d.RateLimits.(ratelimit.Failures)
-	if !ok {
+	failures, shared := d.RateLimits.(ratelimit.Failures)
+	authFailures := failures // checked on every authenticated request
+	if shared {
+		authFailures = ratelimit.NewRecent(failures, authFailuresFresh)
+	} else {
 		failures = ratelimit.NewMemoryFailures()
+		authFailures = failures
 	}
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
-		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed, rateLimits: d.RateLimits,
+		passwords: passwordThrottle(failures, failed), failures: authFailures, failed: failed, rateLimits: d.RateLimits,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
