@@ -235,14 +235,16 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
   });
 
   it("says a page not yet loaded cannot open while offline, and opens it by itself on reconnecting", async () => {
-    const { page } = await signedIn();
-    const title = unique("Opened after reconnecting");
-    expect((await page.request.post("/v1/risks", { data: { title } })).status()).toBe(201);
+    const account = await env.server().account();
+    const { page } = await env.browser();
     // The risk page's chunk never comes while online (as if the connection dropped before the idle preload).
     const riskChunk = /\/assets\/risk-[^/]+\.js$/;
     await page.route(riskChunk, (r) => r.abort());
-    await page.reload();
-    const link = page.getByRole("link", { name: title });
+    await signIn(page, account);
+    const title = unique("Opened after reconnecting");
+    await createRisk(page, title);
+    await settled(page, title);
+    const link = page.getByRole("link", { name: title, exact: true });
     await link.waitFor();
     await page.context().setOffline(true);
     await link.click();
