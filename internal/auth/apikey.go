@@ -22,6 +22,9 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 			}
 			key, err := svc.VerifyAPIKey(c.Request().Context(), secret)
 			if errors.Is(err, tenants.ErrInvalidCredentials) {
+				if !strings.HasPrefix(secret, tenants.APIKeyPrefix) && strings.Count(secret, ".") == 2 { // a JWT
+					return challenge(c, "this is a session token: sessions authenticate /v1 routes; /v2 takes an API key (rk_…)")
+				}
 				return challenge(c, "the API key is invalid or revoked")
 			}
 			if err != nil {

@@ -170,6 +170,16 @@ func TestBadCredentials(t *testing.T) {
 			if h := res.Header().Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") {
 				t.Errorf("401 with WWW-Authenticate %q, want a Bearer challenge (RFC 9110)", h)
 			}
+			// A credential of the other version says which version it belongs to.
+			var p struct{ Detail string }
+			res.Decode(&p)
+			want := map[string]string{"v2 session JWT": "authenticate /v1", "v1 API key": "authenticate /v2", "v1 API key cookie": "authenticate /v2"}[tt.name]
+			if want != "" && !strings.Contains(p.Detail, want) {
+				t.Errorf("detail %q, want it to say %q", p.Detail, want)
+			}
+			if want == "" && strings.Contains(p.Detail, "authenticate /v") {
+				t.Errorf("detail %q names the other version for a credential of neither", p.Detail)
+			}
 		})
 	}
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -42,6 +43,9 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 					return problem.New(problem.Forbidden, "cross-site request refused: send the token in the Authorization header")
 				}
 				token = ck.Value
+			}
+			if strings.HasPrefix(token, tenants.APIKeyPrefix) { // a user who followed the wrong half of the docs
+				return challenge(c, "this is an API key: API keys authenticate /v2 routes; /v1 takes a dashboard session (POST /v1/sessions)")
 			}
 			p, err := s.Verify(c.Request().Context(), token)
 			if errors.Is(err, ErrInvalidSession) {
