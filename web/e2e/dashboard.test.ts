@@ -273,6 +273,22 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(await titled(page, title)).toEqual([]);
   });
 
+  it("drops the connection's error of a sign-out tried offline once the browser is back online", async () => {
+    const { b, page } = await signedIn();
+    const title = unique("Kept through a failed sign-out");
+    await b.context.setOffline(true);
+    await createRisk(page, title);
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("alertdialog", { name: "Sign out with unsent changes" }).waitFor();
+    await page.getByRole("button", { name: "Keep and sign out" }).click();
+    const error = page.locator("p.error[role=alert]", { hasText: "Cannot reach the server" });
+    await error.waitFor();
+    await b.context.setOffline(false);
+    await allSaved(page);
+    await expect.poll(() => error.count()).toBe(0);
+    expect(await titled(page, title)).toHaveLength(1);
+  });
+
   it("sends from one tab at a time, and another tab takes over when it closes", async () => {
     const { b, page: one } = await signedIn();
     const two = await b.context.newPage();

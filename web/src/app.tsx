@@ -47,6 +47,10 @@ export function App() {
     });
   }, []);
   useEffect(refresh, [refresh]);
+  // An error that was the connection's (a sign-out or start-up while offline) is stale once it is back.
+  useEffect(() => {
+    if (online) setError("");
+  }, [online]);
   useEffect(() => {
     // A 401 while someone is signed in, or another tab signing in or out: ask the
     // server whose the cookie is now. A 401 with nobody signed in is the answer
