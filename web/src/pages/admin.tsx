@@ -4,12 +4,12 @@
  * a password (a user) is online-only: it is sent now or not at all, and never
  * kept in the outbox. Role changes and removals are ordinary queued changes.
  */
-import { useRef, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
 import { EVENT_TYPES, SCOPES } from "../lists";
 import { isAdmin, type Session } from "../session";
 import { outbox, useChanges, useOnline } from "../state";
-import { OnlineOnly, Secret, Unavailable, useList, useRefusal } from "./common";
+import { OnlineOnly, Secret, Unavailable, useList, useOneAtATime, useRefusal } from "./common";
 
 /** AdminPage picks the admin section from the path. */
 export function AdminPage({ path, session }: { path: string; session: Session }) {
@@ -31,28 +31,25 @@ export function AdminPage({ path, session }: { path: string; session: Session })
  * useCreate sends an online-only create and keeps its error and, for routes
  * that answer with a secret, the secret to show once. After a success it
  * re-reads the list. A second create while one is on its way (a double
- * click) is ignored: it would make a second key, source or endpoint.
+ * click) is ignored (useOneAtATime): it would make a second key, source or endpoint.
  */
 function useCreate(reload: () => void) {
   const [error, setError] = useState("");
   const [secret, setSecret] = useState("");
-  const running = useRef(false);
-  const run = async <T,>(create: () => Promise<T>, secretOf?: (created: T) => string): Promise<boolean> => {
-    if (running.current) return false;
-    running.current = true;
-    setError("");
-    try {
-      const created = await create();
-      if (secretOf) setSecret(secretOf(created));
-      reload();
-      return true;
-    } catch (err) {
-      setError(err instanceof RiskApiError ? `Not created: ${explain(err)}` : "Cannot reach the server; nothing was created.");
-      return false;
-    } finally {
-      running.current = false;
-    }
-  };
+  const once = useOneAtATime();
+  const run = async <T,>(create: () => Promise<T>, secretOf?: (created: T) => string): Promise<boolean> =>
+    (await once(async () => {
+      setError("");
+      try {
+        const created = await create();
+        if (secretOf) setSecret(secretOf(created));
+        reload();
+        return true;
+      } catch (err) {
+        setError(err instanceof RiskApiError ? `Not created: ${explain(err)}` : "Cannot reach the server; nothing was created.");
+        return false;
+      }
+    })) ?? false;
   return { error, secret, clearSecret: () => setSecret(""), run };
 }
 

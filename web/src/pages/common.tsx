@@ -32,21 +32,30 @@ export function offlineMessage(what: string): string {
 }
 
 /**
- * useSubmitOnce wraps a form's async submit so that a second submit while the
- * first is still running (a double click) is ignored: each submit mints its
- * own idempotency key, so a second one would create a second object.
+ * useOneAtATime returns a runner that does work unless earlier work it was
+ * given is still running, in which case it does nothing and answers
+ * undefined: a second click while the first is on its way (a double click)
+ * must not mint a second idempotency key and so make a second object.
  */
-export function useSubmitOnce(submit: (e: Event) => Promise<void>): (e: Event) => Promise<void> {
+export function useOneAtATime(): <T>(work: () => Promise<T>) => Promise<T | undefined> {
   const running = useRef(false);
-  return async (e: Event) => {
-    e.preventDefault();
-    if (running.current) return;
+  return async (work) => {
+    if (running.current) return undefined;
     running.current = true;
     try {
-      await submit(e);
+      return await work();
     } finally {
       running.current = false;
     }
+  };
+}
+
+/** useSubmitOnce wraps a form's async submit to run one at a time (useOneAtATime). */
+export function useSubmitOnce(submit: (e: Event) => Promise<void>): (e: Event) => Promise<void> {
+  const once = useOneAtATime();
+  return async (e: Event) => {
+    e.preventDefault();
+    await once(() => submit(e));
   };
 }
 
