@@ -133,9 +133,9 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	auditLog := auditstore.New(db.DB)
 	// The audit entry first: on PostgreSQL its INSERT is deferred and carried by the
 	// event's (database.Defer, ExecCarrying), one statement for both.
-	rec := changes.Recorders{audit.Recorder{Store: auditLog, Now: opts.Now}, events.Recorder{Emitter: emitter}}
-	if !withAudit { // benchmark-only build (audit_off.go): the same tree without the audit log
-		rec = rec[1:]
+	rec := changes.Recorders{events.Recorder{Emitter: emitter}}
+	if withAudit { // false only in the benchmark build (audit_off.go): the same tree without the audit log
+		rec = append(changes.Recorders{audit.Recorder{Store: auditLog, Now: opts.Now}}, rec...)
 	}
 	evStore.Recording(rec)
 	ten := tenants.NewService(tenantstore.New(db.DB, rec), opts.BcryptCost, opts.Now)
