@@ -56,10 +56,15 @@ func WriteCanonical(w io.Writer, data []byte) error {
 		return err
 	}
 	defer b.release()
-	buf, err := b.emit(make([]byte, 0, 2*emitChunk), b.top, w)
+	// emit's buffer is the builder's own, kept from one body to the next, and sized
+	// to the form (len(text)+braces, exact) up to two chunks: a fresh 64 KiB buffer
+	// per body, zeroed and collected, was most of what a replay allocated
+	// (docs/performance.md, issue 26, "What a replay costs").
+	buf, err := b.emit(slices.Grow(b.out[:0], min(len(b.text)+b.braces, 2*emitChunk)), b.top, w)
 	if err == nil {
 		_, err = w.Write(buf)
 	}
+	b.out = buf
 	return err
 }
 
@@ -113,10 +118,14 @@ func (b *builder) release() {
 	if cap(b.text) > maxKept {
 		return
 	}
+	out := b.out[:0]
+	if cap(out) > 2*emitChunk { // grown past a chunk by one long scalar: not kept
+		out = nil
+	}
 	b.rd.Reset(nil)
 	b.dec.Reset(b.rd)
 	*b = builder{rd: b.rd, dec: b.dec, text: b.text[:0], names: b.names[:0], parts: b.parts[:0],
-		members: b.members[:0], open: b.open[:0], openMembers: b.openMembers[:0], stack: b.stack[:0]}
+		members: b.members[:0], open: b.open[:0], openMembers: b.openMembers[:0], stack: b.stack[:0], out: out}
 	builders.Put(b)
 }
 
@@ -139,8 +148,9 @@ type builder struct {
 	open        []part
 	openMembers []member
 	stack       []frame
-	top         span // the whole text's parts, once read
-	braces      int  // what emit adds to text: braces and commas of objects
+	top         span   // the whole text's parts, once read
+	braces      int    // what emit adds to text: braces and commas of objects
+	out         []byte // WriteCanonical's buffer for emit, at most 2*emitChunk kept
 }
 
 // span is the run [lo, hi) of a builder slice.
