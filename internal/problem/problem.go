@@ -194,6 +194,28 @@ func Fields(errs []FieldError) *Problem {
 	return &Problem{Code: ValidationFailed, Detail: strings.Join(parts, "; "), Errors: errs}
 }
 
+// Join returns one VALIDATION_FAILED problem naming the fields of every
+// VALIDATION_FAILED problem in errs, in order, so that a request's bad parameters are
+// named at once rather than one per attempt. Nil errors are skipped; any other error
+// is returned as it is (the first such one), and nil when all are nil.
+func Join(errs ...error) error {
+	var fields []FieldError
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		p := As(err)
+		if p == nil || p.Code != ValidationFailed {
+			return err
+		}
+		fields = append(fields, p.Errors...)
+	}
+	if p := Fields(fields); p != nil {
+		return p
+	}
+	return nil
+}
+
 // Error implements error as "<CODE>: <detail>".
 func (p *Problem) Error() string { return string(p.Code) + ": " + p.Detail }
 

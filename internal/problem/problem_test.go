@@ -77,3 +77,20 @@ func TestConstructors(t *testing.T) {
 		t.Errorf("As found a problem in a plain error")
 	}
 }
+
+func TestJoinNamesEveryField(t *testing.T) {
+	got := problem.As(problem.Join(nil, problem.Invalid("status", "bad"), nil, problem.Fields([]problem.FieldError{{Field: "limit", Detail: "too big"}, {Field: "sort", Detail: "unknown"}})))
+	if got == nil || got.Code != problem.ValidationFailed || len(got.Errors) != 3 || got.Errors[2].Field != "sort" {
+		t.Fatalf("Join = %+v, want one VALIDATION_FAILED naming status, limit, sort", got)
+	}
+	if got.Detail != "status: bad; limit: too big; sort: unknown" {
+		t.Errorf("detail %q", got.Detail)
+	}
+	if problem.Join(nil, nil) != nil {
+		t.Error("Join of nils is not nil")
+	}
+	other := problem.New(problem.NotFound, "no such risk")
+	if err := problem.Join(problem.Invalid("status", "bad"), other); err != error(other) {
+		t.Errorf("Join with a non-validation problem = %v, want it as it is", err)
+	}
+}

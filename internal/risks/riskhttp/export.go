@@ -26,12 +26,16 @@ func (h handlers) export(c echo.Context) error {
 		return err
 	}
 	q, err := queryOf(c.QueryParams(), "format", "sort")
-	if err != nil {
-		return err
-	}
 	format := c.QueryParam("format")
 	if format == "" {
 		format = "csv"
+	}
+	var ferr error
+	if format != "csv" && format != "ndjson" {
+		ferr = problem.Invalid("format", "must be csv or ndjson")
+	}
+	if err := problem.Join(err, ferr); err != nil {
+		return err
 	}
 	var write func(*risks.Risk) error
 	res := c.Response()
@@ -44,13 +48,12 @@ func (h handlers) export(c echo.Context) error {
 			return err
 		}
 		return w.Error()
-	case "ndjson":
+	default: // "ndjson", the only other format the check above lets through
 		enc := json.NewEncoder(res)
 		write = func(r *risks.Risk) error { return enc.Encode(riskview.Of(r)) }
 		res.Header().Set(echo.HeaderContentType, "application/x-ndjson")
 		return h.stream(c, tenant, q, format, func() error { return nil }, write, func() {})
 	}
-	return problem.Invalid("format", "must be csv or ndjson")
 }
 
 // stream reads the first batch before answering — so a failing store is still a

@@ -33,16 +33,17 @@ func (h handlers) heatmap(c echo.Context) error {
 		return err
 	}
 	q, err := queryOf(c.QueryParams(), "basis")
-	if err != nil {
-		return err
-	}
 	basis := risks.Basis(c.QueryParam("basis"))
+	var berr error
 	switch basis {
 	case "":
 		basis = risks.BasisInherent
 	case risks.BasisInherent, risks.BasisResidual:
 	default:
-		return problem.Invalid("basis", "must be inherent or residual")
+		berr = problem.Invalid("basis", "must be inherent or residual")
+	}
+	if err := problem.Join(err, berr); err != nil {
+		return err
 	}
 	m, err := h.risks.Store.Heatmap(c.Request().Context(), tenant, q, basis)
 	if err != nil {

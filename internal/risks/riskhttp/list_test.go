@@ -300,6 +300,20 @@ func TestListRefusesBadParameters(t *testing.T) {
 	} {
 		expectInvalid(t, env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?" + tt.query, Bearer: a.Key}), tt.param)
 	}
+	// Every bad parameter is named at once, not only the first: the filters in name
+	// order, then the route's own.
+	for path, want := range map[string][]string{
+		"/v2/risks?status=bogus&minScore=abc&foo=1&impact=9": {"foo", "impact", "minScore", "status"},
+		"/v2/risks?limit=abc&minScore=abc":                   {"minScore", "limit"},
+		"/v2/risks?sort=owner&limit=0":                       {"sort", "limit"},
+		"/v2/risks/export?format=xml&status=x":               {"status", "format"},
+		"/v2/risks/heatmap?basis=both&impact=9":              {"impact", "basis"},
+	} {
+		r := env.Do(apitest.Request{Method: http.MethodGet, Path: path, Bearer: a.Key})
+		if named := namedFields(r); !slices.Equal(named, want) {
+			t.Errorf("%s: errors name %v, want %v; body %s", path, named, want, r.Body.String())
+		}
+	}
 	// The cursor still works with its own query.
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?limit=1&sort=title&cursor=" + other, Bearer: a.Key}).
 		Expect(http.StatusOK)

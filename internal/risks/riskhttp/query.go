@@ -25,23 +25,24 @@ const (
 )
 
 // queryOf reads the filters (and sort, when "sort" is among extra) of params; extra
-// names the route's other parameters. Errors: 400 VALIDATION_FAILED naming the first
-// unknown, repeated or bad parameter.
+// names the route's other parameters. Errors: 400 VALIDATION_FAILED naming every
+// unknown, repeated or bad parameter (in name order), so that a caller fixes them
+// in one go.
 func queryOf(params url.Values, extra ...string) (risks.Query, error) {
 	q := risks.Query{Sort: risks.DefaultSort}
+	var bad []error
 	for _, name := range slices.Sorted(maps.Keys(params)) {
-		if err := known(name, params[name], extra); err != nil {
-			return q, err
+		err := known(name, params[name], extra)
+		if err == nil {
+			err = setParam(&q, name, params.Get(name))
 		}
-		if err := setParam(&q, name, params.Get(name)); err != nil {
-			return q, err
-		}
+		bad = append(bad, err)
 	}
 	// An empty range is a mistake, not a query: say so rather than list nothing.
 	if q.MinScore != nil && q.MaxScore != nil && *q.MinScore > *q.MaxScore {
-		return q, problem.Invalid("minScore", "must not be greater than maxScore")
+		bad = append(bad, problem.Invalid("minScore", "must not be greater than maxScore"))
 	}
-	return q, nil
+	return q, problem.Join(bad...)
 }
 
 // known refuses a parameter the route does not take, or one given twice.

@@ -107,11 +107,8 @@ func (h handlers) list(c echo.Context) error {
 	}
 	params := c.QueryParams()
 	q, err := queryOf(params, "limit", "cursor", "sort")
-	if err != nil {
-		return err
-	}
-	limit, err := route.LimitOf(c)
-	if err != nil {
+	limit, lerr := route.LimitOf(c)
+	if err := problem.Join(err, lerr); err != nil {
 		return err
 	}
 	digest := queryDigest(params)
