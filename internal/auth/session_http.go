@@ -97,11 +97,15 @@ func LoginHandler(s *Sessions) echo.HandlerFunc {
 		if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 			return err
 		}
+		var missing []problem.FieldError
 		if req.Email == "" {
-			return problem.Invalid("email", "is required")
+			missing = append(missing, problem.FieldError{Field: "email", Detail: "is required"})
 		}
 		if req.Password == "" {
-			return problem.Invalid("password", "is required")
+			missing = append(missing, problem.FieldError{Field: "password", Detail: "is required"})
+		}
+		if p := problem.Fields(missing); p != nil {
+			return p
 		}
 		token, exp, err := s.Login(c.Request().Context(), req.Email, req.Password)
 		if errors.Is(err, tenants.ErrInvalidCredentials) {

@@ -10,9 +10,11 @@
 package jsonbody
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -34,12 +36,62 @@ func Unmarshal(data []byte, v any) error {
 		return problem.Invalid("body", "must be a JSON object")
 	}
 	if err := json.Unmarshal(data, v, json.RejectUnknownMembers(true)); err != nil {
+		if every := memberErrors(data, v); every != nil {
+			return every
+		}
 		return explain(err)
 	}
 	if field, ok := nulField(data); ok {
 		return problem.Invalid(field, "must not contain the NUL character (\\u0000)")
 	}
 	return nil
+}
+
+// memberErrors names the fault of every member of a top-level object that does not
+// decode into v's type (an unknown member, a wrong type), in the body's order: the
+// decoder stops at the first, and docs/errors.md promises one error per offending
+// field. Each member is decoded on its own into a fresh value, so this runs only
+// when the whole body was refused. It returns nil when data is not an object whose
+// members can be read one by one (a syntax error, a duplicate name): then the
+// decoder's own first error stands.
+func memberErrors(data []byte, v any) *problem.Problem {
+	t := reflect.TypeOf(v)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return nil
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var fields []problem.FieldError
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return nil
+		}
+		name := jsontext.String(tok.String()) // tok is voided by the next read
+		value, err := dec.ReadValue()
+		if err != nil {
+			return nil
+		}
+		var one bytes.Buffer
+		enc := jsontext.NewEncoder(&one)
+		if enc.WriteToken(jsontext.BeginObject) != nil || enc.WriteToken(name) != nil ||
+			enc.WriteValue(value) != nil || enc.WriteToken(jsontext.EndObject) != nil {
+			return nil
+		}
+		err = json.Unmarshal(one.Bytes(), reflect.New(t.Elem()).Interface(), json.RejectUnknownMembers(true))
+		if err != nil {
+			fields = append(fields, explain(err).Errors...)
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil // more than one document: the decoder's error says so
+	}
+	return problem.Fields(fields)
 }
 
 // nulField names the first member whose name or string value holds U+0000. JSON

@@ -108,6 +108,38 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 }
 
+// TestDecodeNamesEveryMember: one wrong member does not hide the others' faults
+// (docs/errors.md, one error per offending field), named in the body's order.
+func TestDecodeNamesEveryMember(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		fields     []string
+	}{
+		{"unknown members and a wrong type", `{"foo":1,"bar":2,"name":7}`, []string{"foo", "bar", "name"}},
+		{"three wrong types", `{"name":5,"count":"3","level":2.5}`, []string{"name", "count", "level"}},
+		{"good members skipped", `{"name":"ok","count":1.5,"note":"fine","inner":{"x":1}}`, []string{"count", "inner/x"}},
+		{"a syntax error later: the decoder's first error alone", `{"name":5,"count":`, []string{"name"}},
+		{"a duplicate name: the decoder's first error alone", `{"name":5,"count":"3","count":"4"}`, []string{"name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got target
+			p := problem.As(jsonbody.Unmarshal([]byte(tt.body), &got))
+			if p == nil || p.Code != problem.ValidationFailed {
+				t.Fatalf("Unmarshal(%s) = %v, want VALIDATION_FAILED", tt.body, p)
+			}
+			var fields []string
+			for _, e := range p.Errors {
+				fields = append(fields, e.Field)
+			}
+			if diff := cmp.Diff(tt.fields, fields); diff != "" {
+				t.Errorf("fields named (-want +got):\n%s\n%+v", diff, p.Errors)
+			}
+		})
+	}
+}
+
 func TestIntSpellings(t *testing.T) {
 	t.Parallel()
 	ok := map[string]jsonbody.Int{

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -237,16 +238,24 @@ func (r *Risk) assign(f Fields) error {
 	if r.RiskScore == nil {
 		r.RiskScore = derivedScore(r.Likelihood, r.Impact)
 	}
+	errs := r.fieldErrors()
 	if f.Title == nil {
-		return problem.Invalid("title", "is required")
+		// Named with every other fault, not alone (docs/errors.md): the length check's
+		// complaint about the empty title it stands for would say less.
+		errs = append([]problem.FieldError{{Field: "title", Detail: "is required"}}, slices.DeleteFunc(errs, func(e problem.FieldError) bool { return e.Field == "title" })...)
 	}
-	if p := r.validate(); p != nil {
+	if p := problem.Fields(errs); p != nil {
 		return p
 	}
 	return nil
 }
 
 func (r *Risk) validate() *problem.Problem {
+	return problem.Fields(r.fieldErrors())
+}
+
+// fieldErrors lists every stored field out of its bounds, one error each.
+func (r *Risk) fieldErrors() []problem.FieldError {
 	var errs []problem.FieldError
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(r.Title); n < 1 || n > 200 {
@@ -285,7 +294,7 @@ func (r *Risk) validate() *problem.Problem {
 	if d := ValidateMetadata(r.Metadata); d != "" {
 		bad("metadata", d)
 	}
-	return problem.Fields(errs)
+	return errs
 }
 
 // derivedScore is likelihood × impact, or nil unless both are set and in range: a

@@ -80,6 +80,8 @@ func TestNewRefuses(t *testing.T) {
 		want []string
 	}{
 		{"no title", risks.Fields{}, []string{"title"}},
+		// A missing title is named with every other fault, not alone.
+		{"no title and a bad factor", risks.Fields{Likelihood: num(9), Status: status("Open")}, []string{"title", "likelihood", "status"}},
 		{"empty title", risks.Fields{Title: str("")}, []string{"title"}},
 		{"201 runes", risks.Fields{Title: str(strings.Repeat("é", 201))}, []string{"title"}},
 		{"ranges", risks.Fields{Title: str("t"), Likelihood: num(0), Impact: num(6), RiskScore: num(26)},

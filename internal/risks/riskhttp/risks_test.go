@@ -71,6 +71,18 @@ func expectInvalid(t *testing.T, r *apitest.Response, field string) {
 	}
 }
 
+// namedFields checks a 400 VALIDATION_FAILED and returns the fields its errors name, in order.
+func namedFields(r *apitest.Response) []string {
+	r.ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	var p problemBody
+	r.Decode(&p)
+	var named []string
+	for _, e := range p.Errors {
+		named = append(named, e.Field)
+	}
+	return named
+}
+
 func TestCreateRisk(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -204,6 +216,33 @@ func TestWriteValidation(t *testing.T) {
 	env.Do(apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: a.Key}).Expect(http.StatusOK).Decode(&all)
 	if len(all.Data) != 1 {
 		t.Errorf("list has %d risks after refused creates, want 1", len(all.Data))
+	}
+}
+
+// TestWriteValidationNamesEveryField: a refused body names every offending field in
+// one 400 (docs/errors.md), not the first alone, so a client fixes it in one round.
+func TestWriteValidationNamesEveryField(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	item := "/v2/risks/" + create(env, a.Key, map[string]any{"title": "kept"}).ID
+	tests := []struct {
+		name, method, path, body string
+		fields                   []string
+	}{
+		{"title missing, factor out of range", "POST", "/v2/risks", `{"likelihood":9,"status":"pending"}`, []string{"title", "likelihood", "status"}},
+		{"three wrong types", "POST", "/v2/risks", `{"title":5,"likelihood":"3","impact":2.5}`, []string{"title", "likelihood", "impact"}},
+		{"unknown fields and a wrong type", "POST", "/v2/risks", `{"foo":1,"bar":2,"title":7}`, []string{"foo", "bar", "title"}},
+		{"PATCH: a fraction and an unknown field", "PATCH", item, `{"impact":2.5,"severity":1}`, []string{"impact", "severity"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := apitest.Do(t, env, apitest.Request{Method: tt.method, Path: tt.path, Bearer: a.Key, Body: tt.body,
+				Header: http.Header{"Content-Type": {"application/json"}}})
+			if diff := cmp.Diff(tt.fields, namedFields(res)); diff != "" {
+				t.Errorf("fields named (-want +got):\n%s\nbody %s", diff, res.Body.String())
+			}
+		})
 	}
 }
 
