@@ -23,6 +23,11 @@ func serve(ctx context.Context, c *command, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A busy address fails the start before anything is made: no database file or
+	// migration, and no demo credentials spent (they are printed once).
+	if err := checkListen(cfg.HTTP.Addr); err != nil {
+		return err
+	}
 	log := logger(c.std.err, slog.LevelInfo)
 	a, err := app.Open(ctx, cfg, log, app.Options{})
 	if err != nil {
@@ -30,11 +35,6 @@ func serve(ctx context.Context, c *command, args []string) error {
 	}
 	defer a.Close()
 	if *demo {
-		// The credentials are printed once: not before the address is known to be
-		// free, or a start that fails to listen would spend them.
-		if err := checkListen(cfg.HTTP.Addr); err != nil {
-			return err
-		}
 		d, err := a.EnsureDemo(ctx)
 		if err != nil {
 			return fmt.Errorf("create demo tenant: %w", err)

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -700,4 +701,25 @@ func TestServeDemoOnABusyAddress(t *testing.T) {
 	_, stdout, _, stop := startServe(t, env, "--demo")
 	defer stop()
 	jsonLine(t, stdout.String()) // the credentials, still unspent
+}
+
+// TestServeOnABusyAddressMakesNoDatabase: a start that cannot listen fails before it
+// creates the SQLite file or its folder (a fresh user found a database made by a
+// server that never served).
+func TestServeOnABusyAddressMakesNoDatabase(t *testing.T) {
+	env := environment(t)
+	dir := filepath.Join(t.TempDir(), "data")
+	env["DATABASE_URL"] = "sqlite://" + filepath.Join(dir, "riskapi.db")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	env["ADDR"] = busy.Addr().String()
+	if _, _, err := runCmd(t, env, "serve"); err == nil || !strings.Contains(err.Error(), "listen on") {
+		t.Fatalf("serve on a busy address: %v, want a listen error", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("serve on a busy address left %s behind (stat: %v)", dir, err)
+	}
 }
