@@ -326,12 +326,19 @@ if [ $register = 1 ] && want register; then
     log "register reads, $st, $REG_ROWS + 9 × $((REG_ROWS / 10)) risks"
     runbench riskstore ./internal/risks/riskstore "$f" "${envs[@]}" REGISTER_BENCH_ROWS=$REG_ROWS -- -test.bench RegisterQueries -test.benchtime $REG_CALLS
     e=$(la)
-    # the worst case's p99, and every case over the goal
-    worst=$(awk -v g=$goal '/^BenchmarkRegisterQueries\// { for (i = 2; i <= NF; i++) if ($i == "p99-ms") { c = $1; sub(/^BenchmarkRegisterQueries\//, "", c); sub(/-[0-9]+$/, "", c); n++
-              if ($(i-1) + 0 >= g) over = over " " c " " $(i-1); if ($(i-1) + 0 > w) { w = $(i-1) + 0; wc = c } } }
-            END { printf "%s %s; %d cases, over the goal:%s", w, wc, n, (over == "" ? " none" : over) }' "$f")
-    p=${worst%% *} r=$(ratio "${worst%% *}" $goal)
-    row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st: worst p99 of every case (< $goal ms)" "**$r× the goal** ($p ms, ${worst#* })" "$s" "$e" "$(le "$p" $((goal - 1)).999)"
+    # the worst case's p99 and every case over the goal, in two groups: the reads the
+    # heat-map counts or an index walk answer, and the heat maps whose filter the counts
+    # cannot answer (*_scan: a category), which count the selected rows
+    for grp in indexed scan; do
+      worst=$(awk -v g=$goal -v grp=$grp '/^BenchmarkRegisterQueries\// { for (i = 2; i <= NF; i++) if ($i == "p99-ms") { c = $1; sub(/^BenchmarkRegisterQueries\//, "", c); sub(/-[0-9]+$/, "", c)
+                if ((c ~ /_scan$/) != (grp == "scan")) continue; n++
+                if ($(i-1) + 0 >= g) over = over " " c " " $(i-1); if ($(i-1) + 0 > w) { w = $(i-1) + 0; wc = c } } }
+              END { printf "%s %s; %d cases, over the goal:%s", w, wc, n, (over == "" ? " none" : over) }' "$f")
+      p=${worst%% *} r=$(ratio "${worst%% *}" $goal)
+      what="lists, sorts, q and heat maps by their counts"
+      [ $grp = scan ] && what="heat maps with a filter the counts cannot answer (they count the rows)"
+      row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st, $what: worst p99 (< $goal ms)" "**$r× the goal** ($p ms, ${worst#* })" "$s" "$e" "$(le "$p" $((goal - 1)).999)"
+    done
     s=$(la); f=$T/regx-$st.txt
     log "register export, $st, $EXPORT_ROWS rows"
     runbench riskhttp ./internal/risks/riskhttp "$f" "${envs[@]}" REGISTER_EXPORT_ROWS=$EXPORT_ROWS -- -test.bench RegisterExport -test.benchtime 1x

@@ -65,6 +65,12 @@ func TestFloorScripts(t *testing.T) {
 	if a, e := count(`SELECT count(*) FROM audit_log WHERE tenant_id = 'ten_pgbench'`), count(`SELECT count(*) FROM events WHERE tenant_id = 'ten_pgbench'`); a == 0 || a != e {
 		t.Errorf("%d audit entries for %d events", a, e)
 	}
+	// riskapi's scripts carry the risk's INSERT in the statement of its audit entry
+	// and event: each entry names a risk the same statement wrote.
+	if n := count(`SELECT count(*) FROM audit_log a WHERE a.tenant_id = 'ten_pgbench'
+		AND NOT EXISTS (SELECT 1 FROM risks r WHERE r.id = a.target_id)`); n != 0 {
+		t.Errorf("%d audit entries name no risk", n)
+	}
 
 	// 8 concurrent calls with one key and one body: one creates, the others are told
 	// the key is busy or replay the stored answer; one risk in all.
