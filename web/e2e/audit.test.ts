@@ -74,6 +74,10 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
 
     // The target opens the risk, whose History shows who changed what.
     await page.goBack();
+    // Once seen to time out in a loaded CI run and never since: say what the page showed.
+    await rows(page).first().locator("td.target a").waitFor().catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\nat ${page.url()} the page showed: ${(await page.locator("body").innerText()).slice(0, 600)}`);
+    });
     await rows(page).first().locator("td.target a").click();
     await page.getByRole("heading", { name: title }).waitFor();
     const history = page.getByRole("region", { name: "History" }).getByRole("listitem").filter({ has: page.locator(".entry-head") });

@@ -20,14 +20,14 @@ interface StoredRisk {
 }
 
 /** Two users of one tenant, each in their own browser, and a risk both look at. */
-async function twoUsers(): Promise<{ a: Browser; b: Browser; risk: StoredRisk }> {
+async function twoUsers(fields: Record<string, unknown> = {}): Promise<{ a: Browser; b: Browser; risk: StoredRisk }> {
   const alice: Account = await env.server().account();
   const bob = await env.server().account("member", alice.tenantId);
   const a = await env.browser();
   const b = await env.browser();
   await signIn(a.page, alice);
   await signIn(b.page, bob);
-  const res = await a.page.request.post("/v1/risks", { data: { title: unique("Flood in the cellar"), owner: "Ada" } });
+  const res = await a.page.request.post("/v1/risks", { data: { title: unique("Flood in the cellar"), owner: "Ada", ...fields } });
   expect(res.status()).toBe(201);
   return { a, b, risk: (await res.json()) as StoredRisk };
 }
@@ -92,6 +92,38 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await noConflict(a.page)).toBe(true);
   });
 
+  for (const [which, start, impact] of [
+    ["a scored risk", { likelihood: 2, impact: 3 }, 4],
+    ["a risk nobody has scored (its factors shown as not assessed, none made up)", {}, 1],
+  ] as const) {
+    it(`merges an offline edit of Impact with another user's new Likelihood on ${which}: both kept, the score of the two, no conflict`, async () => {
+      const { a, b, risk } = await twoUsers(start);
+      const form = await openRisk(a.page, risk.id);
+      expect(await form.getByLabel(/^Likelihood/).inputValue()).toBe(String("likelihood" in start ? start.likelihood : ""));
+      expect(await form.getByLabel(/^Impact/).inputValue()).toBe(String("impact" in start ? start.impact : ""));
+      const sent = patches(a.page);
+      await a.context.setOffline(true);
+      await form.getByLabel(/^Impact/).selectOption(String(impact));
+      await form.getByRole("button", { name: "Save changes" }).click();
+      await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+
+      const theirs = await openRisk(b.page, risk.id);
+      await theirs.getByLabel(/^Likelihood/).selectOption("5");
+      await theirs.getByRole("button", { name: "Save changes" }).click();
+      await expect.poll(async () => (await stored(b.page, risk.id)).version).toBe(2);
+
+      await a.context.setOffline(false);
+      await allSaved(a.page);
+      expect(await stored(a.page, risk.id)).toMatchObject({ likelihood: 5, impact, riskScore: 5 * impact, version: 3 });
+      // Only the factor this user changed: the other user's Likelihood is never sent back.
+      await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
+        [`"1"`, { impact }],
+        [`"2"`, { impact }],
+      ]);
+      expect(await noConflict(a.page)).toBe(true);
+    });
+  }
+
   for (const choice of ["Keep mine", "Keep theirs"] as const) {
     it(`shows an offline edit of Title that met another user's Title as a Conflict; ${choice} does what it says`, async () => {
       const { a, b, risk } = await twoUsers();
@@ -130,6 +162,99 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
       }
     });
   }
+
+  it("moves a draft onto another user's newer version when it re-reads: the fields left alone show theirs, Save sends only what was typed", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    const sent = patches(a.page);
+    await form.getByLabel("Owner").fill("Grace"); // a draft, not saved yet
+
+    const theirs = unique("Flood in the cellar, now the boiler room");
+    await editTitleOnline(b.page, risk.id, theirs);
+    // A reconnect re-reads the risk, the draft still open.
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(theirs);
+    expect(await form.getByLabel("Owner").inputValue()).toBe("Grace");
+
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe("Grace");
+    await allSaved(a.page);
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "Grace", version: 3 });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: "Grace" }]);
+    expect(sent[0]!.headers()["if-match"]).toBe('"2"');
+    expect(await noConflict(a.page)).toBe(true);
+  });
+
+  it("shows a conflict, not an overwrite, when a re-read brings another user's change of the field a draft is typing in", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    const mine = unique("Flood, mine");
+    await form.getByLabel("Title").fill(mine); // a draft, not saved yet
+
+    const theirs = unique("Flood, theirs");
+    await editTitleOnline(b.page, risk.id, theirs);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    // The re-read has come (the page's heading is the stored title); the draft keeps what was typed.
+    await a.page.getByRole("heading", { name: theirs }).waitFor();
+    expect(await form.getByLabel("Title").inputValue()).toBe(mine);
+
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await a.page.getByRole("region", { name: "Conflict" }).waitFor();
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, version: 2 });
+  });
+
+  it("after Keep mine, shows what is stored, and a later Save sends only what was typed since: another user's change made after it stays", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    await form.getByLabel("Title").fill("A title");
+    const other = await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { title: "B title", description: "B desc" } });
+    expect(other.status()).toBe(200);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    await a.page.getByRole("heading", { name: "B title" }).waitFor();
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await a.page.getByRole("region", { name: "Conflict" }).getByRole("button", { name: "Keep mine" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).title).toBe("A title");
+    await allSaved(a.page);
+
+    // B puts the title back; A, seeing it, edits only Owner.
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { title: "B again" } })).status()).toBe(200);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    await expect.poll(() => form.getByLabel("Title").inputValue()).toBe("B again");
+    expect(await form.getByLabel("Description").inputValue()).toBe("B desc");
+    const sent = patches(a.page);
+    await form.getByLabel("Owner").fill("A owner");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe("A owner");
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: "B again", owner: "A owner" });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: "A owner" }]);
+  });
+
+  it("puts back only what a refused edit typed: another user's change made while it waited stays, in the form and on the server", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    await a.context.setOffline(true);
+    await form.getByLabel("Title").fill("   "); // the server refuses a blank title
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { description: "B desc" } })).status()).toBe(200);
+    await a.context.setOffline(false);
+    await expect.poll(() => form.getByLabel("Title").getAttribute("aria-invalid")).toBe("true");
+    expect(await form.getByLabel("Description").inputValue()).toBe("B desc");
+    expect(await a.page.getByText("Refused change").count()).toBe(0);
+
+    const sent = patches(a.page);
+    await form.getByLabel("Title").fill("Fixed title");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).title).toBe("Fixed title").catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\nsent ${JSON.stringify(sent.map((r) => [r.headers()["if-match"], r.postData()]))}\npage: ${(await a.page.locator("body").innerText()).slice(0, 1500)}`);
+    });
+    expect(await stored(a.page, risk.id)).toMatchObject({ description: "B desc" });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ title: "Fixed title" }]);
+  });
 
   it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {
     const { a, risk } = await twoUsers();

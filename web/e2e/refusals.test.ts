@@ -37,6 +37,22 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     expect(await header(page).getAttribute("class")).toContain("refused");
   });
 
+  it("shows what was typed in an edit of a risk deleted meanwhile, since its form went with it", async () => {
+    const page = await signedIn();
+    const title = unique("Deleted under the edit");
+    const made = await page.request.post("/v1/risks", { data: { title } });
+    const { id } = (await made.json()) as { id: string };
+    await page.goto(`/risks/${id}`);
+    const edit = page.getByRole("form", { name: "Edit risk" });
+    await edit.getByLabel("Title").fill("Renamed after all");
+    expect((await page.request.delete(`/v1/risks/${id}`)).status()).toBe(204);
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, "Edit risk", "refused");
+    const row = page.locator("li.change.refused", { hasText: "Edit risk" });
+    await expect.poll(() => row.textContent()).toContain("it is gone, and its form with it; what you typed: title “Renamed after all”");
+    expect(await row.textContent()).not.toContain("its form holds what you typed");
+  });
+
   it("keeps the new draft typed after an offline create that is then refused, with the refused values beside the form to put back", async () => {
     const page = await signedIn();
     const form = page.getByRole("form", { name: "New risk" });

@@ -95,6 +95,15 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await expect.poll(() => shownTitles(page)).toEqual(want.slice(20));
     await page.goBack();
     await expect.poll(() => shownTitles(page)).toEqual(want.slice(0, 20));
+
+    // A link with values the list cannot use says which it left out, rather than look like a plain list.
+    const notice = page.getByText(/^Not understood in this page's address/);
+    await page.goto(`/?category=${cat}&minScore=abc&status=bogus`);
+    await expect.poll(() => notice.textContent()).toContain("left out: minScore=abc, status=bogus.");
+    await expect.poll(() => shownTitles(page)).toHaveLength(20);
+    await page.goto(`/?category=${cat}&status=closed`);
+    await expect.poll(() => shownTitles(page)).toEqual(["Pump 99 seal leak"]);
+    expect(await notice.count()).toBe(0);
   });
 
   it("counts each heat-map cell as many risks as the list it links to shows, inherent and residual", async () => {

@@ -9,7 +9,7 @@ import { unsettled } from "./outbox/change";
 import { lazy, preloadViews } from "./lazy";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
-import { identity, isAdmin, onIdentityChange, signOut as endSession, whoAmI, type Session } from "./session";
+import { identity, isAdmin, onIdentityChange, signOut as endSession, signOutPending, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
 
 // Every page is a chunk of its own, loaded when first shown, or preloaded
@@ -37,20 +37,32 @@ export function App() {
   // "Loading…" until the server says whether their session still holds.
   const [session, setSession] = useState<Session | null | undefined>(() => (identity() ? undefined : null));
   const [error, setError] = useState("");
+  // A sign-out made offline: signed out here, the server's session ended on reconnecting.
+  const [signOutWaits, setSignOutWaits] = useState(signOutPending);
 
   const refresh = useCallback(() => {
-    whoAmI().then(setSession, (err: unknown) => {
-      // Offline at start-up: the last known user goes on working; the outbox keeps their changes.
-      const owner = identity();
-      setSession(owner ? { me: undefined, owner } : null);
-      setError(explain(err));
-    });
+    whoAmI().then(
+      (s) => {
+        setSession(s);
+        setSignOutWaits(signOutPending());
+      },
+      (err: unknown) => {
+        // Offline at start-up: the last known user goes on working; the outbox keeps their changes.
+        const owner = identity();
+        setSession(owner ? { me: undefined, owner } : null);
+        setError(explain(err));
+        setSignOutWaits(signOutPending());
+      },
+    );
   }, []);
   useEffect(refresh, [refresh]);
-  // An error that was the connection's (a sign-out or start-up while offline) is stale once it is back.
+  // An error that was the connection's (a start-up while offline) is stale once
+  // it is back, and a sign-out made offline can now reach the server.
   useEffect(() => {
-    if (online) setError("");
-  }, [online]);
+    if (!online) return;
+    setError("");
+    if (signOutPending()) refresh();
+  }, [online, refresh]);
   useEffect(() => {
     // A 401 while someone is signed in, or another tab signing in or out: ask the
     // server whose the cookie is now. A 401 with nobody signed in is the answer
@@ -92,6 +104,7 @@ export function App() {
     }
     // The user's history of settled changes goes with them.
     if (owner) await outbox().forget(owner, false);
+    setSignOutWaits(signOutPending());
     setSession(null);
   };
 
@@ -102,7 +115,7 @@ export function App() {
   }, [signedInNow]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
-  if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} />;
+  if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} signOutWaits={signOutWaits} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
       <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />

@@ -6,6 +6,7 @@
  * (docs/audit-log.md).
  */
 import type { AuditAction, AuditChange, AuditEntry, AuditListParams } from "./api";
+import { instant } from "./instant";
 import { withQuery } from "./router";
 
 /** The filters of the audit log the page offers, by their names in the URL and in the API. */
@@ -37,13 +38,6 @@ export function listParams(f: AuditFilters): AuditListParams {
   if (since) p.since = since;
   if (until) p.until = until;
   return p;
-}
-
-function instant(local: string): string | undefined {
-  if (!local) return undefined;
-  const t = new Date(local);
-  // An unreadable time goes to the server as typed, which says what is wrong with it.
-  return Number.isNaN(t.getTime()) ? local : t.toISOString();
 }
 
 /** exportHref is the address of the export of every entry matching the filters (a download: the session cookie goes with it). */

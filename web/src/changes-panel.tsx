@@ -53,11 +53,20 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         {c.problem?.code && <code>{c.problem.code}</code>}
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
-        {c.state === "refused" && c.form && !c.restored && <span>its form holds what you typed</span>}
+        {/* A 404: the thing is gone, and the form that took the values back goes with it. */}
+        {c.state === "refused" && c.form && c.lastStatus === 404 && <span>it is gone, and its form with it; what you typed: {typed(c)}</span>}
+        {c.state === "refused" && c.form && c.lastStatus !== 404 && !c.restored && <span>its form holds what you typed</span>}
         {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>
     </li>
   );
+}
+
+/** typed lists the fields a JSON change sent, as `title “Flood”`: all a refused edit of a deleted risk has left. */
+function typed(c: Change): string {
+  if (c.body?.kind !== "json") return "";
+  const show = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
+  return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${show(v)}”`).join(", ");
 }
 
 /** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */

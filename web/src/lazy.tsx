@@ -5,16 +5,38 @@
  * Once someone is signed in, preloadViews fetches them all while the browser
  * is idle, so that a page opened later, offline too, needs no request.
  */
+import { backoffDelay } from "@riskapi/sdk/retry";
 import type { ComponentType, JSX } from "preact";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 
 const loaders: (() => Promise<unknown>)[] = [];
+
+/**
+ * How many times the browser has come back online since the page loaded. An
+ * import begun in an earlier generation may still fail of that old outage
+ * (a request that was already out when the connection dropped), so it is
+ * neither joined nor taken as the last word once the browser is back.
+ */
+let onlineGeneration = 0;
+addEventListener("online", () => onlineGeneration++);
+
+/**
+ * How many times a view tries again by itself, backing off with jitter, after
+ * a load fails while the browser says it is online: the `online` event can come
+ * before requests go through again (an interface up before its route), so the
+ * first try after it may fail of the outage it ends. Five tries wait 15.5 s
+ * at most in all (full jitter under ceilings of 0.5, 1, 2, 4 and 8 s, from
+ * backoffDelay); after them the error and its button stay until the next
+ * reconnect.
+ */
+const AUTO_RETRIES = 5;
 
 /**
  * lazy is a component that renders the one load() resolves to, and says
  * "Loading…" until it has; a failed load (offline before the chunk came) says
  * so — that the browser is offline, when it is — with a button to try again,
- * and tries again by itself when the browser is back online. A quiet one (a
+ * and tries again by itself when the browser is back online, and a few times
+ * more, backing off, while it stays online (AUTO_RETRIES). A quiet one (a
  * panel beside the page) shows nothing until it is there.
  */
 export function lazy<P extends object>(
@@ -22,26 +44,41 @@ export function lazy<P extends object>(
   opts: { quiet?: boolean } = {},
 ): ComponentType<P> & { preload: () => void } {
   let loaded: ComponentType<P> | undefined;
-  let pending: Promise<ComponentType<P>> | undefined;
-  const get = () =>
-    (pending ??= load().then(
-      (c) => (loaded = c),
-      (err: unknown) => {
-        pending = undefined; // the next attempt imports again
-        throw err;
-      },
-    ));
+  let pending: { p: Promise<ComponentType<P>>; since: number } | undefined;
+  const begin = () => {
+    if (pending && pending.since === onlineGeneration) return pending;
+    const a: { p: Promise<ComponentType<P>>; since: number } = {
+      since: onlineGeneration,
+      p: load().then(
+        (c) => (loaded = c),
+        (err: unknown) => {
+          if (pending === a) pending = undefined; // the next attempt imports again
+          throw err;
+        },
+      ),
+    };
+    pending = a;
+    return a;
+  };
+  const get = () => begin().p;
   loaders.push(get);
   function Lazy(props: P): JSX.Element | null {
     const [, setLoads] = useState(0); // a re-render once the chunk is there
     const [failed, setFailed] = useState(false);
     const [attempt, setAttempt] = useState(0);
+    const autoRetries = useRef(0);
     useEffect(() => {
       if (loaded) return;
       let live = true;
-      get().then(
+      const a = begin();
+      a.p.then(
         () => live && setLoads((n) => n + 1),
-        () => live && setFailed(true),
+        () => {
+          if (!live) return;
+          // Begun before the browser came back online: that outage's failure, so try again now.
+          if (navigator.onLine && a.since !== onlineGeneration) setAttempt((n) => n + 1);
+          else setFailed(true);
+        },
       );
       return () => {
         live = false;
@@ -53,8 +90,19 @@ export function lazy<P extends object>(
         setFailed(false);
         setAttempt((n) => n + 1);
       };
-      addEventListener("online", retry);
-      return () => removeEventListener("online", retry);
+      const reconnected = () => {
+        autoRetries.current = 0; // a new connection: a new budget of tries
+        retry();
+      };
+      addEventListener("online", reconnected);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      if (navigator.onLine && autoRetries.current < AUTO_RETRIES) {
+        timer = setTimeout(retry, backoffDelay(autoRetries.current++, undefined));
+      }
+      return () => {
+        removeEventListener("online", reconnected);
+        clearTimeout(timer);
+      };
     }, [failed]);
     if (loaded) {
       const C = loaded;

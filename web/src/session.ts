@@ -4,7 +4,7 @@
  * SESSION_LOCK, which every outbox attempt holds too: so a change is never
  * sent with another user's cookie (docs/dashboard.md, "Whose change it is").
  */
-import { api, RiskApiError, type Me } from "./api";
+import { api, NetworkError, RiskApiError, type Me } from "./api";
 import type { Owner } from "./outbox/change";
 import { SESSION_LOCK } from "./outbox/outbox";
 
@@ -18,6 +18,8 @@ export interface Session {
 }
 
 const KEY = "riskapi-identity";
+/** Set while a sign-out made without the server (offline) has not reached it yet. */
+const PENDING = "riskapi-signout-pending";
 const listeners = new Set<() => void>();
 
 /** identity returns the signed-in user as this browser last established it, or null. */
@@ -48,6 +50,36 @@ export function onIdentityChange(fn: () => void): () => void {
   };
 }
 
+/**
+ * signOutPending is true while a sign-out made without reaching the server
+ * (offline) waits to end the session there: this browser is signed out
+ * already, the server's session is ended by the next whoAmI or signIn (which
+ * fails while it cannot be).
+ */
+export function signOutPending(): boolean {
+  return localStorage.getItem(PENDING) !== null;
+}
+
+/**
+ * endPendingSignOut ends on the server a session signed out offline, if any
+ * (a session already ended is fine); it rejects while the server cannot be
+ * reached, and the sign-out stays pending. Called under SESSION_LOCK.
+ */
+async function endPendingSignOut(): Promise<void> {
+  if (!signOutPending()) return;
+  await endServerSession(0);
+  localStorage.removeItem(PENDING);
+}
+
+/** endServerSession ends the cookie's session on the server; one already ended (401) is fine. */
+async function endServerSession(maxRetries?: number): Promise<void> {
+  try {
+    await api().account.signOut(maxRetries === undefined ? {} : { maxRetries });
+  } catch (err) {
+    if (!(err instanceof RiskApiError && err.status === 401)) throw err;
+  }
+}
+
 function ownerOf(me: Me): Owner {
   return { userId: me.user.id, tenantId: me.tenant.id, email: me.user.email };
 }
@@ -68,6 +100,9 @@ function underSessionLock<T>(fn: () => Promise<T>): Promise<T> {
  */
 export function whoAmI(): Promise<Session | null> {
   return underSessionLock(async () => {
+    // Signed out offline: the cookie the server still honours must not sign
+    // the user back in; it is ended first, or nobody is signed in yet.
+    await endPendingSignOut();
     try {
       // Offline: no retries, so the last known user can go on working at once.
       const me = await api().account.me({ maxRetries: navigator.onLine ? 3 : 0 });
@@ -86,6 +121,9 @@ export function whoAmI(): Promise<Session | null> {
 /** signIn signs in and records who; no outbox attempt overlaps it. */
 export function signIn(email: string, password: string): Promise<Session> {
   return underSessionLock(async () => {
+    // The new cookie would replace the old one, whose session could then never
+    // be ended from here: a sign-in waits until the server has ended it.
+    await endPendingSignOut();
     await api().account.signIn(email, password);
     const me = await api().account.me();
     setIdentity(ownerOf(me));
@@ -93,13 +131,20 @@ export function signIn(email: string, password: string): Promise<Session> {
   });
 }
 
-/** signOut ends the session (a session already ended is fine) and forgets who was signed in. */
+/**
+ * signOut ends the session (a session already ended is fine) and forgets who
+ * was signed in. When the server cannot be reached (offline), this browser
+ * signs out at once all the same, so nothing more is sent under the user, and
+ * the server's session is ended once it can be (signOutPending). Other
+ * errors reject, and the user stays signed in.
+ */
 export function signOut(): Promise<void> {
   return underSessionLock(async () => {
     try {
-      await api().account.signOut();
+      await endServerSession(navigator.onLine ? undefined : 0);
     } catch (err) {
-      if (!(err instanceof RiskApiError && err.status === 401)) throw err;
+      if (!(err instanceof NetworkError)) throw err;
+      localStorage.setItem(PENDING, "1");
     }
     setIdentity(null);
   });

@@ -29,6 +29,8 @@ class RiskServer implements Transport {
       return { status: 412, json: { code: "PRECONDITION_FAILED", detail: "stale", current: { ...this.risk } } };
     }
     this.elsewhere(json);
+    // As the server does: factors written without a score derive it again.
+    if (("likelihood" in json || "impact" in json) && !("riskScore" in json)) this.risk.riskScore = Number(this.risk.likelihood) * Number(this.risk.impact);
     return { status: 200, json: { ...this.risk } };
   }
 }
@@ -146,13 +148,34 @@ describe("an edit that meets a newer version", () => {
     expect(server.sent.at(-1)!.json).toEqual({ owner: "Grace" });
   });
 
-  it("counts a clash on likelihood as a clash on the score the edit sends with it", async () => {
+  it("counts a clash on likelihood as a clash on the score an edit queued by an older dashboard sends with it", async () => {
     const server = new RiskServer();
     const seen = { ...server.risk };
     server.elsewhere({ likelihood: 5, riskScore: 15 });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { likelihood: 2, impact: 4, riskScore: 8 }));
     expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["likelihood", "impact", "riskScore"] } }]);
+  });
+
+  it("keeps both when one user changed impact and the other likelihood: the score is their product", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ likelihood: 5, riskScore: 15 });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { impact: 4 }));
+    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    expect(server.risk).toMatchObject({ likelihood: 5, impact: 4, riskScore: 20, version: 3 });
+    expect(server.sent.map((s) => s.json)).toEqual([{ impact: 4 }, { impact: 4 }]);
+  });
+
+  it("counts a clash on likelihood as a clash on impact when the edit changed both", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ likelihood: 5, riskScore: 15 });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { likelihood: 1, impact: 4 }));
+    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["likelihood", "impact"] } }]);
+    expect(server.risk).toMatchObject({ likelihood: 5, impact: 3, version: 2 });
   });
 
   it("is no conflict when the other writer made the same change", async () => {

@@ -15,7 +15,11 @@
 import { etag } from "@riskapi/sdk";
 import type { Change, ConflictInfo, Fields } from "./change";
 
-/** Fields that change together: the score is likelihood × impact, so a clash on one is a clash on the three. */
+/**
+ * Fields that change together: an edit that sends both factors (or, as edits
+ * queued before the form stopped sending it, the score too) is one
+ * assessment, so a clash on one is a clash on all it sends of them.
+ */
 const GROUPS: readonly (readonly string[])[] = [["likelihood", "impact", "riskScore"]];
 
 /** pick returns the members of v named by keys; an absent one is null (as the API sends an unset number). */

@@ -242,6 +242,53 @@ describe("Outbox", () => {
     expect(await o.list()).toEqual([]);
   });
 
+  it("never brings back a change discarded while its attempt was in flight", async () => {
+    let release!: () => void;
+    let attempts = 0;
+    const failing: Transport = {
+      send: async () => {
+        attempts++;
+        await new Promise<void>((r) => (release = r));
+        return { error: new TypeError("Failed to fetch") }; // would be retried after a backoff
+      },
+    };
+    const o = await tab("db" + n++, failing);
+    await o.enqueue(create("A"));
+    for (let i = 0; i < 100 && attempts === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(attempts).toBe(1);
+    await o.forget(ALICE, true); // "Discard and sign out" while the attempt is out
+    release();
+    await new Promise((r) => setTimeout(r, 30));
+    expect(await o.list()).toEqual([]);
+    o.retryNow(); // Alice signs in again: nothing of hers is left to send
+    await new Promise((r) => setTimeout(r, 30));
+    expect(attempts).toBe(1);
+    expect(await o.list()).toEqual([]);
+  });
+
+  it("queues one DELETE for a double click, from one tab or two, and a later one once the first has settled", async () => {
+    const db = "db" + n++;
+    const deletes: string[] = [];
+    const server: Transport = { send: async (c) => (deletes.push(c.key), { status: 204 }) };
+    const one = await tab(db, server, false);
+    const two = await tab(db, server, false);
+    const del = { method: "DELETE", path: "/risks/risk_1", body: null, label: "Delete risk" } as const;
+    const [a, b, c] = await Promise.all([one.enqueue(del), one.enqueue(del), two.enqueue(del)]);
+    expect(new Set([a.key, b.key, c.key]).size).toBe(1);
+    expect(await one.list()).toHaveLength(1);
+    // Another user's identical click is their own change.
+    who = CAROL;
+    await two.enqueue(del);
+    who = ALICE;
+    one.start();
+    await settled(one, 1);
+    expect(deletes).toEqual([a.key]);
+    const again = await one.enqueue(del); // settled: a new click is a new change
+    expect(again.key).not.toBe(a.key);
+    await settled(one, 2);
+    expect(deletes).toEqual([a.key, again.key]);
+  });
+
   it("tells other tabs when a change settles", async () => {
     const db = "db" + n++;
     const server = new FakeServer();

@@ -106,7 +106,13 @@ export class Outbox {
     return this.sending;
   }
 
-  /** enqueue stores a new change of the signed-in user with a freshly minted key and wakes the sender. */
+  /**
+   * enqueue stores a new change of the signed-in user with a freshly minted key
+   * and wakes the sender. A change without a body (a DELETE, a redelivery) while
+   * the same user's same method on the same path still waits is the same
+   * intent, a second click: nothing new is stored, and the waiting change is
+   * returned.
+   */
   async enqueue(input: ChangeInput): Promise<Change> {
     const owner = this.o.identity();
     if (!owner) throw new Error("sign in first: a change needs its author");
@@ -114,7 +120,13 @@ export class Outbox {
     // millisecond keep their order (the queue is sorted by createdAt).
     this.lastCreated = Math.max(this.o.now(), this.lastCreated + 1);
     const c = newChange(input, owner, this.o.newKey(), this.lastCreated);
-    await this.o.store.put(c);
+    if (c.body === null) {
+      const twin = await this.o.store.putUnlessTwin(c, (x) =>
+        x.state === "pending" && x.body === null && x.method === c.method && x.path === c.path && sameOwner(x.owner, owner));
+      if (twin) return twin;
+    } else {
+      await this.o.store.put(c);
+    }
     this.publish({ type: "changed", key: c.key, state: c.state });
     this.nudge();
     return c;
@@ -179,7 +191,10 @@ export class Outbox {
   /**
    * forget deletes owner's settled changes (their history, cleared at sign-out
    * or when another user signs in) and, with pending true, their unsent ones
-   * and conflicts too (discarded at the user's request). Other users' changes stay.
+   * and conflicts too (discarded at the user's request). Other users' changes
+   * stay. A change whose attempt is in flight may still reach the server (its
+   * author is still signed in: signing out waits for the attempt), but it is
+   * never written back nor sent again.
    */
   async forget(owner: Owner, pending: boolean): Promise<void> {
     for (const c of await this.o.store.all()) {
@@ -257,8 +272,9 @@ export class Outbox {
       const attempt = await this.attempt(c);
       if (!attempt) continue;
       const next = afterAttempt(c, attempt, this.o.now(), this.o.rand);
-      await this.o.store.put(next);
-      this.publish({ type: "changed", key: next.key, state: next.state });
+      // Discarded while in flight (forget): it stays gone, or the next
+      // sign-in would send a change its author chose to drop.
+      if (await this.o.store.replace(next)) this.publish({ type: "changed", key: next.key, state: next.state });
     }
   }
 

@@ -46,6 +46,32 @@ export class ChangeStore {
     await this.db.put("changes", c);
   }
 
+  /**
+   * replace stores the change only if a change with its key is still stored,
+   * in one transaction, and says whether it did: the sender's write after an
+   * attempt must not bring back a change discarded while it was in flight.
+   */
+  async replace(c: Change): Promise<boolean> {
+    const tx = this.db.transaction("changes", "readwrite");
+    const there = (await tx.store.getKey(c.key)) !== undefined;
+    if (there) await tx.store.put(c);
+    await tx.done;
+    return there;
+  }
+
+  /**
+   * putUnlessTwin stores the change unless a stored one is its twin (`twin`
+   * says), in one transaction, so that two tabs or two clicks cannot both
+   * store one; it returns the twin found, or undefined when it stored c.
+   */
+  async putUnlessTwin(c: Change, twin: (x: Change) => boolean): Promise<Change | undefined> {
+    const tx = this.db.transaction("changes", "readwrite");
+    const found = (await tx.store.getAll()).find(twin);
+    if (!found) await tx.store.put(c);
+    await tx.done;
+    return found;
+  }
+
   /** get returns the change with this key, or undefined. */
   get(key: string): Promise<Change | undefined> {
     return this.db.get("changes", key);

@@ -6,6 +6,7 @@ import { useState } from "preact/hooks";
 import { api, explain, RiskApiError } from "../api";
 import type { Session } from "../session";
 import { useOnline } from "../state";
+import { useSubmitOnce } from "./common";
 
 /** AccountPage changes the signed-in user's password; their other sessions end, this one stays. */
 export function AccountPage({ session }: { session: Session }) {
@@ -13,8 +14,8 @@ export function AccountPage({ session }: { session: Session }) {
   const [f, setF] = useState({ currentPassword: "", newPassword: "", repeat: "" });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  // One request at a time: a double click's second would send the old password again, be told it is wrong, and count as a failed attempt.
+  const submit = useSubmitOnce(async () => {
     setDone(false);
     if (f.newPassword !== f.repeat) return setErrors({ repeat: "The two new passwords differ." });
     setErrors({});
@@ -26,7 +27,7 @@ export function AccountPage({ session }: { session: Session }) {
       const fields = err instanceof RiskApiError ? err.errors : [];
       setErrors(fields.length ? Object.fromEntries(fields.map((x) => [x.field, x.detail])) : { form: explain(err) });
     }
-  };
+  });
   const field = (name: "currentPassword" | "newPassword" | "repeat", label: string, auto: string) => (
     <label>
       {label}

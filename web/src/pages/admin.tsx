@@ -66,6 +66,7 @@ function Users({ session }: { session: Session }) {
   const online = useOnline();
   const create = useCreate(list.reload);
   const [f, setF] = useState({ email: "", password: "", role: "member" });
+  const [removing, setRemoving] = useState<string | null>(null);
   if (list.unavailable) return <Unavailable what="User management" route="GET /v1/users" />;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -92,11 +93,18 @@ function Users({ session }: { session: Session }) {
               </td>
               <td>{new Date(u.createdAt).toLocaleDateString()}</td>
               <td>
-                {u.id !== session.me?.user.id && (
-                  <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/users/${u.id}`, body: null, label: `Remove user ${u.email}` })}>
-                    Remove
-                  </button>
-                )}
+                {u.id !== session.me?.user.id && (removing === u.id ? (
+                  <span class="row" role="group" aria-label={`Remove ${u.email}?`}>
+                    <span>Remove? Their sessions end and they can no longer sign in.</span>
+                    <button type="button" class="danger" onClick={() => {
+                      setRemoving(null);
+                      void outbox().enqueue({ method: "DELETE", path: `/users/${u.id}`, body: null, label: `Remove user ${u.email}` });
+                    }}>Confirm remove</button>
+                    <button type="button" class="secondary" onClick={() => setRemoving(null)}>Cancel</button>
+                  </span>
+                ) : (
+                  <button type="button" class="danger" onClick={() => setRemoving(u.id)}>Remove</button>
+                ))}
               </td>
             </tr>
           ))}

@@ -185,16 +185,20 @@ export function Field(props: { label: string; name: string; errors: FieldErrors;
   );
 }
 
-/** ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the server's error beside it. */
-export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined }) {
+/**
+ * ScoreSelect is a 1–5 select with a visible label (likelihood, impact), and the
+ * server's error beside it; with `unset`, also "not assessed" (the value ""), so a
+ * factor nobody has assessed is shown as such, not as a made-up number.
+ */
+export function ScoreSelect(props: { label: string; value: string; onChange: (v: string) => void; error?: string | undefined; unset?: boolean }) {
   const id = `err-${props.label.toLowerCase()}`;
   return (
     <label>
       {props.label}
       <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}
         aria-invalid={props.error ? true : undefined} aria-describedby={props.error ? id : undefined}>
-        {["1", "2", "3", "4", "5"].map((v) => (
-          <option key={v} value={v}>{v}</option>
+        {[...(props.unset ? [""] : []), "1", "2", "3", "4", "5"].map((v) => (
+          <option key={v} value={v}>{v || "not assessed"}</option>
         ))}
       </select>
       {props.error && <span class="field-error" id={id}>{props.error}</span>}

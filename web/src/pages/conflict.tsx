@@ -33,7 +33,7 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
       <p>
         Your edit ({new Date(c.createdAt).toLocaleString()}) and someone else’s both changed{" "}
         {conflict.fields.map((k) => LABELS[k] ?? k).join(", ")}. Nothing was overwritten: choose which to keep.
-        {others.length > 0 && ` Your change of ${others.map((k) => LABELS[k] ?? k).join(", ")} is sent either way.`}
+        {others.length > 0 && ` Your change of ${others.map((k) => LABELS[k] ?? k).join(", ")} waits with it, and is sent whichever you choose.`}
       </p>
       <table>
         <thead><tr><th scope="col">Field</th><th scope="col">Mine</th><th scope="col">Theirs (version {conflict.version})</th></tr></thead>

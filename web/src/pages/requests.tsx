@@ -7,6 +7,7 @@
 import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
+import { instant } from "../instant";
 import { OUTCOMES } from "../lists";
 import { navigate, useQuery, withQuery } from "../router";
 import { Unavailable, useList } from "./common";
@@ -70,8 +71,10 @@ function params(f: Filters): RequestListParams {
   if (f.status) p.status = Number(f.status);
   if (f.method) p.method = f.method;
   if (f.outcome) p.outcome = f.outcome as RequestListParams["outcome"] & string;
-  if (f.since) p.since = new Date(f.since).toISOString();
-  if (f.until) p.until = new Date(f.until).toISOString();
+  const since = instant(f.since);
+  const until = instant(f.until);
+  if (since) p.since = since;
+  if (until) p.until = until;
   return p;
 }
 

@@ -84,9 +84,10 @@ type Form = ReturnType<typeof formOf>;
 /**
  * EditRisk is the risk's edit form. It shows the stored risk with the user's
  * pending edits laid over it, and sends only the fields the user changed, with
- * If-Match of the version shown and the values the user saw of those fields,
- * so that a newer version is merged or shown as a conflict, never overwritten
- * (outbox/merge.ts).
+ * If-Match of the version their draft was typed over and the values they saw
+ * of those fields, so that a newer version is merged or shown as a conflict,
+ * never overwritten (outbox/merge.ts). A re-read while a draft is open moves
+ * the draft onto the new version when nobody else changed what the user typed.
  */
 function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const path = `/risks/${risk.id}`;
@@ -102,13 +103,29 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const known = useRef<{ keys: string[]; appeared: number }>({ keys: [], appeared: 0 });
   if (pending.some((k) => !known.current.keys.includes(k))) known.current.appeared++;
   known.current.keys = pending;
-  // What the form was last given from the risk: the user's typing since (f differs from it) is
-  // not overwritten by a re-read, such as the one that follows a refusal of their earlier edit.
-  const given = useRef(f);
+  // The version the form's draft is typed over: the fields where f differs from
+  // it are the user's typing, and Save sends those only, with its ETag and the
+  // values the user saw of them, so a newer version is merged or shown as a
+  // conflict (outbox/merge.ts), never overwritten with what the form held.
+  const basis = useRef({ form: f, shown, ifMatch: etag(risk) });
+  const asShown = () => ({ form: formOf(shown), shown, ifMatch: etag(risk) });
   useEffect(() => {
-    const next = formOf(shown);
-    if (!held && (sameValues(given.current, f) || sameValues(next, f))) setF(next);
-    given.current = next;
+    const now = asShown();
+    const next = now.form;
+    const was = basis.current.form;
+    const typed = typedFields(was, f);
+    if (typed.length === 0 || (!held && sameValues(next, f))) {
+      setF(next);
+      basis.current = now;
+    } else if (typed.every((k) => next[k] === was[k] || next[k] === f[k])) {
+      // Nobody else changed what the user typed (or changed it to the same): the
+      // draft moves onto the new version, the fields they did not touch showing
+      // what is stored now.
+      setF({ ...next, ...pickForm(f, typed) });
+      basis.current = now;
+    }
+    // Else someone changed a field the user is typing in too: the draft stays on
+    // the version it was typed over, so Save meets 412 and shows the conflict.
   }, [risk, known.current.appeared]);
   // A refused edit comes back into the form only if the user has not started
   // another since; else it waits beside the form, and neither is lost.
@@ -119,6 +136,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
     if (untouched() || sameValues(values, f)) {
       setF(values);
+      // The refused values are the user's typing over the risk as shown now.
+      basis.current = asShown();
       setErrors(fieldErrors(c));
       setHeld(true);
     } else {
@@ -129,24 +148,33 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     if (!aside) return;
     setAside(untouched() ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: f, errors: {} });
     setF({ ...formOf(shown), ...(aside.values as Partial<Form>) });
+    basis.current = asShown();
     setErrors(aside.errors);
     setHeld(true);
   };
   // Beside the form, only what differs from the risk as shown.
   const asideFields = aside ? EDIT_FIELDS.filter(([k]) => aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
   const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    const json = changedFields(formOf(shown), f);
+  const submit = useSubmitOnce(async () => {
+    const { form: was, shown: seen, ifMatch } = basis.current;
+    const typed = typedFields(was, f);
+    const json = changedFields(was, f);
     setErrors({});
     setHeld(false);
     if (Object.keys(json).length === 0) return;
     await outbox().enqueue({
       method: "PATCH", path, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,
-      form: { name: "edit-risk", target: risk.id, values: f },
-      ifMatch: etag(risk), base: pick(shown, Object.keys(json)),
+      // Only what was typed comes back into the form if the edit is refused: the
+      // other fields as the form held them may be older than what is stored then.
+      form: { name: "edit-risk", target: risk.id, values: pickForm(f, typed) },
+      ifMatch, base: pick(seen, Object.keys(json)),
     });
-  };
+    // Queued: what the form holds is no longer a draft. The next re-read (the
+    // edit appearing as pending) shows the risk as stored with it laid over,
+    // and a later draft is typed over that, never over this one's version; a
+    // double click's second Save finds nothing typed and queues nothing.
+    basis.current = { ...basis.current, form: f };
+  });
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
     <Field label={label} name={k} errors={errors}>
       {(a) => <input required={k === "title"} maxLength={max} value={f[k]} onInput={(e) => set(k)(e.currentTarget.value)} {...a} />}
@@ -163,8 +191,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
         </Field>
         {text("category", "Category", 100)}
         {text("owner", "Owner", 200)}
-        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
-        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} unset />
+        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} unset />
         <Field label="Status" name="status" errors={errors}>
           {(a) => (
             <select value={f.status} onChange={(e) => set("status")(e.currentTarget.value)} {...a}>
@@ -186,23 +214,35 @@ const EDIT_FIELDS: [string, string][] = [
   ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
 ];
 
+/** typedFields are the form's fields the user changed from `was`, the form as it was given. */
+function typedFields(was: Form, now: Form): (keyof Form)[] {
+  return (Object.keys(now) as (keyof Form)[]).filter((k) => now[k] !== was[k]);
+}
+
+/** pickForm is the form's values of the fields named. */
+function pickForm(f: Form, fields: (keyof Form)[]): Partial<Form> {
+  return Object.fromEntries(fields.map((k) => [k, f[k]]));
+}
+
 function formOf(r: Risk) {
   return {
     title: r.title, description: r.description, category: r.category, owner: r.owner, status: r.status as string,
-    likelihood: String(r.likelihood ?? 3), impact: String(r.impact ?? 3), ...registerForm(r),
+    likelihood: r.likelihood == null ? "" : String(r.likelihood), impact: r.impact == null ? "" : String(r.impact), ...registerForm(r),
   };
 }
 
-/** changedFields is the PATCH body: only what the user changed (a score change sends the three numbers together). */
+/**
+ * changedFields is the PATCH body: only what the user changed. The score is not
+ * sent: the server derives it from the stored factors (docs/register.md), so an
+ * edit of Impact made over someone else's new Likelihood keeps both, with the
+ * score of the two, instead of setting back a factor this user never touched.
+ * A factor set to "not assessed" is sent as null.
+ */
 function changedFields(was: Form, now: Form): RiskUpdateParams {
   const out: RiskUpdateParams = {};
   for (const k of ["title", "description", "category", "owner"] as const) if (now[k] !== was[k]) out[k] = now[k];
   if (now.status !== was.status) out.status = now.status as Risk["status"];
-  if (now.likelihood !== was.likelihood || now.impact !== was.impact) {
-    out.likelihood = Number(now.likelihood);
-    out.impact = Number(now.impact);
-    out.riskScore = Number(now.likelihood) * Number(now.impact);
-  }
+  for (const k of ["likelihood", "impact"] as const) if (now[k] !== was[k]) out[k] = now[k] === "" ? null : Number(now[k]);
   return { ...out, ...registerChanges(was, now) };
 }
 

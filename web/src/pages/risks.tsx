@@ -5,13 +5,13 @@
  * and the changes to risks that are still in the outbox shown beside what the
  * server holds.
  */
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
 import { FilterBar } from "../register/filters";
 import { ReviewCell, SortHeader, useRows } from "../register/table";
-import { readView, viewURL, type ListView } from "../register/view";
+import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
 import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
@@ -23,12 +23,19 @@ const ImportForm = lazy(() => import("../register/transfer").then((m) => m.Impor
 
 /** RisksPage lists the tenant's risks the URL's view selects, with Previous/Next paging, or their heat map. */
 export function RisksPage() {
-  const view = readView(useQuery());
+  const query = useQuery();
+  const view = readView(query);
+  const ignored = ignoredParams(query);
   return (
     <section>
       <h1>Risks</h1>
       <ViewTabs view={view} />
       <FilterBar view={view} />
+      {ignored.length > 0 && (
+        <p class="error" role="status">
+          Not understood in this page's address, and left out: {ignored.join(", ")}. The list shows what the filters above say.
+        </p>
+      )}
       {view.show === "heatmap" ? <HeatmapView view={view} /> : <RiskList view={view} />}
       <ExportLinks view={view} />
       <ImportForm />
@@ -133,7 +140,8 @@ function scoreOf(c: Change): string {
   return b.likelihood && b.impact ? String(b.likelihood * b.impact) : "";
 }
 
-const EMPTY = { title: "", likelihood: "3", impact: "3", category: "" };
+/** An untouched form: its factors "not assessed" (a risk nobody scored is not a 3 × 3). */
+const EMPTY = { title: "", likelihood: "", impact: "", category: "" };
 
 const NEW_FIELDS: [string, string][] = [["title", "Title"], ["likelihood", "Likelihood"], ["impact", "Impact"], ["category", "Category"]];
 
@@ -147,6 +155,8 @@ const NEW_FIELDS: [string, string][] = [["title", "Title"], ["likelihood", "Like
  */
 function NewRisk({ changes }: { changes: Change[] }) {
   const [f, setF] = useState(EMPTY);
+  const latest = useRef(f); // the form as typed, ahead of the next render
+  latest.current = f;
   const [errors, setErrors] = useState<FieldErrors>({});
   const [aside, setAside] = useState<Aside | null>(null);
   useRefusal(changes, "new-risk", undefined, (c) => {
@@ -165,25 +175,39 @@ function NewRisk({ changes }: { changes: Change[] }) {
     setErrors(aside.errors);
   };
   const submit = useSubmitOnce(async () => {
-    const body: RiskCreateParams = { title: f.title, likelihood: Number(f.likelihood), impact: Number(f.impact), ...(f.category ? { category: f.category } : {}) };
+    const sent = latest.current;
+    const body: RiskCreateParams = {
+      title: sent.title,
+      ...(sent.likelihood ? { likelihood: Number(sent.likelihood) } : {}),
+      ...(sent.impact ? { impact: Number(sent.impact) } : {}),
+      ...(sent.category ? { category: sent.category } : {}),
+    };
     await outbox().enqueue({
-      method: "POST", path: "/risks", body: { kind: "json", json: body }, label: `Create risk “${f.title}”`,
-      form: { name: "new-risk", values: f },
+      method: "POST", path: "/risks", body: { kind: "json", json: body }, label: `Create risk “${sent.title}”`,
+      form: { name: "new-risk", values: sent },
     });
-    setF(EMPTY);
-    setErrors({});
+    // Cleared only if untouched since: a draft typed while the change was being
+    // queued (IndexedDB can take a while) is the user's next risk, not this one.
+    if (sameValues(latest.current, sent)) {
+      setF(EMPTY);
+      setErrors({});
+    }
   });
-  const set = (k: keyof typeof EMPTY) => (v: string) => setF({ ...f, [k]: v });
+  const set = (k: keyof typeof EMPTY) => (v: string) => {
+    latest.current = { ...latest.current, [k]: v };
+    setF(latest.current);
+  };
   return (
     <>
       {aside && <KeptAside aside={aside} fields={NEW_FIELDS} onRestore={restore} onDismiss={() => setAside(null)} />}
-      <form class="new-risk" onSubmit={submit} aria-label="New risk">
+      <h2 id="new-risk-title">New risk</h2>
+      <form class="new-risk" onSubmit={submit} aria-labelledby="new-risk-title">
         {errors.form && <p class="error form-error" role="alert">Not created: {errors.form}</p>}
         <Field label="Title" name="title" errors={errors}>
           {(a) => <input required maxLength={200} value={f.title} onInput={(e) => set("title")(e.currentTarget.value)} {...a} />}
         </Field>
-        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} />
-        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} />
+        <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} unset />
+        <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} unset />
         <Field label="Category" name="category" errors={errors}>
           {(a) => <input maxLength={100} value={f.category} onInput={(e) => set("category")(e.currentTarget.value)} {...a} />}
         </Field>

@@ -10,9 +10,11 @@ import { outbox } from "../state";
 
 /**
  * SignIn posts the credentials; the server sets the HttpOnly session cookie.
- * onSubmit is called as the form is sent (the app fetches the next page meanwhile).
+ * onSubmit is called as the form is sent (the app fetches the next page
+ * meanwhile); signOutWaits says a sign-out made offline has not reached the
+ * server yet.
  */
-export function SignIn({ onSignedIn, onSubmit }: { onSignedIn: (s: Session) => void; onSubmit?: () => void }) {
+export function SignIn({ onSignedIn, onSubmit, signOutWaits }: { onSignedIn: (s: Session) => void; onSubmit?: () => void; signOutWaits?: boolean }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState("");
@@ -39,6 +41,11 @@ export function SignIn({ onSignedIn, onSubmit }: { onSignedIn: (s: Session) => v
   return (
     <main class="signin">
       <h1>riskapi</h1>
+      {signOutWaits && (
+        <p class="offline-note" role="status">
+          Signed out in this browser. The server could not be reached: it ends the session as soon as the connection is back.
+        </p>
+      )}
       {waiting.length > 0 && (
         <div class="waiting" role="status">
           {waiting.map((w) => (

@@ -2,7 +2,7 @@
 // back button or a shared link shows is what the URL says.
 
 import { describe, expect, it } from "vitest";
-import { apiFilter, cellURL, EMPTY_VIEW, isOverdue, listParams, readView, sortBy, sortOf, viewURL } from "./view";
+import { apiFilter, cellURL, EMPTY_VIEW, ignoredParams, isOverdue, listParams, readView, sortBy, sortOf, viewURL } from "./view";
 
 const read = (url: string) => readView(new URL(url, "http://x").searchParams);
 
@@ -21,6 +21,21 @@ describe("the list's view in the URL", () => {
   it("is / for the default view, and leaves out what it does not know", () => {
     expect(viewURL(EMPTY_VIEW)).toBe("/");
     expect(read("/?status=open,bogus&sort=owner&minScore=99&likelihood=7&impact=2&show=nope")).toEqual({ ...EMPTY_VIEW, status: ["open"] });
+  });
+
+  it("names what it left out, so the page can say so; a valid link and parameters it does not use name nothing", () => {
+    const q = (url: string) => ignoredParams(new URL(url, "http://x").searchParams);
+    expect(q("/?minScore=abc&status=open,bogus&sort=owner&q=vendor&likelihood=7&impact=2&show=nope&overdue=yes&utm_source=mail&__proto__=x&toString=y")).toEqual([
+      "minScore=abc", "status=open,bogus", "sort=owner", "likelihood=7", "show=nope", "overdue=yes",
+    ]);
+    // A range no risk can be in (the API refuses it): both bounds left out, and named.
+    expect(q("/?maxScore=5&status=open&minScore=20")).toEqual(["maxScore=5", "minScore=20"]);
+    expect(read("/?maxScore=5&status=open&minScore=20")).toEqual({ ...EMPTY_VIEW, status: ["open"] });
+    expect(read("/?minScore=5&maxScore=5")).toMatchObject({ minScore: "5", maxScore: "5" });
+    expect(q("/?status=open%2Cmitigated&treatment=avoid&minScore=4&maxScore=20&overdue=1&sort=-reviewDate&basis=residual&likelihood=2&impact=5&show=heatmap&cursor=c1")).toEqual([]);
+    // Given twice: the first value is read, the later ones named (cursors are a list).
+    expect(q("/?minScore=5&status=open&minScore=6&status=closed&q=a&q=b&cursor=c1&cursor=c2")).toEqual(["minScore=6", "status=closed", "q=b"]);
+    expect(read("/?minScore=5&minScore=6")).toMatchObject({ minScore: "5" });
   });
 
   it("sorts ascending, then descending, and starts again at page 1 (a cursor belongs to its sort)", () => {

@@ -56,11 +56,22 @@ const score = (s: string | null) => (s !== null && /^([1-9]|1\d|2[0-5])$/.test(s
 const factor = (s: string | null) => (s !== null && /^[1-5]$/.test(s) ? Number(s) : undefined);
 const list = <T extends string>(s: string | null, all: readonly T[]) =>
   (s ?? "").split(",").filter((x): x is T => (all as readonly string[]).includes(x));
+const isSort = (s: string) => (SORT_FIELDS as readonly string[]).includes(s.replace(/^-/, ""));
+/** inverted is true when both score bounds are valid and min is above max: a range no risk is in, which the API refuses. */
+const inverted = (q: URLSearchParams) => {
+  const [min, max] = [score(q.get("minScore")), score(q.get("maxScore"))];
+  return min !== "" && max !== "" && Number(min) > Number(max);
+};
+
+/** The view's parameters read once each (readView takes the first value); `cursor` is a list. */
+const VIEW_PARAMS = new Set([
+  "status", "treatment", "category", "owner", "minScore", "maxScore", "overdue", "q", "sort", "show", "basis", "likelihood", "impact",
+]);
 
 /** readView reads the list's view from the URL's query; a value it does not know is left out. */
 export function readView(q: URLSearchParams): ListView {
   const sort = q.get("sort") ?? "";
-  const field = sort.replace(/^-/, "");
+  const range = !inverted(q);
   const basis: Basis = q.get("basis") === "residual" ? "residual" : "inherent";
   const l = factor(q.get("likelihood"));
   const i = factor(q.get("impact"));
@@ -69,16 +80,48 @@ export function readView(q: URLSearchParams): ListView {
     treatment: list(q.get("treatment"), TREATMENTS),
     category: q.get("category") ?? "",
     owner: q.get("owner") ?? "",
-    minScore: score(q.get("minScore")),
-    maxScore: score(q.get("maxScore")),
+    minScore: range ? score(q.get("minScore")) : "",
+    maxScore: range ? score(q.get("maxScore")) : "",
     overdue: q.get("overdue") === "1",
     q: q.get("q") ?? "",
-    sort: (SORT_FIELDS as readonly string[]).includes(field) ? (sort as RiskSort) : "",
+    sort: isSort(sort) ? (sort as RiskSort) : "",
     cell: l !== undefined && i !== undefined ? { basis, likelihood: l, impact: i } : undefined,
     show: q.get("show") === "heatmap" ? "heatmap" : "list",
     basis,
     cursors: q.getAll("cursor"),
   };
+}
+
+/**
+ * ignoredParams names the view's parameters in q whose values readView could not
+ * read and left out (both bounds of a score range whose minimum is above its
+ * maximum too), as `name=value`, in the URL's order; the page says so rather
+ * than show every risk as if the link had asked for them. A parameter given
+ * twice is read once, its first value: the later ones are named too (`cursor`
+ * is a list). Parameters the view does not use (a tracking tag, say) are not
+ * its business and are not named.
+ */
+export function ignoredParams(q: URLSearchParams): string[] {
+  const one = (all: readonly string[]) => (s: string) => all.includes(s);
+  const each = (all: readonly string[]) => (s: string) => list(s, all).length === s.split(",").length;
+  const valid: Record<string, (s: string) => boolean> = {
+    status: each(STATUSES), treatment: each(TREATMENTS), minScore: (s) => score(s) !== "", maxScore: (s) => score(s) !== "",
+    overdue: one(["0", "1"]), sort: isSort, show: one(["list", "heatmap"]), basis: one(["inherent", "residual"]),
+    likelihood: (s) => factor(s) !== undefined, impact: (s) => factor(s) !== undefined,
+  };
+  const out: string[] = [];
+  const bounds = inverted(q);
+  const read = new Set<string>();
+  for (const [k, v] of q) {
+    if (VIEW_PARAMS.has(k) && read.has(k)) {
+      out.push(`${k}=${v}`);
+      continue;
+    }
+    read.add(k);
+    if (v === "" || !Object.hasOwn(valid, k)) continue;
+    if (!valid[k]!(v) || (bounds && (k === "minScore" || k === "maxScore"))) out.push(`${k}=${v}`);
+  }
+  return out;
 }
 
 /**
