@@ -28,6 +28,8 @@ for r in $(seq 1 "$ROUNDS"); do
     f=$ON; [ "$ab" = off ] && f=$OFF
     load=$(cut -d' ' -f1 /proc/loadavg)
     tps=$($PGB -n -M prepared -c "$CLIENTS" -j 2 -T "$SECS" -f "$f" "$U" 2>&1 | awk '/^tps/ {print $3; exit}')
+    # A failed pgbench prints no tps: stop rather than sum it as zero.
+    [ -n "$tps" ] || { echo "audit-floor: pgbench failed on $f (audit $ab)" >&2; exit 1; }
     SUM[$ab]=$(awk -v a="${SUM[$ab]}" -v t="$tps" 'BEGIN {print a + t}')
     echo "round $r, audit $ab: $tps tps (1-min load $load)"
   done
