@@ -186,6 +186,38 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await noConflict(a.page)).toBe(true);
   });
 
+  it("keeps what is typed while a re-read is being drawn: the form follows the new version and loses no keystroke", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    const sent = patches(a.page);
+    const typed = unique("Grace");
+    // The keystroke lands in the gap between the render that draws version 2
+    // and the effect that moves the form onto it (Preact runs effects a frame
+    // later): a MutationObserver types the moment the page shows "Version 2".
+    await a.page.evaluate((owner) => {
+      const version = () => [...document.querySelectorAll("dl.facts dt")].find((dt) => dt.textContent === "Version")?.nextElementSibling?.textContent;
+      new MutationObserver((_, seen) => {
+        if (version() !== "2") return;
+        seen.disconnect();
+        const label = [...document.querySelectorAll("form.edit-risk label")].find((l) => l.firstChild?.textContent === "Owner");
+        const input = label!.querySelector("input")!;
+        input.value = owner;
+        input.dispatchEvent(new Event("input", { bubbles: true }));
+        document.body.dataset.typed = "yes";
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }, typed);
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { description: "B desc" } })).status()).toBe(200);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    await a.page.locator("body[data-typed=yes]").waitFor();
+    await expect.poll(() => form.getByLabel("Description").inputValue()).toBe("B desc");
+    expect(await form.getByLabel("Owner").inputValue()).toBe(typed);
+
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe(typed);
+    expect(sent.map((r) => [r.headers()["if-match"], r.postDataJSON() as unknown])).toEqual([['"2"', { owner: typed }]]);
+  });
+
   it("shows a conflict, not an overwrite, when a re-read brings another user's change of the field a draft is typing in", async () => {
     const { a, b, risk } = await twoUsers();
     const form = await openRisk(a.page, risk.id);

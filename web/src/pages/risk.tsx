@@ -92,10 +92,18 @@ type Form = ReturnType<typeof formOf>;
 function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const path = `/risks/${risk.id}`;
   const shown = withPending(risk, path, changes);
-  const [f, setF] = useState(() => formOf(shown));
+  const [f, setForm] = useState(() => formOf(shown));
+  // The form as typed, ahead of the next render. Effects run a frame after the
+  // render that scheduled them, so one that read its render's `f` would put back
+  // an older form over a keystroke made in between; they read this instead.
+  const latest = useRef(f);
+  const setF = (v: Form) => {
+    latest.current = v;
+    setForm(v);
+  };
   const [errors, setErrors] = useState<FieldErrors>({});
   // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
-  const [held, setHeld] = useState(false);
+  const held = useRef(false);
   // The form follows a re-read of the risk, and a pending edit appearing (made
   // here, in another tab, or read back after a reload). An edit leaving
   // "pending" is followed by a re-read, which shows its outcome.
@@ -113,8 +121,9 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     const now = asShown();
     const next = now.form;
     const was = basis.current.form;
+    const f = latest.current;
     const typed = typedFields(was, f);
-    if (typed.length === 0 || (!held && sameValues(next, f))) {
+    if (typed.length === 0 || (!held.current && sameValues(next, f))) {
       setF(next);
       basis.current = now;
     } else if (typed.every((k) => next[k] === was[k] || next[k] === f[k])) {
@@ -130,37 +139,38 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   // A refused edit comes back into the form only if the user has not started
   // another since; else it waits beside the form, and neither is lost.
   const [aside, setAside] = useState<Aside | null>(null);
-  const untouched = () => sameValues(formOf(shown), f);
+  const untouched = () => sameValues(formOf(shown), latest.current);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
     const values = { ...formOf(shown), ...(c.form!.values as Partial<Form>) };
     // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
-    if (untouched() || sameValues(values, f)) {
+    if (untouched() || sameValues(values, latest.current)) {
       setF(values);
       // The refused values are the user's typing over the risk as shown now.
       basis.current = asShown();
       setErrors(fieldErrors(c));
-      setHeld(true);
+      held.current = true;
     } else {
       setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values, errors: fieldErrors(c) });
     }
   });
   const restore = () => {
     if (!aside) return;
-    setAside(untouched() ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: f, errors: {} });
+    setAside(untouched() ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: latest.current, errors: {} });
     setF({ ...formOf(shown), ...(aside.values as Partial<Form>) });
     basis.current = asShown();
     setErrors(aside.errors);
-    setHeld(true);
+    held.current = true;
   };
   // Beside the form, only what differs from the risk as shown.
   const asideFields = aside ? EDIT_FIELDS.filter(([k]) => aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
-  const set = (k: keyof Form) => (v: string) => setF({ ...f, [k]: v });
+  const set = (k: keyof Form) => (v: string) => setF({ ...latest.current, [k]: v });
   const submit = useSubmitOnce(async () => {
     const { form: was, shown: seen, ifMatch } = basis.current;
+    const f = latest.current;
     const typed = typedFields(was, f);
     const json = changedFields(was, f);
     setErrors({});
-    setHeld(false);
+    held.current = false;
     if (Object.keys(json).length === 0) return;
     await outbox().enqueue({
       method: "PATCH", path, body: { kind: "json", json }, label: `Edit risk “${f.title}”`,

@@ -161,7 +161,7 @@ function NewRisk({ changes }: { changes: Change[] }) {
   const [aside, setAside] = useState<Aside | null>(null);
   useRefusal(changes, "new-risk", undefined, (c) => {
     const values = { ...EMPTY, ...c.form!.values };
-    if (sameValues(EMPTY, f)) {
+    if (sameValues(EMPTY, latest.current)) {
       setF(values);
       setErrors(fieldErrors(c));
     } else {
@@ -170,7 +170,7 @@ function NewRisk({ changes }: { changes: Change[] }) {
   });
   const restore = () => {
     if (!aside) return;
-    setAside(sameValues(EMPTY, f) ? null : { label: "Your draft", note: "kept while the refused change is back in the form.", values: f, errors: {} });
+    setAside(sameValues(EMPTY, latest.current) ? null : { label: "Your draft", note: "kept while the refused change is back in the form.", values: latest.current, errors: {} });
     setF({ ...EMPTY, ...aside.values });
     setErrors(aside.errors);
   };
