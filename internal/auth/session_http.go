@@ -112,6 +112,10 @@ func LoginHandler(s *Sessions) echo.HandlerFunc {
 			NotePasswordRejected(c)
 			return challenge(c, "email or password is wrong")
 		}
+		if errors.Is(err, tenants.ErrTenantDisabled) {
+			// The right password: not counted towards the lockout (docs/security.md).
+			return challenge(c, "this account's tenant is disabled; its operator can enable it again")
+		}
 		if err != nil {
 			return err
 		}

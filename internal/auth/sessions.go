@@ -81,7 +81,8 @@ func (s *Sessions) recordRefusal(ctx context.Context, u tenants.User) {
 // the request is refused: it is the one refused request the audit log keeps, because
 // a refused sign-in changes nothing else and is what a tenant's auditor looks for
 // first (docs/audit-log.md). An unknown email records nothing: it names no tenant.
-// Errors: tenants.ErrInvalidCredentials, or a store error.
+// Errors: tenants.ErrInvalidCredentials, tenants.ErrTenantDisabled (the right
+// password, its tenant disabled), or a store error.
 func (s *Sessions) Login(ctx context.Context, email, password string) (string, time.Time, error) {
 	u, err := s.users.Authenticate(ctx, email, password)
 	if errors.Is(err, tenants.ErrInvalidCredentials) && u.ID != "" {

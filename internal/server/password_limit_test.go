@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -52,7 +53,44 @@ func TestPasswordFailuresPerAccount(t *testing.T) {
 		t.Errorf("Retry-After %d s, want the rest of the 15-minute window", n)
 	}
 	if res := signIn(env, "203.0.113.9", b.Email, b.Password); res.Code != http.StatusCreated {
-		t.Errorf("another account from the same address: %d, want 201", res.Code)
+		t.Errorf("another account from the same address: %d, want 201 %s", res.Code, res.Body)
+	}
+}
+
+// TestDisabledTenantSignIn: a user of a disabled tenant who signs in with the right
+// password is told that the tenant is disabled, not that the password is wrong, and
+// those attempts are not counted as wrong passwords: a dozen of them from one office
+// network lock out neither that account nor the other tenants' users behind it. A
+// wrong password for that account still says so and still counts.
+func TestDisabledTenantSignIn(t *testing.T) {
+	t.Parallel()
+	env := passwordEnv(t)
+	a, b := env.Tenant("Acme"), env.Tenant("Beta")
+	if err := env.App.Tenants.SetTenantDisabled(context.Background(), a.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	const office = "198.51.100.7"
+	for i := range 12 {
+		res := signIn(env, office, a.Email, a.Password)
+		if res.Code != http.StatusUnauthorized || !strings.Contains(res.Body.String(), "tenant is disabled") {
+			t.Fatalf("right password %d of a disabled tenant's user: %d %s, want 401 saying the tenant is disabled", i+1, res.Code, res.Body)
+		}
+	}
+	if res := signIn(env, office, b.Email, b.Password); res.Code != http.StatusCreated {
+		t.Errorf("another tenant's user from the same network: %d, want 201", res.Code)
+	}
+	res := signIn(env, office, a.Email, "wrong password")
+	if res.Code != http.StatusUnauthorized || !strings.Contains(res.Body.String(), "email or password is wrong") {
+		t.Errorf("wrong password of a disabled tenant's user: %d %s, want 401 saying the password is wrong", res.Code, res.Body)
+	}
+	for i := range 9 {
+		signIn(env, "198.51.100."+strconv.Itoa(i+20), a.Email, "wrong password")
+	}
+	if res := signIn(env, "203.0.113.9", a.Email, a.Password); res.Code != http.StatusTooManyRequests {
+		t.Errorf("after ten wrong passwords for the account: %d, want 429", res.Code)
+	}
+	if err := env.App.Tenants.SetTenantDisabled(context.Background(), a.ID, false); err != nil {
+		t.Fatal(err)
 	}
 }
 

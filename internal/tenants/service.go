@@ -97,18 +97,27 @@ func (s *Service) dummyHash() []byte {
 // Authenticate checks email and password and returns the user, or
 // ErrInvalidCredentials whichever part is wrong. With a wrong password it returns
 // the user too, whose refused sign-in is recorded (docs/audit-log.md); callers
-// must not tell the client which part was wrong.
+// must not tell the client which part was wrong. The right password of a user
+// whose tenant is disabled gets ErrTenantDisabled and no user; a wrong one gets
+// ErrInvalidCredentials and no user, as a disabled tenant records nothing.
 func (s *Service) Authenticate(ctx context.Context, email, password string) (User, error) {
 	u, hash, err := s.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
 	if errors.Is(err, ErrUserNotFound) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
 		return User{}, ErrInvalidCredentials
 	}
-	if err != nil {
+	disabled := errors.Is(err, ErrTenantDisabled)
+	if err != nil && !disabled {
 		return User{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) != nil {
+		if disabled {
+			return User{}, ErrInvalidCredentials
+		}
 		return u, ErrInvalidCredentials
+	}
+	if disabled {
+		return User{}, ErrTenantDisabled
 	}
 	return u, nil
 }

@@ -172,6 +172,10 @@ var (
 	ErrUserNotFound = errors.New("user not found")
 	// ErrAPIKeyNotFound: no API key with that ID or secret digest (in that tenant).
 	ErrAPIKeyNotFound = errors.New("API key not found")
+	// ErrTenantDisabled: the right password of a user whose tenant an operator has
+	// disabled (api tenant disable). It is not a wrong password: it neither counts
+	// towards the sign-in lockout nor says the password is wrong (docs/security.md).
+	ErrTenantDisabled = errors.New("tenant disabled")
 	// ErrInvalidCredentials: unknown email, wrong password, unknown or revoked key.
 	// One error for all, so callers cannot tell which part was wrong.
 	ErrInvalidCredentials = errors.New("invalid credentials")
@@ -210,7 +214,8 @@ type Store interface {
 	// CreateUser inserts u with its bcrypt password hash, or returns ErrEmailTaken.
 	CreateUser(ctx context.Context, u User, passwordHash string) error
 	// UserByEmail returns the user with email and its password hash, or
-	// ErrUserNotFound; a user of a disabled tenant reads as absent.
+	// ErrUserNotFound; for a user of a disabled tenant it returns both with
+	// ErrTenantDisabled.
 	UserByEmail(ctx context.Context, email string) (User, string, error)
 	// UserByID returns the user with id (of any tenant) and its password hash, or
 	// ErrUserNotFound.

@@ -224,8 +224,12 @@ func NewPassword() (string, error) {
 }
 
 // UserByEmail returns the user whose sign-in name is email, whatever its tenant
-// (emails are unique across tenants). Errors: ErrUserNotFound.
+// (emails are unique across tenants). Errors: ErrUserNotFound, also for a user
+// of a disabled tenant.
 func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	u, _, err := s.store.UserByEmail(ctx, strings.ToLower(strings.TrimSpace(email)))
+	if errors.Is(err, ErrTenantDisabled) {
+		return User{}, ErrUserNotFound
+	}
 	return u, err
 }

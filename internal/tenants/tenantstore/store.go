@@ -168,11 +168,19 @@ func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash str
 // UserByEmail returns the user with email, if its tenant is enabled, and its
 // password hash, or tenants.ErrUserNotFound.
 func (s *Store) UserByEmail(ctx context.Context, email string) (tenants.User, string, error) {
-	var row userRow
-	q := database.Conn(ctx, s.db).Where("email = ?", email).
-		Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
-	err := take(q, &row, tenants.ErrUserNotFound, "find user")
-	return row.toUser(), row.PasswordHash, err
+	var row struct {
+		User             userRow `gorm:"embedded"`
+		TenantDisabledAt *time.Time
+	}
+	q := database.Conn(ctx, s.db).Table("users").Select("users.*, tenants.disabled_at AS tenant_disabled_at").
+		Joins("JOIN tenants ON tenants.id = users.tenant_id").Where("users.email = ?", email)
+	if err := take(q, &row, tenants.ErrUserNotFound, "find user"); err != nil {
+		return tenants.User{}, "", err
+	}
+	if row.TenantDisabledAt != nil {
+		return row.User.toUser(), row.User.PasswordHash, tenants.ErrTenantDisabled
+	}
+	return row.User.toUser(), row.User.PasswordHash, nil
 }
 
 // CreateAPIKey inserts k with its secret's digest and records api_key.created
