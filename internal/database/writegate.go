@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"gorm.io/gorm"
 )
@@ -23,7 +24,10 @@ import (
 // GORM runs as a query), or one sent on the handle's *sql.DB. A writer that skips the
 // gate is not queued: it polls the busy handler against the gate's holder and jumps
 // the queue when it wins (docs/performance.md, "SQLite is one writer").
-type writeGate struct{ slot chan struct{} }
+type writeGate struct {
+	slot  chan struct{}
+	since time.Time // when its holder took it; set only in a writegatestats build
+}
 
 const gateName = "riskapi:sqlite-write-gate"
 
@@ -83,13 +87,17 @@ func (g *writeGate) leaveStatement(db *gorm.DB) {
 func (g *writeGate) enter(ctx context.Context) error {
 	select {
 	case g.slot <- struct{}{}:
+		g.since = holdClock()
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (g *writeGate) leave() { <-g.slot }
+func (g *writeGate) leave() {
+	recordHold(g.since)
+	<-g.slot
+}
 
 // EnterWrite takes db's write gate before a write transaction begins, or before a
 // write statement the gate's callbacks do not see, and returns the function that

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/webhooktest"
 )
 
@@ -25,7 +26,9 @@ import (
 // multiples of the median keyed write latency measured in the same run.
 //
 // Run: go test -run '^$' -bench EventDelivery -benchtime 1x ./internal/events/eventhttp/
-// (TEST_DATABASE_URL=postgres://… for PostgreSQL).
+// (TEST_DATABASE_URL=postgres://… for PostgreSQL). On SQLite with -tags writegatestats
+// it also reports lock-floor: the write lock's time per write without an endpoint ÷
+// with one, its deliveries' claims and outcomes included, the ratio's floor.
 func BenchmarkEventDelivery(b *testing.B) {
 	const (
 		clients = 16
@@ -69,11 +72,18 @@ func BenchmarkEventDelivery(b *testing.B) {
 	}
 	var none, one, backlog float64
 	var hookedWrites int
+	// The write lock's holds during the no-endpoint slices; every other hold
+	// (the hooked writes and all their deliveries) is the endpoint's side.
+	var lockNone time.Duration
+	_, lock0 := database.WriteGateHolds()
 	runNone := func() {
 		// The endpoint's deliveries are drained first, so that the no-endpoint
 		// slice pays for none of them.
 		rcv.WaitIDs(b, hookedWrites, 2*time.Minute)
+		_, l0 := database.WriteGateHolds()
 		none += run(plain.Key)
+		_, l1 := database.WriteGateHolds()
+		lockNone += l1 - l0
 	}
 	runOne := func() {
 		n := run(hooked.Key)
@@ -97,6 +107,16 @@ func BenchmarkEventDelivery(b *testing.B) {
 	}
 	// Every hooked write's event must arrive; the lag is measured on all of them.
 	rcv.WaitIDs(b, hookedWrites, 2*time.Minute)
+	if _, l := database.WriteGateHolds(); database.WriteGateStats && l > lock0 {
+		time.Sleep(200 * time.Millisecond) // the last deliveries' outcomes are written after the receiver answers
+		_, l = database.WriteGateHolds()
+		noneWrites := none * slice.Seconds()
+		perNone := lockNone.Seconds() / noneWrites
+		perOne := (l - lock0 - lockNone).Seconds() / float64(hookedWrites)
+		b.ReportMetric(perNone*1e6, "lock-µs/write-none")
+		b.ReportMetric(perOne*1e6, "lock-µs/write-one")
+		b.ReportMetric(perNone/perOne, "lock-floor")
+	}
 	var lag []time.Duration
 	for _, d := range rcv.Deliveries() {
 		var e struct{ CreatedAt time.Time }
