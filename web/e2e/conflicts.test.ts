@@ -286,6 +286,9 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     });
     expect(await stored(a.page, risk.id)).toMatchObject({ description: "B desc" });
     expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ title: "Fixed title" }]);
+    // Made again and saved: the header no longer counts the refusal; the panel keeps it, saying so.
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toBe("All changes saved");
+    expect(await a.page.locator("li.change.refused").textContent()).toContain("made again and saved since");
   });
 
   it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {

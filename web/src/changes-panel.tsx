@@ -4,7 +4,7 @@
  * chunk of its own, loaded once someone is signed in (lazy.tsx).
  */
 import "./changes-panel.css";
-import { unsettled, type Change } from "./outbox/change";
+import { redone, unsettled, type Change } from "./outbox/change";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
 /** ChangesPanel lists the changes, newest first, with their state and what the server said. */
@@ -22,7 +22,7 @@ export function ChangesPanel() {
       </p>
       <ul>
         {[...changes].reverse().map((c) => (
-          <ChangeRow key={c.key} c={c} progress={progress[c.key]} online={online} />
+          <ChangeRow key={c.key} c={c} progress={progress[c.key]} online={online} again={redone(c, changes)} />
         ))}
       </ul>
       <div class="row">
@@ -39,7 +39,7 @@ export function ChangesPanel() {
   );
 }
 
-function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | undefined; online: boolean }) {
+function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progress | undefined; online: boolean; again: boolean }) {
   const uploading = c.state === "pending" && c.body?.kind === "file" && progress;
   return (
     <li class={"change " + c.state} data-key={c.key}>
@@ -55,7 +55,8 @@ function ChangeRow({ c, progress, online }: { c: Change; progress: Progress | un
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
         {/* A 404: the thing is gone, and the form that took the values back goes with it. */}
         {c.state === "refused" && c.form && c.lastStatus === 404 && <span>it is gone, and its form with it; what you typed: {typed(c)}</span>}
-        {c.state === "refused" && c.form && c.lastStatus !== 404 && !c.restored && <span>its form holds what you typed</span>}
+        {c.state === "refused" && c.form && c.lastStatus !== 404 && !c.restored && !again && <span>its form holds what you typed</span>}
+        {again && <span>made again and saved since</span>}
         {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>
     </li>

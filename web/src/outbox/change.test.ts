@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterAttempt, newChange, type Change } from "./change";
+import { afterAttempt, newChange, redone, type Change } from "./change";
 
 const key = "6f1c2b1e-8d7a-4c5b-9e0f-1a2b3c4d5e6f";
 const fresh = (): Change =>
@@ -81,5 +81,31 @@ describe("afterAttempt", () => {
     const c = afterAttempt(fresh(), { status: 401 }, 2000, half);
     expect(c.state).toBe("pending");
     expect(c.nextAttemptAt).toBe(Number.MAX_SAFE_INTEGER);
+  });
+});
+
+describe("redone", () => {
+  const ada = { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" };
+  const bob = { userId: "usr_2", tenantId: "ten_1", email: "b@x.test" };
+  const edit = (k: string, at: number, state: Change["state"], owner = ada, target = "risk_1"): Change => ({
+    ...newChange({ method: "PATCH", path: `/risks/${target}`, body: { kind: "json", json: { title: "x" } }, label: "Edit risk", form: { name: "edit-risk", target, values: { title: "x" } } }, owner, k, at),
+    state,
+  });
+  const refused = edit("k1", 1000, "refused");
+
+  it("is true once the same user's later change from the same form is saved", () => {
+    expect(redone(refused, [refused, edit("k2", 2000, "done")])).toBe(true);
+  });
+
+  it("is false while the later change is pending, refused or in conflict, or was made before", () => {
+    for (const state of ["pending", "refused", "conflict"] as const) expect(redone(refused, [refused, edit("k2", 2000, state)])).toBe(false);
+    expect(redone(refused, [refused, edit("k0", 500, "done")])).toBe(false);
+  });
+
+  it("is false for another user's change, or one from another form or of another risk", () => {
+    expect(redone(refused, [refused, edit("k2", 2000, "done", bob)])).toBe(false);
+    expect(redone(refused, [refused, edit("k2", 2000, "done", ada, "risk_2")])).toBe(false);
+    const create = { ...newChange({ method: "POST", path: "/risks", body: null, label: "Create", form: { name: "new-risk", values: {} } }, ada, "k3", 2000), state: "done" as const };
+    expect(redone(refused, [refused, create])).toBe(false);
   });
 });

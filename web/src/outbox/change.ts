@@ -26,6 +26,19 @@ export function unsettled(c: Change): boolean {
   return c.state === "pending" || c.state === "conflict";
 }
 
+/**
+ * redone is true for a refused change its user has since made again: a later
+ * change of theirs from the same form (name and target) was saved. The refusal
+ * then needs nothing more of them, so the header stops counting it; the panel
+ * still lists it, as history, until cleared.
+ */
+export function redone(c: Change, all: Change[]): boolean {
+  const f = c.form;
+  if (c.state !== "refused" || !f) return false;
+  return all.some((d) => d.state === "done" && d.createdAt > c.createdAt && sameOwner(d.owner, c.owner) &&
+    d.form?.name === f.name && d.form.target === f.target);
+}
+
 /** Fields of a risk by their JSON name, with JSON values (a string, a number or null). */
 export type Fields = Record<string, unknown>;
 
