@@ -163,6 +163,34 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     });
   }
 
+  it("shows a clash of register fields as the page does: a cleared Treatment and Review date as none, and only the metadata keys both changed", async () => {
+    const { a, b, risk } = await twoUsers({ treatment: "accept", reviewDate: "2027-01-31", metadata: { team: "ops", ticket: "T-1" } });
+    const form = await openRisk(a.page, risk.id);
+    await a.context.setOffline(true);
+    await form.getByLabel("Treatment").selectOption("mitigate");
+    await form.getByLabel("Review date").fill("2027-03-31");
+    await form.getByLabel("Value 1").fill("security"); // team
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+    const other = await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { treatment: null, reviewDate: null, metadata: { team: "finance", site: "Lyon" } } });
+    expect(other.status()).toBe(200);
+    await a.context.setOffline(false);
+
+    const box = a.page.getByRole("region", { name: "Conflict" });
+    await box.waitFor();
+    const row = async (field: string) => ({
+      mine: await box.getByRole("row", { name: field }).locator('[data-side="mine"]').textContent(),
+      theirs: await box.getByRole("row", { name: field }).locator('[data-side="theirs"]').textContent(),
+    });
+    expect(await row("Treatment")).toEqual({ mine: "mitigate", theirs: "none" });
+    expect(await row("Review date")).toEqual({ mine: "2027-03-31", theirs: "none" });
+    expect(await row("Metadata")).toEqual({ mine: "team: security", theirs: "team: finance" });
+    await box.getByRole("button", { name: "Keep mine" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)) as unknown).toMatchObject({
+      treatment: "mitigate", reviewDate: "2027-03-31", metadata: { team: "security", ticket: "T-1", site: "Lyon" },
+    });
+  });
+
   it("moves a draft onto another user's newer version when it re-reads: the fields left alone show theirs, Save sends only what was typed", async () => {
     const { a, b, risk } = await twoUsers();
     const form = await openRisk(a.page, risk.id);

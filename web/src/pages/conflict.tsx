@@ -39,7 +39,7 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
         <thead><tr><th scope="col">Field</th><th scope="col">Mine</th><th scope="col">Theirs (version {conflict.version})</th></tr></thead>
         <tbody>
           {conflict.fields.map((k) => (
-            <tr key={k}><th scope="row">{LABELS[k] ?? k}</th><td data-side="mine">{show(mine[k])}</td><td data-side="theirs">{show(conflict.theirs[k])}</td></tr>
+            <tr key={k}><th scope="row">{LABELS[k] ?? k}</th><td data-side="mine">{show(k, mine[k])}</td><td data-side="theirs">{show(k, theirs(k, mine[k], conflict.theirs[k]))}</td></tr>
           ))}
         </tbody>
       </table>
@@ -51,8 +51,26 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
   );
 }
 
-function show(v: unknown): string {
-  if (v === null || v === undefined) return "not assessed";
+/** The score's factors are "not assessed" when unset; any other field is "none", as the risk's page says. */
+const FACTORS = new Set(["likelihood", "impact", "residualLikelihood", "residualImpact", "riskScore"]);
+
+function show(k: string, v: unknown): string {
+  if (v === null || v === undefined) return FACTORS.has(k) ? "not assessed" : "none";
+  if (k === "metadata" && typeof v === "object") {
+    const pairs = Object.entries(v as Record<string, unknown>);
+    return pairs.length ? pairs.map(([mk, mv]) => `${mk}: ${mv === null || mv === undefined || mv === "" ? "none" : String(mv)}`).join(", ") : "none";
+  }
   if (typeof v === "object") return JSON.stringify(v);
   return v === "" ? "(empty)" : String(v);
+}
+
+/**
+ * theirs is the stored value to set beside mine. An edit's metadata is a merge
+ * patch of the keys it sets (docs/register.md), so only those keys are compared:
+ * the stored keys it leaves alone stay whichever side is kept.
+ */
+function theirs(k: string, mine: unknown, stored: unknown): unknown {
+  if (k !== "metadata" || typeof mine !== "object" || mine === null) return stored;
+  const have = (stored ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(mine).map((mk) => [mk, have[mk] ?? null]));
 }
