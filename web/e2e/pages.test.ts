@@ -372,6 +372,43 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     expect(await page.locator("li.change.refused").count()).toBe(0);
   });
 
+  it("asks before an admin makes themselves a member, and then shows only what a member may use", async () => {
+    const { page, account } = await signedIn();
+    await env.server().account("admin", account.tenantId); // another admin, so the tenant keeps one
+    const sent: string[] = [];
+    page.on("requestfinished", (r) => r.method() === "PATCH" && sent.push(new URL(r.url()).pathname));
+    await page.goto("/admin/users");
+    const own = page.getByRole("combobox", { name: `Role of ${account.email}` });
+    await own.selectOption("member");
+    await page.getByRole("group", { name: "Make yourself a member?" }).getByRole("button", { name: "Cancel" }).click();
+    expect(await own.inputValue()).toBe("admin");
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+
+    await own.selectOption("member");
+    await page.getByRole("group", { name: "Make yourself a member?" }).getByRole("button", { name: "Confirm" }).click();
+    await settled(page, `Make ${account.email} member`);
+    await page.getByRole("alert").filter({ hasText: "Only admins manage users" }).waitFor();
+    await expect.poll(() => page.locator("summary.who").textContent()).toContain("(member)");
+    expect(await page.getByRole("link", { name: "Audit log" }).count()).toBe(0);
+    expect(sent).toHaveLength(1);
+  });
+
+  it("drops a create's server error once the form is changed, so a submit the browser blocks shows no stale one", async () => {
+    const { page, account } = await signedIn();
+    await page.goto("/admin/users");
+    const form = page.getByRole("form", { name: "Add a user" });
+    await form.getByLabel("Email").fill(account.email);
+    await form.getByLabel("Password").fill("a long password 1");
+    await form.getByRole("button", { name: "Add user" }).click();
+    const error = page.getByRole("alert").filter({ hasText: "Not created" });
+    await error.waitFor();
+    await form.getByLabel("Email").fill("not-an-email");
+    await form.getByRole("button", { name: "Add user" }).click();
+    expect(await form.getByLabel("Email").evaluate((e) => (e as HTMLInputElement).validity.valid)).toBe(false);
+    expect(await error.count()).toBe(0);
+  });
+
   it("names a bad date in the request log's address, and the page still works", async () => {
     const { page } = await signedIn();
     expect((await page.request.post("/v1/risks", { data: { title: unique("Logged") } })).status()).toBe(201);

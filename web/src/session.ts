@@ -39,6 +39,15 @@ function setIdentity(o: Owner | null): void {
   if (localStorage.getItem(KEY) !== before) for (const fn of listeners) fn();
 }
 
+/**
+ * roleChanged tells this tab's listeners (onIdentityChange) that the signed-in
+ * user's own role was changed, so the app asks the server who they are now and
+ * shows the pages that role may use.
+ */
+export function roleChanged(): void {
+  for (const fn of listeners) fn();
+}
+
 /** onIdentityChange calls fn when the identity changes, in this tab or another; returns the unsubscribe. */
 export function onIdentityChange(fn: () => void): () => void {
   const onStorage = (e: StorageEvent) => e.key === KEY && fn();

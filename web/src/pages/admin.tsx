@@ -4,10 +4,10 @@
  * a password (a user) is online-only: it is sent now or not at all, and never
  * kept in the outbox. Role changes and removals are ordinary queued changes.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
 import { EVENT_TYPES, SCOPES } from "../lists";
-import { isAdmin, type Session } from "../session";
+import { isAdmin, roleChanged, type Session } from "../session";
 import { outbox, useChanges, useOnline } from "../state";
 import { OnlineOnly, Secret, Unavailable, useList, useOneAtATime, useRefusal } from "./common";
 
@@ -50,7 +50,9 @@ function useCreate(reload: () => void) {
         return false;
       }
     })) ?? false;
-  return { error, secret, clearSecret: () => setSecret(""), run };
+  // clearError is for the form's input: an error about the values sent is stale
+  // once they change (else it stays beside a submit the browser itself blocked).
+  return { error, secret, clearSecret: () => setSecret(""), clearError: () => setError(""), run };
 }
 
 function Users({ session }: { session: Session }) {
@@ -67,6 +69,18 @@ function Users({ session }: { session: Session }) {
   const create = useCreate(list.reload);
   const [f, setF] = useState({ email: "", password: "", role: "member" });
   const [removing, setRemoving] = useState<string | null>(null);
+  // Making oneself a member takes away this page: it is asked first, and once
+  // saved the app asks who the user is now, so it stops showing admin pages.
+  const [demoting, setDemoting] = useState(false);
+  const meId = session.me?.user.id;
+  const ownRoleSaved = [...changes].reverse().find((c) => c.state === "done" && c.method === "PATCH" && c.path === `/users/${meId}`)?.key;
+  useEffect(() => {
+    if (ownRoleSaved) roleChanged();
+  }, [ownRoleSaved]);
+  const setRole = (u: User, role: string) => void outbox().enqueue({
+    method: "PATCH", path: `/users/${u.id}`, body: { kind: "json", json: { role } },
+    label: `Make ${u.email} ${role}`, form: { name: "user-role", values: { role } },
+  });
   if (list.unavailable) return <Unavailable what="User management" route="GET /v1/users" />;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -84,12 +98,20 @@ function Users({ session }: { session: Session }) {
               <td>{u.email}</td>
               <td>
                 {/* Keyed by what it shows, so a refused change cannot leave the select on a role the server does not hold. */}
-                <select key={`${u.role}|${pendingRole(u.id) ?? ""}`} aria-label={`Role of ${u.email}`} value={pendingRole(u.id) ?? u.role} onChange={(e) => void outbox().enqueue({
-                  method: "PATCH", path: `/users/${u.id}`, body: { kind: "json", json: { role: e.currentTarget.value } },
-                  label: `Make ${u.email} ${e.currentTarget.value}`, form: { name: "user-role", values: { role: e.currentTarget.value } },
-                })}>
+                <select key={`${u.role}|${pendingRole(u.id) ?? ""}|${demoting && u.id === meId}`} aria-label={`Role of ${u.email}`} value={pendingRole(u.id) ?? u.role}
+                  onChange={(e) => (u.id === meId && e.currentTarget.value === "member" ? setDemoting(true) : setRole(u, e.currentTarget.value))}>
                   <option value="admin">admin</option><option value="member">member</option>
                 </select>
+                {demoting && u.id === meId && (
+                  <span class="row" role="group" aria-label="Make yourself a member?">
+                    <span>Make yourself a member? You lose Admin and the audit log at once; only another admin can give them back.</span>
+                    <button type="button" class="danger" onClick={() => {
+                      setDemoting(false);
+                      setRole(u, "member");
+                    }}>Confirm</button>
+                    <button type="button" class="secondary" onClick={() => setDemoting(false)}>Cancel</button>
+                  </span>
+                )}
               </td>
               <td>{new Date(u.createdAt).toLocaleDateString()}</td>
               <td>
@@ -111,7 +133,7 @@ function Users({ session }: { session: Session }) {
         </tbody>
       </table>
       <h2>Add a user</h2>
-      <form class="row" onSubmit={submit} aria-label="Add a user">
+      <form class="row" onSubmit={submit} onInput={create.clearError} aria-label="Add a user">
         <label>Email<input type="email" required value={f.email} onInput={(e) => setF({ ...f, email: e.currentTarget.value })} /></label>
         <label>Password<input type="password" autocomplete="new-password" required minLength={8} value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></label>
         <label>Role<select value={f.role} onChange={(e) => setF({ ...f, role: e.currentTarget.value })}><option>member</option><option>admin</option></select></label>
@@ -165,7 +187,7 @@ function ApiKeys() {
         </tbody>
       </table>
       <h2>Create an API key</h2>
-      <form class="row" onSubmit={submit} aria-label="Create an API key">
+      <form class="row" onSubmit={submit} onInput={create.clearError} aria-label="Create an API key">
         <label>Name<input required value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
         <fieldset>
           <legend>Scopes</legend>
@@ -217,7 +239,7 @@ function Sources() {
           </li>
         ))}
       </ul>
-      <form class="row" onSubmit={submit} aria-label="Add a webhook source">
+      <form class="row" onSubmit={submit} onInput={create.clearError} aria-label="Add a webhook source">
         <label>Source name<input required pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,99}" title="Letters, digits, dot, underscore and hyphen, starting with a letter or digit" value={source} onInput={(e) => setSource(e.currentTarget.value)} /></label>
         <button type="submit" disabled={!online}>Add source</button>
       </form>
@@ -265,7 +287,7 @@ function Endpoints() {
           </li>
         ))}
       </ul>
-      <form class="row" onSubmit={submit} aria-label="Add a webhook endpoint">
+      <form class="row" onSubmit={submit} onInput={create.clearError} aria-label="Add a webhook endpoint">
         <label>URL<input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} /></label>
         <fieldset>
           <legend>Events</legend>
