@@ -43,6 +43,8 @@ func TestExportListsTheSelection(t *testing.T) {
 	all := register(t, env, a.Key)
 	formula := create(env, a.Key, map[string]any{"title": "=HYPERLINK(\"http://x\")", "description": "@SUM(A1)",
 		"owner": "-1+1", "category": "+cmd", "status": "closed", "metadata": map[string]string{"k": "v"}})
+	tabbed := create(env, a.Key, map[string]any{"title": "Tabbed cells", "description": "\t=1+1", "status": "closed"})
+	returned := create(env, a.Key, map[string]any{"title": "Returned cells", "description": "\r=1+1", "status": "closed"})
 	var want []full
 	for _, r := range all {
 		if r.Status == "open" {
@@ -78,6 +80,12 @@ func TestExportListsTheSelection(t *testing.T) {
 		"owner": "'-1+1", "category": "'+cmd", "metadata": `{"k":"v"}`, "id": formula.ID} {
 		if got := col(rows[1], name); got != want {
 			t.Errorf("CSV %s = %q, want %q", name, got, want)
+		}
+	}
+	for _, r := range []struct{ q, id, want string }{{"Tabbed", tabbed.ID, "'\t=1+1"}, {"Returned", returned.ID, "'\r=1+1"}} {
+		rows, _ = csv.NewReader(exportOf(t, env, a.Key, "q="+r.q).Body).ReadAll()
+		if len(rows) != 2 || col(rows[1], "id") != r.id || col(rows[1], "description") != r.want {
+			t.Errorf("export of %q: %q, want its description %q", r.q, rows, r.want)
 		}
 	}
 

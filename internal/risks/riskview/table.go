@@ -53,8 +53,9 @@ func Cells(r *risks.Risk) []string {
 }
 
 // Guard keeps a spreadsheet from reading cell as a formula: a cell that starts with
-// = + - or @ — after any leading quotes, so that Unguard can tell a guard from a
-// quote of the value's own — is written with one more leading '.
+// = + - @, a tab or a carriage return (OWASP, CSV injection) — after any leading
+// quotes, so that Unguard can tell a guard from a quote of the value's own — is
+// written with one more leading '.
 func Guard(cell string) string {
 	if formula(cell) {
 		return "'" + cell
@@ -62,8 +63,8 @@ func Guard(cell string) string {
 	return cell
 }
 
-// Unguard undoes Guard: one leading ' before = + - or @ (after any further
-// quotes) is dropped, so an export imports back to the same values.
+// Unguard undoes Guard: one leading ' before = + - @, a tab or a carriage return
+// (after any further quotes) is dropped, so an export imports back to the same values.
 func Unguard(cell string) string {
 	if strings.HasPrefix(cell, "'") && formula(cell[1:]) {
 		return cell[1:]
@@ -73,7 +74,7 @@ func Unguard(cell string) string {
 
 func formula(cell string) bool {
 	rest := strings.TrimLeft(cell, "'")
-	return rest != "" && strings.ContainsRune("=+-@", rune(rest[0]))
+	return rest != "" && strings.ContainsRune("=+-@\t\r", rune(rest[0]))
 }
 
 // CheckHeader refuses a CSV header naming a column twice or one that is no column
