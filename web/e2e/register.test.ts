@@ -56,6 +56,20 @@ async function stored(page: Page, query: string): Promise<Stored[]> {
 const shownTitles = (page: Page) => page.locator("table.risks tbody tr[data-risk] td:first-child a").allTextContents();
 
 describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("says a Max score under Min score is wrong in the form, and applies no such filter", async () => {
+    const page = await signedIn();
+    const bar = page.getByRole("search", { name: "Filter risks" });
+    await bar.getByLabel("Min score").fill("20");
+    await bar.getByLabel("Max score").fill("5");
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    expect(await bar.getByLabel("Max score").evaluate((e) => (e as HTMLInputElement).validity.rangeUnderflow)).toBe(true);
+    expect(new URL(page.url()).search).toBe("");
+    await bar.getByLabel("Max score").fill("25");
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("maxScore")).toBe("25");
+    expect(new URL(page.url()).searchParams.get("minScore")).toBe("20");
+  });
+
   it("keeps filter, search and sort in the URL across a reload, shows exactly the matching risks, and pages them under the sort", async () => {
     const page = await signedIn();
     const cat = unique("pumps").replace(" ", "-");

@@ -44,7 +44,8 @@ export function FilterBar({ view }: { view: ListView }) {
       <label>Filter category<input {...text("category")} /></label>
       <label>Filter owner<input {...text("owner")} /></label>
       <label>Min score<input type="number" min={1} max={25} {...text("minScore")} /></label>
-      <label>Max score<input type="number" min={1} max={25} {...text("maxScore")} /></label>
+      {/* Max's lower bound is Min, so the browser itself says a range that selects nothing is wrong, before it goes to the URL. */}
+      <label>Max score<input type="number" min={Number(f.minScore) || 1} max={25} {...text("maxScore")} /></label>
       <label class="check"><input type="checkbox" checked={f.overdue} onChange={() => setF({ ...f, overdue: !f.overdue })} />Overdue review</label>
       <button type="submit">Apply filters</button>
       <a href={viewURL({ ...EMPTY_VIEW, show: view.show, basis: view.basis })}>Clear filters</a>
