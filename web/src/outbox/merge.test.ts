@@ -2,7 +2,7 @@ import "fake-indexeddb/auto";
 import { locks } from "web-locks";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
-import { withPending } from "./merge";
+import { afterOwn, withPending } from "./merge";
 import { Outbox, type Transport } from "./outbox";
 import { ChangeStore } from "./store";
 
@@ -203,5 +203,88 @@ describe("an edit that meets a newer version", () => {
     const o = await tab(db, server);
     expect(await quiet(o)).toMatchObject([{ state: "done" }, { state: "done" }]);
     expect(server.risk).toMatchObject({ title: "Flood, v3", owner: "Grace", version: 3 });
+  });
+});
+
+describe("one user's edits of a risk that wait together, while another user changes it", () => {
+  /**
+   * offline queues, as the risk page does while offline, an edit of Title (T1),
+   * one of Owner and a second one of Title (T2), each typed over the risk with
+   * the earlier ones laid over it; then another user changes Title and
+   * Description. The tab starts once they are queued.
+   */
+  async function offline(server: RiskServer): Promise<{ o: Outbox; first: Change; owner: Change; later: Change }> {
+    const db = "merge" + n++;
+    const store = await ChangeStore.open(db);
+    const queue = new Outbox({ store, transport: server, locks, identity: () => ALICE });
+    const seen = { ...server.risk };
+    const first = await queue.enqueue(edit(seen, { title: "T1" }));
+    const owner = await queue.enqueue(edit(withPending(seen, "/risks/risk_1", [first]), { owner: "O1" }));
+    const later = await queue.enqueue(edit(withPending(seen, "/risks/risk_1", [first, owner]), { title: "T2" }));
+    expect(later.base).toEqual({ title: "T1" });
+    store.close();
+    server.elsewhere({ title: "B-title", description: "d-bob" });
+    return { o: await tab(db, server), first, owner, later };
+  }
+
+  it("shows both Title edits as conflicts against the version stored last, the Owner edit merged", async () => {
+    const server = new RiskServer();
+    const { o } = await offline(server);
+    expect(await quiet(o)).toMatchObject([
+      { state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
+      { state: "done" },
+      { state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
+    ]);
+    // The later edit was compared with the version the Owner edit stored, with no request of its own.
+    expect(server.sent.map((s) => [s.ifMatch, s.json])).toEqual([['"1"', { title: "T1" }], ['"1"', { owner: "O1" }], ['"2"', { owner: "O1" }]]);
+  });
+
+  it("Keep mine on the first: the later edit, typed over T1, is sent over the version T1 is stored in, with no second question", async () => {
+    const server = new RiskServer();
+    const { o, first, later } = await offline(server);
+    await quiet(o);
+    await o.resolve(first.key, "mine");
+    expect(await quiet(o)).toMatchObject([{ state: "done" }, { state: "done" }, { state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "T2", owner: "O1", description: "d-bob", version: 5 });
+    expect(server.sent.slice(3).map((s) => [s.key, s.ifMatch, s.json])).toEqual([[first.key, '"3"', { title: "T1" }], [later.key, '"4"', { title: "T2" }]]);
+  });
+
+  it("Keep theirs on the first: the later edit still clashes with the other user's Title, the version stored now", async () => {
+    const server = new RiskServer();
+    const { o, first, later } = await offline(server);
+    await quiet(o);
+    await o.resolve(first.key, "theirs");
+    expect(await quiet(o)).toMatchObject([
+      { state: "done" },
+      { key: later.key, state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
+    ]);
+    expect(server.sent).toHaveLength(3);
+    await o.resolve(later.key, "mine");
+    await quiet(o);
+    expect(server.risk).toMatchObject({ title: "T2", owner: "O1", description: "d-bob", version: 4 });
+  });
+
+  it("Keep mine on the later one first: the earlier edit of Title, which it overrides, is dropped, never sent over it", async () => {
+    const server = new RiskServer();
+    const { o, later } = await offline(server);
+    await quiet(o);
+    await o.resolve(later.key, "mine");
+    expect(await quiet(o)).toMatchObject([{ state: "done" }, { key: later.key, state: "done" }]);
+    expect(server.risk).toMatchObject({ title: "T2", owner: "O1", version: 4 });
+    expect(server.sent).toHaveLength(4);
+  });
+
+  it("afterOwn keeps an older edit's fields and metadata keys the later one did not set, and ignores a replay", () => {
+    const at = (createdAt: number, json: Fields, base: Fields, extra: Partial<Change> = {}): Change => ({
+      key: "k" + createdAt, createdAt, method: "PATCH", path: "/risks/risk_1", body: { kind: "json", json }, label: "Edit",
+      owner: ALICE, ifMatch: '"1"', base, state: "pending", attempts: 0, nextAttemptAt: 0, ...extra,
+    });
+    const stored = { title: "T2", owner: "Ada", metadata: { a: "2", b: "1" }, version: 4 };
+    const older = at(1, { title: "T1", metadata: { a: "1", b: "1" } }, { title: "Flood", metadata: {} });
+    const done = at(2, { title: "T2", metadata: { a: "2" } }, { title: "T1", metadata: {} }, { state: "done", result: stored });
+    expect(afterOwn(older, done)).toMatchObject({ state: "pending", ifMatch: '"4"', body: { json: { metadata: { b: "1" } } } });
+    expect(afterOwn(at(1, { title: "T1" }, { title: "Flood" }), done)).toBeUndefined();
+    const replayed = { ...done, replayed: true };
+    expect(afterOwn(older, replayed)).toBe(older);
   });
 });

@@ -10,6 +10,10 @@
  * - a field was changed by both (to different values): the change waits as a
  *   conflict, with both values, until the user keeps theirs or mine.
  *
+ * The same comparison runs, with no request, when another edit of the same
+ * user to the same risk is stored (afterOwn): their own value is never shown
+ * as someone else's.
+ *
  * Pure functions, tested without a browser; outbox.ts stores what they return.
  */
 import { etag } from "@riskapi/sdk";
@@ -39,16 +43,64 @@ export function afterStale(next: Change, problem: unknown): Change | undefined {
   if (!next.base || !mine || typeof current !== "object" || current === null || typeof current.version !== "number") return undefined;
   const version = current.version;
   if (next.ifMatch === etag({ version })) return undefined; // the server said stale for the version we sent: nothing to merge
+  return onto(next, mine, next.base, current, `changed elsewhere meanwhile, in other fields: sent again over version ${version}`);
+}
+
+/**
+ * afterOwn is c, an edit of the user's still waiting (pending or in conflict),
+ * once `done`, another edit of theirs to the same risk, was stored; the risk
+ * it answered with is what is stored now. c is compared with it as after a
+ * 412, so a field the user's own edit set is no conflict with itself: an edit
+ * typed over their earlier pending value (its base) is sent over the new
+ * version, and a conflict is shown against the version stored now, never an
+ * older one. The fields of an older c that `done`, the user's later word, set
+ * too are dropped: sending them would undo it. c is returned as it is when
+ * `done` says nothing of it, undefined when nothing of it is left to send
+ * (docs/dashboard.md, "Conflicts").
+ */
+export function afterOwn(c: Change, done: Change): Change | undefined {
+  const current = done.result as Record<string, unknown> | undefined;
+  const waiting = c.state === "pending" || c.state === "conflict";
+  if (c.key === done.key || !waiting || c.method !== "PATCH" || done.method !== "PATCH" || c.path !== done.path || !c.base) return c;
+  // A replay answers with the risk as it was stored then, maybe not now.
+  if (done.state !== "done" || done.replayed || c.body?.kind !== "json" || done.body?.kind !== "json") return c;
+  if (typeof current !== "object" || current === null || typeof current.version !== "number") return c;
+  let mine = c.body.json as Fields;
+  if (c.createdAt < done.createdAt) mine = without(mine, done.body.json as Fields);
+  if (Object.keys(mine).length === 0) return undefined;
+  const body = { kind: "json" as const, json: mine };
+  return onto({ ...c, body }, mine, c.base, current, `carried onto version ${current.version}, which your own edit stored`);
+}
+
+/**
+ * onto is c over `current`, the risk as stored now: pending over its version
+ * when no field of the user's clashes with another writer's, else a conflict
+ * with it. The base stays what the user saw until the change is sent over a
+ * version, so a later comparison is still with what they saw.
+ */
+function onto(c: Change, mine: Fields, base: Fields, current: Record<string, unknown>, merged: string): Change {
+  const version = current.version as number;
   const keys = Object.keys(mine);
-  const both = clashes(keys, mine, next.base, current);
+  const both = clashes(keys, mine, base, current);
+  const { conflict: _, ...rest } = c;
   if (both.length === 0) {
-    return {
-      ...next, state: "pending", ifMatch: etag({ version }), base: pick(current, keys), nextAttemptAt: 0,
-      lastReason: `changed elsewhere meanwhile, in other fields: sent again over version ${version}`,
-    };
+    return { ...rest, state: "pending", ifMatch: etag({ version }), base: pick(current, keys), nextAttemptAt: 0, lastReason: merged };
   }
   const conflict: ConflictInfo = { version, theirs: pick(current, keys), fields: both };
-  return { ...next, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed by someone else too` };
+  return { ...rest, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed by someone else too` };
+}
+
+/** without is mine less what a later edit set: its fields, and of metadata its keys. */
+function without(mine: Fields, later: Fields): Fields {
+  const out: Fields = {};
+  for (const [k, v] of Object.entries(mine)) {
+    if (!(k in later)) out[k] = v;
+    else if (k === "metadata") {
+      const left = Object.fromEntries(Object.entries((v ?? {}) as Meta).filter(([m]) => !(m in ((later[k] ?? {}) as Meta))));
+      if (Object.keys(left).length > 0) out[k] = left;
+    }
+  }
+  return out;
 }
 
 /**

@@ -17,7 +17,7 @@
  * neither sends nor sees the change; see docs/dashboard.md, "Whose change it is".
  */
 import { afterAttempt, newChange, resume, sameOwner, unsettled, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
-import { keepMine, keepTheirs } from "./merge";
+import { afterOwn, keepMine, keepTheirs } from "./merge";
 import type { ChangeStore } from "./store";
 
 /** The Web Lock the sending tab holds. */
@@ -179,11 +179,11 @@ export class Outbox {
    * touched, so any tab may do this.
    */
   async resolve(key: string, keep: "mine" | "theirs"): Promise<void> {
-    const c = await this.o.store.get(key);
-    if (!c || c.state !== "conflict" || !sameOwner(c.owner, this.o.identity())) return;
-    const next = keep === "mine" ? keepMine(c) : keepTheirs(c);
-    if (next) await this.o.store.put(next);
-    else await this.o.store.delete(key);
+    const me = this.o.identity();
+    // In one transaction: the sender may be carrying it onto a newer version meanwhile (carry).
+    const { changed, value: next } = await this.o.store.update(key, (c) =>
+      c.state !== "conflict" || !sameOwner(c.owner, me) ? c : keep === "mine" ? keepMine(c) : keepTheirs(c));
+    if (!changed) return;
     this.publish({ type: "changed", key, ...(next ? { state: next.state } : {}) });
     if (next) this.nudge();
   }
@@ -274,7 +274,25 @@ export class Outbox {
       const next = afterAttempt(c, attempt, this.o.now(), this.o.rand);
       // Discarded while in flight (forget): it stays gone, or the next
       // sign-in would send a change its author chose to drop.
-      if (await this.o.store.replace(next)) this.publish({ type: "changed", key: next.key, state: next.state });
+      if (await this.o.store.replace(next)) {
+        this.publish({ type: "changed", key: next.key, state: next.state });
+        if (next.state === "done") await this.carry(next);
+      }
+    }
+  }
+
+  /**
+   * carry brings the author's other waiting edits of the risk `done` just
+   * stored onto the version it stored (merge.ts, afterOwn): a later edit typed
+   * over the user's own pending value goes out without a 412, and a conflict
+   * compares with what is stored now, so it never shows the user's own value as
+   * someone else's (docs/dashboard.md, "Conflicts").
+   */
+  private async carry(done: Change): Promise<void> {
+    for (const c of await this.o.store.all()) {
+      if (c.key === done.key || c.path !== done.path || !unsettled(c) || !sameOwner(c.owner, done.owner)) continue;
+      const { changed, value } = await this.o.store.update(c.key, (x) => afterOwn(x, done));
+      if (changed) this.publish({ type: "changed", key: c.key, ...(value ? { state: value.state } : {}) });
     }
   }
 

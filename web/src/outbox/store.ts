@@ -60,6 +60,24 @@ export class ChangeStore {
   }
 
   /**
+   * update rewrites the change with this key as `fn` returns it, in one
+   * transaction, so that two writers of one change (the sender carrying it
+   * onto a new version, a tab resolving its conflict) never undo each other:
+   * fn gets the record as stored; undefined deletes it, the same object
+   * leaves it alone. It returns the record as it is now, and whether it
+   * changed.
+   */
+  async update(key: string, fn: (c: Change) => Change | undefined): Promise<{ changed: boolean; value: Change | undefined }> {
+    const tx = this.db.transaction("changes", "readwrite");
+    const was = await tx.store.get(key);
+    const value = was && fn(was);
+    if (was && value === undefined) await tx.store.delete(key);
+    else if (was && value !== was) await tx.store.put(value!);
+    await tx.done;
+    return { changed: !!was && value !== was, value };
+  }
+
+  /**
    * putUnlessTwin stores the change unless a stored one is its twin (`twin`
    * says), in one transaction, so that two tabs or two clicks cannot both
    * store one; it returns the twin found, or undefined when it stored c.
