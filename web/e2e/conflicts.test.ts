@@ -191,6 +191,66 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     });
   });
 
+  for (const choice of ["Keep mine", "Keep theirs"] as const) {
+    it(`${choice} on the first of two offline edits of Title that met another user's Title: the later edit, typed over the first, is compared with what is stored then, never with the user's own value`, async () => {
+      const { a, b, risk } = await twoUsers({ description: "d0" });
+      const form = await openRisk(a.page, risk.id);
+      const sent = patches(a.page);
+      await a.context.setOffline(true);
+      const [t1, t2] = [unique("T1"), unique("T2")];
+      const save = async (label: string, value: string, pending: number) => {
+        await form.getByLabel(label).fill(value);
+        await form.getByRole("button", { name: "Save changes" }).click();
+        await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain(pending === 1 ? "1 change pending" : `${pending} changes pending`);
+      };
+      // Three edits, each typed over the risk with the earlier ones laid over it: the third's base for Title is the first's T1.
+      await save("Title", t1, 1);
+      await save("Owner", "O1", 2);
+      await save("Title", t2, 3);
+      const theirs = unique("B-title");
+      expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { title: theirs, description: "d-bob" } })).status()).toBe(200);
+      await a.context.setOffline(false);
+
+      // Both Title edits clash with B's; the Owner edit merges on its own (version 3), and both conflicts are shown against it.
+      const boxes = a.page.getByRole("region", { name: "Conflict" });
+      await expect.poll(() => boxes.count(), { timeout: 30_000 }).toBe(2);
+      const first = boxes.filter({ has: a.page.getByRole("cell", { name: t1 }) });
+      const second = boxes.filter({ has: a.page.getByRole("cell", { name: t2 }) });
+      for (const box of [first, second]) {
+        await box.getByRole("cell", { name: theirs }).waitFor();
+        await box.getByRole("columnheader", { name: "Theirs (version 3)" }).waitFor();
+      }
+      expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "O1", description: "d-bob", version: 3 });
+
+      await first.getByRole("button", { name: choice }).click();
+      if (choice === "Keep mine") {
+        // T1 is stored (version 4); the later edit's base is T1, so it is sent over version 4 on its own: no second question.
+        await allSaved(a.page);
+        expect(await noConflict(a.page)).toBe(true);
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: "O1", description: "d-bob", version: 5 });
+        await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(t2);
+      } else {
+        // Nothing is sent for T1; the later edit still clashes with B's title, which is what is stored (version 3).
+        await a.page.waitForTimeout(1000); // time enough for anything queued to go out
+        await expect.poll(() => boxes.count()).toBe(1);
+        await second.getByRole("cell", { name: theirs }).waitFor();
+        await second.getByRole("columnheader", { name: "Theirs (version 3)" }).waitFor();
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "O1", description: "d-bob", version: 3 });
+        await second.getByRole("button", { name: "Keep mine" }).click();
+        await allSaved(a.page);
+        expect(await noConflict(a.page)).toBe(true);
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: "O1", description: "d-bob", version: 4 });
+      }
+      await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
+        [`"1"`, { title: t1 }],
+        [`"1"`, { owner: "O1" }],
+        [`"2"`, { owner: "O1" }],
+        // The later Title edit was compared with version 3, which the Owner edit answered with: not sent until it could go.
+        ...(choice === "Keep mine" ? [[`"3"`, { title: t1 }], [`"4"`, { title: t2 }]] : [[`"3"`, { title: t2 }]]),
+      ]);
+    });
+  }
+
   it("moves a draft onto another user's newer version when it re-reads: the fields left alone show theirs, Save sends only what was typed", async () => {
     const { a, b, risk } = await twoUsers();
     const form = await openRisk(a.page, risk.id);
