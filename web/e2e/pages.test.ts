@@ -409,6 +409,44 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     expect(await error.count()).toBe(0);
   });
 
+  it("works from the keyboard: sign-in starts in Email, a skip link passes the header, a new page takes focus to its content, a confirmation starts on Cancel and Escape goes back", async () => {
+    const account = await env.server().account();
+    const { page } = await env.browser();
+    await page.goto("/");
+    await page.getByLabel("Email").waitFor();
+    const focused = () => page.evaluate(() => {
+      const e = document.activeElement;
+      return e?.id || (e instanceof HTMLInputElement ? e.type : e?.textContent?.trim()) || e?.tagName || "";
+    });
+    await expect.poll(focused).toBe("email");
+    await page.keyboard.type(account.email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(account.password);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Risks" }).waitFor();
+
+    await page.reload();
+    await page.getByRole("heading", { name: "Risks" }).waitFor();
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Skip to content");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("main");
+
+    await page.getByRole("link", { name: "Request log" }).click();
+    await page.getByRole("heading", { name: "Request log" }).waitFor();
+    await expect.poll(focused).toBe("main");
+
+    const made = await page.request.post("/v1/risks", { data: { title: unique("Kept by Escape") } });
+    const risk = (await made.json()) as { id: string };
+    await page.goto(`/risks/${risk.id}`);
+    await page.getByRole("button", { name: "Delete risk" }).click();
+    await expect.poll(focused).toBe("Cancel");
+    await page.keyboard.press("Escape");
+    await expect.poll(focused).toBe("Delete risk");
+    expect(await page.getByRole("button", { name: "Confirm delete" }).count()).toBe(0);
+    expect((await page.request.get(`/v1/risks/${risk.id}`)).status()).toBe(200);
+  });
+
   it("names a bad date in the request log's address, and the page still works", async () => {
     const { page } = await signedIn();
     expect((await page.request.post("/v1/risks", { data: { title: unique("Logged") } })).status()).toBe(201);

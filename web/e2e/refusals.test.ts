@@ -132,6 +132,8 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     const role = page.getByRole("combobox", { name: /^Role of / });
     await role.waitFor();
     await role.selectOption("member");
+    // Their own role: asked first (pages.test.ts), then sent and refused.
+    await page.getByRole("group", { name: "Make yourself a member?" }).getByRole("button", { name: "Confirm" }).click();
     await settled(page, "member", "refused");
     await expect.poll(() => role.inputValue()).toBe("admin");
     await page.getByRole("alert").filter({ hasText: "last admin" }).waitFor();

@@ -2,7 +2,7 @@
  * The app shell: who is signed in, the navigation, the pending-changes
  * indicator, and the page for the current path.
  */
-import { useCallback, useEffect, useState } from "preact/hooks";
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { explain, UNAUTHENTICATED } from "./api";
 import { PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
@@ -109,6 +109,14 @@ export function App() {
   };
 
   // Signed in: the other pages' chunks come while the browser is idle, so they open offline too.
+  // A new page (not a new query: filters keep their focus) takes keyboard focus
+  // to its content, as a full page load would start there, not on <body>.
+  const shown = useRef(path);
+  useEffect(() => {
+    if (shown.current === path) return;
+    shown.current = path;
+    document.getElementById("main")?.focus({ preventScroll: true });
+  }, [path]);
   const signedInNow = !!session;
   useEffect(() => {
     if (signedInNow) preloadViews();
@@ -118,12 +126,13 @@ export function App() {
   if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} signOutWaits={signOutWaits} />;
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
+      <a class="skip" href="#main">Skip to content</a>
       <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />
       {confirmSignOut > 0 && (
         <ConfirmSignOut count={confirmSignOut} onChoose={(c) => void signOut(c)} onCancel={() => setConfirmSignOut(0)} />
       )}
       {error && <p class="error" role="alert">{error}</p>}
-      <main>{page(path, session)}</main>
+      <main id="main" tabIndex={-1}>{page(path, session)}</main>
       <ChangesPanel />
     </div>
   );

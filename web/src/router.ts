@@ -56,6 +56,8 @@ export function onLinkClick(e: MouseEvent): void {
   const a = (e.target as Element | null)?.closest("a");
   if (!a || a.target || a.hasAttribute("download") || a.origin !== location.origin) return;
   if (a.pathname.startsWith("/v1/")) return;
+  // A link within this page (the skip link) is the browser's to follow.
+  if (a.hash && a.pathname === location.pathname && a.search === location.search) return;
   e.preventDefault();
   navigate(a.pathname + a.search);
 }

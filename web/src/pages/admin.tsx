@@ -7,6 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
 import { EVENT_TYPES, SCOPES } from "../lists";
+import { AskFirst, Confirmation } from "../ask-first";
 import { isAdmin, roleChanged, type Session } from "../session";
 import { outbox, useChanges, useOnline } from "../state";
 import { OnlineOnly, Secret, Unavailable, useList, useOneAtATime, useRefusal } from "./common";
@@ -68,7 +69,6 @@ function Users({ session }: { session: Session }) {
   const online = useOnline();
   const create = useCreate(list.reload);
   const [f, setF] = useState({ email: "", password: "", role: "member" });
-  const [removing, setRemoving] = useState<string | null>(null);
   // Making oneself a member takes away this page: it is asked first, and once
   // saved the app asks who the user is now, so it stops showing admin pages.
   const [demoting, setDemoting] = useState(false);
@@ -103,30 +103,21 @@ function Users({ session }: { session: Session }) {
                   <option value="admin">admin</option><option value="member">member</option>
                 </select>
                 {demoting && u.id === meId && (
-                  <span class="row" role="group" aria-label="Make yourself a member?">
-                    <span>Make yourself a member? You lose Admin and the audit log at once; only another admin can give them back.</span>
-                    <button type="button" class="danger" onClick={() => {
+                  <Confirmation label="Make yourself a member?" confirm="Confirm"
+                    text="Make yourself a member? You lose Admin and the audit log at once; only another admin can give them back."
+                    onConfirm={() => {
                       setDemoting(false);
                       setRole(u, "member");
-                    }}>Confirm</button>
-                    <button type="button" class="secondary" onClick={() => setDemoting(false)}>Cancel</button>
-                  </span>
+                    }}
+                    onCancel={() => setDemoting(false)} />
                 )}
               </td>
               <td>{new Date(u.createdAt).toLocaleDateString()}</td>
               <td>
-                {u.id !== session.me?.user.id && (removing === u.id ? (
-                  <span class="row" role="group" aria-label={`Remove ${u.email}?`}>
-                    <span>Remove? Their sessions end and they can no longer sign in.</span>
-                    <button type="button" class="danger" onClick={() => {
-                      setRemoving(null);
-                      void outbox().enqueue({ method: "DELETE", path: `/users/${u.id}`, body: null, label: `Remove user ${u.email}` });
-                    }}>Confirm remove</button>
-                    <button type="button" class="secondary" onClick={() => setRemoving(null)}>Cancel</button>
-                  </span>
-                ) : (
-                  <button type="button" class="danger" onClick={() => setRemoving(u.id)}>Remove</button>
-                ))}
+                {u.id !== session.me?.user.id && (
+                  <AskFirst ask="Remove" label={`Remove ${u.email}?`} text="Remove? Their sessions end and they can no longer sign in." confirm="Confirm remove"
+                    onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/users/${u.id}`, body: null, label: `Remove user ${u.email}` })} />
+                )}
               </td>
             </tr>
           ))}
@@ -148,7 +139,6 @@ function Users({ session }: { session: Session }) {
 
 function ApiKeys() {
   const list = useList<ApiKey>("api-keys", () => api().apiKeys.listPage({ limit: 100 }));
-  const [revoking, setRevoking] = useState<string | null>(null);
   const online = useOnline();
   const create = useCreate(list.reload);
   const [name, setName] = useState("");
@@ -170,17 +160,9 @@ function ApiKeys() {
               <td>{k.name || k.id}</td><td>{k.scopes.join(", ")}</td>
               <td>{new Date(k.createdAt).toLocaleDateString()}</td>
               <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
-              <td>{k.revokedAt ? "revoked" : revoking === k.id ? (
-                <span class="row" role="group" aria-label={`Revoke ${k.name || k.id}?`}>
-                  <span>Revoke? Programs using it stop working.</span>
-                  <button type="button" class="danger" onClick={() => {
-                    setRevoking(null);
-                    void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` });
-                  }}>Confirm revoke</button>
-                  <button type="button" class="secondary" onClick={() => setRevoking(null)}>Cancel</button>
-                </span>
-              ) : (
-                <button type="button" class="danger" onClick={() => setRevoking(k.id)}>Revoke</button>
+              <td>{k.revokedAt ? "revoked" : (
+                <AskFirst ask="Revoke" label={`Revoke ${k.name || k.id}?`} text="Revoke? Programs using it stop working." confirm="Confirm revoke"
+                  onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })} />
               )}</td>
             </tr>
           ))}

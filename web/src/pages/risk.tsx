@@ -8,6 +8,7 @@
 import "./risk.css";
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, etag, explain, RiskApiError, type Attachment, type Risk, type RiskUpdateParams } from "../api";
+import { AskFirst } from "../ask-first";
 import { UploadProgress } from "../changes-panel";
 import type { Change } from "../outbox/change";
 import { pick, withPending } from "../outbox/merge";
@@ -257,22 +258,13 @@ function changedFields(was: Form, now: Form): RiskUpdateParams {
 }
 
 function DeleteRisk({ risk }: { risk: Risk }) {
-  const [confirming, setConfirming] = useState(false);
   const del = async () => {
     await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”` });
     navigate("/");
   };
   return (
     <div class="danger row">
-      {confirming ? (
-        <>
-          <span>Delete this risk and its attachments?</span>
-          <button type="button" class="danger" onClick={del}>Confirm delete</button>
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>Cancel</button>
-        </>
-      ) : (
-        <button type="button" class="danger" onClick={() => setConfirming(true)}>Delete risk</button>
-      )}
+      <AskFirst ask="Delete risk" label="Delete this risk?" text="Delete this risk and its attachments?" confirm="Confirm delete" onConfirm={() => void del()} />
     </div>
   );
 }

@@ -59,7 +59,7 @@ export function SignIn({ onSignedIn, onSubmit, signOutWaits }: { onSignedIn: (s:
       <form onSubmit={submit}>
         <label>
           Email
-          <input type="email" autocomplete="username" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input type="email" autocomplete="username" required autoFocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
         <label>
           Password
