@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/riskapi/riskapi/internal/changes"
@@ -260,7 +261,7 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(r.Title); n < 1 || n > 200 {
 		bad("title", "must be 1–200 characters")
-	} else if strings.TrimSpace(r.Title) == "" {
+	} else if blank(r.Title) {
 		bad("title", "must not be blank")
 	}
 	if utf8.RuneCountInString(r.Description) > 10000 {
@@ -360,3 +361,10 @@ const (
 	ActionUpdated changes.Action = "risk.updated"
 	ActionDeleted changes.Action = "risk.deleted"
 )
+
+// blank is true for a title of only white space and invisible format characters
+// (Unicode category Cf: U+200B ZERO WIDTH SPACE, U+2060, U+FEFF…), which would
+// list as a link nobody can see or click.
+func blank(s string) bool {
+	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == ""
+}
