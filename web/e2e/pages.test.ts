@@ -364,6 +364,8 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.goto("/events");
     await page.getByRole("button", { name: "Redeliver" }).first().dblclick();
     await settled(page, "Redeliver");
+    // This tenant has no endpoint: the panel says nothing went, not just "applied".
+    expect(await page.locator("li.change.done", { hasText: "Redeliver" }).textContent()).toContain("no endpoint is subscribed to this event");
     await allSaved(page);
     await page.waitForTimeout(300);
     expect(sent.filter((x) => x.startsWith("DELETE /v1/users/"))).toHaveLength(1);

@@ -76,6 +76,11 @@ function reason(c: Change): string {
     const s = Math.max(1, Math.ceil((c.nextAttemptAt - Date.now()) / 1000));
     return `Too many requests: trying again in ${s} s`;
   }
+  // A redelivery's answer says how many endpoints it went to: "applied" alone hid that none did.
+  const sent = (c.result as { deliveries?: unknown } | undefined)?.deliveries;
+  if (c.state === "done" && typeof sent === "number") {
+    return `${c.lastStatus}: ${sent === 0 ? "no endpoint is subscribed to this event, so nothing was sent" : sent === 1 ? "queued for 1 endpoint" : `queued for ${sent} endpoints`}`;
+  }
   return `${c.lastStatus ? `${c.lastStatus}: ` : ""}${c.lastReason}`;
 }
 
