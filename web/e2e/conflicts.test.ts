@@ -16,6 +16,7 @@ interface StoredRisk {
   id: string;
   title: string;
   owner: string;
+  category: string;
   version: number;
 }
 
@@ -377,6 +378,37 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     // Made again and saved: the header no longer counts the refusal; the panel keeps it, saying so.
     await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toBe("All changes saved");
     expect(await a.page.locator("li.change.refused").textContent()).toContain("made again and saved since");
+  });
+
+  it("puts back from beside the form only what the refused edit typed: another user's Owner and Category saved meanwhile stay", async () => {
+    const { a, b, risk } = await twoUsers({ category: "Ops" });
+    const form = await openRisk(a.page, risk.id);
+    await a.context.setOffline(true);
+    await form.getByLabel("Title").fill("   "); // the server refuses a blank title
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+    await form.getByLabel("Description").fill("my draft description"); // a new draft: the refusal waits beside it
+    await a.context.setOffline(false);
+    const aside = a.page.getByRole("group", { name: "Refused change" });
+    await aside.waitFor();
+
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: "Bob owner", category: "BobCat" } })).status()).toBe(200);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    await expect.poll(() => form.getByLabel("Owner").inputValue()).toBe("Bob owner");
+    expect(await aside.textContent()).not.toContain("Ada");
+
+    const sent = patches(a.page);
+    await aside.getByRole("button", { name: "Put these back in the form" }).click();
+    expect(await form.getByLabel("Title").inputValue()).toBe("   ");
+    expect(await form.getByLabel("Owner").inputValue()).toBe("Bob owner");
+    expect(await form.getByLabel("Category").inputValue()).toBe("BobCat");
+    expect(await a.page.getByRole("group", { name: "Your draft" }).textContent()).toContain("my draft description");
+    await form.getByLabel("Title").fill("Put back and fixed");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(async () => (await stored(a.page, risk.id)).title).toBe("Put back and fixed");
+    expect(await stored(a.page, risk.id)).toMatchObject({ owner: "Bob owner", category: "BobCat" });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ title: "Put back and fixed" }]);
   });
 
   it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {

@@ -142,7 +142,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [aside, setAside] = useState<Aside | null>(null);
   const untouched = () => sameValues(formOf(shown), latest.current);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
-    const values = { ...formOf(shown), ...(c.form!.values as Partial<Form>) };
+    const typed = c.form!.values as Partial<Form>;
+    const values = { ...formOf(shown), ...typed };
     // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
     if (untouched() || sameValues(values, latest.current)) {
       setF(values);
@@ -151,19 +152,23 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
       setErrors(fieldErrors(c));
       held.current = true;
     } else {
-      setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values, errors: fieldErrors(c) });
+      // Only what it typed: the other fields are the stored ones whenever it is put back.
+      setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values: typed, errors: fieldErrors(c) });
     }
   });
+  // Put back: what the aside typed over the risk as stored now, never a stored
+  // value it carried from before, which Save would send over another writer's.
   const restore = () => {
     if (!aside) return;
-    setAside(untouched() ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: latest.current, errors: {} });
+    const draft = pickForm(latest.current, typedFields(basis.current.form, latest.current));
+    setAside(Object.keys(draft).length === 0 ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: draft, errors: {} });
     setF({ ...formOf(shown), ...(aside.values as Partial<Form>) });
     basis.current = asShown();
     setErrors(aside.errors);
     held.current = true;
   };
   // Beside the form, only what differs from the risk as shown.
-  const asideFields = aside ? EDIT_FIELDS.filter(([k]) => aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
+  const asideFields = aside ? EDIT_FIELDS.filter(([k]) => k in aside.values && aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
   const set = (k: keyof Form) => (v: string) => setF({ ...latest.current, [k]: v });
   const submit = useSubmitOnce(async () => {
     const { form: was, shown: seen, ifMatch } = basis.current;
