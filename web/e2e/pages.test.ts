@@ -409,6 +409,23 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await form.getByRole("button", { name: "Add user" }).click();
     expect(await form.getByLabel("Email").evaluate((e) => (e as HTMLInputElement).validity.valid)).toBe(false);
     expect(await error.count()).toBe(0);
+
+    // A checkbox clicked right after an error takes the click, once.
+    await page.goto("/admin/api-keys");
+    const keys = page.getByRole("form", { name: "Create an API key" });
+    await keys.getByLabel("Name").fill("No scopes");
+    for (const name of ["risks:read", "risks:write"]) {
+      await keys.getByRole("checkbox", { name }).click();
+      await expect.poll(() => keys.getByRole("checkbox", { name }).isChecked()).toBe(false);
+    }
+    await keys.getByRole("button", { name: "Create API key" }).click();
+    await page.getByRole("alert").filter({ hasText: "Not created" }).waitFor({ timeout: 5000 }).catch(async (err: unknown) => {
+      throw new Error(`${String(err)}\nboxes ${JSON.stringify(await keys.getByRole("checkbox").evaluateAll((bs) => bs.map((b) => (b as HTMLInputElement).checked)))}\npage: ${(await page.locator("main").innerText()).slice(0, 800)}`);
+    });
+    const read = keys.getByRole("checkbox", { name: "risks:read" });
+    await read.click();
+    expect(await read.isChecked()).toBe(true);
+    expect(await page.getByRole("alert").filter({ hasText: "Not created" }).count()).toBe(0);
   });
 
   it("works from the keyboard: sign-in starts in Email, a skip link passes the header, a new page takes focus to its content, a confirmation starts on Cancel and Escape goes back", async () => {
