@@ -102,6 +102,11 @@ describe("redone", () => {
     expect(redone(refused, [refused, edit("k0", 500, "done")])).toBe(false);
   });
 
+  it("is false when the later change saved other fields only", () => {
+    const owner = { ...edit("k2", 2000, "done"), form: { name: "edit-risk", target: "risk_1", values: { owner: "Ada" } } };
+    expect(redone(refused, [refused, owner])).toBe(false);
+  });
+
   it("is false for another user's change, or one from another form or of another risk", () => {
     expect(redone(refused, [refused, edit("k2", 2000, "done", bob)])).toBe(false);
     expect(redone(refused, [refused, edit("k2", 2000, "done", ada, "risk_2")])).toBe(false);
