@@ -2,7 +2,8 @@ import "fake-indexeddb/auto";
 import { locks } from "web-locks";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
-import { afterOwn, withPending } from "./merge";
+import { newChange } from "./change";
+import { afterOwn, keepTheirs, withPending } from "./merge";
 import { Outbox, type Transport } from "./outbox";
 import { ChangeStore } from "./store";
 
@@ -286,5 +287,20 @@ describe("one user's edits of a risk that wait together, while another user chan
     expect(afterOwn(at(1, { title: "T1" }, { title: "Flood" }), done)).toBeUndefined();
     const replayed = { ...done, replayed: true };
     expect(afterOwn(older, replayed)).toBe(older);
+  });
+});
+
+describe("keepTheirs on a metadata clash", () => {
+  it("drops only the keys in conflict: a key nobody else changed is still sent, over the version it met", () => {
+    const c: Change = {
+      ...newChange({ method: "PATCH", path: "/risks/risk_1", body: { kind: "json", json: { title: "Mine", metadata: { env: "staging", site: "y" } } }, label: "Edit risk" },
+        { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" }, "k1", 1000),
+      state: "conflict", ifMatch: '"1"', base: { title: "T0", metadata: { env: "prod", site: "x" } },
+      conflict: { version: 2, theirs: { title: "Theirs", metadata: { site: "x" } }, fields: ["title", "metadata"] },
+    };
+    const next = keepTheirs(c);
+    expect(next?.body).toEqual({ kind: "json", json: { metadata: { site: "y" } } });
+    expect(next?.ifMatch).toBe('"2"');
+    expect(next?.state).toBe("pending");
   });
 });

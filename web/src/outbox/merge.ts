@@ -87,7 +87,7 @@ function onto(c: Change, mine: Fields, base: Fields, current: Record<string, unk
     return { ...rest, state: "pending", ifMatch: etag({ version }), base: pick(current, keys), nextAttemptAt: 0, lastReason: merged };
   }
   const conflict: ConflictInfo = { version, theirs: pick(current, keys), fields: both };
-  return { ...rest, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed by someone else too` };
+  return { ...rest, state: "conflict", conflict, nextAttemptAt: 0, lastReason: `Conflict: ${both.join(", ")} changed in a newer version too` };
 }
 
 /** without is mine less what a later edit set: its fields, and of metadata its keys. */
@@ -146,13 +146,22 @@ export function keepMine(c: Change): Change {
 
 /**
  * keepTheirs: the other writer's values stay. The user's fields in conflict
- * are dropped; any others of theirs, which nobody else touched, are sent over
- * the new version. undefined when nothing is left to send: the change is gone.
+ * are dropped, and of metadata only the keys in conflict; any others of
+ * theirs, which nobody else touched, are sent over the new version. undefined
+ * when nothing is left to send: the change is gone.
  */
 export function keepTheirs(c: Change): Change | undefined {
   const { conflict, ...rest } = c;
   if (!conflict || c.body?.kind !== "json") return c;
-  const left = Object.fromEntries(Object.entries(c.body.json as Fields).filter(([k]) => !conflict.fields.includes(k)));
+  const left: Fields = {};
+  for (const [k, v] of Object.entries(c.body.json as Fields)) {
+    if (!conflict.fields.includes(k)) left[k] = v;
+    else if (k === "metadata") {
+      const m = (v ?? {}) as Meta, b = (c.base?.metadata ?? {}) as Meta, cur = (conflict.theirs.metadata ?? {}) as Meta;
+      const kept = Object.fromEntries(Object.entries(m).filter(([mk]) => !metadataClash({ [mk]: m[mk] }, b, cur)));
+      if (Object.keys(kept).length > 0) left[k] = kept;
+    }
+  }
   if (Object.keys(left).length === 0) return undefined;
   return {
     ...rest, state: "pending", body: { kind: "json", json: left }, ifMatch: etag(conflict), base: pick(conflict.theirs, Object.keys(left)),

@@ -31,7 +31,8 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
     <section class="conflict" role="region" aria-labelledby={id}>
       <h2 id={id}>Conflict</h2>
       <p>
-        Your edit ({new Date(c.createdAt).toLocaleString()}) and someone else’s both changed{" "}
+        {/* "A newer save", not "someone else's": it may be this user's own, from another tab; History says whose. */}
+        Your edit ({new Date(c.createdAt).toLocaleString()}) and a newer save of this risk (version {conflict.version}) both changed{" "}
         {conflict.fields.map((k) => LABELS[k] ?? k).join(", ")}. Nothing was overwritten: choose which to keep.
         {others.length > 0 && ` Your change of ${others.map((k) => LABELS[k] ?? k).join(", ")} waits with it, and is sent whichever you choose.`}
       </p>
