@@ -384,6 +384,7 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await own.selectOption("member");
     await page.getByRole("group", { name: "Make yourself a member?" }).getByRole("button", { name: "Cancel" }).click();
     expect(await own.inputValue()).toBe("admin");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute("aria-label"))).toBe(`Role of ${account.email}`);
     await page.waitForTimeout(300);
     expect(sent).toEqual([]);
 
@@ -464,6 +465,10 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await expect.poll(focused).toBe("Delete risk");
     expect(await page.getByRole("button", { name: "Confirm delete" }).count()).toBe(0);
     expect((await page.request.get(`/v1/risks/${risk.id}`)).status()).toBe(200);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Email").waitFor();
+    await expect.poll(focused).toBe("email");
   });
 
   it("names a bad date in the request log's address, and the page still works", async () => {

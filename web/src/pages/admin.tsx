@@ -4,7 +4,7 @@
  * a password (a user) is online-only: it is sent now or not at all, and never
  * kept in the outbox. Role changes and removals are ordinary queued changes.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type ApiKey, type DeliveryAttempt as Delivery, type User, type WebhookEndpoint as Endpoint, type WebhookSource as Source } from "../api";
 import { EVENT_TYPES, SCOPES } from "../lists";
 import { AskFirst, Confirmation } from "../ask-first";
@@ -74,6 +74,14 @@ function Users({ session }: { session: Session }) {
   // Making oneself a member takes away this page: it is asked first, and once
   // saved the app asks who the user is now, so it stops showing admin pages.
   const [demoting, setDemoting] = useState(false);
+  // Cancel gives focus back to the own role's select, drawn anew (its key changed).
+  const ownSelect = useRef<HTMLSelectElement>(null);
+  const refocus = useRef(false);
+  useEffect(() => {
+    if (demoting || !refocus.current) return;
+    refocus.current = false;
+    ownSelect.current?.focus();
+  }, [demoting]);
   const meId = session.me?.user.id;
   const ownRoleSaved = [...changes].reverse().find((c) => c.state === "done" && c.method === "PATCH" && c.path === `/users/${meId}`)?.key;
   useEffect(() => {
@@ -100,7 +108,7 @@ function Users({ session }: { session: Session }) {
               <td>{u.email}</td>
               <td>
                 {/* Keyed by what it shows, so a refused change cannot leave the select on a role the server does not hold. */}
-                <select key={`${u.role}|${pendingRole(u.id) ?? ""}|${demoting && u.id === meId}`} aria-label={`Role of ${u.email}`} value={pendingRole(u.id) ?? u.role}
+                <select key={`${u.role}|${pendingRole(u.id) ?? ""}|${demoting && u.id === meId}`} ref={u.id === meId ? ownSelect : undefined} aria-label={`Role of ${u.email}`} value={pendingRole(u.id) ?? u.role}
                   onChange={(e) => (u.id === meId && e.currentTarget.value === "member" ? setDemoting(true) : setRole(u, e.currentTarget.value))}>
                   <option value="admin">admin</option><option value="member">member</option>
                 </select>
@@ -111,7 +119,10 @@ function Users({ session }: { session: Session }) {
                       setDemoting(false);
                       setRole(u, "member");
                     }}
-                    onCancel={() => setDemoting(false)} />
+                    onCancel={() => {
+                      refocus.current = true;
+                      setDemoting(false);
+                    }} />
                 )}
               </td>
               <td>{new Date(u.createdAt).toLocaleDateString()}</td>
@@ -219,7 +230,9 @@ function Sources() {
         {list.page?.data.map((s) => (
           <li key={s.id}>
             <code>/webhooks/inbound/{s.source}</code>{" "}
-            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-sources/${s.id}`, body: null, label: `Delete webhook source ${s.source}` })}>Delete</button>
+            <AskFirst ask="Delete" askLabel={`Delete source ${s.source}`} label={`Delete source ${s.source}?`} confirm="Confirm delete"
+              text="Delete? Webhooks sent to it are refused from then on (401), and its secret stops working."
+              onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-sources/${s.id}`, body: null, label: `Delete webhook source ${s.source}` })} />
           </li>
         ))}
       </ul>
@@ -254,7 +267,9 @@ function Endpoints() {
           <li key={ep.id}>
             <code>{ep.url}</code> {ep.events.join(", ")}{" "}
             <button type="button" class="secondary" onClick={() => setShown(shown === ep.id ? null : ep.id)}>Deliveries</button>{" "}
-            <button type="button" class="danger" onClick={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-endpoints/${ep.id}`, body: null, label: `Delete endpoint ${ep.url}` })}>Delete</button>
+            <AskFirst ask="Delete" askLabel={`Delete endpoint ${ep.url}`} label={`Delete endpoint ${ep.url}?`} confirm="Confirm delete"
+              text="Delete? No more events are sent to it."
+              onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-endpoints/${ep.id}`, body: null, label: `Delete endpoint ${ep.url}` })} />
             {shown === ep.id && (
               <table>
                 <thead><tr><th>Event</th><th>Attempt</th><th>Status</th><th>Error</th><th>ms</th><th>When</th></tr></thead>

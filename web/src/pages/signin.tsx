@@ -3,7 +3,7 @@
  * in the outbox, and POST /v1/sessions takes no Idempotency-Key. It names
  * whose changes wait in this browser for their author (never what they are).
  */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { explain } from "../api";
 import { signIn, type Session } from "../session";
 import { outbox } from "../state";
@@ -20,6 +20,10 @@ export function SignIn({ onSignedIn, onSubmit, signOutWaits }: { onSignedIn: (s:
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const [waiting, setWaiting] = useState<{ email: string; count: number }[]>([]);
+  // The form starts in Email, also when it replaces the app at a sign-out, where
+  // the autofocus attribute of a page load does not apply.
+  const first = useRef<HTMLInputElement>(null);
+  useEffect(() => first.current?.focus(), []);
   useEffect(() => {
     const load = () => void outbox().waiting().then(setWaiting);
     load();
@@ -59,7 +63,7 @@ export function SignIn({ onSignedIn, onSubmit, signOutWaits }: { onSignedIn: (s:
       <form onSubmit={submit}>
         <label>
           Email
-          <input type="email" autocomplete="username" required autoFocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input type="email" autocomplete="username" required ref={first} value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
         </label>
         <label>
           Password
