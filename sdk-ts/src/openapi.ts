@@ -1965,6 +1965,7 @@ export interface components {
          *     rather than as one with no properties at all.
          */
         RiskTitleRequired: {
+            /** @description Not blank either; white space and invisible format characters (Unicode Cf, such as U+200B) alone are refused. */
             title: string;
         };
         /** @description Partial update. Every field is optional; fields not given are kept. */
