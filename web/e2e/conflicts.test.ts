@@ -411,6 +411,32 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ title: "Put back and fixed" }]);
   });
 
+  it("puts a kept-aside draft back on the version it was typed over: Save meets the other user's newer Description as a Conflict, never overwrites it", async () => {
+    const { a, b, risk } = await twoUsers({ description: "orig" });
+    const form = await openRisk(a.page, risk.id);
+    await a.context.setOffline(true);
+    await form.getByLabel("Title").fill("   "); // refused by the server
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+    await form.getByLabel("Description").fill("D-mine"); // a draft typed over version 1
+    await a.context.setOffline(false);
+    await a.page.getByRole("group", { name: "Refused change" }).waitFor();
+
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { description: "D-bob", owner: "Bob owner" } })).status()).toBe(200);
+    await a.context.setOffline(true);
+    await a.context.setOffline(false);
+    const version = () => a.page.evaluate(() => [...document.querySelectorAll("dl.facts dt")].find((dt) => dt.textContent === "Version")?.nextElementSibling?.textContent);
+    await expect.poll(version).toBe("2");
+
+    await a.page.getByRole("group", { name: "Refused change" }).getByRole("button", { name: "Put these back in the form" }).click();
+    expect(await form.getByLabel("Description").inputValue()).toBe("D-bob");
+    await a.page.getByRole("group", { name: "Your draft" }).getByRole("button", { name: "Put these back in the form" }).click();
+    expect(await form.getByLabel("Description").inputValue()).toBe("D-mine");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await a.page.getByRole("region", { name: "Conflict" }).waitFor();
+    expect(await stored(a.page, risk.id)).toMatchObject({ description: "D-bob", owner: "Bob owner", version: 2 });
+  });
+
   it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {
     const { a, risk } = await twoUsers();
     let form = await openRisk(a.page, risk.id);

@@ -82,6 +82,9 @@ function Facts({ risk }: { risk: Risk }) {
 
 type Form = ReturnType<typeof formOf>;
 
+/** What a draft is typed over: the form as it was given, the risk it showed and that risk's ETag. */
+type Basis = { form: Form; shown: Risk; ifMatch: string };
+
 /**
  * EditRisk is the risk's edit form. It shows the stored risk with the user's
  * pending edits laid over it, and sends only the fields the user changed, with
@@ -116,8 +119,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   // it are the user's typing, and Save sends those only, with its ETag and the
   // values the user saw of them, so a newer version is merged or shown as a
   // conflict (outbox/merge.ts), never overwritten with what the form held.
-  const basis = useRef({ form: f, shown, ifMatch: etag(risk) });
-  const asShown = () => ({ form: formOf(shown), shown, ifMatch: etag(risk) });
+  const basis = useRef<Basis>({ form: f, shown, ifMatch: etag(risk) });
+  const asShown = (): Basis => ({ form: formOf(shown), shown, ifMatch: etag(risk) });
   useEffect(() => {
     const now = asShown();
     const next = now.form;
@@ -137,35 +140,45 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     // Else someone changed a field the user is typing in too: the draft stays on
     // the version it was typed over, so Save meets 412 and shows the conflict.
   }, [risk, known.current.appeared]);
+  // Typed values come back into the form over the risk as stored now, and keep
+  // the version they were typed over (seen) unless nobody else has changed those
+  // fields since (the re-read's rule above): else Save meets 412 and shows the
+  // conflict, never sends them over another writer's newer values.
+  const putBack = (values: Partial<Form>, seen: Basis) => {
+    const now = asShown();
+    const keys = Object.keys(values) as (keyof Form)[];
+    basis.current = keys.every((k) => now.form[k] === seen.form[k] || now.form[k] === values[k])
+      ? now : { ...seen, form: { ...now.form, ...pickForm(seen.form, keys) } };
+    setF({ ...now.form, ...values });
+    held.current = true;
+  };
+  // A refused edit's typing was over the version it was sent with, and the values its base holds.
+  const seenBy = (c: Change): Basis => {
+    const seen = { ...shown, ...(c.base ?? {}) } as Risk;
+    return { form: formOf(seen), shown: seen, ifMatch: c.ifMatch ?? etag(risk) };
+  };
   // A refused edit comes back into the form only if the user has not started
   // another since; else it waits beside the form, and neither is lost.
-  const [aside, setAside] = useState<Aside | null>(null);
+  const [aside, setAside] = useState<(Aside & { seen: Basis }) | null>(null);
   const untouched = () => sameValues(formOf(shown), latest.current);
   useRefusal(changes, "edit-risk", risk.id, (c) => {
     const typed = c.form!.values as Partial<Form>;
-    const values = { ...formOf(shown), ...typed };
     // Untouched: as the risk shows, or still what was sent (the form keeps an edit after Save).
-    if (untouched() || sameValues(values, latest.current)) {
-      setF(values);
-      // The refused values are the user's typing over the risk as shown now.
-      basis.current = asShown();
+    if (untouched() || sameValues({ ...formOf(shown), ...typed }, latest.current)) {
+      putBack(typed, seenBy(c));
       setErrors(fieldErrors(c));
-      held.current = true;
     } else {
-      // Only what it typed: the other fields are the stored ones whenever it is put back.
-      setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values: typed, errors: fieldErrors(c) });
+      setAside({ label: "Refused change", note: "the server did not save this edit; your newer edit stays in the form.", values: typed, errors: fieldErrors(c), seen: seenBy(c) });
     }
   });
-  // Put back: what the aside typed over the risk as stored now, never a stored
-  // value it carried from before, which Save would send over another writer's.
+  // Put back from beside the form; the draft it replaces goes beside the form in turn, with its own version.
   const restore = () => {
     if (!aside) return;
-    const draft = pickForm(latest.current, typedFields(basis.current.form, latest.current));
-    setAside(Object.keys(draft).length === 0 ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: draft, errors: {} });
-    setF({ ...formOf(shown), ...(aside.values as Partial<Form>) });
-    basis.current = asShown();
+    const was = basis.current;
+    const draft = pickForm(latest.current, typedFields(was.form, latest.current));
+    setAside(Object.keys(draft).length === 0 ? null : { label: "Your draft", note: "kept while the refused edit is back in the form.", values: draft, errors: {}, seen: was });
+    putBack(aside.values as Partial<Form>, aside.seen);
     setErrors(aside.errors);
-    held.current = true;
   };
   // Beside the form, only what differs from the risk as shown.
   const asideFields = aside ? EDIT_FIELDS.filter(([k]) => k in aside.values && aside.values[k] !== (formOf(shown) as Record<string, string>)[k]) : [];
