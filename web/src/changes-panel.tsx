@@ -55,7 +55,8 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
         {/* A 404: the thing is gone, and the form that took the values back goes with it. */}
         {c.state === "refused" && c.form && c.lastStatus === 404 && <span>it is gone, and its form with it; what you typed: {typed(c)}</span>}
-        {c.state === "refused" && c.form && c.lastStatus !== 404 && !c.restored && !again && <span>its form holds what you typed</span>}
+        {/* What it typed stays readable here, also after a reload has taken it from beside its form. */}
+        {c.state === "refused" && c.form && c.lastStatus !== 404 && !again && <span>what you typed: {typed(c)}</span>}
         {again && <span>made again and saved since</span>}
         {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>

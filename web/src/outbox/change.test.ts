@@ -102,8 +102,8 @@ describe("redone", () => {
     expect(redone(refused, [refused, edit("k0", 500, "done")])).toBe(false);
   });
 
-  it("is false when the later change saved other fields only", () => {
-    const owner = { ...edit("k2", 2000, "done"), form: { name: "edit-risk", target: "risk_1", values: { owner: "Ada" } } };
+  it("is false when the later change sent other fields only, as after Keep theirs dropped the refused one's field", () => {
+    const owner: Change = { ...edit("k2", 2000, "done"), body: { kind: "json", json: { owner: "Ada" } }, form: { name: "edit-risk", target: "risk_1", values: { title: "x", owner: "Ada" } } };
     expect(redone(refused, [refused, owner])).toBe(false);
   });
 

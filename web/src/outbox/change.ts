@@ -28,16 +28,18 @@ export function unsettled(c: Change): boolean {
 
 /**
  * redone is true for a refused change its user has since made again: a later
- * change of theirs from the same form (name and target), setting every field
- * the refused one typed, was saved. The refusal then needs nothing more of
- * them, so the header stops counting it; the panel still lists it, as history,
- * until cleared. A later save of other fields leaves it refused.
+ * change of theirs from the same form (name and target) that sent every field
+ * the refused one sent was saved. The refusal then needs nothing more of them,
+ * so the header stops counting it; the panel still lists it, as history, until
+ * cleared. A later save of other fields (or one whose field was dropped by
+ * Keep theirs) leaves it refused.
  */
 export function redone(c: Change, all: Change[]): boolean {
   const f = c.form;
   if (c.state !== "refused" || !f) return false;
+  const sent = (x: Change) => (x.body?.kind === "json" && x.body.json !== null && typeof x.body.json === "object" ? Object.keys(x.body.json) : []);
   return all.some((d) => d.state === "done" && d.createdAt > c.createdAt && sameOwner(d.owner, c.owner) &&
-    d.form?.name === f.name && d.form.target === f.target && Object.keys(f.values).every((k) => k in d.form!.values));
+    d.form?.name === f.name && d.form.target === f.target && sent(c).every((k) => sent(d).includes(k)));
 }
 
 /** Fields of a risk by their JSON name, with JSON values (a string, a number or null). */
