@@ -51,11 +51,19 @@ function useCreate(reload: () => void) {
         return false;
       }
     })) ?? false;
-  // clearError is for the form's change event: an error about the values sent is stale
-  // once they change (else it stays beside a submit the browser itself blocked).
-  // Not its input event: that comes before a checkbox's change, and the render it
-  // caused put the box back before its own handler read it.
-  return { error, secret, clearSecret: () => setSecret(""), clearError: () => setError(""), run };
+  // clears go on the form: an error about the values sent is stale once they
+  // change (else it stays beside a submit the browser itself blocked). Text clears
+  // it as it is typed; a checkbox or radio on its change only, since its input
+  // event comes first and that render put the box back before its own handler
+  // read it.
+  const clears = {
+    onInput: (e: Event) => {
+      const t = e.target;
+      if (!(t instanceof HTMLInputElement && (t.type === "checkbox" || t.type === "radio"))) setError("");
+    },
+    onChange: () => setError(""),
+  };
+  return { error, secret, clearSecret: () => setSecret(""), clears, run };
 }
 
 function Users({ session }: { session: Session }) {
@@ -137,7 +145,7 @@ function Users({ session }: { session: Session }) {
         </tbody>
       </table>
       <h2>Add a user</h2>
-      <form class="row" onSubmit={submit} onChange={create.clearError} aria-label="Add a user">
+      <form class="row" onSubmit={submit} {...create.clears} aria-label="Add a user">
         <label>Email<input type="email" required value={f.email} onInput={(e) => setF({ ...f, email: e.currentTarget.value })} /></label>
         <label>Password<input type="password" autocomplete="new-password" required minLength={8} value={f.password} onInput={(e) => setF({ ...f, password: e.currentTarget.value })} /></label>
         <label>Role<select value={f.role} onChange={(e) => setF({ ...f, role: e.currentTarget.value })}><option>member</option><option>admin</option></select></label>
@@ -182,8 +190,8 @@ function ApiKeys() {
         </tbody>
       </table>
       <h2>Create an API key</h2>
-      <form class="row" onSubmit={submit} onChange={create.clearError} aria-label="Create an API key">
-        <label>Name<input required value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
+      <form class="row" onSubmit={submit} {...create.clears} aria-label="Create an API key">
+        <label>Name<input required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} /></label>
         <fieldset>
           <legend>Scopes</legend>
           {SCOPES.map((s) => (
@@ -236,7 +244,7 @@ function Sources() {
           </li>
         ))}
       </ul>
-      <form class="row" onSubmit={submit} onChange={create.clearError} aria-label="Add a webhook source">
+      <form class="row" onSubmit={submit} {...create.clears} aria-label="Add a webhook source">
         <label>Source name<input required pattern="[A-Za-z0-9][A-Za-z0-9._\-]{0,99}" title="Letters, digits, dot, underscore and hyphen, starting with a letter or digit" value={source} onInput={(e) => setSource(e.currentTarget.value)} /></label>
         <button type="submit" disabled={!online}>Add source</button>
       </form>
@@ -286,7 +294,7 @@ function Endpoints() {
           </li>
         ))}
       </ul>
-      <form class="row" onSubmit={submit} onChange={create.clearError} aria-label="Add a webhook endpoint">
+      <form class="row" onSubmit={submit} {...create.clears} aria-label="Add a webhook endpoint">
         <label>URL<input type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} /></label>
         <fieldset>
           <legend>Events</legend>
