@@ -171,6 +171,9 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     await form.getByLabel("Treatment").selectOption("mitigate");
     await form.getByLabel("Review date").fill("2027-03-31");
     await form.getByLabel("Value 1").fill("security"); // team
+    await form.getByRole("button", { name: "Add metadata" }).click();
+    await form.getByLabel("Key 3").fill("env"); // a key nobody else touches
+    await form.getByLabel("Value 3").fill("prod");
     await form.getByRole("button", { name: "Save changes" }).click();
     await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
     const other = await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { treatment: null, reviewDate: null, metadata: { team: "finance", site: "Lyon" } } });
@@ -186,9 +189,10 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await row("Treatment")).toEqual({ mine: "mitigate", theirs: "none" });
     expect(await row("Review date")).toEqual({ mine: "2027-03-31", theirs: "none" });
     expect(await row("Metadata")).toEqual({ mine: "team: security", theirs: "team: finance" });
+    expect(await box.textContent()).toContain("Your change of metadata key env waits with it");
     await box.getByRole("button", { name: "Keep mine" }).click();
     await expect.poll(async () => (await stored(a.page, risk.id)) as unknown).toMatchObject({
-      treatment: "mitigate", reviewDate: "2027-03-31", metadata: { team: "security", ticket: "T-1", site: "Lyon" },
+      treatment: "mitigate", reviewDate: "2027-03-31", metadata: { team: "security", ticket: "T-1", site: "Lyon", env: "prod" },
     });
   });
 

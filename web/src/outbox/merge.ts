@@ -122,7 +122,7 @@ function same(a: unknown, b: unknown): boolean {
 type Meta = Record<string, string>;
 
 /** metadataClash: a key of the user's changed by the other writer too, to another value ("" and absent are one). */
-function metadataClash(mine: unknown, base: unknown, current: unknown): boolean {
+export function metadataClash(mine: unknown, base: unknown, current: unknown): boolean {
   const m = (mine ?? {}) as Meta, b = (base ?? {}) as Meta, c = (current ?? {}) as Meta;
   return Object.keys(m).some((k) => (c[k] ?? "") !== (b[k] ?? "") && (c[k] ?? "") !== m[k]);
 }

@@ -6,6 +6,7 @@
  */
 import type { Risk } from "../api";
 import type { Change, Fields } from "../outbox/change";
+import { metadataClash } from "../outbox/merge";
 import { outbox } from "../state";
 
 /** The edit form's labels, by the field's JSON name. */
@@ -23,8 +24,13 @@ export function Conflicts({ risk, changes, onResolved }: { risk: Risk; changes: 
 
 function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
   const conflict = c.conflict!;
-  const mine = (c.body?.kind === "json" ? c.body.json : {}) as Fields;
-  const others = Object.keys(mine).filter((k) => !conflict.fields.includes(k));
+  const sent = (c.body?.kind === "json" ? c.body.json : {}) as Fields;
+  // Of metadata, only the keys both changed are in conflict; the edit's other keys wait with it, as its other fields do.
+  const meta = (sent.metadata ?? {}) as Record<string, string>;
+  const metaClash = Object.keys(meta).filter((k) => metadataClash({ [k]: meta[k] }, c.base?.metadata, conflict.theirs.metadata));
+  const metaOthers = conflict.fields.includes("metadata") ? Object.keys(meta).filter((k) => !metaClash.includes(k)) : [];
+  const mine: Fields = "metadata" in sent && conflict.fields.includes("metadata") ? { ...sent, metadata: Object.fromEntries(metaClash.map((k) => [k, meta[k]])) } : sent;
+  const others = [...Object.keys(sent).filter((k) => !conflict.fields.includes(k)).map((k) => LABELS[k] ?? k), ...metaOthers.map((k) => `metadata key ${k}`)];
   const choose = (keep: "mine" | "theirs") => () => void outbox().resolve(c.key, keep).then(onResolved);
   const id = `conflict-${c.key}`;
   return (
@@ -34,7 +40,7 @@ function ConflictBox({ c, onResolved }: { c: Change; onResolved: () => void }) {
         {/* "A newer save", not "someone else's": it may be this user's own, from another tab; History says whose. */}
         Your edit ({new Date(c.createdAt).toLocaleString()}) and a newer save of this risk (version {conflict.version}) both changed{" "}
         {conflict.fields.map((k) => LABELS[k] ?? k).join(", ")}. Nothing was overwritten: choose which to keep.
-        {others.length > 0 && ` Your change of ${others.map((k) => LABELS[k] ?? k).join(", ")} waits with it, and is sent whichever you choose.`}
+        {others.length > 0 && ` Your change of ${others.join(", ")} waits with it, and is sent whichever you choose.`}
       </p>
       <table>
         <thead><tr><th scope="col">Field</th><th scope="col">Mine</th><th scope="col">Theirs (version {conflict.version})</th></tr></thead>
