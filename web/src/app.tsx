@@ -108,7 +108,6 @@ export function App() {
     setSession(null);
   };
 
-  // Signed in: the other pages' chunks come while the browser is idle, so they open offline too.
   // A new page (not a new query: filters keep their focus) takes keyboard focus
   // to its content, as a full page load would start there, not on <body>.
   const shown = useRef(path);
@@ -117,6 +116,7 @@ export function App() {
     shown.current = path;
     document.getElementById("main")?.focus({ preventScroll: true });
   }, [path]);
+  // Signed in: the other pages' chunks come while the browser is idle, so they open offline too.
   const signedInNow = !!session;
   useEffect(() => {
     if (signedInNow) preloadViews();

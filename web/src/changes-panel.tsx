@@ -53,10 +53,8 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
         {c.problem?.code && <code>{c.problem.code}</code>}
         <span title="Idempotency-Key">key <code>{c.key}</code></span>
         <a href={`/requests?idempotencyKey=${encodeURIComponent(c.key)}`}>Log</a>
-        {/* A 404: the thing is gone, and the form that took the values back goes with it. */}
-        {c.state === "refused" && c.form && c.lastStatus === 404 && <span>it is gone, and its form with it; what you typed: {typed(c)}</span>}
-        {/* What it typed stays readable here, also after a reload has taken it from beside its form. */}
-        {c.state === "refused" && c.form && c.lastStatus !== 404 && !again && <span>what you typed: {typed(c)}</span>}
+        {/* What it typed stays readable here: after a 404 its form is gone with the thing, and a reload takes it from beside its form. */}
+        {c.state === "refused" && c.form && !again && <span>{c.lastStatus === 404 ? "it is gone, and its form with it; " : ""}what you typed: {typed(c)}</span>}
         {again && <span>made again and saved since</span>}
         {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
       </div>
