@@ -289,6 +289,8 @@ export class Outbox {
    * someone else's (docs/dashboard.md, "Conflicts").
    */
   private async carry(done: Change): Promise<void> {
+    // Only an edit's answer is a version to carry onto: a create, upload or delete reads nothing more.
+    if (done.method !== "PATCH") return;
     for (const c of await this.o.store.all()) {
       if (c.key === done.key || c.path !== done.path || !unsettled(c) || !sameOwner(c.owner, done.owner)) continue;
       const { changed, value } = await this.o.store.update(c.key, (x) => afterOwn(x, done));
