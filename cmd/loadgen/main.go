@@ -77,7 +77,14 @@ type options struct {
 // envFlags collects repeated --env K=V.
 type envFlags struct{ o *options }
 
-func (e envFlags) String() string { return strings.Join(e.o.env, " ") }
+// String is nil-safe: flag's usage output calls it on a zero envFlags to learn
+// whether the flag has a default worth printing.
+func (e envFlags) String() string {
+	if e.o == nil {
+		return ""
+	}
+	return strings.Join(e.o.env, " ")
+}
 func (e envFlags) Set(v string) error {
 	if k, _, ok := strings.Cut(v, "="); !ok || k == "" {
 		return fmt.Errorf("%q is not K=V", v)
