@@ -3,53 +3,79 @@
 # row, the goal, the figure as a ratio against a baseline measured in the same run
 # (or against the goal where the issue's goal is an absolute bound), the 1-minute
 # load average at the start and end of that row's run, and whether the goal is met.
-# Every row reuses a command of docs/performance.md (section "Issue 26: one command").
+# docs/performance.md ("How to run: bench/issue26.sh") says what each row group runs.
 #
-#   bench/issue26.sh [--quick] [--only ROW] [--register] [--out FILE] [--peer-src DIR]
+#   bench/issue26.sh [--quick] [--only ROW] [--skip ROW]… [--register] [--out FILE]
+#                    [--peer-src DIR]
 #
 #   --quick     a smoke run at small scale (a few minutes); default: the issue's scale
 #   --only ROW  one row group: floor sqlite cpu peer webhook audit versions reqlog
 #               ratelimit dashboard register
+#   --skip ROW  leave a row group out (repeatable)
 #   --register  also the register at size (1 M + 9 × 100 k risks; 10–20 min per store
 #               and benchmark at full scale); off by default, on with --only register
 #   --out FILE  also write the table to FILE
-#   --peer-src  gopotency's source (default: extracted from the fetched mirror
-#               /work/.mirror/fco-gt+gopotency/repo, else the peer row is skipped)
+#   --peer-src  gopotency's source, a checkout of github.com/fco-gt/gopotency
+#               (or $PEER_SRC); required by the peer row group: without it the
+#               script stops before running anything (or give --skip peer)
 #
-# Needs: go, psql and pgbench (PostgreSQL 15 binaries), PostgreSQL on $PG_URL
-# (trust), Redis on 127.0.0.1:6379, npm dependencies (npm ci) and Chromium for the
-# dashboard row. Creates and drops its own databases (riskapi_m26_*), starts a
-# private PostgreSQL cluster with pg_stat_statements for the CPU row, and stops only
-# the processes it started. The whole run holds /tmp/riskapi-heavy.lock.
+# Needs: go, psql and pgbench, PostgreSQL on $PG_URL (trust), Redis on
+# 127.0.0.1:6379, npm dependencies (npm ci) and Chromium for the dashboard row; for
+# the CPU row, initdb and pg_ctl in $PGBIN (default: pg_config --bindir) and root
+# (the private cluster runs as the postgres user). Creates and drops its own
+# databases (riskapi_m26_*), starts a private PostgreSQL cluster with
+# pg_stat_statements for the CPU row, and stops only the processes it started. The
+# whole run holds the lock file $HEAVY_LOCK (default /tmp/riskapi-heavy.lock).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
-if [ -z "${M26_LOCKED:-}" ]; then
-  echo "issue26: waiting for /tmp/riskapi-heavy.lock" >&2
-  exec env M26_LOCKED=1 flock /tmp/riskapi-heavy.lock "$0" "$@"
-fi
-
+args=("$@")
 PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
-export PATH="$PGBIN:$PATH" PGOPTIONS="-c client_min_messages=warning"
-quick=0 only="" register=0 out="" peersrc=""
+# initdb and pg_ctl (the CPU row's private cluster) are often off PATH (Debian keeps
+# them in a versioned folder that pg_config names)
+PGBIN=${PGBIN:-$(pg_config --bindir 2>/dev/null || true)}
+export PATH="${PGBIN:+$PGBIN:}$PATH" PGOPTIONS="-c client_min_messages=warning"
+quick=0 only="" skip=" " register=0 out="" peersrc=${PEER_SRC:-}
+groups=" floor sqlite cpu peer webhook audit versions reqlog ratelimit dashboard register "
+known() { case "$groups" in *" $2 "*) ;; *) echo "issue26: $1: unknown row group $2" >&2; exit 2 ;; esac; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
-    --only) only=$2; shift ;;
+    --only) only=$2; known --only "$only"; shift ;;
+    --skip) known --skip "$2"; skip="$skip$2 "; shift ;;
     --register) register=1 ;;
     --out) out=$2; shift ;;
     --peer-src) peersrc=$2; shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "issue26: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 [ "$only" = register ] && register=1
-case " floor sqlite cpu peer webhook audit versions reqlog ratelimit dashboard register " in
-  *" ${only:-floor} "*) ;;
-  *) echo "issue26: --only: unknown row group $only" >&2; exit 2 ;;
-esac
+want() { case "$skip" in *" $1 "*) return 1 ;; esac; [ -z "$only" ] || [ "$only" = "$1" ]; }
+# The peer is built from gopotency's source, which the Go module proxy does not
+# serve: the caller names a checkout, checked here before anything runs.
+if want peer; then
+  if [ -z "$peersrc" ]; then
+    echo "issue26: the peer row group needs gopotency's source: give --peer-src DIR or PEER_SRC=DIR" >&2
+    echo "issue26: (git clone https://github.com/fco-gt/gopotency DIR), or leave the peer out with --skip peer" >&2
+    exit 2
+  fi
+  grep -qs '^module github.com/fco-gt/gopotency$' "$peersrc/go.mod" ||
+    { echo "issue26: --peer-src $peersrc: no go.mod of module github.com/fco-gt/gopotency there" >&2; exit 2; }
+  peersrc=$(cd "$peersrc" && pwd)
+fi
+if want cpu && ! command -v initdb >/dev/null; then
+  echo "issue26: the cpu row group needs initdb and pg_ctl: set PGBIN to their folder, or give --skip cpu" >&2
+  exit 2
+fi
+
+# The arguments are checked before the wait, which can be long.
+HEAVY_LOCK=${HEAVY_LOCK:-/tmp/riskapi-heavy.lock}
+if [ -z "${M26_LOCKED:-}" ]; then
+  echo "issue26: waiting for $HEAVY_LOCK" >&2
+  exec env M26_LOCKED=1 flock "$HEAVY_LOCK" "$0" "${args[@]}"
+fi
 
 # Scale. Full: the issue's sizes; loadgen 3 rounds of up to 3000 requests (30 s) per kind.
 if [ $quick = 1 ]; then
@@ -80,7 +106,6 @@ la() { cut -d' ' -f1 /proc/loadavg; }
 log() { echo "issue26: $*" >&2; }
 # row GOAL FIGURE LOAD_START LOAD_END MET
 row() { printf '| %s | %s | %s → %s | %s |\n' "$1" "$2" "$3" "$4" "$5" >>"$rows"; }
-want() { [ -z "$only" ] || [ "$only" = "$1" ]; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || b + 0 == 0) print "n/a"; else printf "%.2f", a / b }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a != "" && a + 0 >= b + 0) }' && echo yes || echo no; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "n/a" && a != "" && a + 0 <= b + 0) }' && echo yes || echo no; }
@@ -192,41 +217,32 @@ fi
 
 # --- the peer: gopotency (bench/peer) and riskapi back to back, each on its own database
 if want peer; then
-  if [ -z "$peersrc" ] && git --git-dir=/work/.mirror/fco-gt+gopotency/repo rev-parse HEAD >/dev/null 2>&1; then
-    peersrc=$T/gopotency; mkdir -p "$peersrc"
-    git --git-dir=/work/.mirror/fco-gt+gopotency/repo archive HEAD | tar -x -C "$peersrc"
-  fi
-  if [ -z "$peersrc" ]; then
-    log "peer: no gopotency source (--peer-src); skipped"
-    row "peer: keyed ≥ 2×, unkeyed ≥ 0.8× gopotency's" "not run: no gopotency source" "–" "–" "no"
-  else
-    PEER_BIN=$T/bin/peer bench/peer/run.sh "$peersrc"
-    L=(--clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay --races $RACES --race-width 16)
-    s=$(la)
-    url=$(newdb peer)
-    export PEER_API_KEY=pk_$(openssl rand -hex 12)
-    pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport >"$T/peer.log" 2>&1 &
-    ppid=$!; pids+=("$ppid")
-    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
-    log "peer (gopotency), 16 clients"
-    loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.txt.err" || true
-    kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
-    dropdb_ peer
-    url=$(newdb peerr)
-    log "riskapi beside the peer, 16 clients"
-    loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.txt.err" || true
-    dropdb_ peerr
-    e=$(la)
-    k=$(ratio "$(tp keyed "$T/peerr.txt")" "$(tp keyed "$T/peer.txt")")
-    u=$(ratio "$(tp unkeyed "$T/peerr.txt")" "$(tp unkeyed "$T/peer.txt")")
-    races() { sed -n 's/.*risks created: \([0-9]*\) for \([0-9]*\) races.*/\1 for \2/p' "$1"; }
-    row "peer: riskapi keyed ÷ gopotency keyed, 16 clients, PostgreSQL (≥ 2×)" "**$k×** ($(tp keyed "$T/peerr.txt") ÷ $(tp keyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$k" 2)"
-    row "peer: riskapi unkeyed ÷ gopotency unkeyed (≥ 0.8×)" "**$u×** ($(tp unkeyed "$T/peerr.txt") ÷ $(tp unkeyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$u" 0.8)"
-    rr=$(races "$T/peerr.txt") pr=$(races "$T/peer.txt")
-    row "same-key races, $RACES × 16 requests: risks created (exactly-once: one per race)" "riskapi $rr, gopotency $pr" "$s" "$e" \
-      "$(awk -v a="$rr" 'BEGIN { split(a, x, " for "); exit !(x[1] != "" && x[1] == x[2]) }' && echo yes || echo no)"
-  fi
+  PEER_BIN=$T/bin/peer bench/peer/run.sh "$peersrc"
+  L=(--clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay --races $RACES --race-width 16)
+  s=$(la)
+  url=$(newdb peer)
+  export PEER_API_KEY=pk_$(openssl rand -hex 12)
+  pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport >"$T/peer.log" 2>&1 &
+  ppid=$!; pids+=("$ppid")
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
+  log "peer (gopotency), 16 clients"
+  loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.txt.err" || true
+  kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
+  dropdb_ peer
+  url=$(newdb peerr)
+  log "riskapi beside the peer, 16 clients"
+  loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.txt.err" || true
+  dropdb_ peerr
+  e=$(la)
+  k=$(ratio "$(tp keyed "$T/peerr.txt")" "$(tp keyed "$T/peer.txt")")
+  u=$(ratio "$(tp unkeyed "$T/peerr.txt")" "$(tp unkeyed "$T/peer.txt")")
+  races() { sed -n 's/.*risks created: \([0-9]*\) for \([0-9]*\) races.*/\1 for \2/p' "$1"; }
+  row "peer: riskapi keyed ÷ gopotency keyed, 16 clients, PostgreSQL (≥ 2×)" "**$k×** ($(tp keyed "$T/peerr.txt") ÷ $(tp keyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$k" 2)"
+  row "peer: riskapi unkeyed ÷ gopotency unkeyed (≥ 0.8×)" "**$u×** ($(tp unkeyed "$T/peerr.txt") ÷ $(tp unkeyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$u" 0.8)"
+  rr=$(races "$T/peerr.txt") pr=$(races "$T/peer.txt")
+  row "same-key races, $RACES × 16 requests: risks created (exactly-once: one per race)" "riskapi $rr, gopotency $pr" "$s" "$e" \
+    "$(awk -v a="$rr" 'BEGIN { split(a, x, " for "); exit !(x[1] != "" && x[1] == x[2]) }' && echo yes || echo no)"
 fi
 
 # --- one subscribed webhook endpoint (BenchmarkEventDelivery: 8 rounds of 1 s slices)

@@ -6,15 +6,19 @@
 # cannot drift from it. Rounds alternate on, off, off, on (ROUNDS times), SECONDS
 # each, CLIENTS clients.
 # Usage: [SCRIPT=keyed.sql] audit-floor.sh API_BINARY [ROUNDS] [SECONDS] [CLIENTS]
-# (a fresh database riskapi_m26_aud_PID on 127.0.0.1:5432, dropped at the end).
+# (a fresh database riskapi_m26_aud_PID beside $PG_URL's, default
+# postgres://postgres@127.0.0.1:5432/postgres, dropped at the end; pgbench from
+# $PGBIN, else PATH).
 set -euo pipefail
 cd "$(dirname "$0")"
 API=$1 ROUNDS=${2:-2} SECS=${3:-15} CLIENTS=${4:-16} ON=${SCRIPT:-unkeyed.sql}
-PGB=/usr/lib/postgresql/15/bin/pgbench DB=riskapi_m26_aud_$$
-U="postgres://postgres@127.0.0.1:5432/$DB?sslmode=disable"
+PGB=${PGBIN:+$PGBIN/}pgbench DB=riskapi_m26_aud_$$
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+U=${PG_URL/\/postgres\?//$DB?}
+[ "$U" != "$PG_URL" ] || { echo "$0: PG_URL must name the database postgres (…/postgres?…)" >&2; exit 2; }
 OFF=$(mktemp)
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE $DB"
-trap 'rm -f "$OFF"; psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
+psql -q "$PG_URL" -c "CREATE DATABASE $DB"
+trap 'rm -f "$OFF"; psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
 DATABASE_URL="$U" "$API" migrate >/dev/null
 psql -q -v ON_ERROR_STOP=1 -f setup.sql "$U" >/dev/null
 # The carried entry is the CTE carried1, from its first line to the one ending its VALUES.

@@ -3,13 +3,17 @@
 # time per risk INSERT (autocommit, 1 client, round trip included) with the schema as
 # migrated, then with its parts removed one by one: the trigram GIN indexes, the
 # heat-count triggers, every other secondary index. Usage: insert-floor.sh API_BINARY
-# (a fresh database riskapi_m26_ins_PID on 127.0.0.1:5432, dropped at the end).
+# (a fresh database riskapi_m26_ins_PID beside $PG_URL's, default
+# postgres://postgres@127.0.0.1:5432/postgres, dropped at the end; pgbench from
+# $PGBIN, else PATH).
 set -euo pipefail
 cd "$(dirname "$0")"
-API=$1; PGB=/usr/lib/postgresql/15/bin/pgbench; DB=riskapi_m26_ins_$$
-U="postgres://postgres@127.0.0.1:5432/$DB?sslmode=disable"
-psql -q -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE $DB"
-trap 'psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
+API=$1; PGB=${PGBIN:+$PGBIN/}pgbench DB=riskapi_m26_ins_$$
+PG_URL=${PG_URL:-postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable}
+U=${PG_URL/\/postgres\?//$DB?}
+[ "$U" != "$PG_URL" ] || { echo "$0: PG_URL must name the database postgres (…/postgres?…)" >&2; exit 2; }
+psql -q "$PG_URL" -c "CREATE DATABASE $DB"
+trap 'psql -q "$PG_URL" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)"' EXIT
 DATABASE_URL="$U" "$API" migrate >/dev/null
 psql -q -v ON_ERROR_STOP=1 -f setup.sql "$U" >/dev/null
 measure() {
