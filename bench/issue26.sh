@@ -3,7 +3,8 @@
 # row, the goal, the figure as a ratio against a baseline measured in the same run
 # (or against the goal where the issue's goal is an absolute bound), the 1-minute
 # load average at the start and end of that row's run, and whether the goal is met.
-# docs/performance.md ("How to run: bench/issue26.sh") says what each row group runs.
+# docs/performance.md ("bench/issue26.sh: every goal in one run") says what each row
+# group runs and what each goal is for.
 #
 #   bench/issue26.sh [--quick] [--only ROW] [--skip ROW]… [--register] [--out FILE]
 #                    [--peer-src DIR]
@@ -46,7 +47,7 @@ while [ $# -gt 0 ]; do
     --register) register=1 ;;
     --out) out=$2; shift ;;
     --peer-src) peersrc=$2; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "issue26: unknown argument $1" >&2; exit 2 ;;
   esac
   shift

@@ -6,7 +6,7 @@
 // /v2/risks/{id} and the keyset-paged GET /v2/risks?limit=&cursor= — and nothing
 // else. It is not part of riskapi; build and run it with bench/peer/run.sh, which
 // points the module at a local copy of gopotency's source (docs/performance.md,
-// section "Issue 26: the peer").
+// section "The peer (gopotency)").
 //
 // Per request it does the work a comparable riskapi write does on the request path:
 // the API key's read (SHA-256 of the Bearer secret, one SELECT), then one

@@ -23,7 +23,8 @@ func (l *statements) Trace(_ context.Context, _ time.Time, fc func() (string, in
 }
 
 // explain logs the plan of each statement call sends on s's store: EXPLAIN on
-// PostgreSQL, EXPLAIN QUERY PLAN on SQLite (docs/performance.md quotes them).
+// PostgreSQL, EXPLAIN QUERY PLAN on SQLite (docs/register.md names the index each
+// query should use; BenchmarkRegisterQueries -v shows the one it does use).
 func explain(b *testing.B, s *Store, name string, call func(*Store) error) {
 	b.Helper()
 	rec := &statements{Interface: logger.Discard}
