@@ -113,6 +113,18 @@ func (rs Recorders) RecordAll(ctx context.Context, cs []Change) error {
 	return nil
 }
 
+// declared checks that c's action is in Registry, and gives c its target's type
+// when the store left it out.
+func declared(c *Change) error {
+	if _, ok := c.Action.Declaration(); !ok {
+		return undeclared(c.Action)
+	}
+	if c.Target.Type == "" {
+		c.Target.Type = c.Action.TargetType()
+	}
+	return nil
+}
+
 // ErrNoRecorder is returned by a store asked to write without a Recorder: a write
 // that records nothing would break "every committed change is recorded once".
 var ErrNoRecorder = errors.New("changes: store has no Recorder")
@@ -150,8 +162,10 @@ type Point struct {
 }
 
 // Write runs write and records the change it returns, in one unit of work. The
-// change's Actor is the one ctx carries (ActorFrom) unless write set it. Errors:
-// ErrNoRecorder, write's, the recorder's, the transaction's.
+// change's Actor is the one ctx carries (ActorFrom) unless write set it; its
+// Target.Type, its action's (Action.TargetType) unless write set it. Errors:
+// ErrNoRecorder, an action Registry lacks, write's, the recorder's, the
+// transaction's.
 func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Change, error)) error {
 	if p.Recorder == nil || p.Tx == nil {
 		return ErrNoRecorder
@@ -163,6 +177,9 @@ func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Chang
 		}
 		if c.Actor == (Actor{}) {
 			c.Actor = ActorFrom(ctx)
+		}
+		if err := declared(&c); err != nil {
+			return err
 		}
 		return p.Recorder.Record(ctx, c)
 	})
@@ -184,6 +201,9 @@ func (p Point) WriteAll(ctx context.Context, write func(ctx context.Context) ([]
 		for i := range cs {
 			if cs[i].Actor == (Actor{}) {
 				cs[i].Actor = actor
+			}
+			if err := declared(&cs[i]); err != nil {
+				return err
 			}
 		}
 		return RecordAll(ctx, p.Recorder, cs)

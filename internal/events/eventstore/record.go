@@ -6,12 +6,6 @@ import (
 	"github.com/riskapi/riskapi/internal/events"
 )
 
-// The actions the store records (docs/audit-log.md).
-const (
-	endpointCreated changes.Action = "webhook_endpoint.created"
-	endpointDeleted changes.Action = "webhook_endpoint.deleted"
-)
-
 // Recording makes s record the creation and deletion of webhook endpoints through
 // rec, and returns s. Without it those writes fail with changes.ErrNoRecorder. (A
 // setter, not a parameter of New: the recorders emit events into s.)

@@ -7,18 +7,6 @@ import (
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
-// The actions the store records (contract section 14, docs/audit-log.md).
-const (
-	userCreated         changes.Action = "user.created"
-	userRoleChanged     changes.Action = "user.role_changed"
-	userDeleted         changes.Action = "user.deleted"
-	userPasswordChanged changes.Action = "user.password_changed"
-	keyCreated          changes.Action = "api_key.created"
-	keyRevoked          changes.Action = "api_key.revoked"
-	tenantDisabled      changes.Action = "tenant.disabled"
-	tenantEnabled       changes.Action = "tenant.enabled"
-)
-
 // userView is a user as its recorded changes show it: never its password or hash.
 type userView struct {
 	ID    string       `json:"id"`

@@ -8,12 +8,6 @@ import (
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
-// The actions the store records (docs/audit-log.md).
-const (
-	sourceCreated changes.Action = "webhook_source.created"
-	sourceDeleted changes.Action = "webhook_source.deleted"
-)
-
 // Recording makes s record the creation and deletion of sources through rec, and
 // returns s. Without it those writes fail with changes.ErrNoRecorder.
 func (s *Store) Recording(rec changes.Recorder) *Store {
