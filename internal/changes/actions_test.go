@@ -87,3 +87,26 @@ func TestPointRefusesAnUndeclaredAction(t *testing.T) {
 		t.Fatalf("user.role_changed: %v, recorded %+v", err, rec)
 	}
 }
+
+type userView struct{ ID string }
+
+func (userView) Resource() string { return "user" }
+
+// TestPointRefusesAnotherResourcesView: a change carries its own resource's public
+// view, never another's (an api_key.created showing a user).
+func TestPointRefusesAnotherResourcesView(t *testing.T) {
+	var rec kept
+	p := Point{Tx: tx{}, Recorder: &rec}
+	err := p.Write(context.Background(), func(context.Context) (Change, error) {
+		return Change{TenantID: "t", Action: APIKeyCreated, After: userView{"usr_1"}}, nil
+	})
+	if err == nil || len(rec) != 0 {
+		t.Fatalf("api_key.created showing a user's view: %v, recorded %+v", err, rec)
+	}
+	err = p.Write(context.Background(), func(context.Context) (Change, error) {
+		return Change{TenantID: "t", Action: UserDeleted, Before: userView{"usr_1"}}, nil
+	})
+	if err != nil || len(rec) != 1 {
+		t.Fatalf("user.deleted showing its user: %v, recorded %+v", err, rec)
+	}
+}

@@ -10,6 +10,7 @@ package changes
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Action names what happened, "<target type>.<verb>" (e.g. "risk.updated"); the
@@ -51,11 +52,21 @@ type Change struct {
 	// Before is the resource's public form as stored before the change (nil for a
 	// creation); After as stored after it (nil for a deletion). Each marshals to the
 	// JSON the API returns for the resource.
-	Before, After any
+	Before, After View
 	// Secret names members that changed but whose values are secrets or passwords
 	// and so appear in neither Before nor After: a recorder may say that they
 	// changed, never what to (e.g. "password" on user.password_changed).
 	Secret []string
+}
+
+// View is a resource's public form: the value whose JSON the API returns for it
+// (riskview.Risk, tenantview.User, …; one package per resource, docs/architecture.md).
+// A change carries only views, so that any recorded change could become an event
+// without touching its store, and none carries a secret.
+type View interface {
+	// Resource is the type of resource it shows: its actions' TargetType ("risk",
+	// "webhook_source", …).
+	Resource() string
 }
 
 // Recorder records changes. Record runs inside the change's transaction (ctx carries
@@ -113,14 +124,19 @@ func (rs Recorders) RecordAll(ctx context.Context, cs []Change) error {
 	return nil
 }
 
-// declared checks that c's action is in Registry, and gives c its target's type
-// when the store left it out.
+// declared checks that c's action is in Registry and its views show its target's
+// type, and gives c that type when the store left it out.
 func declared(c *Change) error {
 	if _, ok := c.Action.Declaration(); !ok {
 		return undeclared(c.Action)
 	}
 	if c.Target.Type == "" {
 		c.Target.Type = c.Action.TargetType()
+	}
+	for _, v := range []View{c.Before, c.After} {
+		if v != nil && v.Resource() != c.Target.Type {
+			return fmt.Errorf("changes: %s records a %s's view", c.Action, v.Resource())
+		}
 	}
 	return nil
 }

@@ -72,8 +72,9 @@ func (s *Store) SetTenantDisabled(ctx context.Context, t tenants.Tenant, at *tim
 		if err := affected(res, tenants.ErrTenantNotFound, "disable tenant"); err != nil {
 			return changes.Change{}, err
 		}
-		return changes.Change{TenantID: t.ID, Action: action, Target: changes.Target{Type: "tenant", ID: t.ID},
-			Before: tenantView{t.ID, t.Name, t.DisabledAt != nil}, After: tenantView{t.ID, t.Name, at != nil}}, nil
+		after := t
+		after.DisabledAt = at
+		return tenantChange(action, t, after), nil
 	})
 }
 
