@@ -51,18 +51,18 @@ type Declared struct {
 // docs/audit-log.md's table is generated from.
 var Registry = []Declared{
 	{RiskCreated, true, "`POST /v{1,2}/risks`; an import's new row; an inbound `finding.created` (actor: the source)", "the risk's fields"},
-	{RiskUpdated, true, "`PATCH`, `PUT /v{1,2}/risks/{id}`; an import's row with a known `externalId`; an inbound `finding.updated`", "the risk's fields that changed"},
+	{RiskUpdated, true, "`PATCH`, `PUT /v{1,2}/risks/{id}`; an import's row with a known `externalId`; an inbound `finding.updated` (or a re-sent `finding.created`)", "the risk's fields that changed"},
 	{RiskDeleted, true, "`DELETE /v{1,2}/risks/{id}`", "the risk's fields"},
 	{AttachmentCreated, true, "an upload (`POST /v{1,2}/risks/{id}/attachments`)", "the attachment's metadata"},
 	{AttachmentDeleted, true, "`DELETE /v{1,2}/attachments/{id}`; each attachment removed with its risk", "the attachment's metadata"},
 	{UserCreated, false, "`POST /v1/users`, `api user create`", "`email`, `role`"},
-	{UserRoleChanged, false, "`PATCH /v1/users/{id}`, `api user role`", "`role`"},
+	{UserRoleChanged, false, "`PATCH /v1/users/{id}`", "`role`"},
 	{UserDeleted, false, "`DELETE /v1/users/{id}`, `api user delete`", "`email`, `role`"},
-	{UserPasswordChanged, false, "`POST /v1/me/password`", "`{\"password\":\"changed\"}`"},
+	{UserPasswordChanged, false, "`POST /v1/me/password`, `api user reset-password`", "`{\"password\":\"changed\"}`"},
 	{APIKeyCreated, false, "`POST /v1/api-keys`, `api apikey create`", "`name`, `scopes`, `createdBy`"},
 	{APIKeyRevoked, false, "`DELETE /v1/api-keys/{id}`, `api apikey revoke`", "`revokedAt`"},
 	{WebhookSourceCreated, false, "`POST /v1/webhook-sources`, `api webhook create`", "`source`"},
-	{WebhookSourceDeleted, false, "`DELETE /v1/webhook-sources/{id}`, `api webhook delete`", "`source`"},
+	{WebhookSourceDeleted, false, "`DELETE /v1/webhook-sources/{id}`", "`source`"},
 	{WebhookEndpointCreated, false, "`POST /v1/webhook-endpoints`", "`url`, `events`"},
 	{WebhookEndpointDeleted, false, "`DELETE /v1/webhook-endpoints/{id}`", "`url`, `events`"},
 	{SessionCreated, false, "a sign-in (actor: the user)", "null"},
@@ -87,8 +87,11 @@ func Names[T ~string](keep func(Declared) bool) []T {
 func IsEvent(d Declared) bool { return d.Event }
 
 // Declaration returns a's row of Registry, or false when a is not declared.
-func (a Action) Declaration() (Declared, bool) {
-	i := slices.IndexFunc(Registry, func(d Declared) bool { return d.Action == a })
+func (a Action) Declaration() (Declared, bool) { return Find(string(a)) }
+
+// Find returns the row of Registry of the action named name, or false.
+func Find(name string) (Declared, bool) {
+	i := slices.IndexFunc(Registry, func(d Declared) bool { return string(d.Action) == name })
 	if i < 0 {
 		return Declared{}, false
 	}
