@@ -23,7 +23,7 @@ type AuditEntry struct {
 	OccurredAt time.Time  `json:"occurredAt"`
 	Actor      AuditActor `json:"actor"`
 	// Action is "<target type>.<verb>", e.g. "risk.updated", "user.role_changed".
-	Action string      `json:"action"`
+	Action AuditAction `json:"action"`
 	Target AuditTarget `json:"target"`
 	// Changes holds, per member of the target's public form that the change set,
 	// altered or removed, its value before and after; nil when there is none to
@@ -88,8 +88,9 @@ type AuditListParams struct {
 	Params
 
 	// Action, ActorID and TargetID, when set, keep only entries with that action
-	// ("risk.updated"), by that actor, about that resource.
-	Action, ActorID, TargetID string
+	// (ActionRiskUpdated), by that actor, about that resource.
+	Action            AuditAction
+	ActorID, TargetID string
 	// Since and Until, when not zero, keep only entries with Since ≤ OccurredAt <
 	// Until.
 	Since, Until time.Time
@@ -104,7 +105,7 @@ func (p *AuditListParams) query() url.Values {
 	if p.Limit > 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	for k, v := range map[string]string{"cursor": p.Cursor, "action": p.Action, "actorId": p.ActorID, "targetId": p.TargetID} {
+	for k, v := range map[string]string{"cursor": p.Cursor, "action": string(p.Action), "actorId": p.ActorID, "targetId": p.TargetID} {
 		if v != "" {
 			q.Set(k, v)
 		}

@@ -14,18 +14,6 @@ import (
 // it as Client.Events.
 type EventsService service
 
-// EventType names what an event reports.
-type EventType string
-
-// The event types the server emits.
-const (
-	EventRiskCreated       EventType = "risk.created"
-	EventRiskUpdated       EventType = "risk.updated"
-	EventRiskDeleted       EventType = "risk.deleted"
-	EventAttachmentCreated EventType = "attachment.created"
-	EventAttachmentDeleted EventType = "attachment.deleted"
-)
-
 // Event is one committed change, as listed and as delivered to webhook endpoints.
 type Event struct {
 	// ID is "evt_…"; a webhook delivery's webhook-id header carries it, the same

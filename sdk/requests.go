@@ -14,20 +14,6 @@ import (
 // Client.Requests. The API key needs the requests:read scope.
 type RequestsService service
 
-// IdempotencyOutcome is what the server's idempotency engine did with a keyed
-// write. More values may be added: treat an unknown one as "look the key up".
-type IdempotencyOutcome string
-
-// The outcomes the server reports.
-const (
-	OutcomeExecuted         IdempotencyOutcome = "executed"
-	OutcomeReplayed         IdempotencyOutcome = "replayed"
-	OutcomeInProgress       IdempotencyOutcome = "in_progress"
-	OutcomeKeyReused        IdempotencyOutcome = "key_reused"
-	OutcomeFailed           IdempotencyOutcome = "failed"
-	OutcomeStoreUnavailable IdempotencyOutcome = "store_unavailable"
-)
-
 // RequestCredential names the credential that sent a logged request: Type
 // "api_key" or "session", and the key's or the session user's ID (never a
 // secret).

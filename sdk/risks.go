@@ -15,16 +15,6 @@ import (
 // RisksService manages risks (/v2/risks). Reach it as Client.Risks.
 type RisksService service
 
-// RiskStatus is the lifecycle state of a risk.
-type RiskStatus string
-
-// The statuses a risk can have; a new risk is open unless told otherwise.
-const (
-	RiskStatusOpen      RiskStatus = "open"
-	RiskStatusMitigated RiskStatus = "mitigated"
-	RiskStatusClosed    RiskStatus = "closed"
-)
-
 // Risk is a risk as the server returns it.
 type Risk struct {
 	// ID is the server-assigned id, "risk_…".
@@ -108,17 +98,6 @@ type RiskCreateParams struct {
 	// Metadata is your own key-value pairs (see Risk.Metadata).
 	Metadata map[string]string `json:"metadata,omitempty"`
 }
-
-// RiskTreatment is the decision taken about a risk.
-type RiskTreatment string
-
-// The treatments a risk can have.
-const (
-	RiskTreatmentAccept   RiskTreatment = "accept"
-	RiskTreatmentMitigate RiskTreatment = "mitigate"
-	RiskTreatmentTransfer RiskTreatment = "transfer"
-	RiskTreatmentAvoid    RiskTreatment = "avoid"
-)
 
 // RiskReplaceParams are the complete new contents of a risk for Replace
 // (PUT), with the fields of RiskCreateParams: fields left empty take the

@@ -175,12 +175,12 @@ func TestEventTypesHaveOneSource(t *testing.T) {
 	t.Parallel()
 	want := strs(events.Types)
 	var sdk []string
-	for _, c := range goStringConsts(t, "sdk/events.go") {
+	for _, c := range goStringConsts(t, "sdk/enums_gen.go") {
 		if c.typ == "EventType" {
 			sdk = append(sdk, c.value)
 		}
 	}
-	sameList(t, "sdk/events.go (EventType constants)", want, sdk)
+	sameList(t, "sdk/enums_gen.go (EventType constants; go generate ./internal/changes/)", want, sdk)
 	sameList(t, "docs/openapi.yaml (EventTypeName)", want, specEnum(t, "EventTypeName"))
 	sameList(t, "docs/openapi.yaml (Event's discriminator mapping)", want, specMapping(t, "Event"))
 	sameList(t, "docs/openapi.yaml (EndpointEventType, less its \"*\")", want,

@@ -15,7 +15,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
 )
@@ -120,13 +119,6 @@ type Filter struct {
 	// cursor of the previous page).
 	After string
 }
-
-// The actions the Store records (internal/changes), which are also the event types
-// they emit.
-const (
-	ActionCreated changes.Action = "attachment.created" // Store.Create
-	ActionDeleted changes.Action = "attachment.deleted" // Store.Delete, and Store.DeleteByRisk for each row
-)
 
 // Store persists attachment rows. Every method is scoped to a tenant and writes
 // through the transaction its context carries, if any (see internal/database.Conn).

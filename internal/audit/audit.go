@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/changes"
 )
 
 // Actor is who made a change: Type is "user", "api_key", "webhook_source" or
@@ -76,14 +78,9 @@ type Entry struct {
 }
 
 // Actions lists every action the log records (contract section 14), in
-// documentation order; a filter naming another matches nothing and is refused.
-var Actions = []string{
-	"risk.created", "risk.updated", "risk.deleted", "attachment.created", "attachment.deleted",
-	"user.created", "user.role_changed", "user.deleted", "user.password_changed",
-	"api_key.created", "api_key.revoked", "webhook_source.created", "webhook_source.deleted",
-	"webhook_endpoint.created", "webhook_endpoint.deleted", "session.created", "session.failed",
-	"tenant.disabled", "tenant.enabled",
-}
+// documentation order: every action of changes.Registry, since every recorded change
+// has its entry. A filter naming another matches nothing and is refused.
+var Actions = changes.Names[string](nil)
 
 // Filter selects a tenant's entries. Empty members select everything.
 type Filter struct {

@@ -8,14 +8,22 @@ import (
 	"github.com/riskapi/riskapi/internal/changes"
 )
 
+type view struct {
+	ID        string  `json:"id"`
+	Title     string  `json:"title"`
+	Owner     *string `json:"owner"`
+	UpdatedAt string  `json:"updatedAt"`
+}
+
+func (view) Resource() string { return "risk" }
+
+// listView is a public form that is no JSON object.
+type listView []int
+
+func (listView) Resource() string { return "risk" }
+
 func TestDiff(t *testing.T) {
 	t.Parallel()
-	type view struct {
-		ID        string  `json:"id"`
-		Title     string  `json:"title"`
-		Owner     *string `json:"owner"`
-		UpdatedAt string  `json:"updatedAt"`
-	}
 	ann := "ann"
 	tests := []struct {
 		name string
@@ -49,7 +57,7 @@ func TestDiff(t *testing.T) {
 			}
 		})
 	}
-	if _, err := audit.Diff(changes.Change{After: []int{1}}); err == nil {
+	if _, err := audit.Diff(changes.Change{After: listView{1}}); err == nil {
 		t.Error("Diff of a public form that is no object succeeded")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -26,13 +25,6 @@ type Session struct {
 	Email string
 }
 
-// The actions of sign-ins (docs/audit-log.md): the actor is the user who signed in,
-// or whose sign-in was refused; the target the session (none when refused).
-const (
-	ActionSessionCreated changes.Action = "session.created"
-	ActionSessionFailed  changes.Action = "session.failed"
-)
-
 // ErrSessionNotFound: no session row with that ID.
 var ErrSessionNotFound = errors.New("session not found")
 
@@ -41,9 +33,9 @@ var ErrSettingNotFound = errors.New("setting not found")
 
 // SessionStore persists sessions (internal/auth/authstore).
 type SessionStore interface {
-	// CreateSession inserts s and records ActionSessionCreated.
+	// CreateSession inserts s and records changes.SessionCreated (the actor: the user who signed in).
 	CreateSession(ctx context.Context, s Session) error
-	// SignInRefused records ActionSessionFailed for u, whose password was wrong.
+	// SignInRefused records changes.SessionFailed for u, whose password was wrong.
 	SignInRefused(ctx context.Context, u tenants.User) error
 	// Session returns the session with id and its user's current role, or
 	// ErrSessionNotFound, also when its user is gone or its tenant disabled. It

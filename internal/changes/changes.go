@@ -10,6 +10,7 @@ package changes
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // Action names what happened, "<target type>.<verb>" (e.g. "risk.updated"); the
@@ -51,11 +52,21 @@ type Change struct {
 	// Before is the resource's public form as stored before the change (nil for a
 	// creation); After as stored after it (nil for a deletion). Each marshals to the
 	// JSON the API returns for the resource.
-	Before, After any
+	Before, After View
 	// Secret names members that changed but whose values are secrets or passwords
 	// and so appear in neither Before nor After: a recorder may say that they
 	// changed, never what to (e.g. "password" on user.password_changed).
 	Secret []string
+}
+
+// View is a resource's public form: the value whose JSON the API returns for it
+// (riskview.Risk, tenantview.User, …; one package per resource, docs/architecture.md).
+// A change carries only views, so that any recorded change could become an event
+// without touching its store, and none carries a secret.
+type View interface {
+	// Resource is the type of resource it shows: its actions' TargetType ("risk",
+	// "webhook_source", …).
+	Resource() string
 }
 
 // Recorder records changes. Record runs inside the change's transaction (ctx carries
@@ -113,6 +124,23 @@ func (rs Recorders) RecordAll(ctx context.Context, cs []Change) error {
 	return nil
 }
 
+// declared checks that c's action is in Registry and its views show its target's
+// type, and gives c that type when the store left it out.
+func declared(c *Change) error {
+	if _, ok := c.Action.Declaration(); !ok {
+		return undeclared(c.Action)
+	}
+	if c.Target.Type == "" {
+		c.Target.Type = c.Action.TargetType()
+	}
+	for _, v := range []View{c.Before, c.After} {
+		if v != nil && v.Resource() != c.Target.Type {
+			return fmt.Errorf("changes: %s records a %s's view", c.Action, v.Resource())
+		}
+	}
+	return nil
+}
+
 // ErrNoRecorder is returned by a store asked to write without a Recorder: a write
 // that records nothing would break "every committed change is recorded once".
 var ErrNoRecorder = errors.New("changes: store has no Recorder")
@@ -150,8 +178,10 @@ type Point struct {
 }
 
 // Write runs write and records the change it returns, in one unit of work. The
-// change's Actor is the one ctx carries (ActorFrom) unless write set it. Errors:
-// ErrNoRecorder, write's, the recorder's, the transaction's.
+// change's Actor is the one ctx carries (ActorFrom) unless write set it; its
+// Target.Type, its action's (Action.TargetType) unless write set it. Errors:
+// ErrNoRecorder, an action Registry lacks, write's, the recorder's, the
+// transaction's.
 func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Change, error)) error {
 	if p.Recorder == nil || p.Tx == nil {
 		return ErrNoRecorder
@@ -163,6 +193,9 @@ func (p Point) Write(ctx context.Context, write func(ctx context.Context) (Chang
 		}
 		if c.Actor == (Actor{}) {
 			c.Actor = ActorFrom(ctx)
+		}
+		if err := declared(&c); err != nil {
+			return err
 		}
 		return p.Recorder.Record(ctx, c)
 	})
@@ -184,6 +217,9 @@ func (p Point) WriteAll(ctx context.Context, write func(ctx context.Context) ([]
 		for i := range cs {
 			if cs[i].Actor == (Actor{}) {
 				cs[i].Actor = actor
+			}
+			if err := declared(&cs[i]); err != nil {
+				return err
 			}
 		}
 		return RecordAll(ctx, p.Recorder, cs)

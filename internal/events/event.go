@@ -14,22 +14,26 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/changes"
 )
 
 // Type names what happened (docs/events.md).
 type Type string
 
-// The event types riskapi emits.
+// Some of the event types riskapi emits, named for the code that emits events
+// without a recorded change (tests, the delivery worker's); Types has them all.
 const (
-	RiskCreated       Type = "risk.created"
-	RiskUpdated       Type = "risk.updated"
-	RiskDeleted       Type = "risk.deleted"
-	AttachmentCreated Type = "attachment.created"
-	AttachmentDeleted Type = "attachment.deleted"
+	RiskCreated       = Type(changes.RiskCreated)
+	RiskUpdated       = Type(changes.RiskUpdated)
+	RiskDeleted       = Type(changes.RiskDeleted)
+	AttachmentCreated = Type(changes.AttachmentCreated)
+	AttachmentDeleted = Type(changes.AttachmentDeleted)
 )
 
-// Types lists every event type, in documentation order.
-var Types = []Type{RiskCreated, RiskUpdated, RiskDeleted, AttachmentCreated, AttachmentDeleted}
+// Types lists every event type, in documentation order: the actions of
+// changes.Registry declared as events (changes.Declared.Event).
+var Types = changes.Names[Type](changes.IsEvent)
 
 // Valid reports whether t is one of Types.
 func (t Type) Valid() bool { return slices.Contains(Types, t) }

@@ -14,7 +14,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -353,14 +352,6 @@ type Store interface {
 	// version. Errors: ErrVersionChanged, ErrNotFound.
 	Delete(ctx context.Context, r *Risk) error
 }
-
-// The actions a Store records with each write (internal/changes), which are also the
-// event types they emit.
-const (
-	ActionCreated changes.Action = "risk.created"
-	ActionUpdated changes.Action = "risk.updated"
-	ActionDeleted changes.Action = "risk.deleted"
-)
 
 // blank is true for a title of only white space and invisible format characters
 // (Unicode category Cf: U+200B ZERO WIDTH SPACE, U+2060, U+FEFF…), which would

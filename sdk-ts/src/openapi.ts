@@ -2196,7 +2196,7 @@ export interface components {
             data: components["schemas"]["RiskEventData"];
             request: components["schemas"]["EventRequest"];
         };
-        /** @description `risk.updated`: `data.object` is the risk after the change, `data.previousAttributes` the members it altered. */
+        /** @description `risk.updated`: `data.object` is the risk after the change; `data.previousAttributes` holds the previous values of exactly the members that changed (`updatedAt` and `version`, which change with every change, are left out). */
         RiskUpdatedEvent: {
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
@@ -2238,7 +2238,7 @@ export interface components {
             data: components["schemas"]["AttachmentEventData"];
             request: components["schemas"]["EventRequest"];
         };
-        /** @description `attachment.deleted`: `data.object` is the attachment as it was. */
+        /** @description `attachment.deleted`: `data.object` is the attachment as it was (its bytes go with the next orphan sweep). */
         AttachmentDeletedEvent: {
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;

@@ -71,7 +71,7 @@ func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
 		if err := s.insert(ctx, a); err != nil {
 			return changes.Change{}, err
 		}
-		return changes.Change{TenantID: a.TenantID, Action: attachments.ActionCreated,
+		return changes.Change{TenantID: a.TenantID, Action: changes.AttachmentCreated,
 			Target: changes.Target{Type: "attachment", ID: a.ID}, After: attachmentview.Of(a)}, nil
 	})
 }
@@ -134,7 +134,7 @@ func (s *Store) Delete(ctx context.Context, a *attachments.Attachment) error {
 		if res.RowsAffected == 0 {
 			return changes.Change{}, attachments.ErrNotFound
 		}
-		return changes.Change{TenantID: a.TenantID, Action: attachments.ActionDeleted,
+		return changes.Change{TenantID: a.TenantID, Action: changes.AttachmentDeleted,
 			Target: changes.Target{Type: "attachment", ID: a.ID}, Before: attachmentview.Of(a)}, nil
 	})
 }
@@ -155,7 +155,7 @@ func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int,
 				return changes.Change{}, fmt.Errorf("delete attachment %s: %w", a.ID, res.Error)
 			}
 			n += int(res.RowsAffected)
-			return changes.Change{TenantID: tenantID, Action: attachments.ActionDeleted,
+			return changes.Change{TenantID: tenantID, Action: changes.AttachmentDeleted,
 				Target: changes.Target{Type: "attachment", ID: a.ID}, Before: attachmentview.Of(a)}, nil
 		})
 		if err != nil {

@@ -26,3 +26,6 @@ func Of(a *attachments.Attachment) Attachment {
 		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256,
 		Description: a.Description, CreatedAt: a.CreatedAt.UTC()}
 }
+
+// Resource implements changes.View.
+func (Attachment) Resource() string { return "attachment" }

@@ -70,7 +70,7 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create session: %w", err)
 		}
-		return signIn(auth.ActionSessionCreated, sess.TenantID, sess.UserID, sess.Email, sess.ID), nil
+		return signIn(changes.SessionCreated, sess.TenantID, sess.UserID, sess.Email, sess.ID), nil
 	})
 }
 
@@ -78,7 +78,7 @@ func (s *Store) CreateSession(ctx context.Context, sess auth.Session) error {
 // one ctx carries): it writes nothing else.
 func (s *Store) SignInRefused(ctx context.Context, u tenants.User) error {
 	return s.point.Write(ctx, func(context.Context) (changes.Change, error) {
-		return signIn(auth.ActionSessionFailed, u.TenantID, u.ID, u.Email, ""), nil
+		return signIn(changes.SessionFailed, u.TenantID, u.ID, u.Email, ""), nil
 	})
 }
 

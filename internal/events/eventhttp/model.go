@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/endpointview"
 )
 
 // endpointRequest is POST /v1/webhook-endpoints' body.
@@ -13,29 +14,10 @@ type endpointRequest struct {
 	Events []string `json:"events"`
 }
 
-// endpointResponse is an endpoint as listed: never its secret.
-type endpointResponse struct {
-	ID        string    `json:"id"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
 // createdEndpointResponse is the one response that carries the secret.
 type createdEndpointResponse struct {
-	endpointResponse
+	endpointview.Endpoint
 	Secret string `json:"secret"`
-}
-
-func toEndpoint(e *events.Endpoint) endpointResponse {
-	types := []string{"*"}
-	if len(e.Types) > 0 {
-		types = make([]string, len(e.Types))
-		for i, t := range e.Types {
-			types[i] = string(t)
-		}
-	}
-	return endpointResponse{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt}
 }
 
 // attemptResponse is one entry of an endpoint's delivery log.

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/endpointview"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
@@ -139,7 +140,7 @@ func (h handlers) createEndpoint(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+e.ID)
-	return c.JSON(http.StatusCreated, createdEndpointResponse{endpointResponse: toEndpoint(e), Secret: e.Secret})
+	return c.JSON(http.StatusCreated, createdEndpointResponse{Endpoint: endpointview.Of(e), Secret: e.Secret})
 }
 
 func (h handlers) listEndpoints(c echo.Context) error {
@@ -153,7 +154,7 @@ func (h handlers) listEndpoints(c echo.Context) error {
 	}
 	// A tenant has few endpoints: one page, in the list envelope of every list.
 	return c.JSON(http.StatusOK, route.NewPage(eps, false,
-		func(e *events.Endpoint) string { return e.ID }, toEndpoint))
+		func(e *events.Endpoint) string { return e.ID }, endpointview.Of))
 }
 
 func (h handlers) deleteEndpoint(c echo.Context) error {

@@ -54,7 +54,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
 		}
-		return endpointChange(endpointCreated, e, false, true), nil
+		return endpointChange(changes.WebhookEndpointCreated, e, false, true), nil
 	})
 }
 
@@ -191,7 +191,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, tenantID, id string) error {
 			}
 		}
 		e := &events.Endpoint{ID: row.ID, TenantID: row.TenantID, URL: row.URL, Types: parseTypesColumn(row.EventTypes)}
-		return endpointChange(endpointDeleted, e, true, false), nil
+		return endpointChange(changes.WebhookEndpointDeleted, e, true, false), nil
 	})
 }
 

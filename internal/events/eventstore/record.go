@@ -4,12 +4,7 @@ import (
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
-)
-
-// The actions the store records (docs/audit-log.md).
-const (
-	endpointCreated changes.Action = "webhook_endpoint.created"
-	endpointDeleted changes.Action = "webhook_endpoint.deleted"
+	"github.com/riskapi/riskapi/internal/events/endpointview"
 )
 
 // Recording makes s record the creation and deletion of webhook endpoints through
@@ -20,20 +15,11 @@ func (s *Store) Recording(rec changes.Recorder) *Store {
 	return s
 }
 
-// endpointView is an endpoint as its recorded changes show it, its events as the
-// API lists them ("*": every type): never its secret.
-type endpointView struct {
-	ID     string        `json:"id"`
-	URL    string        `json:"url"`
-	Events []events.Type `json:"events"`
-}
-
+// endpointChange is the record of e's creation (after) or deletion (before), in its
+// public form (internal/events/endpointview): never its secret.
 func endpointChange(action changes.Action, e *events.Endpoint, before, after bool) changes.Change {
-	c := changes.Change{TenantID: e.TenantID, Action: action, Target: changes.Target{Type: "webhook_endpoint", ID: e.ID}}
-	v := endpointView{ID: e.ID, URL: e.URL, Events: e.Types}
-	if len(v.Events) == 0 {
-		v.Events = []events.Type{"*"}
-	}
+	c := changes.Change{TenantID: e.TenantID, Action: action, Target: changes.Target{ID: e.ID}}
+	v := endpointview.Of(e)
 	if before {
 		c.Before = v
 	}

@@ -151,7 +151,7 @@ func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 		if err != nil {
 			return changes.Change{}, fmt.Errorf("create risk: %w", err)
 		}
-		return change(risks.ActionCreated, nil, r), nil
+		return change(changes.RiskCreated, nil, r), nil
 	})
 }
 
@@ -180,7 +180,7 @@ func (s *Store) CreateMany(ctx context.Context, rs []*risks.Risk) error {
 		cs := make([]changes.Change, len(rs))
 		for i, r := range rs {
 			rows[i] = createValues(toRow(r))
-			cs[i] = change(risks.ActionCreated, nil, r)
+			cs[i] = change(changes.RiskCreated, nil, r)
 		}
 		if err := database.InsertRows(ctx, s.db, "risks", createColumns, rows); err != nil {
 			return nil, fmt.Errorf("create risks: %w", err)
@@ -265,7 +265,7 @@ func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
 		if res.RowsAffected == 0 {
 			return changes.Change{}, s.missed(ctx, before)
 		}
-		return change(risks.ActionUpdated, before, after), nil
+		return change(changes.RiskUpdated, before, after), nil
 	})
 }
 
@@ -281,7 +281,7 @@ func (s *Store) Delete(ctx context.Context, r *risks.Risk) error {
 		if res.RowsAffected == 0 {
 			return changes.Change{}, s.missed(ctx, r)
 		}
-		return change(risks.ActionDeleted, r, nil), nil
+		return change(changes.RiskDeleted, r, nil), nil
 	})
 }
 

@@ -131,11 +131,11 @@ func TestRoundTrip(t *testing.T) {
 	// Each write that took effect recorded exactly one change, with the risk as the
 	// API shows it before and after; the refused ones recorded nothing.
 	want := []changes.Change{
-		{TenantID: a.ID, Actor: changes.Actor{Type: changes.ActorSystem}, Action: risks.ActionCreated,
+		{TenantID: a.ID, Actor: changes.Actor{Type: changes.ActorSystem}, Action: changes.RiskCreated,
 			Target: changes.Target{Type: "risk", ID: r.ID}, After: riskview.Of(r)},
-		{TenantID: a.ID, Actor: author, Action: risks.ActionUpdated,
+		{TenantID: a.ID, Actor: author, Action: changes.RiskUpdated,
 			Target: changes.Target{Type: "risk", ID: r.ID}, Before: riskview.Of(&before), After: riskview.Of(got)},
-		{TenantID: a.ID, Actor: changes.Actor{Type: changes.ActorSystem}, Action: risks.ActionDeleted,
+		{TenantID: a.ID, Actor: changes.Actor{Type: changes.ActorSystem}, Action: changes.RiskDeleted,
 			Target: changes.Target{Type: "risk", ID: r.ID}, Before: riskview.Of(again)},
 	}
 	if diff := cmp.Diff(want, rec.all()); diff != "" {

@@ -179,3 +179,6 @@ func nullable(o jsonbody.Optional[jsonbody.Int]) *risks.Nullable[int] {
 	}
 	return &risks.Nullable[int]{Value: int(o.Value), Null: o.Null}
 }
+
+// Resource implements changes.View.
+func (Risk) Resource() string { return "risk" }

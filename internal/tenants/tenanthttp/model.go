@@ -1,10 +1,9 @@
 package tenanthttp
 
 import (
-	"time"
-
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantview"
 )
 
 type meUser struct {
@@ -27,18 +26,6 @@ type meResponse struct {
 type passwordRequest struct {
 	CurrentPassword string `json:"currentPassword"`
 	NewPassword     string `json:"newPassword"`
-}
-
-// userResponse is a user as /v1/users shows it: never a password or its hash.
-type userResponse struct {
-	ID        string       `json:"id"`
-	Email     string       `json:"email"`
-	Role      tenants.Role `json:"role"`
-	CreatedAt time.Time    `json:"createdAt"`
-}
-
-func toUser(u tenants.User) userResponse {
-	return userResponse{ID: u.ID, Email: u.Email, Role: u.Role, CreatedAt: u.CreatedAt}
 }
 
 type createUserRequest struct {
@@ -73,37 +60,10 @@ func (r roleRequest) role() (tenants.Role, error) {
 	return tenants.ParseRole(*r.Role)
 }
 
-// keyResponse is an API key as /v1/api-keys lists it: never its secret, which is
-// not stored.
-type keyResponse struct {
-	ID         string          `json:"id"`
-	Name       string          `json:"name"`
-	Scopes     []tenants.Scope `json:"scopes"`
-	CreatedAt  time.Time       `json:"createdAt"`
-	CreatedBy  *creator        `json:"createdBy"` // null for keys older than the audit log
-	LastUsedAt *time.Time      `json:"lastUsedAt"`
-	RevokedAt  *time.Time      `json:"revokedAt"`
-}
-
-// creator is who created a key, as the audit log names actors: type "user",
-// "api_key" or "system" (a CLI command, id "").
-type creator struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
-}
-
-func toKey(k tenants.APIKey) keyResponse {
-	r := keyResponse{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt,
-		LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt}
-	if k.CreatedBy.Type != "" {
-		r.CreatedBy = &creator{Type: string(k.CreatedBy.Type), ID: k.CreatedBy.ID}
-	}
-	return r
-}
-
-// createdKey is the one response that carries the key's secret.
+// createdKey is the one response that carries the key's secret, which is not
+// stored.
 type createdKey struct {
-	keyResponse
+	tenantview.APIKey
 	Key string `json:"key"`
 }
 

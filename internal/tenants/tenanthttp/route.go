@@ -17,6 +17,7 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantview"
 )
 
 // Config wires the handlers.
@@ -104,7 +105,7 @@ func (h handlers) listUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(us, more, func(u tenants.User) string { return u.ID }, toUser))
+	return c.JSON(http.StatusOK, route.NewPage(us, more, func(u tenants.User) string { return u.ID }, tenantview.UserOf))
 }
 
 func (h handlers) createUser(c echo.Context) error {
@@ -124,7 +125,7 @@ func (h handlers) createUser(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+u.ID)
-	return c.JSON(http.StatusCreated, toUser(u))
+	return c.JSON(http.StatusCreated, tenantview.UserOf(u))
 }
 
 func (h handlers) setRole(c echo.Context) error {
@@ -144,7 +145,7 @@ func (h handlers) setRole(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toUser(u))
+	return c.JSON(http.StatusOK, tenantview.UserOf(u))
 }
 
 // deleteUser ends every session of the user in the transaction that removes them.
@@ -174,7 +175,7 @@ func (h handlers) listKeys(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(ks, more, func(k tenants.APIKey) string { return k.ID }, toKey))
+	return c.JSON(http.StatusOK, route.NewPage(ks, more, func(k tenants.APIKey) string { return k.ID }, tenantview.APIKeyOf))
 }
 
 func (h handlers) createKey(c echo.Context) error {
@@ -195,7 +196,7 @@ func (h handlers) createKey(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+k.ID)
-	return c.JSON(http.StatusCreated, createdKey{keyResponse: toKey(k), Key: secret})
+	return c.JSON(http.StatusCreated, createdKey{APIKey: tenantview.APIKeyOf(k), Key: secret})
 }
 
 func (h handlers) revokeKey(c echo.Context) error {

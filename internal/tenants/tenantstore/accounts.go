@@ -63,17 +63,18 @@ func (s *Store) SetTenantDisabled(ctx context.Context, t tenants.Tenant, at *tim
 		return nil
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-		action := tenantEnabled
+		action := changes.TenantEnabled
 		if at != nil {
 			utc := at.UTC()
-			at, action = &utc, tenantDisabled
+			at, action = &utc, changes.TenantDisabled
 		}
 		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", t.ID).Update("disabled_at", at)
 		if err := affected(res, tenants.ErrTenantNotFound, "disable tenant"); err != nil {
 			return changes.Change{}, err
 		}
-		return changes.Change{TenantID: t.ID, Action: action, Target: changes.Target{Type: "tenant", ID: t.ID},
-			Before: tenantView{t.ID, t.Name, t.DisabledAt != nil}, After: tenantView{t.ID, t.Name, at != nil}}, nil
+		after := t
+		after.DisabledAt = at
+		return tenantChange(action, t, after), nil
 	})
 }
 
@@ -117,7 +118,7 @@ func (s *Store) SetUserRole(ctx context.Context, u tenants.User, role tenants.Ro
 		}
 		after := u
 		after.Role = role
-		return userChange(userRoleChanged, &u, &after), nil
+		return userChange(changes.UserRoleChanged, &u, &after), nil
 	})
 }
 
@@ -129,7 +130,7 @@ func (s *Store) SetPasswordHash(ctx context.Context, u tenants.User, hash string
 		if err := affected(res, tenants.ErrUserNotFound, "set password"); err != nil {
 			return changes.Change{}, err
 		}
-		c := userChange(userPasswordChanged, &u, &u)
+		c := userChange(changes.UserPasswordChanged, &u, &u)
 		c.Secret = []string{"password"}
 		return c, nil
 	})
@@ -142,7 +143,7 @@ func (s *Store) DeleteUser(ctx context.Context, u tenants.User) error {
 		if err := affected(res, tenants.ErrUserNotFound, "delete user"); err != nil {
 			return changes.Change{}, err
 		}
-		return userChange(userDeleted, &u, nil), nil
+		return userChange(changes.UserDeleted, &u, nil), nil
 	})
 }
 

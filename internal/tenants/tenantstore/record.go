@@ -1,71 +1,38 @@
 package tenantstore
 
 import (
-	"time"
-
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantview"
 )
 
-// The actions the store records (contract section 14, docs/audit-log.md).
-const (
-	userCreated         changes.Action = "user.created"
-	userRoleChanged     changes.Action = "user.role_changed"
-	userDeleted         changes.Action = "user.deleted"
-	userPasswordChanged changes.Action = "user.password_changed"
-	keyCreated          changes.Action = "api_key.created"
-	keyRevoked          changes.Action = "api_key.revoked"
-	tenantDisabled      changes.Action = "tenant.disabled"
-	tenantEnabled       changes.Action = "tenant.enabled"
-)
-
-// userView is a user as its recorded changes show it: never its password or hash.
-type userView struct {
-	ID    string       `json:"id"`
-	Email string       `json:"email"`
-	Role  tenants.Role `json:"role"`
-}
+// The records of the store's writes show each resource in its public form
+// (internal/tenants/tenantview), as the API returns it: never a password, its hash,
+// a key's secret or its digest.
 
 func userChange(action changes.Action, before, after *tenants.User) changes.Change {
-	c := changes.Change{Action: action, Target: changes.Target{Type: "user"}}
+	c := changes.Change{Action: action}
 	if before != nil {
-		c.TenantID, c.Target.ID, c.Before = before.TenantID, before.ID, userView{before.ID, before.Email, before.Role}
+		c.TenantID, c.Target.ID, c.Before = before.TenantID, before.ID, tenantview.UserOf(*before)
 	}
 	if after != nil {
-		c.TenantID, c.Target.ID, c.After = after.TenantID, after.ID, userView{after.ID, after.Email, after.Role}
+		c.TenantID, c.Target.ID, c.After = after.TenantID, after.ID, tenantview.UserOf(*after)
 	}
 	return c
 }
 
-// creatorView is who created an API key.
-type creatorView struct {
-	Type string `json:"type"`
-	ID   string `json:"id"`
+// keyChange is the record of a write of an API key: before nil for a creation.
+func keyChange(action changes.Action, before *tenants.APIKey, after tenants.APIKey) changes.Change {
+	c := changes.Change{TenantID: after.TenantID, Action: action, Target: changes.Target{ID: after.ID},
+		After: tenantview.APIKeyOf(after)}
+	if before != nil {
+		c.Before = tenantview.APIKeyOf(*before)
+	}
+	return c
 }
 
-// keyView is an API key as its recorded changes show it: never its secret or its
-// digest.
-type keyView struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Scopes    []tenants.Scope `json:"scopes"`
-	CreatedBy creatorView     `json:"createdBy"`
-	RevokedAt *time.Time      `json:"revokedAt"`
-}
-
-func viewOfKey(k tenants.APIKey) keyView {
-	return keyView{ID: k.ID, Name: k.Name, Scopes: k.Scopes, RevokedAt: k.RevokedAt,
-		CreatedBy: creatorView{Type: string(k.CreatedBy.Type), ID: k.CreatedBy.ID}}
-}
-
-func keyChange(action changes.Action, k tenants.APIKey, before, after any) changes.Change {
-	return changes.Change{TenantID: k.TenantID, Action: action, Target: changes.Target{Type: "api_key", ID: k.ID},
-		Before: before, After: after}
-}
-
-// tenantView is a tenant as tenant.disabled and tenant.enabled show it.
-type tenantView struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	Disabled bool   `json:"disabled"`
+// tenantChange is the record of t's change to after.
+func tenantChange(action changes.Action, before, after tenants.Tenant) changes.Change {
+	return changes.Change{TenantID: after.ID, Action: action, Target: changes.Target{ID: after.ID},
+		Before: tenantview.TenantOf(before), After: tenantview.TenantOf(after)}
 }

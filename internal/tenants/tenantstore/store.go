@@ -161,7 +161,7 @@ func (s *Store) CreateUser(ctx context.Context, u tenants.User, passwordHash str
 		if err != nil {
 			return changes.Change{}, fmt.Errorf("create user: %w", err)
 		}
-		return userChange(userCreated, nil, &u), nil
+		return userChange(changes.UserCreated, nil, &u), nil
 	})
 }
 
@@ -197,7 +197,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create api key: %w", err)
 		}
-		return keyChange(keyCreated, k, nil, viewOfKey(k)), nil
+		return keyChange(changes.APIKeyCreated, nil, k), nil
 	})
 }
 
@@ -262,7 +262,7 @@ func (s *Store) RevokeAPIKey(ctx context.Context, k tenants.APIKey, at time.Time
 		}
 		after := k
 		after.RevokedAt = &at
-		return keyChange(keyRevoked, k, viewOfKey(k), viewOfKey(after)), nil
+		return keyChange(changes.APIKeyRevoked, &k, after), nil
 	})
 	if errors.Is(err, errRevokedAlready) {
 		return nil

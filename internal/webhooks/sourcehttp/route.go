@@ -7,7 +7,6 @@ package sourcehttp
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/route"
 	"github.com/riskapi/riskapi/internal/webhooks"
+	"github.com/riskapi/riskapi/internal/webhooks/sourceview"
 )
 
 // Config wires the handlers.
@@ -40,20 +40,9 @@ func Routes(cfg Config) []route.Route {
 	}
 }
 
-// sourceResponse is a source as listed: never its secret.
-type sourceResponse struct {
-	ID        string    `json:"id"`
-	Source    string    `json:"source"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-func toResponse(s *webhooks.Source) sourceResponse {
-	return sourceResponse{ID: s.ID, Source: s.Name, CreatedAt: s.CreatedAt.UTC()}
-}
-
 // createdSource is the one response that carries the secret.
 type createdSource struct {
-	sourceResponse
+	sourceview.Source
 	Secret string `json:"secret"`
 }
 
@@ -74,7 +63,7 @@ func (h handlers) list(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, route.NewPage(srcs, more, func(s *webhooks.Source) string { return s.ID }, toResponse))
+	return c.JSON(http.StatusOK, route.NewPage(srcs, more, func(s *webhooks.Source) string { return s.ID }, sourceview.Of))
 }
 
 func (h handlers) create(c echo.Context) error {
@@ -97,7 +86,7 @@ func (h handlers) create(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+src.ID)
-	return c.JSON(http.StatusCreated, createdSource{sourceResponse: toResponse(src), Secret: src.Secret})
+	return c.JSON(http.StatusCreated, createdSource{Source: sourceview.Of(src), Secret: src.Secret})
 }
 
 func (h handlers) delete(c echo.Context) error {

@@ -1,17 +1,10 @@
 package webhookstore
 
 import (
-	"time"
-
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/webhooks"
-)
-
-// The actions the store records (docs/audit-log.md).
-const (
-	sourceCreated changes.Action = "webhook_source.created"
-	sourceDeleted changes.Action = "webhook_source.deleted"
+	"github.com/riskapi/riskapi/internal/webhooks/sourceview"
 )
 
 // Recording makes s record the creation and deletion of sources through rec, and
@@ -21,16 +14,11 @@ func (s *Store) Recording(rec changes.Recorder) *Store {
 	return s
 }
 
-// sourceView is a source as its recorded changes show it: never its secret.
-type sourceView struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"source"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
+// sourceChange is the record of src's creation (after) or deletion (before), in its
+// public form (internal/webhooks/sourceview): never its secret.
 func sourceChange(action changes.Action, src *webhooks.Source, before, after bool) changes.Change {
-	c := changes.Change{TenantID: src.TenantID, Action: action, Target: changes.Target{Type: "webhook_source", ID: src.ID}}
-	v := sourceView{ID: src.ID, Name: src.Name, CreatedAt: src.CreatedAt}
+	c := changes.Change{TenantID: src.TenantID, Action: action, Target: changes.Target{ID: src.ID}}
+	v := sourceview.Of(src)
 	if before {
 		c.Before = v
 	}

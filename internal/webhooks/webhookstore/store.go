@@ -138,7 +138,7 @@ func (s *Store) CreateSource(ctx context.Context, src *webhooks.Source) error {
 		if err := s.insertSource(ctx, src); err != nil {
 			return changes.Change{}, err
 		}
-		return sourceChange(sourceCreated, src, false, true), nil
+		return sourceChange(changes.WebhookSourceCreated, src, false, true), nil
 	})
 }
 
@@ -225,7 +225,7 @@ func (s *Store) DeleteSource(ctx context.Context, tenantID, id string) error {
 		if err := database.Conn(ctx, s.db).Where("source_id = ?", id).Delete(&eventRow{}).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("delete webhook events: %w", err)
 		}
-		return sourceChange(sourceDeleted, listedSource(&w), true, false), nil
+		return sourceChange(changes.WebhookSourceDeleted, listedSource(&w), true, false), nil
 	})
 }
 

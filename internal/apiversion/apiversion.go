@@ -1,0 +1,168 @@
+// Package apiversion is the home of API version changes (contract section 18, the
+// model of Stripe's version change modules): the list of dated versions, and one
+// Change per version change, each of which knows how to take a request body written
+// in the version before it forward, and a response body or an event's object back.
+// Handlers, stores and views speak only the newest version; the edge translates.
+//
+// It knows nothing of HTTP, SQL or the resources' Go types: a change works on the
+// decoded JSON object of a resource type ("risk", "attachment", …, the types of
+// internal/changes' actions).
+package apiversion
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Version is an API version, the date its shapes were released: "YYYY-MM-DD".
+// Versions sort by their text.
+type Version string
+
+// Object is one resource's JSON object, decoded (numbers as json.Number, see
+// DecodeObject); a transform changes it in place.
+type Object = map[string]any
+
+// Transform rewrites obj, a resource of one of its Change's types, in place.
+type Transform func(obj Object) error
+
+// Change is one version change module: what changed at Version, for the resource
+// types it names. Each transform is optional (nil: that direction is unchanged).
+type Change struct {
+	// Version is the first version with the new shape.
+	Version Version
+	// Description is the change's line in docs/api-versions.md.
+	Description string
+	// Resources are the resource types whose objects it changes ("risk").
+	Resources []string
+	// Request takes a request body written in the version before Version to the
+	// shape of Version (forward).
+	Request Transform
+	// Response takes a response's object in the shape of Version back to the
+	// version before it.
+	Response Transform
+	// Event takes an event's data.object (and previousAttributes) in the shape of
+	// Version back to the version before it; nil: Response, when the event's object
+	// is the resource as responses show it.
+	Event Transform
+}
+
+// ErrUnknown is returned for a version not in the Set (contract section 18:
+// 400 API_VERSION_UNKNOWN at the edge).
+var ErrUnknown = errors.New("apiversion: unknown version")
+
+// Set is the versions and the changes between them.
+type Set struct {
+	versions []Version // oldest first
+	changes  []Change  // by Version, oldest first
+}
+
+// New returns the Set of versions (oldest first, each a date) and changes (each at
+// one of versions but the first, in version order). Errors: a malformed or
+// unordered version, a change at no version or at the first, changes out of order.
+func New(versions []Version, changes []Change) (*Set, error) {
+	if len(versions) == 0 {
+		return nil, errors.New("apiversion: no version")
+	}
+	for i, v := range versions {
+		if _, err := time.Parse(time.DateOnly, string(v)); err != nil {
+			return nil, fmt.Errorf("apiversion: version %q is no date (YYYY-MM-DD)", v)
+		}
+		if i > 0 && v <= versions[i-1] {
+			return nil, fmt.Errorf("apiversion: version %s does not follow %s", v, versions[i-1])
+		}
+	}
+	for i, c := range changes {
+		if at := slices.Index(versions, c.Version); at <= 0 {
+			return nil, fmt.Errorf("apiversion: change %q is at %s, which is no version after the first", c.Description, c.Version)
+		}
+		if i > 0 && c.Version < changes[i-1].Version {
+			return nil, fmt.Errorf("apiversion: change %q is listed after a newer one", c.Description)
+		}
+		if len(c.Resources) == 0 {
+			return nil, fmt.Errorf("apiversion: change %q names no resource type", c.Description)
+		}
+	}
+	return &Set{versions: slices.Clone(versions), changes: slices.Clone(changes)}, nil
+}
+
+// Versions returns the versions, oldest first.
+func (s *Set) Versions() []Version { return slices.Clone(s.versions) }
+
+// Newest is the newest version: the one handlers speak, and the pin of a new tenant.
+func (s *Set) Newest() Version { return s.versions[len(s.versions)-1] }
+
+// Parse returns the version named text. Errors: ErrUnknown.
+func (s *Set) Parse(text string) (Version, error) {
+	if v := Version(text); slices.Contains(s.versions, v) {
+		return v, nil
+	}
+	return "", fmt.Errorf("%w: %q", ErrUnknown, text)
+}
+
+// Request takes obj, a request body of resource type resource written in version v,
+// to the newest version: the changes after v that touch resource, oldest first.
+// Errors: ErrUnknown, a transform's.
+func (s *Set) Request(v Version, resource string, obj Object) error {
+	after, err := s.after(v, resource)
+	if err != nil {
+		return err
+	}
+	for _, c := range after {
+		if c.Request != nil {
+			if err := c.Request(obj); err != nil {
+				return fmt.Errorf("apiversion: request in %s (%s): %w", v, c.Version, err)
+			}
+		}
+	}
+	return nil
+}
+
+// Response takes obj, a resource of type resource in the newest version, back to
+// version v: the changes after v that touch resource, newest first. Errors:
+// ErrUnknown, a transform's.
+func (s *Set) Response(v Version, resource string, obj Object) error {
+	return s.back(v, resource, obj, func(c Change) Transform { return c.Response })
+}
+
+// Event takes obj, an event's data.object of type resource in the newest version,
+// back to version v, as Response does (a change's Event transform, else its
+// Response). Errors: ErrUnknown, a transform's.
+func (s *Set) Event(v Version, resource string, obj Object) error {
+	return s.back(v, resource, obj, func(c Change) Transform {
+		if c.Event != nil {
+			return c.Event
+		}
+		return c.Response
+	})
+}
+
+func (s *Set) back(v Version, resource string, obj Object, pick func(Change) Transform) error {
+	after, err := s.after(v, resource)
+	if err != nil {
+		return err
+	}
+	for _, c := range slices.Backward(after) {
+		if t := pick(c); t != nil {
+			if err := t(obj); err != nil {
+				return fmt.Errorf("apiversion: back to %s (%s): %w", v, c.Version, err)
+			}
+		}
+	}
+	return nil
+}
+
+// after returns the changes newer than v that touch resource, oldest first.
+func (s *Set) after(v Version, resource string) ([]Change, error) {
+	if !slices.Contains(s.versions, v) {
+		return nil, fmt.Errorf("%w: %q", ErrUnknown, v)
+	}
+	var out []Change
+	for _, c := range s.changes {
+		if c.Version > v && slices.Contains(c.Resources, resource) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

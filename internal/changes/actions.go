@@ -1,0 +1,112 @@
+package changes
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+//go:generate go run ../../cmd/listgen -root ../..
+
+// The actions riskapi records, each declared here once, with its row of Registry.
+// No other package declares an Action: Point refuses to record one Registry lacks.
+const (
+	RiskCreated            Action = "risk.created"
+	RiskUpdated            Action = "risk.updated"
+	RiskDeleted            Action = "risk.deleted"
+	AttachmentCreated      Action = "attachment.created"
+	AttachmentDeleted      Action = "attachment.deleted"
+	UserCreated            Action = "user.created"
+	UserRoleChanged        Action = "user.role_changed"
+	UserDeleted            Action = "user.deleted"
+	UserPasswordChanged    Action = "user.password_changed"
+	APIKeyCreated          Action = "api_key.created"
+	APIKeyRevoked          Action = "api_key.revoked"
+	WebhookSourceCreated   Action = "webhook_source.created"
+	WebhookSourceDeleted   Action = "webhook_source.deleted"
+	WebhookEndpointCreated Action = "webhook_endpoint.created"
+	WebhookEndpointDeleted Action = "webhook_endpoint.deleted"
+	SessionCreated         Action = "session.created"
+	SessionFailed          Action = "session.failed"
+	TenantDisabled         Action = "tenant.disabled"
+	TenantEnabled          Action = "tenant.enabled"
+)
+
+// Declared is one action's declaration: what the audit log's table says of it
+// (docs/audit-log.md, generated from Registry by cmd/listgen) and whether it is also
+// an event type (docs/events.md).
+type Declared struct {
+	Action Action
+	// Event: each recorded change of this action also emits an event of the same
+	// name, whose data.object is the change's After (Before for a deletion).
+	Event bool
+	// When says which writes record it (the table's "when" column, Markdown).
+	When string
+	// Changes says what its entry's changes hold (the table's "changes" column).
+	Changes string
+}
+
+// Registry is every action riskapi records, in documentation order: the one list
+// audit.Actions (the audit log's filter) and events.Types are derived from, and that
+// docs/audit-log.md's table is generated from.
+var Registry = []Declared{
+	{RiskCreated, true, "`POST /v{1,2}/risks`; an import's new row; an inbound `finding.created` (actor: the source)", "the risk's fields"},
+	{RiskUpdated, true, "`PATCH`, `PUT /v{1,2}/risks/{id}`; an import's row with a known `externalId`; an inbound `finding.updated` (or a re-sent `finding.created`)", "the risk's fields that changed"},
+	{RiskDeleted, true, "`DELETE /v{1,2}/risks/{id}`", "the risk's fields"},
+	{AttachmentCreated, true, "an upload (`POST /v{1,2}/risks/{id}/attachments`)", "the attachment's metadata"},
+	{AttachmentDeleted, true, "`DELETE /v{1,2}/attachments/{id}`; each attachment removed with its risk", "the attachment's metadata"},
+	{UserCreated, false, "`POST /v1/users`, `api user create`", "`email`, `role`"},
+	{UserRoleChanged, false, "`PATCH /v1/users/{id}`", "`role`"},
+	{UserDeleted, false, "`DELETE /v1/users/{id}`, `api user delete`", "`email`, `role`"},
+	{UserPasswordChanged, false, "`POST /v1/me/password`, `api user reset-password`", "`{\"password\":\"changed\"}`"},
+	{APIKeyCreated, false, "`POST /v1/api-keys`, `api apikey create`", "`name`, `scopes`, `createdBy`"},
+	{APIKeyRevoked, false, "`DELETE /v1/api-keys/{id}`, `api apikey revoke`", "`revokedAt`"},
+	{WebhookSourceCreated, false, "`POST /v1/webhook-sources`, `api webhook create`", "`source`"},
+	{WebhookSourceDeleted, false, "`DELETE /v1/webhook-sources/{id}`", "`source`"},
+	{WebhookEndpointCreated, false, "`POST /v1/webhook-endpoints`", "`url`, `events`"},
+	{WebhookEndpointDeleted, false, "`DELETE /v1/webhook-endpoints/{id}`", "`url`, `events`"},
+	{SessionCreated, false, "a sign-in (actor: the user)", "null"},
+	{SessionFailed, false, "a refused sign-in of one of the tenant's users (wrong password)", "null; `target.id` is empty"},
+	{TenantDisabled, false, "`api tenant disable` (actor `system`)", "`disabled`"},
+	{TenantEnabled, false, "`api tenant enable` (actor `system`)", "`disabled`"},
+}
+
+// Names returns the actions of Registry for which keep is true (nil: all), in its
+// order, as T (a string type of another package: events.Type, …).
+func Names[T ~string](keep func(Declared) bool) []T {
+	var out []T
+	for _, d := range Registry {
+		if keep == nil || keep(d) {
+			out = append(out, T(d.Action))
+		}
+	}
+	return out
+}
+
+// IsEvent keeps the actions that are event types (Names).
+func IsEvent(d Declared) bool { return d.Event }
+
+// Declaration returns a's row of Registry, or false when a is not declared.
+func (a Action) Declaration() (Declared, bool) { return Find(string(a)) }
+
+// Find returns the row of Registry of the action named name, or false.
+func Find(name string) (Declared, bool) {
+	i := slices.IndexFunc(Registry, func(d Declared) bool { return string(d.Action) == name })
+	if i < 0 {
+		return Declared{}, false
+	}
+	return Registry[i], true
+}
+
+// TargetType is the type of what a's changes are about: the part of its name before
+// the dot ("risk" of "risk.updated"), as the audit log's target.type shows it.
+func (a Action) TargetType() string {
+	t, _, _ := strings.Cut(string(a), ".")
+	return t
+}
+
+// undeclared is the error of recording an action Registry lacks: nothing would list
+// it, and the audit log's filter would refuse it.
+func undeclared(a Action) error {
+	return fmt.Errorf("changes: action %q is not declared in changes.Registry", a)
+}

@@ -1,0 +1,26 @@
+// Package sourceview is an inbound webhook source's public shape, in one place: the
+// JSON of /v1/webhook-sources and the object each recorded change of a source shows.
+// It never holds the source's secret.
+package sourceview
+
+import (
+	"time"
+
+	"github.com/riskapi/riskapi/internal/webhooks"
+)
+
+// Source is a webhook source as the API shows it (docs/openapi.yaml, WebhookSource).
+type Source struct {
+	ID string `json:"id"`
+	// Source is the path segment of /webhooks/inbound/{source}.
+	Source    string    `json:"source"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Of returns s as the API shows it.
+func Of(s *webhooks.Source) Source {
+	return Source{ID: s.ID, Source: s.Name, CreatedAt: s.CreatedAt.UTC()}
+}
+
+// Resource implements changes.View.
+func (Source) Resource() string { return "webhook_source" }
