@@ -203,7 +203,7 @@ func TestMultiHostURL(t *testing.T) {
 // nothing was written), logs one warning naming DATABASE_POOLER=transaction however
 // often it happens within a minute, and the next write succeeds.
 func TestPoolerWithoutSettingIsNamed(t *testing.T) {
-	if !dbtest.Postgres() || dbtest.Pooled() {
+	if !dbtest.Postgres() {
 		t.Skip("pgx's statement cache on one direct PostgreSQL session")
 	}
 	t.Parallel()

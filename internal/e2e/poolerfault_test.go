@@ -12,6 +12,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/e2e"
+	"github.com/riskapi/riskapi/internal/events/webhooktest"
 )
 
 // envPoolerStops sets the PostgreSQL immediate stops of TestPoolerFaults (default
@@ -36,7 +37,9 @@ const poolerStallBound = 5 * time.Second
 // keyed write's creation time may belong to one; no title may have two risks; the
 // keyed writes pass WriteTest's checks (exactly once, none lost). After each fault,
 // the time from PostgreSQL (or PgBouncer) accepting connections again to the first
-// write answered 201 must stay within poolerStallBound.
+// write answered 201 must stay within poolerStallBound. The keyed writes' events
+// reach a webhook endpoint: each risk has one event, and the run logs how many
+// deliveries were repeated (at-least-once, docs/events.md).
 func TestPoolerFaults(t *testing.T) {
 	stops := scaled(10)
 	if s := os.Getenv(envPoolerStops); s != "" {
@@ -55,9 +58,13 @@ func TestPoolerFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	creds := e2e.ProvisionT(t, pgb.URL(), t.Name())
-	keyedCreds := e2e.ProvisionT(t, pgb.URL(), t.Name()+" keyed") // a tenant of its own: WriteTest counts its risks
 	const lease = 5 * time.Second
-	in := e2e.StartT(t, e2e.Config{DatabaseURL: pgb.URL(), Name: "api", Lease: lease})
+	rcv := webhooktest.NewReceiver(t)
+	in := e2e.StartT(t, e2e.Config{DatabaseURL: pgb.URL(), Name: "api", Lease: lease, Env: []string{"WEBHOOK_ALLOW_PRIVATE=true"}})
+	// The keyed writes have a tenant of their own (WriteTest counts its risks), whose
+	// endpoint receives their events: delivery repeats after the faults are counted.
+	et := provisionEvents(t, pgb.URL(), in.URL(), rcv.URL())
+	keyedCreds := et.creds
 	rng := newRand(t)
 	client := e2e.NewClient(creds.APIKey, 16)
 	defer client.Close()
@@ -163,6 +170,30 @@ func TestPoolerFaults(t *testing.T) {
 		t.Logf("from %s accepting connections again to the first write answered 201: max %s, all %v", fault,
 			slices.Max(d).Round(time.Millisecond), roundAll(d))
 	}
+	keyedRisks, err := keyedClient.ListRisks(ctx, in.URL(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := et.listEvents(t, in.URL())
+	perRisk := map[string]int{}
+	for _, riskID := range events {
+		perRisk[riskID]++
+	}
+	for _, r := range keyedRisks {
+		if perRisk[r.ID] != 1 {
+			t.Errorf("risk %s has %d risk.created events, want 1", r.ID, perRisk[r.ID])
+		}
+	}
+	ids := rcv.WaitIDs(t, len(events), 90*time.Second)
+	repeats := 0
+	for id, c := range ids {
+		if _, ok := events[id]; !ok {
+			t.Errorf("delivered webhook-id %s is no committed event", id)
+		}
+		repeats += c - 1
+	}
+	t.Logf("events of the keyed writes: %d risks, %d events, %d deliveries: %d events delivered more than once (%d repeats)",
+		len(keyedRisks), len(events), len(rcv.Deliveries()), countOver(ids, 1), repeats)
 	if unkeyedNotExecuted+int(rep.NotExecuted) == 0 {
 		t.Errorf("no write was answered not_executed: no fault met a write, the test tested nothing")
 	}
