@@ -20,8 +20,8 @@ import (
 // PgBouncerSettings are the PgBouncer settings docs/deploying.md gives (PgBouncer,
 // After PostgreSQL restarts), beside the pool mode and size .ci/pgbouncer uses:
 // a failed server login is retried after 1 s, not PgBouncer's 15 s, and a client
-// waits at most 5 s for a server connection, below the store-call bound
-// (IDEMPOTENCY_LEASE/2, 30 s by default), so that writes succeed again soon after
+// waits at most 5 s for a server connection, below riskapi's store-call bound
+// (half the idempotency lease), so that writes succeed again soon after
 // PostgreSQL answers and no request waits on the pooler longer than its bound.
 const PgBouncerSettings = `pool_mode = transaction
 default_pool_size = 10
