@@ -78,7 +78,8 @@ func migrate(ctx context.Context, c *command, args []string) error {
 	if err != nil {
 		return err
 	}
-	db, err := database.Open(ctx, cfg.Database.URL, database.Options{})
+	db, err := database.Open(ctx, cfg.Database.URL, database.Options{Pooler: cfg.Database.Pooler,
+		Logger: logger(c.std.err, slog.LevelWarn)})
 	if err != nil {
 		return err
 	}

@@ -65,12 +65,12 @@ type spec struct {
 // adminSettings are what the administration commands read (app.OpenAdmin): the
 // store, and SECRET_KEY, which seals the secrets they create (a webhook source's)
 // and must be the one the server reads, or the server cannot open them.
-var adminSettings = []string{"DATABASE_URL", "SECRET_KEY"}
+var adminSettings = []string{"DATABASE_URL", "DATABASE_POOLER", "SECRET_KEY"}
 
 // sweepSettings are what api sweep reads (app.OpenMaintenance): the lease bounds its
 // store calls and the age of orphaned upload bytes; no schedule, sessions secret or
 // request limits.
-var sweepSettings = []string{"DATABASE_URL", "SECRET_KEY", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL", "AUDIT_LOG_TTL"}
+var sweepSettings = []string{"DATABASE_URL", "DATABASE_POOLER", "SECRET_KEY", "IDEMPOTENCY_LEASE", "UPLOAD_DIR", "REQUEST_LOG_TTL", "EVENT_TTL", "AUDIT_LOG_TTL"}
 
 // noConfig marks a command that reads no configuration (version, help).
 var noConfig = []string{}

@@ -47,7 +47,7 @@ func (e *Env) LogText() string {
 func Config(tb testing.TB) config.Config {
 	cfg := config.Default()
 	cfg.HTTP.Addr = "127.0.0.1:0"
-	cfg.Database.URL = dbtest.URL(tb)
+	cfg.Database.URL, cfg.Database.Pooler = dbtest.URL(tb), dbtest.Pooler()
 	if dbtest.Postgres() {
 		// PostgreSQL has no data directory of its own: the key file would land in
 		// the package's folder (SQLite keeps it beside the database file).

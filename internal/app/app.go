@@ -100,7 +100,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	db, err := database.Open(ctx, cfg.Database.URL, database.Options{IdleInTxTimeout: leases.IdleInTx, BusyTimeout: leases.Store,
-		MaxOpenConns: cfg.Database.MaxConns, ReadURL: cfg.Database.ReadURL, Tracing: tr.Provider()})
+		MaxOpenConns: cfg.Database.MaxConns, ReadURL: cfg.Database.ReadURL, Pooler: cfg.Database.Pooler, Logger: log,
+		Tracing: tr.Provider()})
 	if err != nil {
 		tr.Close(ctx) // nothing was traced yet: only its exporter to stop
 		return nil, err

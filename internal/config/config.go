@@ -70,6 +70,10 @@ type Database struct {
 	// ReadURL is DATABASE_READ_URL, default "": a postgres:// replica the lists
 	// read from (docs/deploying.md, Replicas).
 	ReadURL string
+	// Pooler is DATABASE_POOLER, default "": "transaction" when DATABASE_URL points
+	// at a transaction-mode pooler, so that no prepared statement outlives its
+	// transaction; unset, statements stay prepared (docs/deploying.md, PgBouncer).
+	Pooler string
 }
 
 // Auth configures browser sessions.

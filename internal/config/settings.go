@@ -71,6 +71,13 @@ var settings = []setting{
 		c.Database.ReadURL = v
 		return nil
 	}},
+	{"DATABASE_POOLER", "database-pooler", "", "transaction when DATABASE_URL points at a transaction-mode pooler (PgBouncer)", func(c *Config, v string) error {
+		if v != "" && v != "transaction" {
+			return fmt.Errorf("DATABASE_POOLER must be unset or transaction, got %q", v)
+		}
+		c.Database.Pooler = v
+		return nil
+	}},
 	{"JWT_SECRET", "jwt-secret", "", "HS256 key for session tokens (at least 32 bytes)", func(c *Config, v string) error {
 		if v != "" && len(v) < 32 {
 			return fmt.Errorf("JWT_SECRET must be at least 32 bytes")

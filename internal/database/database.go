@@ -63,7 +63,13 @@ type Options struct {
 	// ReadURL is DATABASE_READ_URL: a postgres:// URL of a replica the lists read
 	// from (replica.go). Optional; PostgreSQL only.
 	ReadURL string
-	// Logger receives slow-query warnings. Optional. Default: silent.
+	// Pooler is DATABASE_POOLER: PoolerTransaction when the PostgreSQL URLs point at
+	// a transaction-mode pooler (PgBouncer), so that no prepared statement outlives
+	// its transaction; "" (the default) keeps statements prepared per connection
+	// (pooler.go). Ignored on SQLite.
+	Pooler string
+	// Logger receives the warning that a pooler's prepared-statement error shows
+	// Pooler is missing (pooler.go). Optional. Default: silent.
 	Logger *slog.Logger
 	// Tracing, when set, gives each statement sent through GORM a span inside the
 	// request's trace (tracing.go). Optional. Default nil: no callback installed.
@@ -171,12 +177,13 @@ func openPostgres(ctx context.Context, url string, opts Options, gcfg *gorm.Conf
 // openPool opens and pings a pool of riskapi's PostgreSQL connections (pooler.go,
 // hangup.go) to url.
 func openPool(ctx context.Context, url string, opts Options) (*sql.DB, error) {
-	pcfg, err := poolerSafeConfig(url)
+	pcfg, err := connConfig(url, opts.Pooler)
 	if err != nil {
 		return nil, err
 	}
 	pcfg.BuildContextWatcherHandler = newHangUpWatcher
-	sqlDB := sql.OpenDB(hangUpConnector{Connector: stdlib.GetConnector(*pcfg), bounds: txBounds(opts)})
+	sqlDB := sql.OpenDB(hangUpConnector{Connector: stdlib.GetConnector(*pcfg), bounds: txBounds(opts),
+		pooler: &poolerWarning{log: opts.Logger}})
 	n := opts.MaxOpenConns
 	if n <= 0 {
 		n = 32

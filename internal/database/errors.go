@@ -42,10 +42,11 @@ func Classify(err error) error {
 
 // CommitFailed classifies the error of a COMMIT, or of a write sent outside a
 // transaction, as Classify does, and marks it ErrOutcomeUnknown unless the store
-// surely did not commit: it answered with an error, nothing was sent (pgx's
-// SafeToRetry, except "conn closed": see answerLost), the context ended before the
-// call, the store is out of space, or SQLite reported busy (SQLite commits
-// in-process: its answer is the outcome).
+// surely did not commit: PostgreSQL refused the statement itself (refused),
+// nothing was sent (pgx's SafeToRetry, except "conn closed": see answerLost), the
+// context ended before the call, the store is out of space, or SQLite reported busy
+// (SQLite commits in-process: its answer is the outcome). A connection-class error
+// or a pooler's error after the statement was sent is unknown (docs/errors.md).
 func CommitFailed(err error) error {
 	err = Classify(err)
 	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrOutcomeUnknown) || notCommitted(err) {
@@ -58,16 +59,39 @@ func CommitFailed(err error) error {
 }
 
 func notCommitted(err error) bool {
-	var pgErr *pgconn.PgError
 	var connectErr *pgconn.ConnectError
 	msg := err.Error()
-	return errors.As(err, &pgErr) || errors.As(err, &connectErr) || pgconn.SafeToRetry(err) && !answerLost(err) ||
+	return refused(err) || errors.As(err, &connectErr) || pgconn.SafeToRetry(err) && !answerLost(err) ||
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, sql.ErrTxDone) ||
 		// database/sql gives up before handing the call to the driver; once pgx has
 		// sent it, a deadline comes wrapped as pgconn's timeout.
 		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) && !pgconn.Timeout(err) ||
 		strings.Contains(msg, "sql: database is closed") || sqliteBusy(msg) || OutOfSpace(err)
 }
+
+// refused reports an error PostgreSQL itself answered for the statement it was
+// sent, which therefore did not run: a unique violation, a serialization failure, a
+// full disk, a write refused by a standby. Not refused, because the statement's
+// fate is not what they report: an error of the connection (class 08) or of the
+// server going down (57P0x); any FATAL, after which the session is gone whatever
+// its statement did; and any error a pooler sends in the server's place (fromPooler)
+// — PgBouncer's "server conn crashed?" arrives after the server may have committed.
+func refused(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || fromPooler(pgErr) {
+		return false
+	}
+	sev := pgErr.SeverityUnlocalized
+	if sev == "" {
+		sev = pgErr.Severity
+	}
+	return sev != "FATAL" && sev != "PANIC" && !strings.HasPrefix(pgErr.Code, "08") && !strings.HasPrefix(pgErr.Code, "57P0")
+}
+
+// fromPooler reports an error that a pooler, not PostgreSQL, sent: PostgreSQL names
+// the function that raised every error it sends (the R field); PgBouncer sends a
+// severity, a SQLSTATE and a message only.
+func fromPooler(pgErr *pgconn.PgError) bool { return pgErr.Routine == "" && pgErr.File == "" }
 
 // answerLost reports pgx's "conn closed", which it calls safe to retry although it
 // also reports it for a statement it did send: when the read of the answer fails,
@@ -110,8 +134,12 @@ func unavailable(err error) bool {
 		// cannot connect now; 53300: too many connections; 25006: a write refused
 		// by a server in recovery — a standby reached through a pooler or a
 		// single-host URL while the failover settles (docs/deploying.md, Failover).
+		// A pooler's FATAL (PgBouncer's query_wait_timeout, "server login has been
+		// failing") closes the client's connection, whatever SQLSTATE it gives.
+		// A prepared statement gone missing means a pooler without DATABASE_POOLER:
+		// the statement was refused, and the next connection may serve it.
 		return strings.HasPrefix(pgErr.Code, "08") || strings.HasPrefix(pgErr.Code, "57P") || pgErr.Code == "53300" ||
-			pgErr.Code == "25006"
+			pgErr.Code == "25006" || fromPooler(pgErr) && pgErr.Severity == "FATAL" || preparedStatementLost(err)
 	case pgconn.SafeToRetry(err), pgconn.Timeout(err),
 		errors.Is(err, context.DeadlineExceeded):
 		return true

@@ -76,6 +76,7 @@ func txContext(ctx context.Context) (context.Context, context.CancelFunc) {
 type hangUpConnector struct {
 	driver.Connector
 	bounds string
+	pooler *poolerWarning // warns of a pooler met without DATABASE_POOLER
 }
 
 // Connect opens a connection. Errors: pgx's.
@@ -84,7 +85,7 @@ func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &hangUpConn{stdConn: c.(*stdlib.Conn), bounds: h.bounds}, nil
+	return &hangUpConn{stdConn: c.(*stdlib.Conn), bounds: h.bounds, pooler: h.pooler}, nil
 }
 
 // hangUpConn is pgx's database/sql connection, except that a statement pgx did not
@@ -95,7 +96,8 @@ func (h hangUpConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // pgx.Conn stays reachable (Conn) for the stores that pipeline on it.
 type hangUpConn struct {
 	*stdConn
-	bounds string // txBounds: sent with each BEGIN
+	bounds string         // txBounds: sent with each BEGIN
+	pooler *poolerWarning // warns of a pooler met without DATABASE_POOLER
 }
 
 // stdConn names pgx's connection so that embedding it does not hide its Conn method
@@ -126,8 +128,12 @@ func (c *hangUpConn) ResetSession(ctx context.Context) error {
 }
 
 // notSent returns ctx's error in place of the ErrBadConn of a statement not sent on
-// a connection that is still open; any other error unchanged.
+// a connection that is still open; any other error unchanged. It also warns of a
+// pooler met without DATABASE_POOLER (preparedStatementLost).
 func (c *hangUpConn) notSent(ctx context.Context, err error) error {
+	if err != nil && preparedStatementLost(err) {
+		c.pooler.warn(err)
+	}
 	if err == nil || !errors.Is(err, driver.ErrBadConn) || ctx.Err() == nil || c.Conn().IsClosed() {
 		return err
 	}

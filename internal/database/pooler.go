@@ -5,28 +5,37 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// poolerSafeConfig parses a postgres:// URL into the configuration of a connection
-// that works through PgBouncer in transaction pooling mode as well as directly
-// (docs/deploying.md): the URL's own startup parameters only (riskapi adds none:
-// its bounds are per transaction, txBounds), and statements sent as unnamed
-// ones, parsed and executed in one round trip with the parameter and result types
-// pgx cached for their SQL (QueryExecModeCacheDescribe), so that no named prepared
-// statement has to outlive the transaction it was made in. It encodes values as
-// pgx's default statement cache did (binary, of the server's types), where pgx's
-// exec mode would send text; both cost alike (docs/deploying.md, Query mode). A URL that names default_query_exec_mode itself keeps it:
-// an operator talking to PostgreSQL directly may choose the statement cache.
-func poolerSafeConfig(raw string) (*pgx.ConnConfig, error) {
+// PoolerTransaction is the value of Options.Pooler (DATABASE_POOLER) for a
+// DATABASE_URL that points at a pooler in transaction mode, such as PgBouncer's.
+const PoolerTransaction = "transaction"
+
+// connConfig parses a postgres:// URL into the configuration of riskapi's
+// connections (docs/deploying.md, PgBouncer): the URL's own startup parameters only
+// (riskapi adds none: its bounds are per transaction, txBounds), and the query
+// mode that pooler asks for. Direct (pooler ""), pgx's default: each statement is
+// prepared once per connection and executed by name, the fastest mode. Behind a
+// transaction-mode pooler (PoolerTransaction), where the next transaction may run
+// on another server connection, statements are sent as unnamed ones, parsed and
+// executed in one round trip with the types pgx cached for their SQL
+// (QueryExecModeCacheDescribe), so that no named prepared statement has to outlive
+// the transaction it was made in. A URL that names default_query_exec_mode itself
+// keeps it either way.
+func connConfig(raw, pooler string) (*pgx.ConnConfig, error) {
 	pcfg, err := pgx.ParseConfig(raw)
 	if err != nil {
 		return nil, errors.New("DATABASE_URL is not a valid postgres URL")
 	}
-	if !namesQueryMode(raw) {
+	if pooler == PoolerTransaction && !namesQueryMode(raw) {
 		pcfg.DefaultQueryExecMode = pgx.QueryExecModeCacheDescribe
 	}
 	return pcfg, nil
@@ -40,6 +49,37 @@ func namesQueryMode(raw string) bool {
 	}
 	q, err := url.ParseQuery(query)
 	return err == nil && q.Has("default_query_exec_mode")
+}
+
+// preparedStatementLost reports PostgreSQL's "prepared statement … does not exist"
+// (26000) or "… already exists" (42P05). riskapi names no statement itself, so on
+// its connections they mean pgx's statement cache met a server connection other
+// than the one it prepared on: a transaction-mode pooler without DATABASE_POOLER.
+// The statement was refused, not run.
+func preparedStatementLost(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "26000" || pgErr.Code == "42P05")
+}
+
+// poolerWarning logs, at most once a minute, that a pooler's prepared-statement
+// error shows DATABASE_POOLER is missing.
+type poolerWarning struct {
+	log  *slog.Logger
+	last atomic.Int64 // unix nanoseconds of the last warning
+}
+
+// warn logs err's warning unless one was logged in the last minute.
+func (w *poolerWarning) warn(err error) {
+	if w == nil || w.log == nil {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := w.last.Load()
+	if now-last < int64(time.Minute) || !w.last.CompareAndSwap(last, now) {
+		return
+	}
+	w.log.Warn("a prepared statement went missing between transactions: DATABASE_URL points at a transaction-mode pooler "+
+		"(PgBouncer); set DATABASE_POOLER=transaction (docs/deploying.md)", slog.String("error", err.Error()))
 }
 
 // txBounds is the statement that gives a transaction riskapi's bounds on the

@@ -45,6 +45,15 @@ func Pooled() bool {
 	return Postgres() && strings.HasPrefix(os.Getenv(PoolerEnvVar), "postgres")
 }
 
+// Pooler is the DATABASE_POOLER setting for URL: database.PoolerTransaction when
+// Pooled, else "".
+func Pooler() string {
+	if Pooled() {
+		return database.PoolerTransaction
+	}
+	return ""
+}
+
 // URL returns a DATABASE_URL for a fresh, migrated database, removed when tb ends:
 // through the pooler when Pooled.
 func URL(tb testing.TB) string {
@@ -117,7 +126,7 @@ func create(tb testing.TB, base, options string) string {
 // Open returns a fresh, migrated database, closed and removed when tb ends.
 func Open(tb testing.TB) *database.DB {
 	tb.Helper()
-	db, err := database.Open(context.Background(), URL(tb), database.Options{})
+	db, err := database.Open(context.Background(), URL(tb), database.Options{Pooler: Pooler()})
 	if err != nil {
 		tb.Fatalf("open: %v", err)
 	}

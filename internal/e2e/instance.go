@@ -21,7 +21,7 @@ import (
 
 // riskapiEnv are the variables riskapi reads (internal/config). The parent's values
 // are never inherited: an instance sees only what its Config says.
-var riskapiEnv = []string{"ADDR", "DATABASE_URL", "DATABASE_READ_URL", "DATABASE_MAX_CONNS", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
+var riskapiEnv = []string{"ADDR", "DATABASE_URL", "DATABASE_POOLER", "DATABASE_READ_URL", "DATABASE_MAX_CONNS", "SECRET_KEY", "JWT_SECRET", "IDEMPOTENCY_TTL", "IDEMPOTENCY_LEASE",
 	"IDEMPOTENCY_REQUIRED", "SWEEP_SCHEDULE", "UPLOAD_DIR", "MAX_UPLOAD_BYTES", "MAX_IMPORT_ROWS", "RATE_LIMIT_RPS", "RATE_LIMIT_BURST",
 	"REDIS_URL", "TRUSTED_PROXIES", "HTTP_IDLE_TIMEOUT",
 	"EVENT_TTL", "WEBHOOK_RETRY_FOR", "WEBHOOK_ALLOW_PRIVATE", "WEBHOOK_ENDPOINTS_MAX"}
@@ -136,6 +136,10 @@ func (in *Instance) URL() string {
 	return "http://" + in.addr
 }
 
+// Dir is the instance's working directory (Config.Dir); UPLOAD_DIR is Dir/uploads
+// unless Config.Env sets it.
+func (in *Instance) Dir() string { return in.cfg.Dir }
+
 // Name is the instance's label.
 func (in *Instance) Name() string { return in.cfg.Name }
 
@@ -207,6 +211,7 @@ func (in *Instance) start(ctx context.Context, addr string) error {
 	gen := in.gen
 	env := environ("ADDR="+addr, "DATABASE_URL="+in.cfg.DatabaseURL, "RATE_LIMIT_RPS=0", secretKeyFor(in.cfg.DatabaseURL),
 		"IDEMPOTENCY_LEASE="+in.cfg.Lease.String(), "UPLOAD_DIR="+in.cfg.Dir+"/uploads")
+	env = append(env, poolerEnv(in.cfg.DatabaseURL)...)
 	env = append(env, in.cfg.Env...)
 	cmd := exec.Command(in.cfg.Bin, "serve")
 	cmd.Dir = in.cfg.Dir

@@ -26,7 +26,7 @@ func CLI(ctx context.Context, bin, databaseURL, dir string, args ...string) ([]b
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = environ("DATABASE_URL="+databaseURL, secretKeyFor(databaseURL))
+	cmd.Env = environ(append([]string{"DATABASE_URL=" + databaseURL, secretKeyFor(databaseURL)}, poolerEnv(databaseURL)...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -64,6 +64,10 @@ type keyState struct {
 	// mayHaveRun counts the answers after which the attempt may have committed
 	// without the client being told: network errors and 503 outcome "unknown".
 	mayHaveRun int
+	// notExecuted are the [sent, answered] spans of the attempts answered 503
+	// outcome not_executed; netErrors counts the attempts without an answer.
+	notExecuted [][2]time.Time
+	netErrors   int
 	// A run of 409 answers: from the arrival of the first to the sending of the
 	// latest, the key was certainly blocked.
 	streakFrom time.Time
@@ -197,6 +201,9 @@ func (w *WriteTest) sendUntilDone(ctx context.Context, i int, phase string, star
 				w.NetErrors.Add(1)
 			}
 			w.mayHaveRun(k)
+			w.mu.Lock()
+			k.netErrors++
+			w.mu.Unlock()
 		case a.Status >= 200 && a.Status < 300:
 			w.acked(k, a, phase, target)
 			return
@@ -210,6 +217,9 @@ func (w *WriteTest) sendUntilDone(ctx context.Context, i int, phase string, star
 			switch a.Outcome {
 			case "not_executed":
 				w.NotExecuted.Add(1)
+				w.mu.Lock()
+				k.notExecuted = append(k.notExecuted, [2]time.Time{a.Sent, a.Sent.Add(a.Latency)})
+				w.mu.Unlock()
 			case "unknown":
 				w.Unknown.Add(1)
 				w.mayHaveRun(k)
@@ -234,6 +244,31 @@ func (w *WriteTest) sendUntilDone(ctx context.Context, i int, phase string, star
 			continue // reported at the top of the loop
 		}
 	}
+}
+
+// UntrueNotExecuted returns, for the keys whose risk was created at createdAt[title]
+// (the server's clock, read from the database) within an attempt answered 503
+// not_executed, what it broke: the attempt committed. Attempts of one key run one
+// after another (Dup 1), so the one whose span holds the creation time made it —
+// unless an attempt before had no answer and its server kept running; keys with a
+// network error are left out for that reason.
+func (w *WriteTest) UntrueNotExecuted(createdAt map[string]time.Time) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var untrue []string
+	for _, k := range w.keys {
+		at, ok := createdAt[k.title]
+		if !ok || k.netErrors > 0 {
+			continue
+		}
+		for _, span := range k.notExecuted {
+			if !at.Before(span[0]) && !at.After(span[1]) {
+				untrue = append(untrue, fmt.Sprintf("UNTRUE: key %s committed at %s by the attempt sent at %s and answered "+
+					"503 not_executed", k.key, at.Format(time.RFC3339Nano), span[0].Format(time.RFC3339Nano)))
+			}
+		}
+	}
+	return untrue
 }
 
 func (w *WriteTest) mayHaveRun(k *keyState) {
