@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -108,6 +109,10 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 	u := &out.Change
 	for i, name := range header {
 		v := Unguard(cells[i])
+		if bad := BadText(v); bad != "" {
+			errs = append(errs, problem.FieldError{Row: row, Field: name, Detail: bad})
+			continue
+		}
 		var err string
 		switch name {
 		case "externalId":
@@ -150,6 +155,19 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 		}
 	}
 	return out, errs
+}
+
+// BadText says why s cannot be stored as text, or "" when it can: bytes that are no
+// UTF-8 (PostgreSQL refuses them, SQLite would keep them and hand clients bytes no
+// JSON can carry) or a NUL (PostgreSQL's text cannot hold one).
+func BadText(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be UTF-8 text: the cell has bytes that are no UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain a NUL byte"
+	}
+	return ""
 }
 
 // cellInt reads an integer cell: empty is null.
