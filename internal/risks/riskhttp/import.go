@@ -1,9 +1,9 @@
 package riskhttp
 
 import (
-	"fmt"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
