@@ -176,8 +176,13 @@ export interface paths {
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
-         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
-         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. A cell with
+         *     a NUL byte or bytes that are no UTF-8 is a bad row naming its field; `errors` lists
+         *     the first 1,000 field errors (the `detail` counts them all). A tenant has one import
+         *     running at a time: another, dry run or not, is 409 `IMPORT_IN_PROGRESS` with
+         *     `Retry-After`. The file is read as a stream (the server's memory does not grow with
+         *     its size). Keyed like any upload (see `docs/uploads-and-webhooks.md`); see
+         *     `docs/register.md`.
          */
         post: operations["v1ImportRisks"];
         delete?: never;
@@ -747,8 +752,13 @@ export interface paths {
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
-         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
-         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. A cell with
+         *     a NUL byte or bytes that are no UTF-8 is a bad row naming its field; `errors` lists
+         *     the first 1,000 field errors (the `detail` counts them all). A tenant has one import
+         *     running at a time: another, dry run or not, is 409 `IMPORT_IN_PROGRESS` with
+         *     `Retry-After`. The file is read as a stream (the server's memory does not grow with
+         *     its size). Keyed like any upload (see `docs/uploads-and-webhooks.md`); see
+         *     `docs/register.md`.
          */
         post: operations["v2ImportRisks"];
         delete?: never;
@@ -2490,7 +2500,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS";
         Health: {
             /** @example ok */
             status: string;
@@ -3030,6 +3040,8 @@ export interface components {
         /**
          * @description `IDEMPOTENCY_REQUEST_IN_PROGRESS`: a request with the same key is still being
          *     processed. Retry with the same key after `Retry-After`.
+         *     On an import, also `IMPORT_IN_PROGRESS`: another import of the tenant is running
+         *     (one at a time). Retry after `Retry-After`.
          */
         Conflict: {
             headers: {
