@@ -26,10 +26,14 @@ type Holds struct {
 // NewHolds returns the locks over db.
 func NewHolds(db *gorm.DB) *Holds { return &Holds{db: db, held: map[string]bool{}} }
 
-// holdBeat is how often a held PostgreSQL lock's transaction sends a statement, so
-// that idle_in_transaction_session_timeout (Options.IdleInTxTimeout, at least
-// seconds) never ends it while its holder is alive; a holder that hangs loses it.
-const holdBeat = time.Second
+// holdBeat is how often a held PostgreSQL lock's transaction sends a statement, and
+// holdIdle the idle_in_transaction_session_timeout it sets for itself in place of
+// Options.IdleInTxTimeout: the beat keeps it open while its holder is alive, and a
+// holder that hangs loses the lock within holdIdle.
+const (
+	holdBeat = time.Second
+	holdIdle = 10 * time.Second
+)
 
 // TryHold takes the lock named by parts joined, if no one holds it, and returns the
 // function that frees it (call it once, when the work is done); ok is false, and
@@ -76,7 +80,11 @@ func (h *Holds) holdAdvisory(ctx context.Context, name string) (stop func(), ok 
 	if tx.Error != nil {
 		return nil, false, fmt.Errorf("hold %s: %w", name, tx.Error)
 	}
-	if err := tx.Raw("SELECT pg_try_advisory_xact_lock(?)", id).Scan(&ok).Error; err != nil || !ok {
+	err = tx.Exec(fmt.Sprintf("SET LOCAL idle_in_transaction_session_timeout = %d", holdIdle.Milliseconds())).Error
+	if err == nil {
+		err = tx.Raw("SELECT pg_try_advisory_xact_lock(?)", id).Scan(&ok).Error
+	}
+	if err != nil || !ok {
 		tx.Rollback()
 		if err != nil {
 			return nil, false, fmt.Errorf("hold %s: %w", name, err)
