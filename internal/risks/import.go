@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riskapi/riskapi/internal/problem"
@@ -193,7 +194,10 @@ func (im *importer) batch(ctx context.Context, rows []ImportRow) error {
 			return err
 		}
 		im.note(row.Errors)
-		im.note(errs)
+		im.note(slices.DeleteFunc(errs, func(e problem.FieldError) bool {
+			// A cell that could not be read is named once, not again as missing.
+			return slices.ContainsFunc(row.Errors, func(c problem.FieldError) bool { return c.Field == e.Field })
+		}))
 		if im.write && im.badCount > 0 {
 			// Checked in the first pass, the row has become bad since (a risk it
 			// updates changed): nothing is written.
