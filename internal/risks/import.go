@@ -10,12 +10,15 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
-// ImportRow is one row of an import (docs/register.md): the risk with ExternalID is
-// changed by Change, or created from it when there is none, as is a row without an
-// external ID. Change gives every column the file has; Metadata, when given,
-// replaces the risk's metadata rather than merging into it.
+// ImportRow is one row of an import (docs/register.md, contract section 13): the
+// tenant's risk with ID, if there is one, is changed by Change; else the risk with
+// ExternalID, or one is created from Change when there is none, as for a row with
+// neither. Change gives every column the file has; Metadata, when given, replaces
+// the risk's metadata rather than merging into it. A row that updates by ID keeps
+// the risk's external ID.
 type ImportRow struct {
 	Row        int // the row's number in its file, for errors
+	ID         *string
 	ExternalID *string
 	Change     Update
 	// Errors are the row's cells that are no value of their column, found while
@@ -128,7 +131,7 @@ func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource,
 // importPass reads src once: it checks every row and, with write, writes them. A
 // pass that writes stops at the first bad row (its unit of work rolls back).
 func (s *Service) importPass(ctx context.Context, tenantID string, src ImportSource, write bool, newID func() string, now time.Time) (ImportReport, error) {
-	im := importer{s: s, tenantID: tenantID, seen: map[[sha256.Size]byte]int{},
+	im := importer{s: s, tenantID: tenantID, seen: map[[sha256.Size]byte]int{}, seenID: map[[sha256.Size]byte]int{},
 		write: write, newID: newID, now: now}
 	var batch []ImportRow
 	size := 0
@@ -168,7 +171,9 @@ type importer struct {
 	rep      ImportReport
 	bad      []problem.FieldError // the first MaxImportErrors
 	badCount int
-	stored   map[string]*Risk // the batch's risks by external ID
+	seenID   map[[sha256.Size]byte]int // the same for IDs
+	stored   map[string]*Risk          // the batch's risks by external ID
+	byID     map[string]*Risk          // the batch's risks by ID
 	created  []*Risk          // to write (CreateMany)
 }
 
@@ -177,17 +182,24 @@ func (im *importer) batch(ctx context.Context, rows []ImportRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	var external []string
+	var external, ids []string
 	for _, row := range rows {
 		if row.ExternalID != nil {
 			external = append(external, *row.ExternalID)
+		}
+		if row.ID != nil {
+			ids = append(ids, *row.ID)
 		}
 	}
 	stored, err := im.s.Store.GetByExternalIDs(ctx, im.tenantID, external)
 	if err != nil {
 		return err
 	}
-	im.stored = stored
+	byID, err := im.s.Store.GetByIDs(ctx, im.tenantID, ids)
+	if err != nil {
+		return err
+	}
+	im.stored, im.byID = stored, byID
 	for _, row := range rows {
 		errs, err := im.plan(ctx, row)
 		if err != nil {
@@ -204,7 +216,7 @@ func (im *importer) batch(ctx context.Context, rows []ImportRow) error {
 			return problem.RowsOf(im.bad, im.badCount)
 		}
 	}
-	im.stored = nil
+	im.stored, im.byID = nil, nil
 	return im.flush(ctx)
 }
 
@@ -230,13 +242,34 @@ func (im *importer) flush(ctx context.Context) error {
 // CreateMany. It returns the row's field errors.
 func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldError, error) {
 	var current *Risk
+	if row.ID != nil {
+		key := sha256.Sum256([]byte(*row.ID))
+		if first, dup := im.seenID[key]; dup {
+			return []problem.FieldError{{Row: row.Row, Field: "id", Detail: fmt.Sprintf("is on row %d already", first)}}, nil
+		}
+		im.seenID[key] = row.Row
+		current = im.byID[*row.ID]
+	}
 	if row.ExternalID != nil {
 		key := sha256.Sum256([]byte(*row.ExternalID))
 		if first, dup := im.seen[key]; dup {
 			return []problem.FieldError{{Row: row.Row, Field: "externalId", Detail: fmt.Sprintf("is on row %d already", first)}}, nil
 		}
 		im.seen[key] = row.Row
-		current = im.stored[*row.ExternalID]
+		if current == nil {
+			current = im.stored[*row.ExternalID]
+		}
+	}
+	if current != nil {
+		// A risk is changed by one row only, however the later one names it.
+		if key := sha256.Sum256([]byte(current.ID)); im.seenID[key] == 0 {
+			im.seenID[key] = row.Row
+		}
+		if current.ExternalID != nil {
+			if key := sha256.Sum256([]byte(*current.ExternalID)); im.seen[key] == 0 {
+				im.seen[key] = row.Row
+			}
+		}
 	}
 	if current == nil {
 		r, err := New(im.newID(), im.tenantID, row.Change.Fields(), im.now)

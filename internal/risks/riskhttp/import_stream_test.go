@@ -127,3 +127,43 @@ func TestOneImportPerTenant(t *testing.T) {
 		t.Errorf("%d risks, want 3 (HELD, NEW-1, after)", n)
 	}
 }
+
+// TestImportUpdatesByID: an export imported back into its tenant lands on the same
+// risks (contract section 13: a row whose id names one of the tenant's risks
+// updates it): everything unchanged, then one changed title updates that risk and
+// creates nothing; a risk named twice (by id, or by id and externalId) is an error
+// on the second row; another tenant's id creates a new risk.
+func TestImportUpdatesByID(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a, b := env.Tenant("Acme"), env.Tenant("Bravo")
+	one := create(env, a.Key, map[string]any{"title": "one", "likelihood": 2, "impact": 2})
+	create(env, a.Key, map[string]any{"title": "two"})
+	exported := exportCSV(t, env, a.Key)
+	var rep report
+	importFile(env, a.Key, "", csvText(exported), nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != 0 || rep.Updated != 0 || rep.Unchanged != 2 {
+		t.Fatalf("export imported back %+v, want 2 unchanged", rep)
+	}
+	importFile(env, a.Key, "", "id,title\n"+one.ID+",renamed\n", nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != 0 || rep.Updated != 1 {
+		t.Fatalf("rename by id %+v, want 1 updated", rep)
+	}
+	if n := count(t, env, a.Key); n != 2 {
+		t.Errorf("%d risks, want 2", n)
+	}
+	importFile(env, a.Key, "", "id,externalId,title\n"+one.ID+",E-1,x\n"+one.ID+",,y\n", nil).
+		ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED").Decode(&rep)
+	if len(rep.Errors) != 1 || rep.Errors[0].Row != 3 || rep.Errors[0].Field != "id" {
+		t.Errorf("errors %+v, want row 3 id", rep.Errors)
+	}
+	importFile(env, b.Key, "", "id,title\n"+one.ID+",stolen\n", nil).Expect(http.StatusCreated).Decode(&rep)
+	if rep.Created != 1 || rep.Updated != 0 {
+		t.Errorf("another tenant's id %+v, want 1 created", rep)
+	}
+	var got risk
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + one.ID, Bearer: a.Key}).Expect(http.StatusOK).Decode(&got)
+	if got.Title != "renamed" {
+		t.Errorf("A's risk is %q after B's import, want renamed", got.Title)
+	}
+}

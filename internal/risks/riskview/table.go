@@ -19,8 +19,9 @@ var Columns = []string{"id", "externalId", "title", "description", "category", "
 	"riskScore", "status", "owner", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
 	"residualScore", "metadata", "version", "createdAt", "updatedAt"}
 
-// ReadOnlyColumns are the columns of an export an import ignores: the server sets them.
-var ReadOnlyColumns = []string{"id", "version", "riskScore", "residualScore", "createdAt", "updatedAt"}
+// ReadOnlyColumns are the columns of an export an import ignores: the server sets
+// them. (The id column is read, to find the risk a row updates, never written.)
+var ReadOnlyColumns = []string{"version", "riskScore", "residualScore", "createdAt", "updatedAt"}
 
 // Cells returns r as one CSV record under Columns: absent values empty, metadata as
 // a JSON object, every cell guarded against formula injection (Guard).
@@ -99,7 +100,7 @@ func CheckHeader(header []string) error {
 }
 
 // ReadRow reads one CSV record under header (CheckHeader'd) as an import row: the
-// externalId, and the change of every writable column present — an empty cell is
+// id and externalId, and the change of every writable column present — an empty cell is
 // null, or "" for a text field; metadata is a JSON object (empty: none). Read-only
 // columns are ignored, and a guard quote (Guard) is dropped from every cell. It
 // returns the row's field errors, Row set.
@@ -115,6 +116,10 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 		}
 		var err string
 		switch name {
+		case "id":
+			if v != "" {
+				out.ID = &v
+			}
 		case "externalId":
 			if v != "" {
 				out.ExternalID = &v
