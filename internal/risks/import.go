@@ -174,7 +174,7 @@ type importer struct {
 	seenID   map[[sha256.Size]byte]int // the same for IDs
 	stored   map[string]*Risk          // the batch's risks by external ID
 	byID     map[string]*Risk          // the batch's risks by ID
-	created  []*Risk          // to write (CreateMany)
+	created  []*Risk                   // to write (CreateMany)
 }
 
 // batch checks rows and, in a writing pass, writes them.
