@@ -166,9 +166,10 @@ export interface paths {
          * Import risks from CSV
          * @description `multipart/form-data` with the part `file`: a CSV whose first row names
          *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
-         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     naming it. The read-only columns (`version`, `riskScore`, `residualScore`,
          *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
-         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     dropped, so an export imports back to the same values. A row whose `id` names one
+         *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
          *     without one creates a risk. One unit of work: every row is valid and every change is
@@ -742,9 +743,10 @@ export interface paths {
          * Import risks from CSV
          * @description Requires scope `risks:write`. `multipart/form-data` with the part `file`: a CSV whose first row names
          *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
-         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     naming it. The read-only columns (`version`, `riskScore`, `residualScore`,
          *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
-         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     dropped, so an export imports back to the same values. A row whose `id` names one
+         *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
          *     without one creates a risk. One unit of work: every row is valid and every change is
