@@ -36,6 +36,7 @@ const (
 	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
 	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
 	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable or full; retried
+	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; not retried
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -71,6 +72,7 @@ var (
 	ErrRateLimited                  = &Error{Code: CodeRateLimited}
 	ErrInternal                     = &Error{Code: CodeInternal}
 	ErrStoreUnavailable             = &Error{Code: CodeStoreUnavailable}
+	ErrImportInProgress             = &Error{Code: CodeImportInProgress}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

@@ -143,7 +143,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
-	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore}}
+	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore},
+		Holds: database.NewHolds(db.DB)}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()

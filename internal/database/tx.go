@@ -196,6 +196,13 @@ type Runner struct{ db *gorm.DB }
 // NewRunner returns the runner over db.
 func NewRunner(db *gorm.DB) Runner { return Runner{db: db} }
 
+// Outside returns ctx without the transaction it carries, if any: statements made
+// with it run on their own, outside the unit of work (risks.Outside: an import's
+// reads that check a file before any of it is written).
+func (r Runner) Outside(ctx context.Context) context.Context {
+	return context.WithValue(ctx, txKey{}, nil)
+}
+
 // InTx runs fn as one unit of work (RunInTx): in the transaction ctx carries, or in
 // a new one committed when fn returns nil and rolled back otherwise.
 func (r Runner) InTx(ctx context.Context, fn func(ctx context.Context) error) error {

@@ -45,6 +45,9 @@ const (
 	RateLimited                  Code = "RATE_LIMITED"
 	Internal                     Code = "INTERNAL"
 	StoreUnavailable             Code = "STORE_UNAVAILABLE"
+	// ImportInProgress: the tenant has an import running already; at most one runs
+	// at a time (docs/register.md). Sent with Retry-After.
+	ImportInProgress Code = "IMPORT_IN_PROGRESS"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -68,6 +71,7 @@ var statusOf = map[Code]int{
 	RateLimited:                  http.StatusTooManyRequests,
 	Internal:                     http.StatusInternalServerError,
 	StoreUnavailable:             http.StatusServiceUnavailable,
+	ImportInProgress:             http.StatusConflict,
 }
 
 var titleOf = map[Code]string{
@@ -90,6 +94,7 @@ var titleOf = map[Code]string{
 	RateLimited:                  "Too many requests",
 	Internal:                     "Internal server error",
 	StoreUnavailable:             "Store unavailable",
+	ImportInProgress:             "Import in progress",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the
@@ -234,14 +239,22 @@ func As(err error) *Problem {
 // Rows returns a VALIDATION_FAILED problem for the errors of an uploaded file's rows
 // (FieldError.Row set), or nil when errs is empty. Its detail names the first and
 // counts the rest, so a file of many bad rows keeps a short detail; Errors lists all.
-func Rows(errs []FieldError) *Problem {
+func Rows(errs []FieldError) *Problem { return RowsOf(errs, len(errs)) }
+
+// RowsOf is Rows for a file of total errors of which errs lists the first (a list
+// bounded so that a file of millions of bad cells keeps a bounded answer): the
+// detail counts them all, and says how many the list leaves out.
+func RowsOf(errs []FieldError, total int) *Problem {
 	if len(errs) == 0 {
 		return nil
 	}
 	first := errs[0]
 	detail := "row " + strconv.Itoa(first.Row) + ": " + first.Field + ": " + first.Detail
-	if len(errs) > 1 {
-		detail += " (and " + strconv.Itoa(len(errs)-1) + " more errors)"
+	if total > 1 {
+		detail += " (and " + strconv.Itoa(total-1) + " more errors)"
+	}
+	if left := total - len(errs); left > 0 {
+		detail += "; errors lists the first " + strconv.Itoa(len(errs)) + ", " + strconv.Itoa(left) + " more are left out"
 	}
 	return &Problem{Code: ValidationFailed, Detail: detail, Errors: errs}
 }

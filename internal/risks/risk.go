@@ -338,6 +338,9 @@ type Store interface {
 	// GetByExternalIDs returns the tenant's risks with any of externalIDs, keyed by
 	// external ID; IDs no risk has are absent.
 	GetByExternalIDs(ctx context.Context, tenantID string, externalIDs []string) (map[string]*Risk, error)
+	// GetByIDs returns the tenant's risks with any of ids, keyed by ID; IDs no risk
+	// of the tenant has are absent.
+	GetByIDs(ctx context.Context, tenantID string, ids []string) (map[string]*Risk, error)
 	// List returns up to f.Limit of the risks f.Query selects, in its order, past
 	// f.After, and whether more follow.
 	List(ctx context.Context, tenantID string, f Filter) ([]*Risk, bool, error)

@@ -30,6 +30,9 @@ type Service struct {
 	// Dependents are deleted with a risk, in the same unit of work (riskapi:
 	// attachment rows; their bytes are left to attachments.OrphanSweeper).
 	Dependents []Dependent
+	// Holds keeps a tenant to one import at a time (Import). Optional: without it
+	// imports of a tenant may run at once.
+	Holds Holds
 }
 
 // Create inserts r. One statement: atomic without a transaction of its own.

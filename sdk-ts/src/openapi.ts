@@ -166,9 +166,10 @@ export interface paths {
          * Import risks from CSV
          * @description `multipart/form-data` with the part `file`: a CSV whose first row names
          *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
-         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     naming it. The read-only columns (`version`, `riskScore`, `residualScore`,
          *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
-         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     dropped, so an export imports back to the same values. A row whose `id` names one
+         *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
          *     without one creates a risk. One unit of work: every row is valid and every change is
@@ -176,8 +177,13 @@ export interface paths {
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
-         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
-         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. A cell with
+         *     a NUL byte or bytes that are no UTF-8 is a bad row naming its field; `errors` lists
+         *     the first 1,000 field errors (the `detail` counts them all). A tenant has one import
+         *     running at a time: another, dry run or not, is 409 `IMPORT_IN_PROGRESS` with
+         *     `Retry-After`. The file is read as a stream (the server's memory does not grow with
+         *     its size). Keyed like any upload (see `docs/uploads-and-webhooks.md`); see
+         *     `docs/register.md`.
          */
         post: operations["v1ImportRisks"];
         delete?: never;
@@ -737,9 +743,10 @@ export interface paths {
          * Import risks from CSV
          * @description Requires scope `risks:write`. `multipart/form-data` with the part `file`: a CSV whose first row names
          *     columns of an export (`GET …/risks/export`); an unknown or repeated column is 400
-         *     naming it. The read-only columns (`id`, `version`, `riskScore`, `residualScore`,
+         *     naming it. The read-only columns (`version`, `riskScore`, `residualScore`,
          *     `createdAt`, `updatedAt`) are ignored; a leading `'` before `=`, `+`, `-` or `@` is
-         *     dropped, so an export imports back to the same values. A row with `externalId`
+         *     dropped, so an export imports back to the same values. A row whose `id` names one
+         *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
          *     without one creates a risk. One unit of work: every row is valid and every change is
@@ -747,8 +754,13 @@ export interface paths {
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
-         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. Keyed like
-         *     any upload (see `docs/uploads-and-webhooks.md`); see `docs/register.md`.
+         *     nothing. More than `MAX_IMPORT_ROWS` rows (100,000 by default) is 413. A cell with
+         *     a NUL byte or bytes that are no UTF-8 is a bad row naming its field; `errors` lists
+         *     the first 1,000 field errors (the `detail` counts them all). A tenant has one import
+         *     running at a time: another, dry run or not, is 409 `IMPORT_IN_PROGRESS` with
+         *     `Retry-After`. The file is read as a stream (the server's memory does not grow with
+         *     its size). Keyed like any upload (see `docs/uploads-and-webhooks.md`); see
+         *     `docs/register.md`.
          */
         post: operations["v2ImportRisks"];
         delete?: never;
@@ -2490,7 +2502,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS";
         Health: {
             /** @example ok */
             status: string;
@@ -3030,6 +3042,8 @@ export interface components {
         /**
          * @description `IDEMPOTENCY_REQUEST_IN_PROGRESS`: a request with the same key is still being
          *     processed. Retry with the same key after `Retry-After`.
+         *     On an import, also `IMPORT_IN_PROGRESS`: another import of the tenant is running
+         *     (one at a time). Retry after `Retry-After`.
          */
         Conflict: {
             headers: {

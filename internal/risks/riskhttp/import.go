@@ -1,9 +1,9 @@
 package riskhttp
 
 import (
-	"cmp"
 	"encoding/csv"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -32,9 +32,10 @@ type importReport struct {
 	Errors    []problem.FieldError `json:"errors"`
 }
 
-// importCSV reads the uploaded CSV and imports it as one unit of work
-// (risks.Service.Import): 201 with the report, also for a dry run, which writes
-// nothing; 400 listing every bad row; 413 past MaxImportRows.
+// importCSV imports the uploaded CSV as one unit of work (risks.Service.Import),
+// reading it from the upload's spooled file as a stream, once per pass: 201 with
+// the report, also for a dry run, which writes nothing; 400 listing the bad rows;
+// 409 while another import of the tenant runs; 413 past MaxImportRows.
 func (h handlers) importCSV(c echo.Context) error {
 	tenant, err := route.Tenant(c)
 	if err != nil {
@@ -57,23 +58,8 @@ func (h handlers) importCSV(c echo.Context) error {
 		return err
 	}
 	defer fh.Close()
-	rows, bad, err := h.readCSV(fh)
-	if err != nil {
-		return err
-	}
-	// Cells that are no value of their field are reported with every other row's
-	// errors, which a dry run finds.
-	rep, err := h.risks.Import(c.Request().Context(), tenant, rows, dryRun || len(bad) > 0,
+	rep, err := h.risks.Import(c.Request().Context(), tenant, h.csvSource(fh), dryRun,
 		func() string { return ids.New(ids.Risk) }, h.timestamp())
-	if len(bad) > 0 {
-		if p := problem.As(err); p != nil && p.Code == problem.ValidationFailed {
-			bad = append(bad, p.Errors...)
-		} else if err != nil {
-			return err
-		}
-		slices.SortStableFunc(bad, func(a, b problem.FieldError) int { return cmp.Compare(a.Row, b.Row) })
-		return problem.Rows(bad)
-	}
 	if err != nil {
 		return err
 	}
@@ -98,50 +84,89 @@ func dryRunOf(c echo.Context) (bool, error) {
 	return b, nil
 }
 
-// readCSV reads the header and every row, and the errors of cells that are no value
-// of their column. Errors: 400 for a bad header or a file that is no CSV, 413 past
-// maxImportRows rows.
-func (h handlers) readCSV(r io.Reader) ([]risks.ImportRow, []problem.FieldError, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, nil, problem.Invalid("file", "is empty: the first row must name the columns")
-	}
-	if err != nil {
-		return nil, nil, csvError(err)
-	}
-	if len(header) > 0 {
-		header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
-	}
-	if err := riskview.CheckHeader(header); err != nil {
-		return nil, nil, err
-	}
-	var rows []risks.ImportRow
-	var bad []problem.FieldError
-	for n := 2; ; n++ {
-		cells, err := cr.Read()
+// maxRowBytes bounds one row of an import's CSV: far above the largest valid row
+// (a 10,000-character description, 50 metadata values of 500 characters, each
+// character escaped), it keeps a file of one huge cell from being read into memory.
+const maxRowBytes = 1 << 20
+
+// errRowTooLarge is a row past maxRowBytes.
+var errRowTooLarge = errors.New("row too large")
+
+// csvSource reads f, a seekable file, as an import's rows (risks.ImportSource): from
+// its start on every call, one row at a time. Errors: 400 for a bad header, a file
+// that is no CSV or a row over maxRowBytes; 413 past maxImportRows rows.
+func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
+	return func(fn func(risks.ImportRow) error) error {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		lim := &rowLimit{r: f}
+		cr := csv.NewReader(lim)
+		cr.ReuseRecord = true // each record is read into ImportRow's own strings
+		header, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return problem.Invalid("file", "is empty: the first row must name the columns")
 		}
 		if err != nil {
-			return nil, nil, csvError(err)
+			return csvError(err, 1)
 		}
-		if len(rows) == h.maxImportRows {
-			return nil, nil, problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
+		header = slices.Clone(header)
+		if len(header) > 0 {
+			header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
 		}
-		row, errs := riskview.ReadRow(n, header, cells)
-		rows, bad = append(rows, row), append(bad, errs...)
+		if err := riskview.CheckHeader(header); err != nil {
+			return err
+		}
+		for n, rows := 2, 0; ; n++ {
+			start := cr.InputOffset()
+			lim.from = start
+			cells, err := cr.Read()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return csvError(err, n)
+			}
+			if rows == h.maxImportRows {
+				return problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
+			}
+			rows++
+			row, errs := riskview.ReadRow(n, header, cells)
+			row.Errors, row.Bytes = errs, int(cr.InputOffset()-start)
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
 	}
-	return rows, bad, nil
+}
+
+// rowLimit fails a read that reaches more than maxRowBytes past from, the offset
+// where the row being read starts (beyond the csv.Reader's buffer of a few KiB).
+type rowLimit struct {
+	r    io.Reader
+	read int64 // bytes read from r
+	from int64
+}
+
+func (l *rowLimit) Read(p []byte) (int, error) {
+	if l.read-l.from > maxRowBytes+64<<10 {
+		return 0, errRowTooLarge
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
 }
 
 // csvError is a file that is no CSV (or rows of other lengths than the header's):
-// 400 naming the row.
-func csvError(err error) error {
+// 400 naming the row (the line a parse error starts on; else row, the record read).
+func csvError(err error, row int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		return problem.Rows([]problem.FieldError{{Row: pe.StartLine, Field: "file", Detail: pe.Err.Error()}})
+	}
+	if errors.Is(err, errRowTooLarge) {
+		return problem.Rows([]problem.FieldError{{Row: row, Field: "file",
+			Detail: fmt.Sprintf("the row is larger than %d bytes", maxRowBytes)}})
 	}
 	return err
 }

@@ -360,7 +360,7 @@ func importTwice(ctx context.Context, svc *risks.Service, tenant string) error {
 				Title: str("imported " + ext), Likelihood: &l, Impact: &risks.Nullable[int]{Value: 1 + i%5}, Status: &st,
 				Treatment: &risks.Nullable[risks.Treatment]{Value: risks.Treatments[(i+round)%4]}}})
 		}
-		rep, err := svc.Import(ctx, tenant, rows, false, func() string { return ids.New(ids.Risk) }, time.Now())
+		rep, err := svc.Import(ctx, tenant, risks.Rows(rows), false, func() string { return ids.New(ids.Risk) }, time.Now())
 		if err != nil {
 			return fmt.Errorf("import round %d: %w", round, err)
 		}

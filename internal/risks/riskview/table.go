@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -18,8 +19,9 @@ var Columns = []string{"id", "externalId", "title", "description", "category", "
 	"riskScore", "status", "owner", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
 	"residualScore", "metadata", "version", "createdAt", "updatedAt"}
 
-// ReadOnlyColumns are the columns of an export an import ignores: the server sets them.
-var ReadOnlyColumns = []string{"id", "version", "riskScore", "residualScore", "createdAt", "updatedAt"}
+// ReadOnlyColumns are the columns of an export an import ignores: the server sets
+// them. (The id column is read, to find the risk a row updates, never written.)
+var ReadOnlyColumns = []string{"version", "riskScore", "residualScore", "createdAt", "updatedAt"}
 
 // Cells returns r as one CSV record under Columns: absent values empty, metadata as
 // a JSON object, every cell guarded against formula injection (Guard).
@@ -98,7 +100,7 @@ func CheckHeader(header []string) error {
 }
 
 // ReadRow reads one CSV record under header (CheckHeader'd) as an import row: the
-// externalId, and the change of every writable column present — an empty cell is
+// id and externalId, and the change of every writable column present — an empty cell is
 // null, or "" for a text field; metadata is a JSON object (empty: none). Read-only
 // columns are ignored, and a guard quote (Guard) is dropped from every cell. It
 // returns the row's field errors, Row set.
@@ -108,8 +110,16 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 	u := &out.Change
 	for i, name := range header {
 		v := Unguard(cells[i])
+		if bad := BadText(v); bad != "" {
+			errs = append(errs, problem.FieldError{Row: row, Field: name, Detail: bad})
+			continue
+		}
 		var err string
 		switch name {
+		case "id":
+			if v != "" {
+				out.ID = &v
+			}
 		case "externalId":
 			if v != "" {
 				out.ExternalID = &v
@@ -150,6 +160,19 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 		}
 	}
 	return out, errs
+}
+
+// BadText says why s cannot be stored as text, or "" when it can: bytes that are no
+// UTF-8 (PostgreSQL refuses them, SQLite would keep them and hand clients bytes no
+// JSON can carry) or a NUL (PostgreSQL's text cannot hold one).
+func BadText(s string) string {
+	switch {
+	case !utf8.ValidString(s):
+		return "must be UTF-8 text: the cell has bytes that are no UTF-8"
+	case strings.IndexByte(s, 0) >= 0:
+		return "must not contain a NUL byte"
+	}
+	return ""
 }
 
 // cellInt reads an integer cell: empty is null.
