@@ -125,6 +125,7 @@ var homes = []struct {
 	{"problem.NotExecuted", []string{"internal/server", "internal/idempotency"}, "nothing but the error renderer and the engine promises not_executed"},
 	{".Begin", []string{"internal/database", "internal/idempotency", "internal/idempotency/gormstore"}, "transactions begin in database.RunInTx or a keyed write's reservation (Reservation.Begin)"},
 	{"database.WithCallTimeout", []string{"internal/server"}, "the store call deadline is set once, in server/chain.go"},
+	{"idempotency.HeaderIdempotencyKey", []string{"internal/idempotency"}, "Idempotency-Key is read once, by the engine's parseKey; code outside the engine asks idempotency.KeyOf"},
 }
 
 // TestRulesStayHome: each identifier of homes is used only in its home.
@@ -167,4 +168,28 @@ func slicesContainsIdent(q string) bool {
 		}
 	}
 	return false
+}
+
+// TestEachConditionalHeaderReadOnce: If-Match and If-None-Match are each parsed in
+// one place (etag.FromHeader, riskhttp's conditional.go), so that a write's
+// precondition and the 412 that refuses it cannot read the header differently.
+func TestEachConditionalHeaderReadOnce(t *testing.T) {
+	t.Parallel()
+	seen := map[string][]token.Position{}
+	for _, f := range sources(t) {
+		calls(f, "etag", "FromHeader", func(pos token.Position, call *ast.CallExpr) {
+			name := "a header named by a variable"
+			if len(call.Args) == 2 {
+				if lit, ok := call.Args[1].(*ast.BasicLit); ok {
+					name = lit.Value
+				}
+			}
+			seen[name] = append(seen[name], pos)
+		})
+	}
+	for name, at := range seen {
+		if len(at) > 1 {
+			t.Errorf("%s is parsed %d times, at %v: parse it once and pass the result on", name, len(at), at)
+		}
+	}
 }

@@ -28,6 +28,16 @@ const (
 	keyInvalid
 )
 
+// KeyOf returns r's Idempotency-Key as the engine reads it (parseKey): trimmed, and
+// "" when r has none or an invalid one, which the engine refuses with 400
+// IDEMPOTENCY_KEY_INVALID before any handler runs. It is the one reading of the
+// header for code outside the engine (eventhttp.Capture, for the key an event
+// carries), so that nothing records a key the engine did not accept.
+func KeyOf(r *http.Request) string {
+	k, _ := parseKey(r.Header)
+	return k
+}
+
 // parseKey returns the request's Idempotency-Key. The header name is matched without
 // regard to case (Go canonicalises it), surrounding spaces are trimmed, and the value
 // must be [A-Za-z0-9._-]{8,128}; two headers are invalid, as is an empty one.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/config"
+	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/web"
@@ -199,9 +202,15 @@ func TestSpecCheckerCatchesMismatches(t *testing.T) {
 	get := apitest.Request{Method: "GET", Path: "/v2/risks/risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Bearer: "rk_x"}
 	jsonCT := http.Header{"Content-Type": {"application/json"}, "X-Request-Id": {"abc"}}
 	problemCT := http.Header{"Content-Type": {"application/problem+json"}, "X-Request-Id": {"abc"}, "Cache-Control": {"no-store"}}
-	risk := `{"id":"risk_0193b2c4d5e67f8091a2b3c4d5e6f708","title":"t","description":"","category":"","likelihood":null,` +
-		`"impact":null,"riskScore":null,"status":"open","owner":"","treatment":null,"reviewDate":null,` +
-		`"residualLikelihood":null,"residualImpact":null,"residualScore":null,"metadata":{},"version":1,"createdAt":"2025-01-01T00:00:00Z","updatedAt":"2025-01-01T00:00:00Z"}`
+	// The control: a risk as the API shows it (riskview), so a member added to the
+	// view needs no edit here.
+	at := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	shown, err := json.Marshal(riskview.Of(&risks.Risk{ID: "risk_0193b2c4d5e67f8091a2b3c4d5e6f708", Title: "t",
+		Status: risks.StatusOpen, Version: 1, CreatedAt: at, UpdatedAt: at}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	risk := string(shown)
 	prob := func(code string, status int) string {
 		return fmt.Sprintf(`{"type":"https://riskapi.dev/problems/x","title":"x","status":%d,"detail":"x","code":%q,"requestId":"abc"}`, status, code)
 	}

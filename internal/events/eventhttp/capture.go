@@ -1,8 +1,6 @@
 package eventhttp
 
 import (
-	"strings"
-
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,10 +33,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 // delivery worker implements it.
 type Waker interface{ Wake() }
 
-// Capture puts the request's id and Idempotency-Key where Emit finds them
-// (events.WithRequest), and once the request has succeeded — its unit of work
-// committed — counts the events it emitted and wakes the delivery worker, so that
-// delivery need not wait for the worker's next poll. It must run inside the request
+// Capture puts the request's id and Idempotency-Key (as the engine reads it:
+// idempotency.KeyOf) where Emit finds them (events.WithRequest), and once the
+// request has succeeded — its unit of work committed — counts the events it emitted
+// and wakes the delivery worker, so that delivery need not wait for the worker's
+// next poll. It must run inside the request
 // id middleware and outside idempotency and the handler. It uses cfg's Wake and
 // Metrics, both optional.
 func Capture(cfg Config) echo.MiddlewareFunc {
@@ -47,8 +46,7 @@ func Capture(cfg Config) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
 			ctx := req.Context()
-			r := &events.Request{ID: requestid.From(ctx),
-				IdempotencyKey: strings.TrimSpace(req.Header.Get(idempotency.HeaderIdempotencyKey))}
+			r := &events.Request{ID: requestid.From(ctx), IdempotencyKey: idempotency.KeyOf(req)}
 			c.SetRequest(req.WithContext(events.WithRequest(ctx, r)))
 			err := next(c)
 			emitted := r.Emitted()

@@ -37,34 +37,51 @@ func notModified(c echo.Context, r *risks.Risk) (bool, error) {
 	return true, c.NoContent(http.StatusNotModified)
 }
 
-// target reads what a PATCH, PUT or DELETE acts on: the tenant, the risk's :id and
-// its If-Match. Errors: 404 for an ID that names no risk; 428 PRECONDITION_REQUIRED
-// without If-Match when RequireIfMatch is set; 400 for an If-Match that is no list
-// of ETags.
-func (h handlers) target(c echo.Context) (tenant, id string, ifMatch risks.IfMatch, err error) {
-	id = c.Param("id")
+// target is what a PATCH, PUT or DELETE acts on: the tenant, the risk's :id, and
+// its If-Match, read once (nil: none sent) for both the write's precondition and the
+// 412 that refuses it.
+type target struct {
+	tenant, id string
+	ifMatch    *etag.List
+}
+
+// target reads c's target. Errors: 404 for an ID that names no risk; 428
+// PRECONDITION_REQUIRED without If-Match when RequireIfMatch is set; 400 for an
+// If-Match that is no list of ETags.
+func (h handlers) target(c echo.Context) (target, error) {
+	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
-		return "", "", nil, risks.ErrNotFound
+		return target{}, risks.ErrNotFound
 	}
-	if tenant, err = route.Tenant(c); err != nil {
-		return "", "", nil, err
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return target{}, err
 	}
 	l, given, err := etag.FromHeader(c.Request().Header, "If-Match")
 	switch {
 	case err != nil:
-		return "", "", nil, problem.Invalid("If-Match", err.Error())
+		return target{}, problem.Invalid("If-Match", err.Error())
 	case !given && h.requireIfMatch:
-		return "", "", nil, problem.New(problem.PreconditionRequired,
+		return target{}, problem.New(problem.PreconditionRequired,
 			`this server requires If-Match on writes of a risk: send the ETag of the version you read (or "*")`)
 	case !given:
-		return tenant, id, nil, nil
+		return target{tenant: tenant, id: id}, nil
 	}
-	return tenant, id, func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
+	return target{tenant: tenant, id: id, ifMatch: &l}, nil
 }
 
-// stale turns a write refused for its If-Match (c's) into 412 PRECONDITION_FAILED whose
+// precondition is t's If-Match as the domain checks it: nil when none was sent.
+func (t target) precondition() risks.IfMatch {
+	if t.ifMatch == nil {
+		return nil
+	}
+	l := *t.ifMatch
+	return func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }
+}
+
+// stale turns a write refused for t's If-Match into 412 PRECONDITION_FAILED whose
 // "current" member is the risk as stored now; other errors pass unchanged.
-func stale(c echo.Context, err error) error {
+func (t target) stale(err error) error {
 	var s *risks.StaleError
 	if !errors.As(err, &s) {
 		return err
@@ -75,7 +92,7 @@ func stale(c echo.Context, err error) error {
 	// (RFC 9110, section 13.1.1). Say so, or the client hunts for a change that
 	// never happened.
 	v := strconv.FormatInt(s.Current.Version, 10)
-	if l, _, perr := etag.FromHeader(c.Request().Header, "If-Match"); perr == nil && l.MatchWeak(v) && !l.MatchStrong(v) {
+	if l := t.ifMatch; l != nil && l.MatchWeak(v) && !l.MatchStrong(v) {
 		detail = "If-Match compares ETags strongly (RFC 9110): the weak W/" + riskview.ETag(s.Current) +
 			" never matches; send " + riskview.ETag(s.Current) + ` as the ETag header gave it. "current" holds the risk as stored now`
 	}

@@ -146,24 +146,24 @@ func (h handlers) replace(c echo.Context) error {
 // update reads, checks If-Match, changes and stores the risk named by :id as one
 // unit of work.
 func (h handlers) update(c echo.Context, change func(*risks.Risk) error) error {
-	tenant, id, ifMatch, err := h.target(c)
+	t, err := h.target(c)
 	if err != nil {
 		return err
 	}
-	r, err := h.risks.Update(c.Request().Context(), tenant, id, ifMatch, change)
+	r, err := h.risks.Update(c.Request().Context(), t.tenant, t.id, t.precondition(), change)
 	if err != nil {
-		return stale(c, err)
+		return t.stale(err)
 	}
 	return respond(c, http.StatusOK, r)
 }
 
 func (h handlers) delete(c echo.Context) error {
-	tenant, id, ifMatch, err := h.target(c)
+	t, err := h.target(c)
 	if err != nil {
 		return err
 	}
-	if err := h.risks.Delete(c.Request().Context(), tenant, id, ifMatch); err != nil {
-		return stale(c, err)
+	if err := h.risks.Delete(c.Request().Context(), t.tenant, t.id, t.precondition()); err != nil {
+		return t.stale(err)
 	}
 	return c.NoContent(http.StatusNoContent)
 }

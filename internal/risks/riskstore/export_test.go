@@ -10,3 +10,6 @@ func WalkingAt(s *Store, n int) *Store {
 
 // Countable is countable: whether a heat map of q reads the counts.
 var Countable = countable
+
+// Columns are the columns every write of a risk names: all of row's.
+var Columns = columns

@@ -125,12 +125,6 @@ func metadataOf(s string) map[string]string {
 	return m
 }
 
-// insertSQL is Create's INSERT on PostgreSQL, every column of row.
-const insertSQL = `INSERT INTO risks (id, tenant_id, title, description, category, likelihood, impact,
-	risk_score, status, owner, external_id, version, treatment, review_date, residual_likelihood,
-	residual_impact, residual_score, metadata, created_at, updated_at)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
 // Create inserts r and records risk.created. On PostgreSQL the INSERT is deferred
 // (database.Defer; nothing reads the row before the write's unit of work, Point.Write,
 // ends): the event's statement carries it, and when the create is its own unit of
@@ -140,11 +134,7 @@ func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		var err error
 		if s.db.Dialector.Name() == string(database.Postgres) {
-			w := toRow(r)
-			err = database.Defer(ctx, s.db, insertSQL, w.ID, w.TenantID, w.Title, w.Description, w.Category,
-				w.Likelihood, w.Impact, w.RiskScore, w.Status, w.Owner, w.ExternalID, w.Version, w.Treatment,
-				w.ReviewDate, w.ResidualLikelihood, w.ResidualImpact, w.ResidualScore, w.Metadata,
-				w.CreatedAt, w.UpdatedAt)
+			err = database.Defer(ctx, s.db, insertSQL, values(toRow(r))...)
 		} else {
 			err = database.Conn(ctx, s.db).Create(toRow(r)).Error
 		}
@@ -153,18 +143,6 @@ func (s *Store) Create(ctx context.Context, r *risks.Risk) error {
 		}
 		return change(changes.RiskCreated, nil, r), nil
 	})
-}
-
-// createColumns are the columns CreateMany writes, in the order of createValues.
-var createColumns = []string{"id", "tenant_id", "title", "description", "category", "likelihood", "impact",
-	"risk_score", "status", "owner", "external_id", "version", "treatment", "review_date",
-	"residual_likelihood", "residual_impact", "residual_score", "metadata", "created_at", "updated_at"}
-
-// createValues are w's values in createColumns' order.
-func createValues(w *row) []any {
-	return []any{w.ID, w.TenantID, w.Title, w.Description, w.Category, w.Likelihood, w.Impact,
-		w.RiskScore, w.Status, w.Owner, w.ExternalID, w.Version, w.Treatment, w.ReviewDate,
-		w.ResidualLikelihood, w.ResidualImpact, w.ResidualScore, w.Metadata, w.CreatedAt, w.UpdatedAt}
 }
 
 // CreateMany inserts rs and records risk.created for each, in one unit of work:
@@ -179,10 +157,10 @@ func (s *Store) CreateMany(ctx context.Context, rs []*risks.Risk) error {
 		rows := make([][]any, len(rs))
 		cs := make([]changes.Change, len(rs))
 		for i, r := range rs {
-			rows[i] = createValues(toRow(r))
+			rows[i] = values(toRow(r))
 			cs[i] = change(changes.RiskCreated, nil, r)
 		}
-		if err := database.InsertRows(ctx, s.db, "risks", createColumns, rows); err != nil {
+		if err := database.InsertRows(ctx, s.db, "risks", columns, rows); err != nil {
 			return nil, fmt.Errorf("create risks: %w", err)
 		}
 		return cs, nil
@@ -255,9 +233,7 @@ func (s *Store) Update(ctx context.Context, before, after *risks.Risk) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		res := s.tenant(ctx, before.TenantID).Model(&row{}).
 			Where("id = ? AND version = ?", before.ID, before.Version).
-			Select("title", "description", "category", "likelihood", "impact", "risk_score",
-				"status", "owner", "external_id", "version", "treatment", "review_date",
-				"residual_likelihood", "residual_impact", "residual_score", "metadata", "updated_at").
+			Select(updatedColumns).
 			Updates(toRow(after))
 		if res.Error != nil {
 			return changes.Change{}, fmt.Errorf("update risk %s: %w", after.ID, res.Error)
