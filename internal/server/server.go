@@ -102,6 +102,8 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
 	useTracing(e, d.Tracing)
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
+	// Before anything reads a parameter or header (docs/errors.md).
+	e.Use(refuseBadBytes)
 	// Inside the request id: where every change the request records was asked from.
 	e.Use(origin)
 	// Inside the request id, outside every route's idempotency and unit of work: it
