@@ -36,6 +36,8 @@ const (
 	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
 	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
 	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable or full; retried
+	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
+	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -71,6 +73,8 @@ var (
 	ErrRateLimited                  = &Error{Code: CodeRateLimited}
 	ErrInternal                     = &Error{Code: CodeInternal}
 	ErrStoreUnavailable             = &Error{Code: CodeStoreUnavailable}
+	ErrConcurrencyLimited           = &Error{Code: CodeConcurrencyLimited}
+	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

@@ -45,6 +45,8 @@ const (
 	RateLimited                  Code = "RATE_LIMITED"
 	Internal                     Code = "INTERNAL"
 	StoreUnavailable             Code = "STORE_UNAVAILABLE"
+	ConcurrencyLimited           Code = "CONCURRENCY_LIMITED"
+	QueryTimeout                 Code = "QUERY_TIMEOUT"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -68,6 +70,8 @@ var statusOf = map[Code]int{
 	RateLimited:                  http.StatusTooManyRequests,
 	Internal:                     http.StatusInternalServerError,
 	StoreUnavailable:             http.StatusServiceUnavailable,
+	ConcurrencyLimited:           http.StatusTooManyRequests,
+	QueryTimeout:                 http.StatusServiceUnavailable,
 }
 
 var titleOf = map[Code]string{
@@ -90,6 +94,8 @@ var titleOf = map[Code]string{
 	RateLimited:                  "Too many requests",
 	Internal:                     "Internal server error",
 	StoreUnavailable:             "Store unavailable",
+	ConcurrencyLimited:           "Too many costly reads in flight",
+	QueryTimeout:                 "Query timed out",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the
