@@ -37,6 +37,8 @@ const (
 	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
 	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable or full; retried
 	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; not retried
+	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
+	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -73,6 +75,8 @@ var (
 	ErrInternal                     = &Error{Code: CodeInternal}
 	ErrStoreUnavailable             = &Error{Code: CodeStoreUnavailable}
 	ErrImportInProgress             = &Error{Code: CodeImportInProgress}
+	ErrConcurrencyLimited           = &Error{Code: CodeConcurrencyLimited}
+	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

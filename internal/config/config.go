@@ -53,6 +53,10 @@ type HTTP struct {
 	// Not variables: 1 KiB/s over 10s windows (10 KiB per 10 s).
 	UploadMinRate    int64
 	UploadRateWindow time.Duration
+	// TenantMaxInflight is TENANT_MAX_INFLIGHT, default 8: how many costly reads
+	// (route.Route.Costly, docs/register.md) one tenant may have in flight on this
+	// instance; one more is 429 CONCURRENCY_LIMITED. 0 turns the limit off.
+	TenantMaxInflight int
 	// ShutdownGrace is how long in-flight requests may run after SIGTERM before
 	// their connections are closed. Not a variable: 30s.
 	ShutdownGrace time.Duration
@@ -74,6 +78,10 @@ type Database struct {
 	// at a transaction-mode pooler, so that no prepared statement outlives its
 	// transaction; unset, statements stay prepared (docs/deploying.md, PgBouncer).
 	Pooler string
+	// QueryTimeout is QUERY_TIMEOUT, default 10s: each store call of a read (a GET)
+	// is cancelled in the store after it (503 QUERY_TIMEOUT), when that is sooner
+	// than the lease's Store bound every call has.
+	QueryTimeout time.Duration
 }
 
 // Auth configures browser sessions.

@@ -122,6 +122,14 @@ var settings = []setting{
 	}},
 	{"IMPORT_TIMEOUT", "import-timeout", "5m", "bound of a CSV import's transaction and statements",
 		duration("IMPORT_TIMEOUT", time.Second, func(c *Config) *time.Duration { return &c.Uploads.ImportTimeout })},
+	{"TENANT_MAX_INFLIGHT", "tenant-max-inflight", "8", "costly reads one tenant may have in flight per instance (429 beyond); 0 turns it off", func(c *Config, v string) (err error) {
+		if c.HTTP.TenantMaxInflight, err = strconv.Atoi(v); err != nil || c.HTTP.TenantMaxInflight < 0 {
+			return fmt.Errorf("TENANT_MAX_INFLIGHT must be a whole number ≥ 0, got %q", v)
+		}
+		return nil
+	}},
+	{"QUERY_TIMEOUT", "query-timeout", "10s", "bound of each store call of a read (503 QUERY_TIMEOUT past it)",
+		duration("QUERY_TIMEOUT", 10*time.Millisecond, func(c *Config) *time.Duration { return &c.Database.QueryTimeout })},
 	{"RATE_LIMIT_RPS", "rate-limit-rps", "100", "requests per second per credential; 0 turns it off", func(c *Config, v string) (err error) {
 		if c.RateLimit.RPS, err = strconv.ParseFloat(v, 64); err != nil || c.RateLimit.RPS < 0 {
 			return fmt.Errorf("RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)

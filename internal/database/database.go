@@ -117,8 +117,13 @@ func openSQLite(ctx context.Context, path string, opts Options, gcfg *gorm.Confi
 	}
 	dsn := path + "?_pragma=journal_mode(WAL)" + fmt.Sprintf("&_pragma=busy_timeout(%d)", busy.Milliseconds()) +
 		"&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
-	gdb, err := gorm.Open(sqlite.Open(dsn), gcfg)
+	pool, err := openSQLitePool(dsn)
 	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	gdb, err := gorm.Open(&sqlite.Dialector{DSN: dsn, Conn: pool}, gcfg)
+	if err != nil {
+		pool.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
 	if err := registerCallbacks(gdb); err != nil {

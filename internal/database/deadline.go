@@ -3,6 +3,7 @@ package database
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"gorm.io/gorm"
@@ -23,6 +24,42 @@ func WithCallTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, callTimeoutKey{}, d)
 }
 
+type queryTimeoutKey struct{}
+
+// queryMark is what WithQueryTimeout marks a context with: the bound of a read's
+// store calls, and whether one of them reached it.
+type queryMark struct {
+	d       time.Duration
+	expired atomic.Bool
+}
+
+// ErrQueryTimeout is the cause (context.Cause) of a read's store call that ran
+// past its query timeout (WithQueryTimeout).
+var ErrQueryTimeout = errors.New("the read ran past its query timeout")
+
+// WithQueryTimeout returns ctx marked so that every store call made with it is
+// given up after d, as WithCallTimeout's are, when that is sooner than its call
+// timeout: the bound of a read (QUERY_TIMEOUT), which a costly one may reach on a
+// loaded store. Ending the call's context cancels the statement in the store: on
+// PostgreSQL a cancel request (queryCanceller), on SQLite an interrupt (the driver
+// watches the context). QueryTimedOut then tells the request's answer (503
+// QUERY_TIMEOUT) from a store that stopped answering. A non-positive d leaves ctx
+// unmarked.
+func WithQueryTimeout(ctx context.Context, d time.Duration) context.Context {
+	if d <= 0 {
+		return ctx
+	}
+	return context.WithValue(ctx, queryTimeoutKey{}, &queryMark{d: d})
+}
+
+// QueryTimedOut reports whether a store call made with ctx (marked by
+// WithQueryTimeout), or a context derived from it, was given up at its query
+// timeout.
+func QueryTimedOut(ctx context.Context) bool {
+	m, ok := ctx.Value(queryTimeoutKey{}).(*queryMark)
+	return ok && m.expired.Load()
+}
+
 // Bound returns ctx bounded by the call timeout it is marked with (WithCallTimeout)
 // and its cancel function, which the caller must call once the statement's rows are
 // read. It is for the statements a store sends on database/sql directly, past GORM's
@@ -31,8 +68,28 @@ func Bound(ctx context.Context) (context.Context, context.CancelFunc) { return b
 
 // bounded returns ctx with the call timeout it is marked with, if that ends before
 // ctx's own deadline, and its cancel function (a no-op when nothing was added).
+//
+// A call of a read (WithQueryTimeout) is bounded by its query timeout instead when
+// that is sooner; reaching it is recorded for QueryTimedOut.
 func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 	d, ok := ctx.Value(callTimeoutKey{}).(time.Duration)
+	if q, read := ctx.Value(queryTimeoutKey{}).(*queryMark); read && (!ok || q.d < d) {
+		if dl, has := ctx.Deadline(); has && time.Until(dl) <= q.d {
+			return ctx, func() {}
+		}
+		cctx, cancel := context.WithTimeoutCause(ctx, q.d, ErrQueryTimeout)
+		stop := context.AfterFunc(cctx, func() {
+			if context.Cause(cctx) == ErrQueryTimeout {
+				q.expired.Store(true)
+			}
+		})
+		return cctx, func() {
+			if !stop() && context.Cause(cctx) == ErrQueryTimeout {
+				q.expired.Store(true) // the deadline passed; stop may have beaten f to it
+			}
+			cancel()
+		}
+	}
 	if !ok {
 		return ctx, func() {}
 	}

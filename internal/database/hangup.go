@@ -25,17 +25,57 @@ import (
 // statement on a context already done, so a request whose client has gone starts no
 // new store work. A deadline that expires, or the cancellation of unmarked
 // (background) work, still ends the statement at once.
-type hangUpWatcher struct{ conn net.Conn }
+//
+// A read that reaches its query timeout (WithQueryTimeout) is cancelled in the store
+// as well: a cancel request stops the statement on the server (through a PgBouncer
+// too, which passes cancel requests on), and the connection, which then answers
+// the statement with an error, is kept; it is broken only if no answer comes within
+// queryCancelGrace. Ending the connection alone would leave the statement running
+// on the server until it next wrote to the closed socket.
+type hangUpWatcher struct {
+	conn net.Conn
+	pg   *pgconn.PgConn
+	// cancelled is closed once the cancel request of the statement being cancelled
+	// is done; nil when none was sent.
+	cancelled chan struct{}
+}
 
-func newHangUpWatcher(pc *pgconn.PgConn) ctxwatch.Handler { return &hangUpWatcher{conn: pc.Conn()} }
+func newHangUpWatcher(pc *pgconn.PgConn) ctxwatch.Handler {
+	return &hangUpWatcher{conn: pc.Conn(), pg: pc}
+}
+
+// queryCancelGrace is how long a statement cancelled at its query timeout has to
+// answer before its connection is broken.
+const queryCancelGrace = 2 * time.Second
 
 // HandleCancel is called once ctx, the running statement's, is done.
 func (h *hangUpWatcher) HandleCancel(ctx context.Context) {
-	_ = h.conn.SetDeadline(cancelDeadline(ctx, time.Now()))
+	now := time.Now()
+	if context.Cause(ctx) == ErrQueryTimeout {
+		_ = h.conn.SetDeadline(now.Add(queryCancelGrace))
+		done := make(chan struct{})
+		h.cancelled = done
+		go func() {
+			defer close(done)
+			cctx, cancel := context.WithTimeout(context.Background(), queryCancelGrace)
+			defer cancel()
+			_ = h.pg.CancelRequest(cctx)
+		}()
+		return
+	}
+	_ = h.conn.SetDeadline(cancelDeadline(ctx, now))
 }
 
-// HandleUnwatchAfterCancel is called when the statement has ended after HandleCancel.
-func (h *hangUpWatcher) HandleUnwatchAfterCancel() { _ = h.conn.SetDeadline(time.Time{}) }
+// HandleUnwatchAfterCancel is called when the statement has ended after
+// HandleCancel. A cancel request still on its way could stop the connection's next
+// statement: it is waited for first, as pgx's own cancelling watcher does.
+func (h *hangUpWatcher) HandleUnwatchAfterCancel() {
+	if h.cancelled != nil {
+		<-h.cancelled
+		h.cancelled = nil
+	}
+	_ = h.conn.SetDeadline(time.Time{})
+}
 
 // cancelDeadline is when a statement whose context ended at now must stop reading
 // and writing: now, unless the context is a request's store call cancelled by its

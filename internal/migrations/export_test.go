@@ -8,3 +8,6 @@ var RollbackRegisterHeatmap = m0015RegisterHeatmap.Rollback
 
 // RollbackHeatCounts undoes 0016, whose triggers name columns 0013 adds.
 var RollbackHeatCounts = m0016HeatCounts.Rollback
+
+// RollbackSearchPerTenant undoes 0017, whose triggers name risks' text columns.
+var RollbackSearchPerTenant = m0017SearchPerTenant.Rollback

@@ -31,6 +31,7 @@ var all = []*gormigrate.Migration{
 	m0014AuditLogLean,
 	m0015RegisterHeatmap,
 	m0016HeatCounts,
+	m0017SearchPerTenant,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -47,7 +47,9 @@ const (
 	StoreUnavailable             Code = "STORE_UNAVAILABLE"
 	// ImportInProgress: the tenant has an import running already; at most one runs
 	// at a time (docs/register.md). Sent with Retry-After.
-	ImportInProgress Code = "IMPORT_IN_PROGRESS"
+	ImportInProgress   Code = "IMPORT_IN_PROGRESS"
+	ConcurrencyLimited Code = "CONCURRENCY_LIMITED"
+	QueryTimeout       Code = "QUERY_TIMEOUT"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -72,6 +74,8 @@ var statusOf = map[Code]int{
 	Internal:                     http.StatusInternalServerError,
 	StoreUnavailable:             http.StatusServiceUnavailable,
 	ImportInProgress:             http.StatusConflict,
+	ConcurrencyLimited:           http.StatusTooManyRequests,
+	QueryTimeout:                 http.StatusServiceUnavailable,
 }
 
 var titleOf = map[Code]string{
@@ -95,6 +99,8 @@ var titleOf = map[Code]string{
 	Internal:                     "Internal server error",
 	StoreUnavailable:             "Store unavailable",
 	ImportInProgress:             "Import in progress",
+	ConcurrencyLimited:           "Too many costly reads in flight",
+	QueryTimeout:                 "Query timed out",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the

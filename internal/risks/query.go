@@ -105,3 +105,33 @@ type Heatmap struct {
 	Counts     [5][5]int
 	Unassessed int
 }
+
+// Counted reports whether the heat map's counts answer a heat map of q
+// (docs/register.md): q filters on nothing but statuses, treatments and the four
+// factors, all kept by the counts (its sort does not matter to a count). Any other
+// heat map counts the selected risks one by one: a costly read.
+func (q Query) Counted() bool {
+	return q.Category == nil && q.Owner == nil && q.MinScore == nil && q.MaxScore == nil &&
+		q.ReviewBefore == nil && q.CreatedSince == nil && q.CreatedUntil == nil && q.UpdatedSince == nil &&
+		len(q.Words) == 0 && len(q.Metadata) == 0
+}
+
+// Costly reports whether a page of q is a costly read (docs/register.md, "Costly
+// reads"): one whose cost grows with the tenant's risks rather than the page's,
+// because no index answers it — a search (Words), a filter checked row by row on
+// the sort's index walk (Category, Owner, Metadata), or a range filter whose index
+// is not the sort's (MinScore or MaxScore but by riskScore, ReviewBefore but by
+// reviewDate, CreatedSince or CreatedUntil but by createdAt, UpdatedSince but by
+// updatedAt), any of which may walk every risk of the tenant to fill a page that
+// few risks match. Statuses, treatments and factors are not: at most a dozen values,
+// a page of them is reached within a few hundred rows.
+func (q Query) Costly() bool {
+	if len(q.Words) > 0 || q.Category != nil || q.Owner != nil || len(q.Metadata) > 0 {
+		return true
+	}
+	off := func(f SortField, set bool) bool { return set && q.Sort.Field != f }
+	return off(SortRiskScore, q.MinScore != nil || q.MaxScore != nil) ||
+		off(SortReviewDate, q.ReviewBefore != nil) ||
+		off(SortCreatedAt, q.CreatedSince != nil || q.CreatedUntil != nil) ||
+		off(SortUpdatedAt, q.UpdatedSince != nil)
+}

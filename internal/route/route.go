@@ -107,6 +107,14 @@ type Route struct {
 	// Retry-After, whatever RATE_LIMIT_RPS says. For a request whose work multiplies
 	// (a redelivery to every endpoint). Zero: no such limit.
 	OncePer time.Duration
+	// Costly, when set, says whether a request of the route is a costly read: one
+	// whose cost grows with the tenant's data, not the answer's size (a search, a
+	// filter no index answers, an export; docs/register.md, "Costly reads"). A
+	// tenant has at most TENANT_MAX_INFLIGHT costly reads in flight per instance;
+	// one more is 429 CONCURRENCY_LIMITED. It runs after authentication and must
+	// not fail: a request it cannot read is not costly (the handler refuses it).
+	// Nil: never costly.
+	Costly func(c echo.Context) bool
 	// StoreTimeout, when positive, bounds each store call of the route — each
 	// statement and an unkeyed write's transaction — instead of the server's bound
 	// (config.Leases.Store): for a write that is one long transaction by design (the
@@ -140,3 +148,7 @@ func (r Route) Check() error {
 	}
 	return nil
 }
+
+// AlwaysCostly is Route.Costly of a route every request of which is a costly read
+// (an export).
+func AlwaysCostly(echo.Context) bool { return true }

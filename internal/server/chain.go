@@ -15,11 +15,12 @@ import (
 
 // useChain installs the middleware every request passes, matched route or not, in
 // order: HEAD served as GET; the request id; logs and metrics (which also render
-// errors, so the final status is known); the store's call timeout (storeCall);
-// recovery from panics. Each route's own middleware (routes.go) runs inside it.
-func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics, storeCall time.Duration) {
+// errors, so the final status is known); the store's call timeout (storeCall) and
+// a read's (query); recovery from panics. Each route's own middleware (routes.go)
+// runs inside it.
+func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics, storeCall, query time.Duration) {
 	e.Pre(headAsGet)
-	e.Use(requestid.Middleware(), observe(log, m), callTimeout(storeCall))
+	e.Use(requestid.Middleware(), observe(log, m), callTimeout(storeCall, query))
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		DisablePrintStack: true,
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
@@ -33,8 +34,10 @@ func useChain(e *echo.Echo, log *slog.Logger, m *httpMetrics, storeCall time.Dur
 // callTimeout bounds every store call the request makes — authentication, reads,
 // unkeyed writes, the handler's statements — by d (config.Leases.Store): a store that
 // stops answering gets the request a 503 STORE_UNAVAILABLE after d instead of a hang.
-// It bounds the calls, not the request: an upload may stream for longer.
-func callTimeout(d time.Duration) echo.MiddlewareFunc {
+// It bounds the calls, not the request: an upload may stream for longer. A read's
+// (GET's) calls are bounded by query (QUERY_TIMEOUT) when that is sooner, and
+// cancelled in the store when they reach it (503 QUERY_TIMEOUT).
+func callTimeout(d, query time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
@@ -42,6 +45,8 @@ func callTimeout(d time.Duration) echo.MiddlewareFunc {
 			if req.Method != http.MethodGet && req.Method != http.MethodHead {
 				// A request that writes reads what it wrote: never the replica.
 				ctx = database.WritesPrimary(ctx)
+			} else {
+				ctx = database.WithQueryTimeout(ctx, query)
 			}
 			c.SetRequest(req.WithContext(ctx))
 			return next(c)

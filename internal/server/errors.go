@@ -95,7 +95,26 @@ func problemOf(ctx context.Context, err error) (int, string, string) {
 		return statusClientClosedRequest, "", ""
 	}
 	p, _ := toProblem(err)
+	if q := queryTimeout(ctx, p); q != nil {
+		p = q
+	}
 	return p.Status(), string(p.Code), string(outcomeOf(p))
+}
+
+// queryTimeoutRetryAfter is the Retry-After of 503 QUERY_TIMEOUT.
+const queryTimeoutRetryAfter = 5 * time.Second
+
+// queryTimeout is the 503 QUERY_TIMEOUT of a read one of whose store calls reached
+// its query timeout (database.QueryTimedOut), whatever error that call ended in (a
+// deadline, PostgreSQL's "canceling statement", SQLite's interrupt), in place of p,
+// the problem its error maps to; nil when no call did, or when p is an answer of
+// the client's (a 4xx) rather than the store's failure.
+func queryTimeout(ctx context.Context, p *problem.Problem) *problem.Problem {
+	if !database.QueryTimedOut(ctx) || p.Status() < http.StatusInternalServerError {
+		return nil
+	}
+	return &problem.Problem{Code: problem.QueryTimeout, RetryAfter: queryTimeoutRetryAfter,
+		Detail: "the read ran longer than the server allows and was cancelled; retry after Retry-After, or narrow it (an indexed filter, longer words in q)"}
 }
 
 // outcomeOf is the "outcome" member of p: a 503 STORE_UNAVAILABLE always has one,
@@ -134,6 +153,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		p, unexpected := toProblem(err)
+		if q := queryTimeout(c.Request().Context(), p); q != nil {
+			p, unexpected = q, false
+		}
 		noteProblem(c, p.Code)
 		rid := requestid.From(c.Request().Context())
 		if unexpected {

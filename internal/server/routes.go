@@ -93,6 +93,7 @@ type mounter struct {
 	rateLimits       ratelimit.Store
 	failed           *failOpen
 	requestLog       echo.MiddlewareFunc
+	costly           *Slots // each tenant's costly reads in flight; nil: no limit
 	spoolDir         string
 	log              *slog.Logger
 }
@@ -151,6 +152,9 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
 		passwords: passwordThrottle(failures, failed), failures: authFailures, failed: failed, rateLimits: d.RateLimits,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
+	if cfg.HTTP.TenantMaxInflight > 0 {
+		m.costly = NewSlots(cfg.HTTP.TenantMaxInflight)
+	}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
 	}
@@ -199,6 +203,7 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 // authentication and idempotency, so that whatever the request's outcome — replay,
 // 422, error, panic — its spooled files are removed when it ends; it reads nothing
 // itself), authentication by authn (nil: none), the rate limit, scope and role, and
+// the limit of the tenant's costly reads in flight (route.Route.Costly), and
 // idempotency for writes. A route that refuses Idempotency-Key refuses it before
 // anything else about the request is looked at but its credential: an unauthenticated
 // request is 401 whatever its headers (docs/idempotency.md).
@@ -246,6 +251,13 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	if r.OncePer > 0 {
 		mw = append(mw, oncePer(r.OncePer, m.rateLimits, m.failed))
+	}
+	if r.Costly != nil && m.costly != nil && authn != nil {
+		limit, err := costlyReads(m.costly, r.Costly)
+		if err != nil {
+			return nil, err
+		}
+		mw = append(mw, limit)
 	}
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {

@@ -101,7 +101,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
 	useTracing(e, d.Tracing)
-	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store)
+	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store, cfg.Database.QueryTimeout)
+	// Before anything reads a parameter or header (docs/errors.md).
+	e.Use(refuseBadBytes)
 	// Inside the request id: where every change the request records was asked from.
 	e.Use(origin)
 	// Inside the request id, outside every route's idempotency and unit of work: it

@@ -2502,7 +2502,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT";
         Health: {
             /** @example ok */
             status: string;
@@ -3153,6 +3153,36 @@ export interface components {
             };
         };
         /**
+         * @description `RATE_LIMITED`: per-credential rate limit (as `TooManyRequests`), or
+         *     `CONCURRENCY_LIMITED`: this read is costly (a search `q`, a filter no index
+         *     answers, a filtered heat map, an export; docs/register.md, "Costly reads") and
+         *     the tenant already has `TENANT_MAX_INFLIGHT` costly reads in flight on this
+         *     instance. The request did not run; retry after `Retry-After` with fewer at once.
+         */
+        CostlyReadLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "https://riskapi.dev/problems/concurrency-limited",
+                 *       "title": "Too many costly reads in flight",
+                 *       "status": 429,
+                 *       "detail": "too many of this tenant's costly reads (searches, unindexed filters, exports) are in flight; retry after Retry-After or run fewer at once",
+                 *       "code": "CONCURRENCY_LIMITED",
+                 *       "requestId": "7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description `INTERNAL`: unexpected server error; `detail` reveals nothing internal. A keyed
          *     request's record is marked FAILED, so a retry with the same key runs again.
          */
@@ -3183,7 +3213,9 @@ export interface components {
          *     answering, or a disk is full. `outcome` says whether anything was done:
          *     `not_executed` (nothing) or `unknown` (the write's commit may have happened).
          *     Retry after `Retry-After` with the same key; after `unknown` never under a new
-         *     key (docs/errors.md).
+         *     key (docs/errors.md). On a `GET`, also `QUERY_TIMEOUT`: a statement of the read
+         *     ran past `QUERY_TIMEOUT` and was cancelled in the store (no `outcome`: nothing
+         *     was written).
          */
         ServiceUnavailable: {
             headers: {
@@ -3702,7 +3734,7 @@ export interface operations {
             200: components["responses"]["RiskList"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3908,7 +3940,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4084,7 +4116,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5389,7 +5421,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5596,7 +5628,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5772,7 +5804,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7562,7 +7594,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -7814,7 +7846,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["CostlyReadLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

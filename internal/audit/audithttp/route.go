@@ -38,8 +38,10 @@ func Routes(cfg Config) []route.Route {
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/audit-log", Handler: h.list, Versions: route.V1, Admin: true},
 		{Method: http.MethodGet, Path: "/audit-log", Handler: h.list, Versions: route.V2, Scope: read},
-		{Method: http.MethodGet, Path: "/audit-log/export", Handler: h.export, Versions: route.V1, Admin: true},
-		{Method: http.MethodGet, Path: "/audit-log/export", Handler: h.export, Versions: route.V2, Scope: read},
+		{Method: http.MethodGet, Path: "/audit-log/export", Handler: h.export, Versions: route.V1, Admin: true,
+			Costly: route.AlwaysCostly},
+		{Method: http.MethodGet, Path: "/audit-log/export", Handler: h.export, Versions: route.V2, Scope: read,
+			Costly: route.AlwaysCostly},
 		{Method: http.MethodGet, Path: "/risks/:id/history", Handler: h.history, Versions: route.Both,
 			Scope: tenants.ScopeRisksRead},
 	}

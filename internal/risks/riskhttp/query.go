@@ -1,6 +1,7 @@
 package riskhttp
 
 import (
+	"github.com/labstack/echo/v4"
 	"maps"
 	"net/url"
 	"slices"
@@ -125,6 +126,20 @@ func setParam(q *risks.Query, name, v string) error {
 		}
 	}
 	return err
+}
+
+// costlyList is the list's route.Costly: a page no index answers
+// (risks.Query.Costly). A query it cannot read is not costly: the handler refuses it.
+func costlyList(c echo.Context) bool {
+	q, err := queryOf(c.QueryParams(), "limit", "cursor", "sort")
+	return err == nil && q.Costly()
+}
+
+// costlyHeatmap is the heat map's route.Costly: one the counts do not answer
+// (risks.Query.Counted) counts the selected risks one by one.
+func costlyHeatmap(c echo.Context) bool {
+	q, err := queryOf(c.QueryParams(), "basis")
+	return err == nil && !q.Counted()
 }
 
 // list reads a comma-separated list of allowed values.

@@ -52,9 +52,11 @@ func Routes(cfg Config) []route.Route {
 	read, write := tenants.ScopeRisksRead, tenants.ScopeRisksWrite
 	return []route.Route{
 		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write},
-		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read},
-		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read},
-		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read, Costly: costlyList},
+		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read,
+			Costly: costlyHeatmap},
+		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read,
+			Costly: route.AlwaysCostly},
 		{Method: http.MethodPost, Path: "/risks/import", Handler: h.importCSV, Versions: route.Both, Scope: write,
 			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}, StoreTimeout: cfg.ImportTimeout},
 		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},

@@ -16,14 +16,9 @@ import (
 // On PostgreSQL each write inserts delta rows (+1/−1) that FoldHeatCounts folds
 // later; on SQLite the triggers add to the folded row in place. Reads sum.
 
-// countable reports whether the counts can answer a heat map of q: q filters on
-// nothing but statuses, treatments and the four factors, all columns of the counts
-// (its sort does not matter to a count).
-func countable(q risks.Query) bool {
-	return q.Category == nil && q.Owner == nil && q.MinScore == nil && q.MaxScore == nil &&
-		q.ReviewBefore == nil && q.CreatedSince == nil && q.CreatedUntil == nil && q.UpdatedSince == nil &&
-		len(q.Words) == 0 && len(q.Metadata) == 0
-}
+// countable reports whether the counts can answer a heat map of q
+// (risks.Query.Counted, which also decides that a heat map is a costly read).
+func countable(q risks.Query) bool { return q.Counted() }
 
 // countedHeatmap sums the tenant's rows of risk_heat_counts for q's statuses and
 // treatments by the cell of basis: one statement over at most a few thousand rows

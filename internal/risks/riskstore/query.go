@@ -20,7 +20,7 @@ func (s *Store) postgres() bool { return s.db.Dialector.Name() == "postgres" }
 //
 // paged says the statement reads a page in an index's order. walk, on SQLite, has
 // q's words matched on each row the page's index walk reaches, up to and including
-// walk.End when set, rather than read as the set of risks_fts's matches
+// walk.End when set, rather than read as the set of risks_search's matches
 // (containing).
 func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, paged bool, walk *walkTo) (*gorm.DB, error) {
 	db := s.tenant(ctx, tenantID).Model(&row{})
@@ -57,7 +57,7 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 		}
 	}
 	// Last: on SQLite's walk the other filters are checked before a row is probed.
-	return s.containing(db, q.Words, walk), nil
+	return s.containing(db, tenantID, q.Words, walk), nil
 }
 
 // walkTo is how a page's walk of its index ends: at End, in Sorted's order, or at
@@ -95,15 +95,16 @@ func where[T any](db *gorm.DB, cond string, v *T) *gorm.DB {
 // case-insensitive. PostgreSQL: ILIKE per word, served by the pg_trgm GIN indexes.
 // SQLite: LIKE for words under three characters, which a trigram index cannot
 // answer (ASCII case folding only); the others are matched as the FTS5 trigram
-// index risks_fts matches them (each a quoted phrase, all required), in one of two
-// ways that select the same rows (docs/register.md):
+// index risks_search matches them (each a quoted phrase, all required) among the
+// tenant's entries alone (tenantEntries), in one of two ways that select the same
+// rows (docs/register.md):
 //
-//   - walk nil: the set of rowids risks_fts matches, read whole;
+//   - walk nil: the set of the tenant's rowids risks_search matches, read whole;
 //   - walk set (ASCII words only, List decides): per row, as the page's own index
 //     walk reaches it, up to walk.End: LIKE on a row of ASCII text (where LIKE's
-//     ASCII case folding is the index's), a probe of risks_fts for that rowid on any
-//     other row.
-func (s *Store) containing(db *gorm.DB, words []string, walk *walkTo) *gorm.DB {
+//     ASCII case folding is the index's), a probe of risks_search for that row's
+//     entry on any other row.
+func (s *Store) containing(db *gorm.DB, tenantID string, words []string, walk *walkTo) *gorm.DB {
 	var phrases, likes []string
 	var args []any
 	for _, w := range words {
@@ -124,18 +125,35 @@ func (s *Store) containing(db *gorm.DB, words []string, walk *walkTo) *gorm.DB {
 	}
 	match := matchOf(words)
 	if walk == nil {
-		return db.Where("rowid IN (SELECT rowid FROM risks_fts WHERE risks_fts MATCH ?)", match)
+		return db.Where("rowid IN (SELECT rowid & "+entryMask+" FROM risks_search WHERE risks_search MATCH ? AND "+
+			tenantEntries+")", match, tenantID, tenantID)
 	}
 	if walk.End != nil {
 		cond, bound := walk.Sorted.Through(*walk.End)
 		db = db.Where(cond, bound...)
 	}
 	return db.Where("(("+strings.Join(likes, " AND ")+") OR ("+notASCII+
-		" AND EXISTS (SELECT 1 FROM risks_fts WHERE risks_fts MATCH ? AND risks_fts.rowid = risks.rowid)))",
-		append(args, match)...)
+		" AND EXISTS (SELECT 1 FROM risks_search WHERE risks_search MATCH ? AND risks_search.rowid = "+
+		tenantBase+" + risks.rowid)))",
+		append(args, match, tenantID)...)
 }
 
-// matchOf is the risks_fts query of words: each of three characters or more as a
+// risks_search's rowids (migration 0017_search_per_tenant): a risk's entry is at
+// its tenant's rowid times 2^40 plus its own rowid, so a tenant's entries are one
+// range, and FTS5 reads a match restricted to a range of rowids by seeking to its
+// start in each term's list: the other tenants' entries are never read.
+const (
+	// tenantBase is the first rowid of the tenant's entries; its argument is the
+	// tenant's id.
+	tenantBase = "((SELECT rowid FROM tenants WHERE id = ?) << 40)"
+	// tenantEntries restricts risks_search to the tenant's entries; its arguments
+	// are the tenant's id, twice.
+	tenantEntries = "risks_search.rowid BETWEEN " + tenantBase + " AND " + tenantBase + " + " + entryMask
+	// entryMask keeps a risk's rowid of its entry's.
+	entryMask = "1099511627775"
+)
+
+// matchOf is the risks_search query of words: each of three characters or more as a
 // quoted phrase, all required.
 func matchOf(words []string) string {
 	var phrases []string
@@ -149,7 +167,7 @@ func matchOf(words []string) string {
 
 // walks reports whether a page of a search for words may be read by a walk of its
 // index on this store (containing): SQLite, with a word of three characters or more
-// for risks_fts, all of them ASCII.
+// for risks_search, all of them ASCII.
 func (s *Store) walks(words []string) bool {
 	if s.postgres() {
 		return false
@@ -181,7 +199,7 @@ func isASCII(w string) bool {
 }
 
 // walkWindow is how many of the tenant's rows, in a page's order, the long walk of a
-// q search on SQLite reaches before it reads the set of risks_fts's matches instead
+// q search on SQLite reaches before it reads the set of risks_search's matches instead
 // (List): about 30 ms for 10,000 rows at 1,000,000, and it finds a page of words in
 // more than one row in 500 (21 of 10,000). No count over the tenant's matches
 // decides: counting even a thousand of them cost 38 ms in a tenant of 1,000,000
@@ -193,7 +211,7 @@ const walkWindow = 10_000
 // a page of words in more than one row in 50 (List).
 const firstWalk = 1_000
 
-// fewMatches is how many matches of q in all tenants make the set of matches cheaper
+// fewMatches is how many matches of q in the tenant make the set of matches cheaper
 // to read than a long walk (List); counting them stops there.
 const fewMatches = 500
 
@@ -232,8 +250,8 @@ func (s *Store) sorted(sort risks.Sort) database.Sorted {
 //
 // On SQLite a q search of ASCII words first walks the page's index through the next
 // firstWalk rows (containing); when that finds a full page, or the tenant has no
-// more rows, that is the page. Otherwise, when risks_fts matches fewer than
-// fewMatches risks of all tenants, the page is read from that set of matches; else a
+// more rows, that is the page. Otherwise, when risks_search matches fewer than
+// fewMatches risks of the tenant, the page is read from that set of matches; else a
 // walk of walkWindow rows is tried, then the set of matches. Both read the same rows in the same order, so a page is the
 // same either way and paging visits each match once.
 func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*risks.Risk, bool, error) {
@@ -250,7 +268,7 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 		if err != nil || done {
 			return out, more, err
 		}
-		few, err := s.fewMatches(ctx, f.Query.Words)
+		few, err := s.fewMatches(ctx, tenantID, f.Query.Words)
 		if err != nil {
 			return nil, false, err
 		}
@@ -272,12 +290,12 @@ func (s *Store) List(ctx context.Context, tenantID string, f risks.Filter) ([]*r
 	return out, more, nil
 }
 
-// fewMatches reports whether risks_fts matches words (the ASCII words of a walk) in
-// fewer than fewMatches risks of all tenants, counting no further.
-func (s *Store) fewMatches(ctx context.Context, words []string) (bool, error) {
+// fewMatches reports whether risks_search matches words (the ASCII words of a walk)
+// in fewer than fewMatches risks of the tenant, counting no further.
+func (s *Store) fewMatches(ctx context.Context, tenantID string, words []string) (bool, error) {
 	var n int64
-	found := database.Conn(ctx, s.db).Table("risks_fts").Select("1").
-		Where("risks_fts MATCH ?", matchOf(words)).Limit(fewMatches)
+	found := database.Conn(ctx, s.db).Table("risks_search").Select("1").
+		Where("risks_search MATCH ? AND "+tenantEntries, matchOf(words), tenantID, tenantID).Limit(fewMatches)
 	if err := database.Conn(ctx, s.db).Table("(?) AS found", found).Count(&n).Error; err != nil {
 		return false, fmt.Errorf("count risks matching q: %w", err)
 	}
