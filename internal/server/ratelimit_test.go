@@ -75,7 +75,7 @@ func TestRateLimitFields(t *testing.T) {
 		}
 	}
 	s := env.Do(apitest.Request{Method: "POST", Path: "/v1/sessions", JSON: map[string]string{"email": a.Email, "password": a.Password}}).Expect(201)
-	if got := s.Header().Get("RateLimit-Policy"); got != `"sign-in";q=10;w=60` || !strings.HasPrefix(s.Header().Get("RateLimit"), `"sign-in";r=9;`) {
+	if got := s.Header().Get("RateLimit-Policy"); got != `"sign-in";q=20;w=20` || !strings.HasPrefix(s.Header().Get("RateLimit"), `"sign-in";r=19;`) {
 		t.Errorf("sign-in RateLimit-Policy %q, RateLimit %q", got, s.Header().Get("RateLimit"))
 	}
 	// Unlimited routes carry none.
