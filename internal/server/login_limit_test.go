@@ -14,10 +14,18 @@ import (
 // X-Forwarded-For (no TRUSTED_PROXIES here) does not open a fresh bucket: after 20
 // attempts for 20 different emails, a correct password waits like any attempt —
 // 429 with a Retry-After of a second or two — and signs in once it has waited.
-// API keys keep their own, per-credential budget.
+// API keys keep their own, per-credential budget. On both counting stores.
 func TestSignInAttemptsAreRateLimitedPerNetwork(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = 100, 200 })
+	for name, store := range limitStores(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			signInRate(t, apitest.New(t, func(c *config.Config) { c.RateLimit.RPS, c.RateLimit.Burst = 100, 200 }, store))
+		})
+	}
+}
+
+func signInRate(t *testing.T, env *apitest.Env) {
 	a := env.Tenant("Acme")
 	for i := range 20 {
 		wrong := map[string]string{"email": "nobody" + strconv.Itoa(i) + "@example.com", "password": "not the password"}
