@@ -36,9 +36,9 @@ func openFDs(t *testing.T) int {
 // closes the other 44 at once; its file descriptors grow by about those 256, not
 // by whatever one client opens; another address's requests meanwhile are all
 // answered, none held up at accept. Once the first client hangs up, it connects
-// again.
+// again. Not parallel: it counts the process's file descriptors, which the other
+// tests open too.
 func TestConnectionsPerClientCapped(t *testing.T) {
-	t.Parallel()
 	env := apitest.New(t)
 	if max := env.App.Config.HTTP.MaxConnsPerClient; max != 256 {
 		t.Fatalf("MAX_CONNS_PER_CLIENT %d, want the default 256", max)
@@ -109,7 +109,7 @@ func TestConnectionsPerClientCapped(t *testing.T) {
 		t.Errorf("the server closed %d of 300 idle connections from one client, want the 44 over 256", closed)
 	}
 	// This process holds both ends: the test's 300, and the server's.
-	if server := openFDs(t) - before - len(conns); server > 256+20 {
+	if server := openFDs(t) - before - len(conns); server > 256+40 {
 		t.Errorf("the server holds %d more file descriptors for one client's 300 connections, want about 256", server)
 	}
 	t.Logf("one client's 300 connections: %d closed at once, server fds +%d; another client's slowest of 20 requests %s",
