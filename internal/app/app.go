@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/robfig/cron/v3"
 
 	"github.com/riskapi/riskapi/internal/attachments"
@@ -240,6 +241,8 @@ type App struct {
 	RequestLog *requestlog.Writer
 	// redis is the shared rate limit store when REDIS_URL is set, else nil.
 	redis *ratelimit.Redis
+	// connsRefused counts connections closed over MAX_CONNS_PER_CLIENT.
+	connsRefused prometheus.Counter
 }
 
 // Close stores the request-log entries still buffered (waiting up to 10s), closes
@@ -286,7 +289,9 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		return nil, err
 	}
 	app := &App{Maintenance: m, RequestLog: logWriter, Events: evs,
-		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now, log)}
+		Sessions: auth.NewSessions(m.sessions, m.Tenants, secret, opts.Now, log),
+		connsRefused: promauto.With(reg).NewCounter(prometheus.CounterOpts{Name: "riskapi_connections_refused_total",
+			Help: "Connections closed at once because their client had MAX_CONNS_PER_CLIENT open."})}
 	var limits ratelimit.Store // nil: each instance counts alone
 	if url := cfg.RateLimit.RedisURL; url != "" {
 		if app.redis, err = ratelimit.NewRedis(url, cfg.RateLimit.RedisPrefix); err != nil {
@@ -462,6 +467,7 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", a.Config.HTTP.Addr, err)
 	}
+	ln = server.ConnLimit(ln, a.Config.HTTP.MaxConnsPerClient, a.connsRefused, a.Logger)
 	ln = server.HeaderLimit(ln, a.Logger) // 431 as problem+json
 	var inFlight sync.WaitGroup
 	srv := &http.Server{Handler: counted(a.Echo, &inFlight),

@@ -49,7 +49,7 @@ func newEvents(a *Admin, reg prometheus.Registerer, o WebhookOptions) *Events {
 	endpoints := &events.Endpoints{Store: a.events, Events: a.events, Guard: guard, RetryFor: cfg.RetryFor,
 		Max: cfg.EndpointsMax, Now: now}
 	worker := &delivery.Worker{Store: a.events, Sender: delivery.NewSender(guard, now).Trace(a.tracing.Provider(), a.traces), Backoff: o.Backoff,
-		Poll: o.Poll, Metrics: delivery.NewMetrics(reg), Logger: a.Logger, Now: now}
+		PerEndpoint: cfg.EndpointConcurrency, Poll: o.Poll, Metrics: delivery.NewMetrics(reg), Logger: a.Logger, Now: now}
 	return &Events{Endpoints: endpoints, Worker: worker,
 		HTTP:  eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg)},
 		store: a.events, dialect: a.DB.Dialect}

@@ -43,6 +43,10 @@ type HTTP struct {
 	// client address (TRUSTED_PROXIES, comma-separated CIDRs); empty: the
 	// connection's address is the client's.
 	TrustedProxies []*net.IPNet
+	// MaxConnsPerClient is MAX_CONNS_PER_CLIENT, default 256: open connections per
+	// client address — the connection's, TRUSTED_PROXIES do not apply — (an IPv4
+	// address, an IPv6 /64); beyond, new ones are closed at once. 0: no cap.
+	MaxConnsPerClient int
 	// HeaderTimeout bounds the arrival of a request's headers. Not a variable: 10s.
 	HeaderTimeout time.Duration
 	// BodyTimeout bounds the arrival of a JSON (or other non-upload) body, from the
@@ -149,6 +153,9 @@ type Outbound struct {
 	// EndpointsMax is WEBHOOK_ENDPOINTS_MAX, default 16: outbound endpoints per
 	// tenant; creating one more is 400.
 	EndpointsMax int
+	// EndpointConcurrency is WEBHOOK_ENDPOINT_CONCURRENCY, default 2: deliveries in
+	// flight to one endpoint, per instance (docs/events.md).
+	EndpointConcurrency int
 }
 
 // Tracing configures OpenTelemetry tracing (docs/tracing.md).

@@ -36,12 +36,12 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Config{
-		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second,
+		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second, MaxConnsPerClient: 256,
 			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, TenantMaxInflight: 8, ShutdownGrace: 30 * time.Second},
 		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32, QueryTimeout: 10 * time.Second},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
-		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16},
+		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16, EndpointConcurrency: 2},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults of README.md's configuration table (-want +got):\n%s", diff)
@@ -60,7 +60,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "AUDIT_LOG_TTL": "2160h", "WEBHOOK_ENDPOINTS_MAX": "3",
-		"SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "QUERY_TIMEOUT": "2s",
+		"WEBHOOK_ENDPOINT_CONCURRENCY": "4", "MAX_CONNS_PER_CLIENT": "0", "SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "QUERY_TIMEOUT": "2s",
 	}
 	got, err := load(env)
 	if err != nil {
@@ -77,7 +77,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep: config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour,
 			AuditLogTTL: 2160 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
-		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3}}
+		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3, EndpointConcurrency: 4}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}

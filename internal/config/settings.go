@@ -136,6 +136,13 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"MAX_CONNS_PER_CLIENT", "max-conns-per-client", "256", "open connections per client address (an IPv4 address, an IPv6 /64); 0 turns the cap off",
+		func(c *Config, v string) (err error) {
+			if c.HTTP.MaxConnsPerClient, err = strconv.Atoi(v); err != nil || c.HTTP.MaxConnsPerClient < 0 {
+				return fmt.Errorf("MAX_CONNS_PER_CLIENT must be a whole number ≥ 0, got %q", v)
+			}
+			return nil
+		}},
 	{"HTTP_IDLE_TIMEOUT", "http-idle-timeout", "2m", "close keep-alive connections idle this long",
 		duration("HTTP_IDLE_TIMEOUT", time.Second, func(c *Config) *time.Duration { return &c.HTTP.IdleTimeout })},
 	{"TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For is believed", func(c *Config, v string) error {
@@ -184,6 +191,13 @@ var settings = []setting{
 		func(c *Config, v string) (err error) {
 			if c.Outbound.EndpointsMax, err = strconv.Atoi(v); err != nil || c.Outbound.EndpointsMax < 1 {
 				return fmt.Errorf("WEBHOOK_ENDPOINTS_MAX must be a whole number of at least 1, got %q", v)
+			}
+			return nil
+		}},
+	{"WEBHOOK_ENDPOINT_CONCURRENCY", "webhook-endpoint-concurrency", "2", "outbound deliveries in flight per endpoint, per instance",
+		func(c *Config, v string) (err error) {
+			if c.Outbound.EndpointConcurrency, err = strconv.Atoi(v); err != nil || c.Outbound.EndpointConcurrency < 1 {
+				return fmt.Errorf("WEBHOOK_ENDPOINT_CONCURRENCY must be a whole number of at least 1, got %q", v)
 			}
 			return nil
 		}},

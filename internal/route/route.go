@@ -115,12 +115,24 @@ type Route struct {
 	// not fail: a request it cannot read is not costly (the handler refuses it).
 	// Nil: never costly.
 	Costly func(c echo.Context) bool
+	// PerTenant, when its N is positive, lets one tenant call the route N times per
+	// Per: N at once, then one every Per/N (a token bucket, as the rate limits);
+	// sooner is 429 RATE_LIMITED with Retry-After, whatever RATE_LIMIT_RPS says. For
+	// a request whose work multiplies, beside OncePer's bound on one resource.
+	// Zero: no such limit.
+	PerTenant Quota
 	// StoreTimeout, when positive, bounds each store call of the route — each
 	// statement and an unkeyed write's transaction — instead of the server's bound
 	// (config.Leases.Store): for a write that is one long transaction by design (the
 	// CSV import, IMPORT_TIMEOUT). A keyed request stays within its lease's handler
 	// deadline whatever this says. Zero: the server's bound.
 	StoreTimeout time.Duration
+}
+
+// Quota is N calls per Per (route.Route.PerTenant).
+type Quota struct {
+	N   int
+	Per time.Duration
 }
 
 // Check reports what makes r unmountable: a missing method, path or handler, no
@@ -137,6 +149,8 @@ func (r Route) Check() error {
 		return fmt.Errorf("route %q: an Unauthenticated route has no version, scope or role", where)
 	case r.Admin && r.Versions&V2 != 0:
 		return fmt.Errorf("route %q: admin-only routes are /v1 routes", where)
+	case r.PerTenant.N > 0 && (r.PerTenant.Per <= 0 || r.Versions&Unauthenticated != 0):
+		return fmt.Errorf("route %q: a PerTenant quota needs a positive Per and an authenticated route", where)
 	case r.SignIn && r.Versions != Unauthenticated:
 		return fmt.Errorf("route %q: only an unauthenticated route can be a sign-in route", where)
 	case r.Body.Kind == RawBody && r.Body.Limit <= 0:

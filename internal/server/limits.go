@@ -20,6 +20,7 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/reqbody"
+	"github.com/riskapi/riskapi/internal/route"
 )
 
 // bodyLimit refuses bodies over n bytes with 413: at once when Content-Length says
@@ -64,10 +65,12 @@ func uploadPace(min int64, window time.Duration) echo.MiddlewareFunc {
 	}
 }
 
-// Login attempts per client address: a burst of 10, then one every 6 seconds. Each
-// attempt costs a bcrypt comparison, so unlimited guessing would be both a password
-// attack and a way to burn CPU. On whenever rate limiting is (RATE_LIMIT_RPS > 0).
-var loginLimit = ratelimit.Limit{RPS: 1.0 / 6, Burst: 10}
+// Sign-in attempts per client network: 20 at once, then one a second. Each attempt
+// costs a bcrypt comparison, so unlimited attempts would be both a way to guess
+// across many accounts and a way to burn CPU; a correct password waits for this
+// rate like any attempt (docs/security.md). On whenever rate limiting is
+// (RATE_LIMIT_RPS > 0).
+var loginLimit = ratelimit.Limit{RPS: 1, Burst: 20}
 
 // limiter is one rate limit: a named policy, counted per key in a store shared by
 // every instance (Redis) or kept by this one (memory).
@@ -222,91 +225,112 @@ func clientNetwork(c echo.Context) string {
 	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
 }
 
-// Password checks (sign-in, password change) allow passwordFailures failures per
-// account and per client network in passwordWindow, whatever RATE_LIMIT_RPS says:
-// then further attempts get 429 until the window ends (docs/security.md).
+// Password checks (sign-in, password change) count wrong passwords per account:
+// accountNetworkFailures from one client network, or accountFailures from
+// anywhere, within passwordWindow, and that account's further checks (from that
+// network, or from any) get 429 until the window ends, whatever RATE_LIMIT_RPS
+// says. Nothing else is refused for them: another account, or an unknown email,
+// has counts of its own, so no lockout crosses accounts (docs/security.md).
 // Successful checks cost nothing. Failed authentications (a bad API key or
 // session token) are counted per client network, with a budget no dashboard left
-// open with an expired session can spend.
+// open with an expired session can spend; past it only further failures are
+// refused (authThrottle).
 const (
-	passwordFailures = 10
-	passwordWindow   = 15 * time.Minute
-	authFailures     = 1000
-	// authFailuresFresh is how old a copy of a network's shared failure count
-	// (Redis) the authentication throttle may act on (ratelimit.Recent): read on
-	// every request, the count cost every authenticated request a Redis round trip,
-	// quiet and busy API keys alike 1.13–1.22× the latency of limits off
-	// (docs/performance.md). An instance sees its own failures at once; other
-	// instances' within this.
-	authFailuresFresh = time.Second
+	accountNetworkFailures = 10
+	accountFailures        = 100
+	passwordWindow         = 15 * time.Minute
+	authFailures           = 1000
 )
 
-// failureLimit answers 429 before the work when one of keys (with their limit) has
-// failed too often in its window, and counts a failure for each after the work when
-// failedNow says so. A store that cannot be reached lets the request through
-// (failOpen), like the rate limits.
-type failureLimit struct {
-	store  ratelimit.Failures
-	failed *failOpen
-	name   string // the policy, in failOpen's metric
+// failureRule is one count of failures: its key, how many its window allows, and
+// what the 429 past them says.
+type failureRule struct {
+	key    string
 	max    int
 	detail string
 }
 
-// check returns the 429 of the first of keys over the limit, or nil.
-func (f failureLimit) check(ctx context.Context, keys []string) error {
-	for _, k := range keys {
-		n, left, err := f.store.Failures(ctx, f.name+":"+k)
+// failureLimit answers 429 before the work when one of its rules has seen its
+// most failures in the window, and counts a failure for each rule after the work
+// when it failed. A store that cannot be reached lets the request through
+// (failOpen), like the rate limits.
+type failureLimit struct {
+	store  ratelimit.Failures
+	failed *failOpen
+	name   string // the policy, in failOpen's metric and the store's keys
+}
+
+// check returns the 429 of the first of rules at its limit, or nil.
+func (f failureLimit) check(ctx context.Context, rules []failureRule) error {
+	for _, r := range rules {
+		n, left, err := f.store.Failures(ctx, f.name+":"+r.key)
 		if err != nil {
 			f.failed.record(ctx, f.name, err)
 			continue
 		}
-		if n >= f.max {
-			return &problem.Problem{Code: problem.RateLimited, Detail: f.detail,
-				RetryAfter: time.Duration(max(1, ceilSeconds(left))) * time.Second}
+		if n >= r.max {
+			return refused(r.detail, left)
 		}
 	}
 	return nil
 }
 
-// fail counts one failure for each of keys.
-func (f failureLimit) fail(ctx context.Context, keys []string) {
-	for _, k := range keys {
-		if err := f.store.Fail(ctx, f.name+":"+k, passwordWindow); err != nil {
+// fail counts one failure for each of rules.
+func (f failureLimit) fail(ctx context.Context, rules []failureRule) {
+	for _, r := range rules {
+		if _, _, err := f.store.Fail(ctx, f.name+":"+r.key, passwordWindow); err != nil {
 			f.failed.record(ctx, f.name, err)
 		}
 	}
 }
 
-// passwordThrottle limits a PasswordCheck route's failures per account (the
-// session's user, or the email a sign-in names) and per client network.
+// refused is the 429 RATE_LIMITED of a failure limit whose window has left to run.
+func refused(detail string, left time.Duration) error {
+	return &problem.Problem{Code: problem.RateLimited, Detail: detail,
+		RetryAfter: time.Duration(max(1, ceilSeconds(left))) * time.Second}
+}
+
+// passwordThrottle limits a PasswordCheck route's wrong passwords per account (the
+// session's user, or the email a sign-in names): per account and client network,
+// and per account from anywhere. Its 429 says which.
 func passwordThrottle(store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
-	f := failureLimit{store: store, failed: failed, name: "password", max: passwordFailures,
-		detail: "too many wrong passwords for this account or from this network; retry after the Retry-After delay"}
+	f := failureLimit{store: store, failed: failed, name: "password"}
 	failed.count.WithLabelValues(f.name)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			ctx := context.WithoutCancel(c.Request().Context())
-			keys := []string{"net:" + clientNetwork(c)}
-			if acct := account(c); acct != "" {
-				keys = append(keys, "account:"+acct)
+			acct := account(c)
+			if acct == "" { // no password to check: the handler refuses the body
+				return next(c)
 			}
-			if err := f.check(ctx, keys); err != nil {
+			ctx := context.WithoutCancel(c.Request().Context())
+			rules := []failureRule{
+				{key: "account-network:" + acct + "|" + clientNetwork(c), max: accountNetworkFailures,
+					detail: fmt.Sprintf("%d wrong passwords for this account from your network within %d minutes: its password is not checked from this network until the window ends; retry after the Retry-After delay",
+						accountNetworkFailures, int(passwordWindow.Minutes()))},
+				{key: "account:" + acct, max: accountFailures,
+					detail: fmt.Sprintf("%d wrong passwords for this account from all networks within %d minutes: its password is not checked until the window ends; retry after the Retry-After delay",
+						accountFailures, int(passwordWindow.Minutes()))},
+			}
+			if err := f.check(ctx, rules); err != nil {
 				return err
 			}
 			err := next(c)
 			if auth.PasswordRejected(c) {
-				f.fail(ctx, keys)
+				f.fail(ctx, rules)
 			}
 			return err
 		}
 	}
 }
 
-// account is whose password a request checks: the signed-in user, or the email a
-// sign-in body names (read leniently here; the handler reads it strictly).
+// account is whose password a request checks: the signed-in user (by email, as a
+// sign-in names them, so both routes count alike), or the email a sign-in body
+// names (read leniently here; the handler reads it strictly).
 func account(c echo.Context) string {
 	if p := auth.FromContext(c.Request().Context()); p != nil && p.CredentialID != "" {
+		if p.Email != "" {
+			return "email:" + strings.ToLower(strings.TrimSpace(p.Email))
+		}
 		return p.CredentialID
 	}
 	data, err := reqbody.Read(c.Request(), 0)
@@ -323,26 +347,34 @@ func account(c echo.Context) string {
 }
 
 // authThrottle wraps an authenticator: a client network whose credentials failed
-// authFailures times in passwordWindow gets 429 before its credential is even
-// looked at, until the window ends. Only a credential that was presented and
-// refused counts: a request with none (a signed-out page asking who is signed in)
-// guesses nothing, and counting it would let one idle tab lock out its network.
+// more than authFailures times in passwordWindow has its further failures answered
+// 429 instead of 401 until the window ends. The credential is always checked first
+// (a key's lookup by its digest, a token's signature): a valid one goes on to its
+// own rate limit whatever its network's failures, so nobody else's failures refuse
+// it. Only a credential that was presented and refused counts: a request with none
+// (a signed-out page asking who is signed in) guesses nothing, and counting it
+// would let one idle tab throttle its network.
 func authThrottle(authn echo.MiddlewareFunc, store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
-	f := failureLimit{store: store, failed: failed, name: "authentication", max: authFailures,
-		detail: "too many failed authentications from this network; retry after the Retry-After delay"}
-	failed.count.WithLabelValues(f.name)
+	const name = "authentication"
+	failed.count.WithLabelValues(name)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		inner := authn(next)
 		return func(c echo.Context) error {
-			ctx := context.WithoutCancel(c.Request().Context())
-			keys := []string{clientNetwork(c)}
-			if err := f.check(ctx, keys); err != nil {
-				return err
-			}
 			presented := presentsCredential(c.Request())
 			err := inner(c)
-			if p := problem.As(err); presented && p != nil && p.Code == problem.Unauthenticated && auth.FromContext(c.Request().Context()) == nil {
-				f.fail(ctx, keys)
+			if p := problem.As(err); !presented || p == nil || p.Code != problem.Unauthenticated || auth.FromContext(c.Request().Context()) != nil {
+				return err
+			}
+			ctx := context.WithoutCancel(c.Request().Context())
+			n, left, ferr := store.Fail(ctx, name+":"+clientNetwork(c), passwordWindow)
+			if ferr != nil {
+				failed.record(ctx, name, ferr)
+				return err
+			}
+			if n > authFailures {
+				c.Response().Header().Del(echo.HeaderWWWAuthenticate)
+				return refused(fmt.Sprintf("more than %d failed authentications from your network within %d minutes: its failed attempts are refused until the window ends (a valid credential is not); retry after the Retry-After delay",
+					authFailures, int(passwordWindow.Minutes())), left)
 			}
 			return err
 		}
@@ -370,4 +402,17 @@ func oncePer(d time.Duration, store ratelimit.Store, failed *failOpen) echo.Midd
 			}
 			return tenant + ":" + c.Request().URL.Path
 		}, "this was done for this resource moments ago; retry after the Retry-After delay")
+}
+
+// perTenant lets one tenant call a route (route.Route.PerTenant) q.N times per
+// q.Per: q.N at once, then one every q.Per/q.N.
+func perTenant(q route.Quota, store ratelimit.Store, failed *failOpen) echo.MiddlewareFunc {
+	return newLimiter("per-tenant", ratelimit.Limit{RPS: float64(q.N) / q.Per.Seconds(), Burst: q.N}, store, failed,
+		func(c echo.Context) string {
+			tenant := ""
+			if p := auth.FromContext(c.Request().Context()); p != nil {
+				tenant = p.TenantID
+			}
+			return tenant + ":" + c.Request().Method + " " + c.Path()
+		}, fmt.Sprintf("this tenant may do this %d times per %d seconds; retry after the Retry-After delay", q.N, int(q.Per.Seconds())))
 }

@@ -141,16 +141,12 @@ func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engi
 func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 	failed := newFailOpen(d.Metrics, d.Logger)
 	failures, shared := d.RateLimits.(ratelimit.Failures)
-	authFailures := failures // checked on every authenticated request
-	if shared {
-		authFailures = ratelimit.NewRecent(failures, authFailuresFresh)
-	} else {
+	if !shared {
 		failures = ratelimit.NewMemoryFailures()
-		authFailures = failures
 	}
 	m := &mounter{cfg: cfg, session: auth.SessionAuth(d.Sessions), apiKey: auth.APIKeys(d.Tenants),
 		throttle: rateLimit(cfg.RateLimit, d.RateLimits, failed), signIn: signInLimit(cfg.RateLimit, d.RateLimits, failed),
-		passwords: passwordThrottle(failures, failed), failures: authFailures, failed: failed, rateLimits: d.RateLimits,
+		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed, rateLimits: d.RateLimits,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if cfg.HTTP.TenantMaxInflight > 0 {
 		m.costly = NewSlots(cfg.HTTP.TenantMaxInflight)
@@ -258,6 +254,9 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 			return nil, err
 		}
 		mw = append(mw, limit)
+	}
+	if r.PerTenant.N > 0 { // after OncePer: a call it refuses spends none of the tenant's quota
+		mw = append(mw, perTenant(r.PerTenant, m.rateLimits, m.failed))
 	}
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {

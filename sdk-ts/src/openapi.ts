@@ -21,11 +21,14 @@ export interface paths {
          *     The body must be sent as `Content-Type: application/json` (else 415
          *     `UNSUPPORTED_MEDIA_TYPE`), and a browser's request from another origin is refused
          *     with 403 `FORBIDDEN` (login CSRF).
-         *     After 10 wrong passwords within 15 minutes for one account, or from one client
-         *     network (an IPv4 address, an IPv6 /64), further attempts get 429 `RATE_LIMITED`
-         *     with `Retry-After` until the window ends, whatever `RATE_LIMIT_RPS` says.
-         *     Attempts are also limited per client network (a burst of 10, then one every 6
-         *     seconds) whenever rate limiting is on.
+         *     After 10 wrong passwords within 15 minutes for one account from one client
+         *     network (an IPv4 address, an IPv6 /64), that account's further attempts from
+         *     that network get 429 `RATE_LIMITED` with `Retry-After` until the window ends,
+         *     whatever `RATE_LIMIT_RPS` says; after 100 for the account from anywhere, its
+         *     attempts from every network do. The 429's `detail` says which. Other accounts,
+         *     and unknown emails, never lock an account out. Attempts are also limited per
+         *     client network (20 at once, then one a second; a right password waits for that
+         *     rate too) whenever rate limiting is on.
          *
          *     This route does not support idempotency keys: a request carrying `Idempotency-Key`
          *     is refused with 422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`.
@@ -407,9 +410,9 @@ export interface paths {
          * @description Checks `currentPassword` (wrong: 400 `VALIDATION_FAILED` naming it) and sets
          *     `newPassword` (8–72 characters, at most 72 bytes in UTF-8). Every other session of the user stops working from its
          *     next request on, on every instance; the calling session stays. After 10 wrong
-         *     current passwords within 15 minutes for the account, or from the client network,
-         *     further attempts get 429 `RATE_LIMITED` with `Retry-After`, whatever
-         *     `RATE_LIMIT_RPS` says. An `Idempotency-Key` here is the user's own: the same key
+         *     current passwords within 15 minutes for the account from the client network (or
+         *     100 from anywhere; sign-in's count, the same account), further attempts get 429
+         *     `RATE_LIMITED` with `Retry-After`, whatever `RATE_LIMIT_RPS` says. An `Idempotency-Key` here is the user's own: the same key
          *     from another user of the tenant is another request.
          */
         post: operations["changePassword"];
@@ -1094,8 +1097,9 @@ export interface paths {
          * Send an event again
          * @description Administrators only. Queues the event again for every endpoint subscribed to its type
          *     now, with a fresh retry window. Receivers see the same `webhook-id` as before. At most
-         *     once a minute per event: a second redelivery within the minute is 429
-         *     `RATE_LIMITED` with `Retry-After`, whatever `RATE_LIMIT_RPS` says.
+         *     once a minute per event, and 10 times a minute per tenant (10 at once, then one
+         *     every 6 s): sooner is 429 `RATE_LIMITED` with `Retry-After`, whatever
+         *     `RATE_LIMIT_RPS` says.
          */
         post: operations["v1RedeliverEvent"];
         delete?: never;
@@ -3128,7 +3132,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description `RATE_LIMITED`: per-credential (or, for sign-in, per-address) rate limit. Retry after `Retry-After`; `RateLimit` says when more quota is made available. */
+        /** @description `RATE_LIMITED`: per-credential (or, for sign-in, per-network) rate limit, a per-tenant or per-resource limit, or a failure throttle (wrong passwords of an account, failed authentications of a network); `detail` says which. Retry after `Retry-After`; `RateLimit` says when more quota is made available. */
         TooManyRequests: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3561,7 +3565,7 @@ export interface components {
          * @description On rate-limited routes (`/v1`, `/v2`, `POST /v1/sessions`) while limiting is on: the
          *     quota, as the IETF httpapi RateLimit fields draft (draft-ietf-httpapi-ratelimit-headers-10,
          *     a structured-field List of one Item) writes it — `"credential";q=200;w=2` means bursts of 200 requests, refilled in 2 s
-         *     (`RATE_LIMIT_BURST`, `RATE_LIMIT_RPS`); sign-in is `"sign-in";q=10;w=60`. With
+         *     (`RATE_LIMIT_BURST`, `RATE_LIMIT_RPS`); sign-in is `"sign-in";q=20;w=20`. With
          *     `REDIS_URL` the quota is shared by every instance.
          * @example "credential";q=200;w=2
          */

@@ -57,17 +57,22 @@ type Settlement struct {
 var ErrLeaseLost = errors.New("delivery: claim no longer held")
 
 // Skip is what a claim leaves out: deliveries to Endpoints at their bound, and those
-// of Tenants that use their share of this instance's slots (Worker.PerTenant).
+// of Tenants that use their share of this instance's slots (Worker.PerTenant); and
+// what it takes little of: at most one delivery of each of Slow, endpoints whose
+// attempts take long, so that a claim never brings more of theirs than can start
+// at once (a slow endpoint's waiting claims would hold its tenant's share).
 type Skip struct {
 	Endpoints []string
 	Tenants   []string
+	Slow      []string
 }
 
 // Store claims and settles deliveries.
 type Store interface {
 	// Claim takes up to limit pending deliveries due at now, oldest due first, except
-	// those skip names (nil: none), and leases them until now+lease under one new
-	// token. Rows another transaction is claiming are skipped, not waited for.
+	// those skip leaves out (nil: none), plus the oldest due delivery of each of
+	// skip.Slow, and leases them until now+lease under one new token. Rows another
+	// transaction is claiming are skipped, not waited for.
 	Claim(ctx context.Context, now time.Time, lease time.Duration, limit int, skip *Skip) ([]*Job, error)
 	// Settle records each settlement's attempt in the delivery log and marks its
 	// delivery delivered, due again at RetryAt, or failed — those whose claim still

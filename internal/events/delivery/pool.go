@@ -13,13 +13,25 @@ import (
 type pool struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
-	inFlight map[string]int    // endpoint ID → attempts in flight
-	queued   map[string][]*Job // endpoint ID → claims waiting for a slot
-	tenants  map[string]int    // tenant ID → its attempts in flight plus claims waiting
-	total    int               // attempts in flight plus claims waiting
-	done     chan struct{}     // signalled when an attempt ends: a slot is free
-	results  chan Settlement   // attempts' results, for the settler
+	inFlight map[string]int       // endpoint ID → attempts in flight
+	queued   map[string][]*Job    // endpoint ID → claims waiting for a slot
+	tenants  map[string]int       // tenant ID → its attempts in flight plus claims waiting
+	slow     map[string]time.Time // endpoint ID → until when it counts as slow (slowAfter)
+	total    int                  // attempts in flight plus claims waiting
+	done     chan struct{}        // signalled when an attempt ends: a slot is free
+	results  chan Settlement      // attempts' results, for the settler
 }
+
+// An endpoint counts as slow for slowFor once one of its attempts has run for
+// slowAfter, and again as fast once an attempt of its ends sooner: a slow
+// endpoint's deliveries are claimed one at a time, as its slots free up
+// (Skip.Slow), and its claims waiting for a slot go back to the store the moment
+// it turns slow, so they do not sit on its tenant's share. Real time, not
+// Worker.Now: it measures the receiver.
+const (
+	slowAfter = time.Second
+	slowFor   = time.Minute
+)
 
 // fill claims due deliveries while this instance has free slots, and starts them.
 // Endpoints at their bound and tenants at their share are left out of the claim,
@@ -37,6 +49,19 @@ func (w *Worker) fill(ctx context.Context, p *pool) (more bool) {
 				skip.Endpoints = append(skip.Endpoints, ep)
 			}
 		}
+		limit := min(free, w.PerTenant)
+		now := time.Now()
+		for ep, until := range p.slow {
+			switch {
+			case !now.Before(until):
+				delete(p.slow, ep)
+			case p.inFlight[ep] >= w.PerEndpoint:
+			case len(skip.Slow) < limit/2: // the other half for the rest
+				skip.Slow = append(skip.Slow, ep)
+			default: // not this time: never more than one of a slow endpoint's
+				skip.Endpoints = append(skip.Endpoints, ep)
+			}
+		}
 		for t, n := range p.tenants {
 			if n >= w.PerTenant {
 				skip.Tenants = append(skip.Tenants, t)
@@ -46,7 +71,6 @@ func (w *Worker) fill(ctx context.Context, p *pool) (more bool) {
 		if free <= 0 {
 			return true
 		}
-		limit := min(free, w.PerTenant)
 		jobs, err := w.Store.Claim(ctx, w.Now(), w.Lease, limit, skip)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -63,7 +87,7 @@ func (w *Worker) fill(ctx context.Context, p *pool) (more bool) {
 		}
 		p.mu.Unlock()
 		if len(jobs) < limit {
-			return len(skip.Endpoints)+len(skip.Tenants) > 0
+			return len(skip.Endpoints)+len(skip.Tenants)+len(skip.Slow) > 0
 		}
 	}
 	return false
@@ -88,8 +112,18 @@ func (w *Worker) next(ctx context.Context, p *pool, ep string) {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			p.results <- w.attempt(actx, j)
+			started := time.Now()
+			turned := make(chan struct{})
+			slow := time.AfterFunc(slowAfter, func() { defer close(turned); w.turnedSlow(actx, p, ep) })
+			s := w.attempt(actx, j)
+			if !slow.Stop() {
+				<-turned
+			}
+			p.results <- s
 			p.mu.Lock()
+			if time.Since(started) < slowAfter {
+				delete(p.slow, ep)
+			}
 			p.inFlight[ep]--
 			p.done1(j)
 			w.next(ctx, p, ep)
@@ -103,6 +137,29 @@ func (w *Worker) next(ctx context.Context, p *pool, ep string) {
 			default:
 			}
 		}()
+	}
+}
+
+// turnedSlow marks ep slow, one of its attempts having run for slowAfter, and gives
+// back its claims waiting for a slot: its tenant's share is free for its other
+// endpoints, and another claim takes them one at a time.
+func (w *Worker) turnedSlow(ctx context.Context, p *pool, ep string) {
+	p.mu.Lock()
+	p.slow[ep] = time.Now().Add(slowFor)
+	waiting := p.queued[ep]
+	delete(p.queued, ep)
+	for _, j := range waiting {
+		p.done1(j)
+	}
+	p.mu.Unlock()
+	for _, j := range waiting {
+		w.release(ctx, j)
+	}
+	if len(waiting) > 0 {
+		select {
+		case p.done <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -34,7 +34,12 @@ type Worker struct {
 	// (docs/performance.md, "Events and outbound webhooks").
 	Concurrency int
 	// PerEndpoint bounds this instance's attempts in flight to one endpoint, so a
-	// slow receiver neither takes every slot nor gets flooded. Optional. Default 8.
+	// slow receiver neither takes its tenant's share nor gets flooded
+	// (WEBHOOK_ENDPOINT_CONCURRENCY, set by internal/app; 2 when zero). A slow
+	// endpoint's deliveries are claimed only as its slots free up (Skip.Slow), so
+	// it holds at most PerEndpoint of its tenant's share: with the limits as
+	// configured, a tenant's 16 endpoints (WEBHOOK_ENDPOINTS_MAX) at 2 each fit in
+	// its 32, and 15 hanging ones leave the 16th its slots.
 	PerEndpoint int
 	// PerTenant bounds one tenant's share of this instance's claims (attempts in
 	// flight and claims waiting), so that one tenant's slow or failing endpoints
@@ -66,7 +71,7 @@ func (w *Worker) init() {
 			w.Concurrency = 128
 		}
 		if w.PerEndpoint <= 0 {
-			w.PerEndpoint = 8
+			w.PerEndpoint = 2
 		}
 		if w.PerTenant <= 0 {
 			w.PerTenant = max(1, w.Concurrency/4)
@@ -100,7 +105,8 @@ func (w *Worker) Wake() {
 // by AttemptTimeout), records their results and returns nil.
 func (w *Worker) Run(ctx context.Context) error {
 	w.init()
-	p := &pool{inFlight: map[string]int{}, queued: map[string][]*Job{}, tenants: map[string]int{}, done: make(chan struct{}, 1),
+	p := &pool{inFlight: map[string]int{}, queued: map[string][]*Job{}, tenants: map[string]int{}, slow: map[string]time.Time{},
+		done:    make(chan struct{}, 1),
 		results: make(chan Settlement, 4*w.Concurrency)}
 	settled := make(chan struct{})
 	go func() { defer close(settled); w.settle(context.WithoutCancel(ctx), p.results) }()

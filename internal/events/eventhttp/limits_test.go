@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
 )
@@ -38,6 +39,68 @@ func TestEndpointAndRedeliveryLimits(t *testing.T) {
 		t.Errorf("Retry-After %q, want the rest of the minute", res.Header().Get("Retry-After"))
 	}
 	redeliver(evs[1].ID).Expect(http.StatusAccepted)
+}
+
+// TestRedeliveriesPerTenant: a tenant's 51 redeliveries of 51 events in a burst
+// (issue 36: they queued 816 deliveries) — ten are accepted and the rest are 429
+// RATE_LIMITED with Retry-After, at most 10 a minute per tenant; each event's
+// once-a-minute rule refuses a repeat without spending the tenant's quota, and
+// another tenant's redelivery is accepted.
+func TestRedeliveriesPerTenant(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a, b := env.Tenant("Acme"), env.Tenant("Beta")
+	ta, tb := login(t, env, a), login(t, env, b)
+	createEndpoint(t, env, ta, "http://127.0.0.1:9/a")
+	createEndpoint(t, env, tb, "http://127.0.0.1:9/b")
+	for i := range 51 {
+		env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "r" + strconv.Itoa(i)}}).Expect(201)
+	}
+	env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: b.Key, JSON: map[string]any{"title": "b"}}).Expect(201)
+	var ids []string
+	for cursor := ""; ; {
+		var page struct {
+			Data       []event
+			NextCursor string
+		}
+		env.Do(apitest.Request{Method: "GET", Path: "/v2/events?limit=100" + cursor, Bearer: a.Key}).Expect(200).Decode(&page)
+		for _, e := range page.Data {
+			ids = append(ids, e.ID)
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = "&cursor=" + page.NextCursor
+	}
+	if len(ids) != 51 {
+		t.Fatalf("%d events of tenant A, want 51", len(ids))
+	}
+	redeliver := func(tok, id string) *apitest.Response {
+		return env.Do(apitest.Request{Method: "POST", Path: "/v1/events/" + id + "/redeliver", Bearer: tok})
+	}
+	began := time.Now()
+	redeliver(ta, ids[0]).Expect(http.StatusAccepted)
+	redeliver(ta, ids[0]).ExpectProblem(http.StatusTooManyRequests, "RATE_LIMITED") // the event's own rule
+	accepted := 1
+	for _, id := range ids[1:] {
+		switch res := redeliver(ta, id); res.Code {
+		case http.StatusAccepted:
+			accepted++
+		case http.StatusTooManyRequests:
+			res.ExpectProblem(http.StatusTooManyRequests, "RATE_LIMITED")
+			if ra, _ := strconv.Atoi(res.Header().Get("Retry-After")); ra < 1 || ra > 60 {
+				t.Errorf("Retry-After %q, want at most a minute", res.Header().Get("Retry-After"))
+			}
+		default:
+			t.Fatalf("redelivery: %d, want 202 or 429", res.Code)
+		}
+	}
+	// one more every 6 s: a slow machine may have taken that long over the burst
+	if refilled := int(time.Since(began) / (6 * time.Second)); accepted < 10 || accepted > 10+refilled {
+		t.Errorf("%d of 51 redeliveries in a burst accepted, want 10 (+%d refilled)", accepted, refilled)
+	}
+	evs := listEvents(t, env, b.Key, "")
+	redeliver(tb, evs[0].ID).Expect(http.StatusAccepted)
 }
 
 // TestEndpointLimitHoldsUnderConcurrentCreates: creates racing for a tenant's

@@ -48,9 +48,10 @@ func Routes(cfg Config) []route.Route {
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read},
-		// A redelivery is a POST to every endpoint: once a minute per event at most.
+		// A redelivery is a POST to every endpoint: once a minute per event, and ten
+		// a minute per tenant, at most (docs/events.md).
 		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true,
-			OncePer: time.Minute},
+			OncePer: time.Minute, PerTenant: route.Quota{N: 10, Per: time.Minute}},
 		{Method: http.MethodPost, Path: "/webhook-endpoints", Handler: h.createEndpoint, Versions: route.V1, Admin: true,
 			Idempotency: idempotency.Unsupported},
 		{Method: http.MethodGet, Path: "/webhook-endpoints", Handler: h.listEndpoints, Versions: route.V1, Admin: true},

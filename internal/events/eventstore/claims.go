@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,24 +16,64 @@ import (
 )
 
 // claimSQL leases due deliveries under a token: the lease is next_attempt_at, so a
-// claim whose instance dies simply falls due again. On PostgreSQL the candidates are
-// locked with SKIP LOCKED, so concurrent instances claim disjoint rows without
-// waiting; SQLite's IMMEDIATE transactions already serialise its one writer.
+// claim whose instance dies simply falls due again. The candidates are the oldest
+// due deliveries outside skip, and the oldest due one of each slow endpoint
+// (skip.Slow), one branch each of a UNION. On PostgreSQL the candidates are locked
+// with SKIP LOCKED, so concurrent instances claim disjoint rows without waiting;
+// SQLite's IMMEDIATE transactions already serialise its one writer. Its
+// arguments, in order, are claimArgs'.
 func (s *Store) claimSQL(skip *delivery.Skip) string {
 	lock := ""
 	if s.dialect == database.Postgres {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
-	notIn := ""
-	if skip != nil && len(skip.Endpoints) > 0 {
-		notIn += " AND endpoint_id NOT IN ?"
-	}
+	due := `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?`
+	tenants := ""
 	if skip != nil && len(skip.Tenants) > 0 {
-		notIn += " AND tenant_id NOT IN ?"
+		tenants = " AND tenant_id NOT IN ?"
+	}
+	endpoints := ""
+	if skip != nil && len(skip.Endpoints)+len(skip.Slow) > 0 {
+		endpoints = " AND endpoint_id NOT IN ?"
+	}
+	candidates := `SELECT id FROM (` + due + endpoints + tenants + ` AND ` + enabledTenant +
+		` ORDER BY next_attempt_at LIMIT ?` + lock + `) AS oldest`
+	if skip != nil {
+		for range skip.Slow {
+			candidates += ` UNION ALL SELECT id FROM (` + due + ` AND endpoint_id = ?` + tenants + ` AND ` + enabledTenant +
+				` ORDER BY next_attempt_at LIMIT 1` + lock + `) AS one`
+		}
 	}
 	return `UPDATE webhook_deliveries SET lease_token = ?, next_attempt_at = ?, attempts = attempts + 1
-		WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?` + notIn +
-		` AND ` + enabledTenant + ` ORDER BY next_attempt_at LIMIT ?` + lock + `) RETURNING id`
+		WHERE id IN (` + candidates + `) RETURNING id`
+}
+
+// claimArgs are claimSQL's arguments: the token and the lease's end, then each
+// branch's. limit counts the slow endpoints' branches too.
+func claimArgs(token string, leaseEnds, now time.Time, limit int, skip *delivery.Skip) []any {
+	args := []any{token, leaseEnds.UTC(), now.UTC()}
+	var tenants []string
+	if skip != nil {
+		tenants = skip.Tenants
+		if out := append(slices.Clone(skip.Endpoints), skip.Slow...); len(out) > 0 {
+			args = append(args, out)
+		}
+	}
+	if len(tenants) > 0 {
+		args = append(args, tenants)
+	}
+	var slow []string
+	if skip != nil {
+		slow = skip.Slow
+	}
+	args = append(args, max(0, limit-len(slow)))
+	for _, ep := range slow {
+		args = append(args, now.UTC(), ep)
+		if len(tenants) > 0 {
+			args = append(args, tenants)
+		}
+	}
+	return args
 }
 
 type jobRow struct {
@@ -60,14 +101,7 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 	var b [16]byte
 	rand.Read(b[:])
 	token := hex.EncodeToString(b[:])
-	args := []any{token, now.UTC().Add(lease), now.UTC()}
-	if skip != nil && len(skip.Endpoints) > 0 {
-		args = append(args, skip.Endpoints)
-	}
-	if skip != nil && len(skip.Tenants) > 0 {
-		args = append(args, skip.Tenants)
-	}
-	args = append(args, limit)
+	args := claimArgs(token, now.Add(lease), now, limit, skip)
 	conn := database.Conn(ctx, s.db)
 	if s.dialect == database.SQLite && !s.anyDue(conn, now, skip) {
 		// An UPDATE takes SQLite's one write lock even when it matches nothing; a
@@ -138,8 +172,9 @@ func (s *Store) claim(ctx context.Context, conn *gorm.DB, query string, args []a
 	return nil
 }
 
-// anyDue reports whether a pending delivery is due at now, outside skip. On error it
-// says yes, so that the claim itself reports the error.
+// anyDue reports whether a pending delivery is due at now, outside skip (a slow
+// endpoint's count: the claim takes one of theirs). On error it says yes, so that
+// the claim itself reports the error.
 func (s *Store) anyDue(conn *gorm.DB, now time.Time, skip *delivery.Skip) bool {
 	q := conn.Table("webhook_deliveries").Select("id").Where("state = ? AND next_attempt_at <= ?", statePending, now.UTC()).
 		Where(enabledTenant)
