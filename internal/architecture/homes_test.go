@@ -125,6 +125,7 @@ var homes = []struct {
 	{"problem.NotExecuted", []string{"internal/server", "internal/idempotency"}, "nothing but the error renderer and the engine promises not_executed"},
 	{".Begin", []string{"internal/database", "internal/idempotency", "internal/idempotency/gormstore"}, "transactions begin in database.RunInTx or a keyed write's reservation (Reservation.Begin)"},
 	{"database.WithCallTimeout", []string{"internal/server"}, "the store call deadline is set once, in server/chain.go"},
+	{"slog.Duration", []string{"internal/logfield"}, "a logged duration is milliseconds under a key that says so (logfield.Duration, logfield.Millis), never slog's bare nanoseconds"},
 }
 
 // TestRulesStayHome: each identifier of homes is used only in its home.
