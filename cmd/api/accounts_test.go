@@ -272,14 +272,15 @@ func TestAccountUsageErrors(t *testing.T) {
 	}
 }
 
-// TestHelpExitStatus runs the real main: help and version exit 0 on stdout, a group
-// without its subcommand exits 2 with one line on stderr.
+// TestHelpExitStatus runs the real main: help and version exit 0 on stdout, a
+// command without its required flag exits 2 with one line on stderr. (A group
+// without its subcommand: TestGroupHelp.)
 func TestHelpExitStatus(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		args   string
 		status int
-	}{{"--help", 0}, {"-h", 0}, {"help", 0}, {"version", 0}, {"--version", 0}, {"tenant create --help", 0}, {"tenant", 2}, {"user list", 2}} {
+	}{{"--help", 0}, {"-h", 0}, {"help", 0}, {"version", 0}, {"--version", 0}, {"tenant create --help", 0}, {"tenant --help", 0}, {"user list", 2}} {
 		status, stdout, stderr := runMain(t, tt.args)
 		switch {
 		case status != tt.status:
