@@ -117,6 +117,56 @@ func TestGroupsNameTheirSubcommands(t *testing.T) {
 	}
 }
 
+// TestGroupHelp: api GROUP --help (-h, help) and api help GROUP list the group's
+// subcommands with their summaries, and exit 0 with the help on stdout; api help
+// GROUP SUBCOMMAND is the subcommand's --help. A group given no subcommand exits 2
+// with its one-line error on stderr, followed by the same help. Run through the real
+// main, for the exit status.
+func TestGroupHelp(t *testing.T) {
+	t.Parallel()
+	for _, args := range []string{"tenant --help", "tenant -h", "tenant help", "help tenant"} {
+		t.Run(args, func(t *testing.T) {
+			t.Parallel()
+			status, stdout, stderr := runMain(t, args)
+			if status != 0 || stderr != "" {
+				t.Fatalf("api %s: exit %d, stderr %q; want 0 and nothing on stderr", args, status, stderr)
+			}
+			if !strings.HasPrefix(stdout, "usage: api tenant SUBCOMMAND") {
+				t.Errorf("api %s stdout does not start with the group's usage:\n%s", args, stdout)
+			}
+			for _, c := range commands {
+				if group, sub, _ := strings.Cut(c.name, " "); group == "tenant" && !strings.Contains(stdout, "  "+sub+" ") {
+					t.Errorf("api %s does not list %q:\n%s", args, sub, stdout)
+				} else if group == "tenant" && !strings.Contains(stdout, c.summary) {
+					t.Errorf("api %s does not give %q's summary:\n%s", args, sub, stdout)
+				}
+			}
+		})
+	}
+	t.Run("help tenant create", func(t *testing.T) {
+		t.Parallel()
+		status, stdout, stderr := runMain(t, "help tenant create")
+		if status != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: api tenant create --name NAME") || !strings.Contains(stdout, "--name string") {
+			t.Errorf("api help tenant create: exit %d, stdout %q, stderr %q; want the command's help and 0", status, stdout, stderr)
+		}
+	})
+	t.Run("tenant", func(t *testing.T) {
+		t.Parallel()
+		status, stdout, stderr := runMain(t, "tenant")
+		first, rest, _ := strings.Cut(stderr, "\n")
+		if status != 2 || stdout != "" || first != "api: tenant needs a subcommand: create, list, disable, enable" ||
+			!strings.Contains(rest, "usage: api tenant SUBCOMMAND") || !strings.Contains(rest, "  disable ") {
+			t.Errorf("api tenant: exit %d, stdout %q, stderr %q; want 2, the error line and the group's help on stderr", status, stdout, stderr)
+		}
+	})
+	t.Run("help nope", func(t *testing.T) {
+		t.Parallel()
+		if status, _, stderr := runMain(t, "help nope"); status != 2 || !strings.Contains(stderr, `"nope"`) {
+			t.Errorf("api help nope: exit %d, stderr %q; want 2 naming it", status, stderr)
+		}
+	})
+}
+
 // TestListAndLifecycleCommands: the list commands print one JSON line per row and no
 // secret; user delete and tenant disable end sessions and keys at once; enable
 // brings them back; --password-stdin reads the password from stdin.
@@ -222,14 +272,15 @@ func TestAccountUsageErrors(t *testing.T) {
 	}
 }
 
-// TestHelpExitStatus runs the real main: help and version exit 0 on stdout, a group
-// without its subcommand exits 2 with one line on stderr.
+// TestHelpExitStatus runs the real main: help and version exit 0 on stdout, a
+// command without its required flag exits 2 with one line on stderr. (A group
+// without its subcommand: TestGroupHelp.)
 func TestHelpExitStatus(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		args   string
 		status int
-	}{{"--help", 0}, {"-h", 0}, {"help", 0}, {"version", 0}, {"--version", 0}, {"tenant create --help", 0}, {"tenant", 2}, {"user list", 2}} {
+	}{{"--help", 0}, {"-h", 0}, {"help", 0}, {"version", 0}, {"--version", 0}, {"tenant create --help", 0}, {"tenant --help", 0}, {"user list", 2}} {
 		status, stdout, stderr := runMain(t, tt.args)
 		switch {
 		case status != tt.status:

@@ -66,7 +66,7 @@ func (c *command) parse(args []string) (config.Config, error) {
 	}
 	cfg, err := config.Load(c.vals)
 	if err != nil {
-		return cfg, usageError{err.Error()}
+		return cfg, usageError{msg: err.Error()}
 	}
 	return cfg, nil
 }

@@ -26,6 +26,9 @@ func main() {
 		fmt.Fprintln(os.Stdout, help.text)
 	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "api: "+ue.Error())
+		if ue.help != "" {
+			fmt.Fprintln(os.Stderr, "\n"+ue.help)
+		}
 		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "api: "+err.Error())
@@ -39,8 +42,9 @@ type streams struct {
 	out, err io.Writer
 }
 
-// usageError is a bad command, flag or value: exit status 2.
-type usageError struct{ msg string }
+// usageError is a bad command, flag or value: exit status 2. Its message is one
+// line; help, when set, is printed after it (a group given no subcommand).
+type usageError struct{ msg, help string }
 
 func (e usageError) Error() string { return e.msg }
 
@@ -49,7 +53,7 @@ type helpRequest struct{ text string }
 
 func (h helpRequest) Error() string { return h.text }
 
-func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error { return usageError{msg: fmt.Sprintf(format, args...)} }
 
 // spec is one command of the table below.
 type spec struct {
@@ -96,7 +100,7 @@ var commands = []spec{
 	{"healthcheck", "[--ready] [--addr ADDR]", "exit 0 when the server on ADDR answers GET /healthz (or /readyz) with 200, else 1 (a container's HEALTHCHECK)",
 		[]string{"ADDR"}, healthcheck},
 	{"version", "", "print the version (also --version)", noConfig, printVersion},
-	{"help", "", "list the commands (also --help, -h); api COMMAND --help describes one", noConfig, nil},
+	{"help", "", "list the commands (also --help, -h); api COMMAND --help (or api help COMMAND) describes one", noConfig, nil},
 }
 
 // run dispatches args to a command.
@@ -104,7 +108,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, std str
 	switch {
 	case len(args) == 0:
 		return dispatch(ctx, "serve", nil, getenv, std)
-	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+	case args[0] == "help" && len(args) > 1:
+		return helpOf(ctx, args[1:], getenv, std)
+	case isHelp(args[0]):
 		fmt.Fprint(std.out, overview())
 		return nil
 	case args[0] == "--version" || args[0] == "-version":
@@ -119,14 +125,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, std str
 	if len(subs) == 0 {
 		return usagef("unknown command %q; run api help for the list", args[0])
 	}
+	if len(args) > 1 && isHelp(args[1]) {
+		return helpRequest{groupHelp(args[0])}
+	}
 	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
-		return usagef("%s needs a subcommand: %s", args[0], strings.Join(subs, ", "))
+		return usageError{msg: fmt.Sprintf("%s needs a subcommand: %s", args[0], strings.Join(subs, ", ")), help: groupHelp(args[0])}
 	}
 	name := args[0] + " " + args[1]
 	if _, ok := find(name); !ok {
 		return usagef("%s has no subcommand %q; want %s", args[0], args[1], strings.Join(subs, ", "))
 	}
 	return dispatch(ctx, name, args[2:], getenv, std)
+}
+
+// isHelp reports whether arg asks for help: help, -h, --help or -help.
+func isHelp(arg string) bool {
+	return arg == "help" || arg == "-h" || arg == "--help" || arg == "-help"
+}
+
+// helpOf is api help COMMAND…: the help of a command or of a group, as its --help.
+func helpOf(ctx context.Context, args []string, getenv func(string) string, std streams) error {
+	if isHelp(args[0]) {
+		fmt.Fprint(std.out, overview())
+		return nil
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return usagef("help: no command %q; run api help for the list", args[0])
+	}
+	err := run(ctx, append(args, "--help"), getenv, std)
+	var help helpRequest
+	if errors.As(err, &help) {
+		return err
+	}
+	return usagef("help: no command %q; run api help for the list", strings.Join(args, " "))
 }
 
 func find(name string) (spec, bool) {
@@ -152,6 +183,20 @@ func subcommands(group string) []string {
 func dispatch(ctx context.Context, name string, args []string, getenv func(string) string, std streams) error {
 	s, _ := find(name)
 	return s.run(ctx, newCommand(s, getenv, std), args)
+}
+
+// groupHelp is api GROUP --help: the group's subcommands with their synopses and
+// summaries.
+func groupHelp(group string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "usage: api %s SUBCOMMAND [flags]\n\nsubcommands:\n", group)
+	for _, s := range commands {
+		if g, sub, ok := strings.Cut(s.name, " "); ok && g == group {
+			fmt.Fprintf(&b, "  %-16s %s\n", sub, s.summary)
+		}
+	}
+	fmt.Fprintf(&b, "\napi %s SUBCOMMAND --help lists its flags.", group)
+	return b.String()
 }
 
 // overview is api help: every command with its synopsis and summary.

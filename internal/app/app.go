@@ -33,6 +33,7 @@ import (
 	"github.com/riskapi/riskapi/internal/events/eventstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
+	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/migrations"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestlog"
@@ -533,7 +534,7 @@ func (a *App) drain(ctx context.Context, srv *http.Server, inFlight *sync.WaitGr
 		return
 	}
 	a.Logger.Warn("shutdown grace over: closing the connections of unfinished requests",
-		slog.Duration("grace", a.Config.HTTP.ShutdownGrace))
+		logfield.Millis("grace", a.Config.HTTP.ShutdownGrace))
 	srv.Close()
 	done := make(chan struct{})
 	go func() { inFlight.Wait(); close(done) }()

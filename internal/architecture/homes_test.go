@@ -126,6 +126,7 @@ var homes = []struct {
 	{".Begin", []string{"internal/database", "internal/idempotency", "internal/idempotency/gormstore"}, "transactions begin in database.RunInTx or a keyed write's reservation (Reservation.Begin)"},
 	{"database.WithCallTimeout", []string{"internal/server"}, "the store call deadline is set once, in server/chain.go"},
 	{"idempotency.HeaderIdempotencyKey", []string{"internal/idempotency"}, "Idempotency-Key is read once, by the engine's parseKey; code outside the engine asks idempotency.KeyOf"},
+	{"slog.Duration", []string{"internal/logfield"}, "a logged duration is milliseconds under a key that says so (logfield.Duration, logfield.Millis), never slog's bare nanoseconds"},
 }
 
 // TestRulesStayHome: each identifier of homes is used only in its home.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/logfield"
 )
 
 // OrphanSweeper removes attachment bytes that no row refers to: files moved into
@@ -107,7 +108,7 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) (int, error) {
 			candidates = candidates[n:]
 		}
 	}
-	log.Info("attachment orphan sweep", slog.Int("removed", removed), slog.Duration("took", time.Since(start)))
+	log.Info("attachment orphan sweep", slog.Int("removed", removed), logfield.Duration(time.Since(start)))
 	return removed, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/sweep"
 )
 
@@ -43,7 +44,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 		return total, err
 	}
 	if s.Logger != nil {
-		s.Logger.Info("idempotency sweep", slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
+		s.Logger.Info("idempotency sweep", slog.Int("deleted", total), logfield.Duration(time.Since(start)))
 	}
 	return total, nil
 }

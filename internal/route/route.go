@@ -9,6 +9,7 @@ package route
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -127,6 +128,12 @@ type Route struct {
 	// CSV import, IMPORT_TIMEOUT). A keyed request stays within its lease's handler
 	// deadline whatever this says. Zero: the server's bound.
 	StoreTimeout time.Duration
+	// Untraced keeps the route's requests out of traces when tracing is on
+	// (docs/tracing.md): for probes and scrapes, which a container or Prometheus makes
+	// every few seconds and which would each be a trace of their own. Only for an
+	// Unauthenticated route with a fixed path: the decision is made on the request's
+	// path before routing. Default: traced.
+	Untraced bool
 }
 
 // Quota is N calls per Per (route.Route.PerTenant).
@@ -157,6 +164,8 @@ func (r Route) Check() error {
 		return fmt.Errorf("route %q: a RawBody needs a positive Limit", where)
 	case r.Body.Kind == UploadBody && r.Body.Form == nil:
 		return fmt.Errorf("route %q: an UploadBody needs its Form rules", where)
+	case r.Untraced && (r.Versions != Unauthenticated || strings.ContainsAny(r.Path, ":*")):
+		return fmt.Errorf("route %q: only an unauthenticated route with a fixed path can be untraced", where)
 	case r.Idempotency == idempotency.Required && (r.Method == http.MethodGet || r.Method == http.MethodHead):
 		return fmt.Errorf("route %q: reads ignore Idempotency-Key and cannot require it", where)
 	}

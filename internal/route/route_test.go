@@ -25,16 +25,18 @@ func ok(echo.Context) error { return nil }
 func TestCheckRefusesUnsafeDeclarations(t *testing.T) {
 	t.Parallel()
 	for name, r := range map[string]route.Route{
-		"no versions (would be public)": {Method: "GET", Path: "/x", Handler: ok},
-		"unauthenticated with a scope":  {Method: "GET", Path: "/x", Handler: ok, Versions: route.Unauthenticated, Scope: tenants.ScopeRisksRead},
-		"unauthenticated and v1":        {Method: "GET", Path: "/x", Handler: ok, Versions: route.Unauthenticated | route.V1},
-		"admin on /v2":                  {Method: "GET", Path: "/x", Handler: ok, Versions: route.Both, Admin: true},
-		"sign-in with a credential":     {Method: "POST", Path: "/x", Handler: ok, Versions: route.V1, SignIn: true},
-		"raw body without a limit":      {Method: "POST", Path: "/x", Handler: ok, Versions: route.V2, Body: route.Body{Kind: route.RawBody}},
-		"upload without form rules":     {Method: "POST", Path: "/x", Handler: ok, Versions: route.V2, Body: route.Body{Kind: route.UploadBody}},
-		"read requiring a key":          {Method: "GET", Path: "/x", Handler: ok, Versions: route.V2, Idempotency: idempotency.Required},
-		"no handler":                    {Method: "GET", Path: "/x", Versions: route.V2},
-		"relative path":                 {Method: "GET", Path: "x", Handler: ok, Versions: route.V2},
+		"no versions (would be public)":  {Method: "GET", Path: "/x", Handler: ok},
+		"unauthenticated with a scope":   {Method: "GET", Path: "/x", Handler: ok, Versions: route.Unauthenticated, Scope: tenants.ScopeRisksRead},
+		"unauthenticated and v1":         {Method: "GET", Path: "/x", Handler: ok, Versions: route.Unauthenticated | route.V1},
+		"admin on /v2":                   {Method: "GET", Path: "/x", Handler: ok, Versions: route.Both, Admin: true},
+		"sign-in with a credential":      {Method: "POST", Path: "/x", Handler: ok, Versions: route.V1, SignIn: true},
+		"raw body without a limit":       {Method: "POST", Path: "/x", Handler: ok, Versions: route.V2, Body: route.Body{Kind: route.RawBody}},
+		"upload without form rules":      {Method: "POST", Path: "/x", Handler: ok, Versions: route.V2, Body: route.Body{Kind: route.UploadBody}},
+		"read requiring a key":           {Method: "GET", Path: "/x", Handler: ok, Versions: route.V2, Idempotency: idempotency.Required},
+		"no handler":                     {Method: "GET", Path: "/x", Versions: route.V2},
+		"relative path":                  {Method: "GET", Path: "x", Handler: ok, Versions: route.V2},
+		"untraced authenticated route":   {Method: "GET", Path: "/x", Handler: ok, Versions: route.V2, Untraced: true},
+		"untraced path with a parameter": {Method: "GET", Path: "/x/:id", Handler: ok, Versions: route.Unauthenticated, Untraced: true},
 	} {
 		if err := r.Check(); err == nil {
 			t.Errorf("%s: Check passed", name)
@@ -43,6 +45,10 @@ func TestCheckRefusesUnsafeDeclarations(t *testing.T) {
 	good := route.Route{Method: "GET", Path: "/x", Handler: ok, Versions: route.V1, Admin: true}
 	if err := good.Check(); err != nil {
 		t.Errorf("admin-only /v1 route: %v", err)
+	}
+	probe := route.Route{Method: "GET", Path: "/healthz", Handler: ok, Versions: route.Unauthenticated, Untraced: true}
+	if err := probe.Check(); err != nil {
+		t.Errorf("untraced probe: %v", err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -91,7 +92,7 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			m.observe(method, route, res.Status, took)
 			attrs := [10]slog.Attr{slog.String("method", method), slog.String("route", route),
 				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
-				slog.Float64("durationMs", float64(took.Microseconds())/1000)}
+				logfield.Duration(took)}
 			n := 5
 			// Who asked, by ids only (never a secret), and the problem's stable code:
 			// two different 400s read differently in the log (docs/errors.md, Logs).

@@ -34,12 +34,14 @@ import (
 // here. docs/openapi.yaml must describe each one (spec_test.go checks both ways).
 func table(d Deps, cfg config.Config) []route.Route {
 	rs := []route.Route{
+		// Probes and the scrape are not traced: a container's health check alone would
+		// make a trace every few seconds (docs/tracing.md).
 		{Method: http.MethodGet, Path: "/healthz", Handler: healthz, Versions: route.Unauthenticated,
-			Body: route.Body{Kind: route.NoBodyLimit}},
+			Body: route.Body{Kind: route.NoBodyLimit}, Untraced: true},
 		{Method: http.MethodGet, Path: "/readyz", Handler: readyz(d), Versions: route.Unauthenticated,
-			Body: route.Body{Kind: route.NoBodyLimit}},
+			Body: route.Body{Kind: route.NoBodyLimit}, Untraced: true},
 		{Method: http.MethodGet, Path: "/metrics", Versions: route.Unauthenticated, Body: route.Body{Kind: route.NoBodyLimit},
-			Handler: echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{}))},
+			Handler: echo.WrapHandler(promhttp.HandlerFor(d.Metrics, promhttp.HandlerOpts{})), Untraced: true},
 		// Signing in and out refuse Idempotency-Key: there is no tenant to scope a
 		// record to before login, and a replayed login would hand out a token without
 		// its cookie (docs/idempotency.md).
@@ -127,6 +129,7 @@ func engines(d Deps, cfg config.Config, fp *idempotency.Fingerprinter) (map[engi
 				OnOutcome: func(c echo.Context, key string, o idempotency.Outcome) {
 					requestloghttp.NoteOutcome(c, key, o)
 					noteIdempotency(c, o)
+					traceIdempotency(c, o)
 				},
 			}.ToMiddleware()
 			if err != nil {

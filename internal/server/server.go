@@ -100,7 +100,8 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(d.Logger)
 	e.IPExtractor = clientAddress(cfg.HTTP.TrustedProxies)
 	e.SchemeExtractor = scheme(cfg.HTTP.TrustedProxies)
-	useTracing(e, d.Tracing)
+	routes := table(d, cfg)
+	useTracing(e, d.Tracing, untraced(routes))
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store, cfg.Database.QueryTimeout)
 	// Before anything reads a parameter or header (docs/errors.md).
 	e.Use(refuseBadBytes)
@@ -113,7 +114,7 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range table(d, cfg) {
+	for _, r := range routes {
 		if err := m.mount(e, r); err != nil {
 			return nil, err
 		}

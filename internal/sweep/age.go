@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/logfield"
 )
 
 // ByAge is a retention sweep: it deletes, in Batches, whatever was created more
@@ -45,7 +47,7 @@ func (s ByAge) Sweep(ctx context.Context) (int, error) {
 		return s.DeleteBefore(ctx, cutoff, limit)
 	})
 	if s.Logger != nil && total > 0 {
-		s.Logger.Info(s.Name, slog.Int("deleted", total), slog.Duration("took", time.Since(start)))
+		s.Logger.Info(s.Name, slog.Int("deleted", total), logfield.Duration(time.Since(start)))
 	}
 	return total, err
 }

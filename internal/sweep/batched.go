@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/logfield"
 )
 
 // Batched is a sweep that is not by age: it runs Batch through Batches until a
@@ -30,7 +32,7 @@ func (s Batched) Sweep(ctx context.Context) (int, error) {
 	start := time.Now()
 	total, err := Batches(ctx, s.Pacing, s.Batch)
 	if s.Logger != nil && total > 0 {
-		s.Logger.Info(s.Name, slog.Int("rows", total), slog.Duration("took", time.Since(start)))
+		s.Logger.Info(s.Name, slog.Int("rows", total), logfield.Duration(time.Since(start)))
 	}
 	return total, err
 }

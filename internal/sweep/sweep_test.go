@@ -1,8 +1,11 @@
 package sweep_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -112,5 +115,36 @@ func TestBatchedRunsUntilShort(t *testing.T) {
 	}
 	if n, err := (sweep.Batched{Name: "fold"}).Sweep(context.Background()); err == nil || n != 0 {
 		t.Errorf("without a batch: Sweep = %d, %v; want an error", n, err)
+	}
+}
+
+// TestSweepLogsMilliseconds: a sweep's log line says how long it took as the request
+// line does, durationMs in milliseconds, not slog's bare nanoseconds under "took".
+func TestSweepLogsMilliseconds(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	calls := 0
+	s := sweep.ByAge{Name: "test sweep", TTL: time.Hour, Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
+		DeleteBefore: func(context.Context, time.Time, int) (int, error) {
+			calls++
+			if calls > 1 {
+				return 0, nil
+			}
+			time.Sleep(5 * time.Millisecond)
+			return 1, nil
+		}}
+	if _, err := s.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	// At least the 5 ms slept, and not nanoseconds (which would be over 5,000,000).
+	if ms, ok := line["durationMs"].(float64); !ok || ms < 5 || ms > 60_000 {
+		t.Errorf("durationMs = %v in %v, want the milliseconds the sweep took", line["durationMs"], line)
+	}
+	if _, ok := line["took"]; ok {
+		t.Errorf("the line still has took: %v", line)
 	}
 }

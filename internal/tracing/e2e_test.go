@@ -132,8 +132,10 @@ func TestOneRequestTracedEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	if !insertsRisk || sql < 2 {
-		t.Errorf("SQL spans of the trace: %v, want the risk's INSERT among them", names(spans))
+	// Not a count: on PostgreSQL an unkeyed create is one statement (WITH …), and the
+	// delivery's own statements may not be exported yet when its POST span is.
+	if !insertsRisk {
+		t.Errorf("SQL spans of the trace: %d (insert of the risk: %v) among %v, want the risk's INSERT among them", sql, insertsRisk, names(spans))
 	}
 	if d := spans["webhook delivery"]; len(d) != 1 || attr(d[0], "riskapi.event.id") == "" {
 		t.Errorf("delivery spans = %v", d)

@@ -42,6 +42,10 @@ type Options struct {
 	// Provider, when set, replaces the exporting provider New would build for a
 	// set endpoint (benchmarks: a no-op provider). Optional.
 	Provider trace.TracerProvider
+	// Exporter, when set, replaces the OTLP exporter for a set endpoint, and each
+	// span is handed to it as it ends rather than in batches (tests: tracetest's
+	// in-memory exporter, which then sees what a collector would). Optional.
+	Exporter sdktrace.SpanExporter
 }
 
 // New returns tracing exporting to endpoint, an http(s):// OTLP/HTTP collector URL
@@ -55,11 +59,9 @@ func New(ctx context.Context, endpoint string, o Options) (*Tracing, error) {
 	if o.Provider != nil {
 		return &Tracing{provider: o.Provider}, nil
 	}
-	// As for OTEL_EXPORTER_OTLP_ENDPOINT in the OTLP exporter specification: the
-	// traces go to the signal's path under the URL given.
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(endpoint, "/")+"/v1/traces"))
+	export, err := processor(ctx, endpoint, o)
 	if err != nil {
-		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+		return nil, err
 	}
 	version := "(devel)"
 	if info, ok := debug.ReadBuildInfo(); ok {
@@ -67,12 +69,27 @@ func New(ctx context.Context, endpoint string, o Options) (*Tracing, error) {
 	}
 	res := resource.NewWithAttributes(semconv.SchemaURL,
 		semconv.ServiceName(ServiceName), semconv.ServiceVersion(version))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(redactURLs{export}), sdktrace.WithResource(res))
+	return &Tracing{provider: tp, sdk: tp}, nil
+}
+
+// processor is what exports the spans: a batcher sending to endpoint over OTLP/HTTP,
+// or a syncer handing them to o.Exporter.
+func processor(ctx context.Context, endpoint string, o Options) (sdktrace.SpanProcessor, error) {
+	if o.Exporter != nil {
+		return sdktrace.NewSimpleSpanProcessor(o.Exporter), nil
+	}
+	// As for OTEL_EXPORTER_OTLP_ENDPOINT in the OTLP exporter specification: the
+	// traces go to the signal's path under the URL given.
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(strings.TrimRight(endpoint, "/")+"/v1/traces"))
+	if err != nil {
+		return nil, fmt.Errorf("OTEL_EXPORTER_OTLP_ENDPOINT: %w", err)
+	}
 	var bo []sdktrace.BatchSpanProcessorOption
 	if o.BatchTimeout > 0 {
 		bo = append(bo, sdktrace.WithBatchTimeout(o.BatchTimeout))
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp, bo...), sdktrace.WithResource(res))
-	return &Tracing{provider: tp, sdk: tp}, nil
+	return sdktrace.NewBatchSpanProcessor(exp, bo...), nil
 }
 
 // Provider is the tracer provider, or nil when t is nil (tracing off): every

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/reqbody"
 )
 
@@ -116,7 +117,7 @@ func FormOf(c echo.Context) (*Form, error) {
 	if err == nil {
 		s.cfg.Logger.LogAttrs(c.Request().Context(), slog.LevelInfo, "upload spooled",
 			slog.Int("parts", len(form.Parts)), slog.Int64("bytes", form.Size()),
-			slog.Duration("took", time.Since(start)))
+			logfield.Duration(time.Since(start)))
 	}
 	return form, err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/reqbody"
 )
@@ -65,7 +66,7 @@ func (s *spool) discard(req *http.Request) (*Form, error) {
 	if err == nil {
 		s.cfg.Logger.LogAttrs(req.Context(), slog.LevelInfo, "upload hashed",
 			slog.Int("parts", len(form.Parts)), slog.Int64("bytes", form.Size()),
-			slog.Duration("took", time.Since(start)))
+			logfield.Duration(time.Since(start)))
 	}
 	return form, err
 }

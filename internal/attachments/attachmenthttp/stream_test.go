@@ -134,18 +134,18 @@ func streamUpload(tb testing.TB, env *apitest.Env, srv string, key, riskID strin
 	return r
 }
 
-// lastSpoolTime reads the "took" of the last "upload spooled" log line: how long the
+// lastSpoolTime reads the "durationMs" of the last "upload spooled" log line: how long the
 // server's single pass over the body (parse, hash, write) took.
 func lastSpoolTime(tb testing.TB, env *apitest.Env) time.Duration {
 	var took time.Duration
 	sc := bufio.NewScanner(bytes.NewReader(env.Logs.Bytes()))
 	for sc.Scan() {
 		var line struct {
-			Msg  string `json:"msg"`
-			Took int64  `json:"took"`
+			Msg        string  `json:"msg"`
+			DurationMs float64 `json:"durationMs"`
 		}
 		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "upload spooled" {
-			took = time.Duration(line.Took)
+			took = time.Duration(line.DurationMs * float64(time.Millisecond))
 		}
 	}
 	if took == 0 {

@@ -15,7 +15,9 @@ import (
 // Trace makes s trace each attempt (docs/tracing.md): a "webhook delivery" span, a
 // child of the trace of the request that emitted the event when parents remembers
 // it, around an HTTP client span whose context goes to the endpoint as traceparent
-// (W3C trace context). Call it before the first Send; tp nil leaves s untraced.
+// (W3C trace context); that span's url.full is cut to the endpoint's origin before
+// it is exported (internal/tracing, redact.go): the URL is a credential. Call it
+// before the first Send; tp nil leaves s untraced.
 func (s *Sender) Trace(tp trace.TracerProvider, parents *tracing.Parents) *Sender {
 	if tp == nil {
 		return s

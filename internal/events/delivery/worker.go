@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/logfield"
 )
 
 // wakeDelay is how long the worker gathers wake-ups before claiming. claimGap is the
@@ -234,5 +236,5 @@ func (w *Worker) report(s Settlement, held bool) {
 	w.Metrics.observe(outcome, r.Attempt.CreatedAt.Sub(j.CreatedAt))
 	w.Logger.Debug("webhook delivery", slog.String("eventId", j.EventID), slog.String("endpointId", j.EndpointID),
 		slog.Int("attempt", j.Attempt), slog.String("outcome", outcome), slog.Int("status", r.Attempt.StatusCode),
-		slog.Duration("duration", r.Attempt.Duration))
+		logfield.Duration(r.Attempt.Duration))
 }
