@@ -36,7 +36,7 @@ const (
 	CodeRateLimited                  = "RATE_LIMITED"                    // 429: retried after Retry-After
 	CodeInternal                     = "INTERNAL"                        // 500: server bug; not retried
 	CodeStoreUnavailable             = "STORE_UNAVAILABLE"               // 503: database unreachable or full; retried
-	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; not retried
+	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; retried after Retry-After
 	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
 	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
 )
