@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
 )
@@ -151,8 +152,10 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 			u.ResidualImpact, err = cellInt(v)
 		case "metadata":
 			u.Metadata = map[string]string{}
-			if v != "" && json.Unmarshal([]byte(v), &u.Metadata) != nil {
-				err = `must be a JSON object of strings, e.g. {"ticket":"SEC-1"}`
+			// The JSON API's own decoder: a \u0000 or a lone surrogate escaped in the
+			// cell is refused as in a request body, never stored (docs/register.md).
+			if v != "" && v != "null" && jsonbody.Unmarshal([]byte(v), &u.Metadata) != nil {
+				err = `must be a JSON object of strings, e.g. {"ticket":"SEC-1"}, with no \u0000 and no lone surrogate`
 			}
 		}
 		if err != "" {

@@ -92,3 +92,21 @@ func TestImportReadsEveryWritableColumn(t *testing.T) {
 		t.Errorf("ReadRow's external ID = %v, want %s", row.ExternalID, *r.ExternalID)
 	}
 }
+
+// An escaped NUL or lone surrogate in a metadata cell is refused as the JSON API
+// refuses it: stored, a NUL made every metadata filter of the tenant fail on
+// PostgreSQL, and a surrogate became U+FFFD unseen.
+func TestImportRefusesEscapedBadTextInMetadata(t *testing.T) {
+	header := []string{"title", "metadata"}
+	for _, cell := range []string{`{"k":"a\u0000b"}`, `{"k\u0000":"v"}`, `{"k":"\udc00x"}`, `{"k":1}`, `[1]`} {
+		_, errs := riskview.ReadRow(2, header, []string{"t", cell})
+		if len(errs) != 1 || errs[0].Field != "metadata" || errs[0].Row != 2 {
+			t.Errorf("metadata cell %s: errors %+v, want one naming row 2 and metadata", cell, errs)
+		}
+	}
+	for _, cell := range []string{`{"k":"v é"}`, `{}`, `null`, ``} {
+		if _, errs := riskview.ReadRow(2, header, []string{"t", cell}); len(errs) != 0 {
+			t.Errorf("metadata cell %q refused: %+v", cell, errs)
+		}
+	}
+}
