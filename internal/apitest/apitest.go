@@ -64,7 +64,8 @@ func New(tb testing.TB, mods ...func(*config.Config)) *Env {
 	return NewWith(tb, app.Options{}, mods...)
 }
 
-// NewWith is New with app options (its clock and bcrypt cost are always the test's).
+// NewWith is New with app options (its clock is always the test's; its bcrypt cost
+// is bcrypt.MinCost unless opts names one: a test of what a real hash's time allows).
 func NewWith(tb testing.TB, opts app.Options, mods ...func(*config.Config)) *Env {
 	tb.Helper()
 	cfg := Config(tb)
@@ -72,7 +73,10 @@ func NewWith(tb testing.TB, opts app.Options, mods ...func(*config.Config)) *Env
 		m(&cfg)
 	}
 	clock := &Clock{}
-	opts.BcryptCost, opts.Now = bcrypt.MinCost, clock.Now
+	if opts.BcryptCost == 0 {
+		opts.BcryptCost = bcrypt.MinCost
+	}
+	opts.Now = clock.Now
 	logs := &syncBuffer{}
 	a, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, nil)),
 		opts)

@@ -296,12 +296,20 @@ func refused(detail string, left time.Duration) error {
 func passwordThrottle(store ratelimit.Failures, failed *failOpen) echo.MiddlewareFunc {
 	f := failureLimit{store: store, failed: failed, name: "password"}
 	failed.count.WithLabelValues(f.name)
+	accounts := newTurns()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			acct := account(c)
 			if acct == "" { // no password to check: the handler refuses the body
 				return next(c)
 			}
+			// One check of the account at a time: each reads the failures of the one
+			// before it (turns).
+			done, err := accounts.take(c.Request().Context(), acct)
+			if err != nil {
+				return err
+			}
+			defer done()
 			ctx := context.WithoutCancel(c.Request().Context())
 			rules := []failureRule{
 				{key: "account-network:" + acct + "|" + clientNetwork(c), max: accountNetworkFailures,
@@ -314,7 +322,7 @@ func passwordThrottle(store ratelimit.Failures, failed *failOpen) echo.Middlewar
 			if err := f.check(ctx, rules); err != nil {
 				return err
 			}
-			err := next(c)
+			err = next(c)
 			if auth.PasswordRejected(c) {
 				f.fail(ctx, rules)
 			}

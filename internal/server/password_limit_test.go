@@ -8,10 +8,13 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/app"
 	"github.com/riskapi/riskapi/internal/config"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // passwordEnv is riskapi behind a trusted proxy (X-Forwarded-For names the client),
@@ -434,5 +437,43 @@ func TestFailedAuthenticationsSharedThroughRedis(t *testing.T) {
 		if code := getRisks(env, "198.51.100.7", a.Key).Code; code != http.StatusOK {
 			t.Errorf("%s, the valid key: %d, want 200", name, code)
 		}
+	}
+}
+
+// Wrong passwords sent at once are counted as if sent one after another: each check
+// reads the failures recorded before it, so a burst of 15 gets 10 checks and 5
+// refusals, not 15 checks (this instance's count in memory).
+func TestConcurrentWrongPasswordsCountedInTurn(t *testing.T) {
+	t.Parallel()
+	// bcrypt's default cost, as served: the check takes long enough for the
+	// burst's requests to overlap, as they do against a real server.
+	_, proxies, _ := net.ParseCIDR("192.0.2.0/24")
+	env := apitest.NewWith(t, app.Options{BcryptCost: bcrypt.DefaultCost}, func(c *config.Config) {
+		c.RateLimit.RPS, c.RateLimit.Burst = 0, 0
+		c.HTTP.TrustedProxies = []*net.IPNet{proxies}
+	})
+	// Created through the API, so its hash has the served cost too (env.Tenant's
+	// users are hashed at bcrypt.MinCost).
+	admin := apitest.Login(t, env, env.Tenant("Acme"))
+	member := struct{ Email string }{"burst@example.com"}
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/users", Bearer: admin.Token,
+		JSON: map[string]string{"email": member.Email, "password": "a long right password", "role": "member"}}).Expect(201)
+	var wg sync.WaitGroup
+	codes := make(chan int, 15)
+	for range 15 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes <- signIn(env, "198.51.100.7", member.Email, "wrong password").Code
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	got := map[int]int{}
+	for c := range codes {
+		got[c]++
+	}
+	if got[http.StatusUnauthorized] != 10 || got[http.StatusTooManyRequests] != 5 {
+		t.Fatalf("15 wrong passwords at once: %v, want 10 × 401 and 5 × 429", got)
 	}
 }
