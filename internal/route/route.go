@@ -103,6 +103,11 @@ type Route struct {
 	// client network, and past the limit attempts get 429 whatever RATE_LIMIT_RPS
 	// says (docs/security.md).
 	PasswordCheck bool
+	// Exists, when set, checks that what the request names exists before OncePer
+	// and PerTenant count it, returning the route's not-found sentinel otherwise
+	// (or another error): a request for nothing spends none of those limits (a
+	// redelivery of an unknown event is 404, not a spent quota). Nil: no check.
+	Exists func(c echo.Context) error
 	// OncePer lets the route run at most once per OncePer for one resource (its
 	// request path, within the caller's tenant); sooner is 429 RATE_LIMITED with
 	// Retry-After, whatever RATE_LIMIT_RPS says. For a request whose work multiplies

@@ -152,7 +152,7 @@ func newMounter(d Deps, cfg config.Config) (*mounter, error) {
 		passwords: passwordThrottle(failures, failed), failures: failures, failed: failed, rateLimits: d.RateLimits,
 		spoolDir: attachments.Files{Dir: cfg.Uploads.Dir}.TempDir(), log: d.Logger}
 	if cfg.HTTP.TenantMaxInflight > 0 {
-		m.costly = NewSlots(cfg.HTTP.TenantMaxInflight)
+		m.costly = NewFairSlots(cfg.HTTP.TenantMaxInflight, cfg.HTTP.InstanceMaxCostly)
 	}
 	if len(d.FingerprintKey) < 32 {
 		return nil, errors.New("server: FingerprintKey must be at least 32 bytes")
@@ -248,11 +248,14 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	if r.Scope != "" || r.Admin {
 		mw = append(mw, authorize(r.Scope, r.Admin))
 	}
+	if r.Exists != nil && (r.OncePer > 0 || r.PerTenant.N > 0) {
+		mw = append(mw, exists(r.Exists))
+	}
 	if r.OncePer > 0 {
 		mw = append(mw, oncePer(r.OncePer, m.rateLimits, m.failed))
 	}
 	if r.Costly != nil && m.costly != nil && authn != nil {
-		limit, err := costlyReads(m.costly, r.Costly)
+		limit, err := costlyReads(m.costly, m.cfg.Database.QueryTimeout, r.Costly)
 		if err != nil {
 			return nil, err
 		}
@@ -266,6 +269,19 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
 	}
 	return mw, nil
+}
+
+// exists refuses, before the route's per-resource and per-tenant limits count it, a
+// request whose resource check fails (route.Route.Exists).
+func exists(check func(echo.Context) error) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := check(c); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
 }
 
 // noStore marks every response of an authenticated route Cache-Control: no-store

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // TestEndpointAndRedeliveryLimits: a tenant has at most WEBHOOK_ENDPOINTS_MAX (16)
@@ -147,5 +148,34 @@ func TestEndpointLimitHoldsUnderConcurrentCreates(t *testing.T) {
 		if got := len(listEndpoints(t, env, tok)); got != 16 {
 			t.Errorf("tenant %d has %d endpoints, want WEBHOOK_ENDPOINTS_MAX (16)", n, got)
 		}
+	}
+}
+
+// TestRedeliveryOfAnUnknownEventSpendsNoQuota: redeliveries of events the tenant
+// does not have (well-formed ids of no event, another tenant's event) are 404 and
+// spend none of the tenant's ten a minute: its ten redeliveries of real events
+// after them are all accepted.
+func TestRedeliveryOfAnUnknownEventSpendsNoQuota(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a, b := env.Tenant("Acme"), env.Tenant("Beta")
+	ta := login(t, env, a)
+	createEndpoint(t, env, ta, "http://127.0.0.1:9/a")
+	for i := range 10 {
+		env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key, JSON: map[string]any{"title": "r" + strconv.Itoa(i)}}).Expect(201)
+	}
+	env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: b.Key, JSON: map[string]any{"title": "b"}}).Expect(201)
+	theirs := listEvents(t, env, b.Key, "")[0].ID
+	redeliver := func(id string) *apitest.Response {
+		return env.Do(apitest.Request{Method: "POST", Path: "/v1/events/" + id + "/redeliver", Bearer: ta})
+	}
+	for i := range 20 {
+		redeliver(ids.New(ids.Event)).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+		if i%2 == 0 {
+			redeliver(theirs).ExpectProblem(http.StatusNotFound, "NOT_FOUND")
+		}
+	}
+	for _, e := range listEvents(t, env, a.Key, "") {
+		redeliver(e.ID).Expect(http.StatusAccepted)
 	}
 }

@@ -51,7 +51,7 @@ func Routes(cfg Config) []route.Route {
 		// A redelivery is a POST to every endpoint: once a minute per event, and ten
 		// a minute per tenant, at most (docs/events.md).
 		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true,
-			OncePer: time.Minute, PerTenant: route.Quota{N: 10, Per: time.Minute}},
+			Exists: h.eventExists, OncePer: time.Minute, PerTenant: route.Quota{N: 10, Per: time.Minute}},
 		{Method: http.MethodPost, Path: "/webhook-endpoints", Handler: h.createEndpoint, Versions: route.V1, Admin: true,
 			Idempotency: idempotency.Unsupported},
 		{Method: http.MethodGet, Path: "/webhook-endpoints", Handler: h.listEndpoints, Versions: route.V1, Admin: true},
@@ -102,6 +102,13 @@ func (h handlers) event(c echo.Context) (*events.Event, error) {
 		return nil, err
 	}
 	return h.Events.Get(c.Request().Context(), tenant, id)
+}
+
+// eventExists is 404 for an event the tenant does not have, before a redelivery's
+// limits count the request.
+func (h handlers) eventExists(c echo.Context) error {
+	_, err := h.event(c)
+	return err
 }
 
 func (h handlers) get(c echo.Context) error {
