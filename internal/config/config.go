@@ -61,6 +61,13 @@ type HTTP struct {
 	// (route.Route.Costly, docs/register.md) one tenant may have in flight on this
 	// instance; one more is 429 CONCURRENCY_LIMITED. 0 turns the limit off.
 	TenantMaxInflight int
+	// InstanceMaxCostly is INSTANCE_MAX_COSTLY, default half the instance's CPUs
+	// (GOMAXPROCS), at least 1: how many costly reads of all tenants run at once on
+	// this instance. A tenant's costly read within its TENANT_MAX_INFLIGHT waits its
+	// turn beyond it (turns go to the tenant with the fewest running), so costly
+	// reads leave CPU to every other request; nothing else waits for them. 0 turns
+	// the bound off.
+	InstanceMaxCostly int
 	// ShutdownGrace is how long in-flight requests may run after SIGTERM before
 	// their connections are closed. Not a variable: 30s.
 	ShutdownGrace time.Duration

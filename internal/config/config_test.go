@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second, MaxConnsPerClient: 256,
-			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, TenantMaxInflight: 8, ShutdownGrace: 30 * time.Second},
+			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, TenantMaxInflight: 8, InstanceMaxCostly: config.AutoMaxCostly(), ShutdownGrace: 30 * time.Second},
 		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32, QueryTimeout: 10 * time.Second},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
@@ -60,7 +60,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "AUDIT_LOG_TTL": "2160h", "WEBHOOK_ENDPOINTS_MAX": "3",
-		"WEBHOOK_ENDPOINT_CONCURRENCY": "4", "MAX_CONNS_PER_CLIENT": "0", "SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "QUERY_TIMEOUT": "2s",
+		"WEBHOOK_ENDPOINT_CONCURRENCY": "4", "MAX_CONNS_PER_CLIENT": "0", "SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "INSTANCE_MAX_COSTLY": "5", "QUERY_TIMEOUT": "2s",
 	}
 	got, err := load(env)
 	if err != nil {
@@ -71,7 +71,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 	_, doc, _ := net.ParseCIDR("2001:db8::/32")
 	want := config.Config{HTTP: config.HTTP{Addr: "127.0.0.1:9000", MaxJSONBytes: 1 << 20, IdleTimeout: 45 * time.Second,
 		TrustedProxies: []*net.IPNet{ten, doc}, HeaderTimeout: def.HeaderTimeout, BodyTimeout: def.BodyTimeout,
-		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, TenantMaxInflight: 3, ShutdownGrace: def.ShutdownGrace},
+		UploadMinRate: def.UploadMinRate, UploadRateWindow: def.UploadRateWindow, TenantMaxInflight: 3, InstanceMaxCostly: 5, ShutdownGrace: def.ShutdownGrace},
 		RateLimit: config.RateLimit{RedisURL: "redis://127.0.0.1:6379/3", RedisPrefix: "riskapi:"},
 		Database:  config.Database{URL: "postgres://db/x", SecretKey: strings.Repeat("k", 32), MaxConns: 8, ReadURL: "postgres://replica/x", QueryTimeout: 2 * time.Second}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
@@ -125,6 +125,8 @@ func TestBadValues(t *testing.T) {
 		{"idle timeout", "HTTP_IDLE_TIMEOUT", "forever"},
 		{"inflight negative", "TENANT_MAX_INFLIGHT", "-1"},
 		{"inflight not a number", "TENANT_MAX_INFLIGHT", "lots"},
+		{"instance costly negative", "INSTANCE_MAX_COSTLY", "-1"},
+		{"instance costly not a number", "INSTANCE_MAX_COSTLY", "half"},
 		{"query timeout zero", "QUERY_TIMEOUT", "0s"},
 		{"query timeout too short", "QUERY_TIMEOUT", "1ms"},
 		{"proxy not a CIDR", "TRUSTED_PROXIES", "10.0.0.1"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,16 @@ var settings = []setting{
 	{"TENANT_MAX_INFLIGHT", "tenant-max-inflight", "8", "costly reads one tenant may have in flight per instance (429 beyond); 0 turns it off", func(c *Config, v string) (err error) {
 		if c.HTTP.TenantMaxInflight, err = strconv.Atoi(v); err != nil || c.HTTP.TenantMaxInflight < 0 {
 			return fmt.Errorf("TENANT_MAX_INFLIGHT must be a whole number ≥ 0, got %q", v)
+		}
+		return nil
+	}},
+	{"INSTANCE_MAX_COSTLY", "instance-max-costly", "auto", "costly reads of all tenants run at once per instance, shared fairly (others wait their turn); auto: half the CPUs, at least 1; 0 turns it off", func(c *Config, v string) (err error) {
+		if v == "auto" {
+			c.HTTP.InstanceMaxCostly = AutoMaxCostly()
+			return nil
+		}
+		if c.HTTP.InstanceMaxCostly, err = strconv.Atoi(v); err != nil || c.HTTP.InstanceMaxCostly < 0 {
+			return fmt.Errorf("INSTANCE_MAX_COSTLY must be auto or a whole number ≥ 0, got %q", v)
 		}
 		return nil
 	}},
@@ -313,3 +324,8 @@ func Load(v *Values) (Config, error) {
 	}
 	return c, nil
 }
+
+// AutoMaxCostly is INSTANCE_MAX_COSTLY's default: half the CPUs Go may use, at
+// least 1, so that costly reads at their most leave the other half to every other
+// request (docs/performance.md, "A fair share of capacity").
+func AutoMaxCostly() int { return max(1, runtime.GOMAXPROCS(0)/2) }
