@@ -13,7 +13,8 @@ import (
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
-// readHeaders are the request headers some route reads as text. The others are
+// readHeaders are the request headers some route reads as text (Cookie only under
+// /v1, cookieRead: /v2 never reads a cookie). The others are
 // ignored, made printable where they are kept (User-Agent, X-Request-Id) or checked
 // against a stricter syntax of their own (Idempotency-Key: IDEMPOTENCY_KEY_INVALID).
 var readHeaders = []string{
@@ -49,6 +50,9 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		for _, h := range readHeaders {
+			if h == echo.HeaderCookie && !cookieRead(req.URL.Path) {
+				continue
+			}
 			for _, v := range req.Header.Values(h) {
 				if !cleanText(v) {
 					bad = append(bad, problem.FieldError{Field: h, Detail: badBytesDetail("header value")})
@@ -62,6 +66,10 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// cookieRead reports whether a request to path may read the session cookie: only
+// /v1 authenticates by session (/v2 by API key alone, the rest by nothing).
+func cookieRead(path string) bool { return path == "/v1" || strings.HasPrefix(path, "/v1/") }
 
 // cleanText reports whether s is valid UTF-8 without NUL.
 func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

@@ -173,7 +173,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		outcome := outcomeOf(p)
 		body := problemBody{Type: p.Code.TypeURI(), Title: p.Code.Title(), Status: p.Status(),
-			Detail: p.Detail, Code: p.Code, RequestID: rid, Errors: p.Errors, Outcome: outcome,
+			Detail: shown(p.Detail), Code: p.Code, RequestID: rid, Errors: shownFields(p.Errors), Outcome: outcome,
 			Current: p.Current}
 		if c.Request().Method == http.MethodHead {
 			_ = c.NoContent(p.Status())
@@ -181,6 +181,25 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		_ = c.JSON(p.Status(), body)
 	}
+}
+
+// shown is s as a problem body echoes it: the bad bytes section 17 refuses (a NUL,
+// invalid UTF-8) each shown as U+FFFD, so that a field name or CSV column that
+// held them is named without handing them back (docs/errors.md).
+func shown(s string) string {
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// shownFields is errs with each field and detail shown.
+func shownFields(errs []problem.FieldError) []problem.FieldError {
+	if !slices.ContainsFunc(errs, func(e problem.FieldError) bool { return shown(e.Field) != e.Field || shown(e.Detail) != e.Detail }) {
+		return errs
+	}
+	out := slices.Clone(errs)
+	for i := range out {
+		out[i].Field, out[i].Detail = shown(out[i].Field), shown(out[i].Detail)
+	}
+	return out
 }
 
 // closeUnanswered ends the request of a client that hung up: the connection is

@@ -9,7 +9,9 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -214,6 +216,10 @@ func contentType(v string) (string, error) {
 // 500); everything else — past the body limit, the client hanging up — is answered
 // by reqbody.Error, as for every other body.
 func bodyError(err error) error {
+	var header textproto.ProtocolError
+	if errors.As(err, &header) {
+		return problem.Invalid("body", partHeaderDetail(string(header)))
+	}
 	if problem.As(err) == nil && isMultipartSyntax(err) {
 		return problem.Invalid("body", "is not a complete multipart/form-data body")
 	}
@@ -222,6 +228,23 @@ func bodyError(err error) error {
 		return err // the spool's own file system
 	}
 	return reqbody.Error(err)
+}
+
+// partHeaderDetail says which part header the reader refused (textproto's
+// "malformed MIME header line: …"), by its name when that is a plain token; the
+// line itself is not echoed, as it holds the bad byte.
+func partHeaderDetail(msg string) string {
+	line := msg
+	if i := strings.Index(msg, ": "); i >= 0 {
+		line, _ = strconv.Unquote(msg[i+2:])
+	}
+	name, _, _ := strings.Cut(line, ":")
+	if name == "" || len(name) > 64 || strings.IndexFunc(name, func(r rune) bool {
+		return !(r == '-' || r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z')
+	}) >= 0 {
+		return "has a malformed part header: a NUL or other control byte, or a line that is no header"
+	}
+	return "has a malformed part header " + name + ": a NUL or other control byte in its value, or no value"
 }
 
 func isMultipartSyntax(err error) bool {
