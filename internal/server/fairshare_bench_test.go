@@ -36,14 +36,19 @@ func fairEnvInt(name string, def int) int {
 // beside A. It reports B's p99 of each, alone and beside A, their ratios (goal ≤ 3,
 // or a p99 under 250 ms), and A's answers by status: 429 beyond its share, never a
 // 5xx. TENANT_MAX_INFLIGHT is the default (8) unless FAIR_BENCH_LIMIT is set (0 turns
-// the limit off, to see what it prevents). Run once: -benchtime 1x.
+// the limit off, to see what it prevents), and INSTANCE_MAX_COSTLY is its default
+// (half the CPUs) unless FAIR_BENCH_INSTANCE is set (0: off). Run once: -benchtime 1x.
 func BenchmarkFairShare(b *testing.B) {
 	rows, hostile, ops := fairEnvInt("FAIR_BENCH_ROWS", 100_000), fairEnvInt("FAIR_BENCH_HOSTILE", 32), fairEnvInt("FAIR_BENCH_OPS", 200)
-	limit := fairEnvInt("FAIR_BENCH_LIMIT", -1)
+	limit, instance := fairEnvInt("FAIR_BENCH_LIMIT", -1), fairEnvInt("FAIR_BENCH_INSTANCE", -1)
 	env := apitest.New(b, func(c *config.Config) {
 		if limit >= 0 {
 			c.HTTP.TenantMaxInflight = limit
 		}
+		if instance >= 0 {
+			c.HTTP.InstanceMaxCostly = instance
+		}
+		b.Logf("TENANT_MAX_INFLIGHT %d, INSTANCE_MAX_COSTLY %d", c.HTTP.TenantMaxInflight, c.HTTP.InstanceMaxCostly)
 	})
 	ctx := context.Background()
 	seeded := time.Now()
