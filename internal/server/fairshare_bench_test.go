@@ -142,6 +142,7 @@ func BenchmarkFairShare(b *testing.B) {
 			b.ReportMetric(float64(a.Microseconds())/1000, m.name+"-p99-alone-ms")
 			b.ReportMetric(float64(s.Microseconds())/1000, m.name+"-p99-beside-ms")
 			b.ReportMetric(float64(s)/float64(a), m.name+"-p99-ratio")
+			b.Logf("B's %s p99: alone %v, beside A %v (%.2f×)", m.name, a.Round(time.Millisecond/10), s.Round(time.Millisecond/10), float64(s)/float64(a))
 		}
 		var fivexx int
 		for st, n := range statuses {
