@@ -124,22 +124,7 @@ func NewFairSlots(max, running int) *Slots {
 	return &Slots{max: max, running: running, n: map[string]int{}, active: map[string]int{}}
 }
 
-// Take counts one more request of key and reports true, or reports false and
-// counts nothing when key already has max in flight. The request runs at once,
-// whatever the bound on running requests (Enter waits for it).
-func (s *Slots) Take(key string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.n[key] >= s.max {
-		return false
-	}
-	s.n[key]++
-	s.active[key]++
-	s.total++
-	return true
-}
-
-// Give ends one request of key that Take counted, or that Enter let run.
+// Give ends one request of key that Enter let run.
 func (s *Slots) Give(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
