@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -120,8 +121,9 @@ func TestInstanceBoundGivesTheNextTurnToTheTenantWithFewestRunning(t *testing.T)
 	}
 }
 
-// Slots under many goroutines of several keys (run with -race): never more than
-// the bound run at once, every admitted request runs, and the counts end at zero.
+// Slots under many goroutines of several keys (run with -race), some giving up
+// while they wait (a client hanging up): never more than the bound run at once,
+// and the counts end at zero, whoever gave up when.
 func TestFairSlotsUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	s := NewFairSlots(4, 3)
@@ -133,7 +135,13 @@ func TestFairSlotsUnderConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			key := string(rune('a' + i%5))
-			ok, err := s.Enter(t.Context(), key)
+			ctx := t.Context()
+			if i%7 == 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(i%3)*time.Millisecond)
+				defer cancel()
+			}
+			ok, err := s.Enter(ctx, key)
 			if err != nil || !ok {
 				return // beyond the key's share
 			}
