@@ -100,6 +100,15 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 				attrs[n], attrs[n+1] = slog.String("tenant", p.TenantID), slog.String("credential", p.CredentialID)
 				n += 2
 			}
+			if cut && note.code == "" {
+				// What the answer would have been, had it not begun: a read cut by
+				// QUERY_TIMEOUT says so, not "store unavailable".
+				p, _ := toProblem(err)
+				if q := queryTimeout(req.Context(), p); q != nil {
+					p = q
+				}
+				note.code = p.Code
+			}
 			if note.code != "" {
 				attrs[n] = slog.String("code", string(note.code))
 				n++

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -132,5 +133,55 @@ func TestExportOfEqualKeysListsEachRiskOnce(t *testing.T) {
 		if len(seen) != n {
 			t.Errorf("sort %s: %d risks exported, want %d", sort, len(seen), n)
 		}
+	}
+}
+
+// TestExportCutByQueryTimeoutBreaksTheConnection: an export whose later batch reads
+// past QUERY_TIMEOUT (each store call of a read is bounded by it, whatever the
+// export's length) is cut, and says so: the client's read of the body fails
+// (unexpected EOF) after the batches that arrived, never a short file that ends
+// like a whole one, and the server log names the cut and the query timeout.
+func TestExportCutByQueryTimeoutBreaksTheConnection(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	env := apitest.New(t, func(c *config.Config) { c.Database.QueryTimeout = timeout })
+	a := env.Tenant("Acme")
+	if err := riskseed.Risks(context.Background(), env.App.DB.DB, a.ID, 0, 1200); err != nil {
+		t.Fatal(err)
+	}
+	var reads atomic.Int64
+	slow := func(tx *gorm.DB) {
+		// The export's second batch outlasts the query timeout, as a read of a huge
+		// tenant on a busy store would; it ends when its deadline does.
+		if tx.Statement.Table == "risks" && reads.Add(1) == 2 {
+			select {
+			case <-time.After(10 * timeout):
+			case <-tx.Statement.Context.Done():
+			}
+		}
+	}
+	if err := env.App.DB.DB.Callback().Query().Before("gorm:query").Register("test:slow_second_read", slow); err != nil {
+		t.Fatal(err)
+	}
+	srv := env.Server()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v2/risks/export?format=csv", nil)
+	req.Header.Set("Authorization", "Bearer "+a.Key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want 200 (the first batch is read before answering)", res.StatusCode)
+	}
+	body, err := io.ReadAll(res.Body)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("reading the body: err = %v after %d bytes, want unexpected EOF", err, len(body))
+	}
+	if lines := strings.Count(string(body), "\n"); lines < 500 || lines > 1200 {
+		t.Errorf("%d lines arrived before the cut, want the first batch of 500 and no more than was read", lines)
+	}
+	if logs := env.LogText(); !strings.Contains(logs, `"cut"`) || !strings.Contains(logs, `"code":"QUERY_TIMEOUT"`) {
+		t.Errorf("the server log does not name the cut and the query timeout:\n%s", logs)
 	}
 }
