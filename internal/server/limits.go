@@ -406,7 +406,7 @@ func oncePer(d time.Duration, store ratelimit.Store, failed *failOpen) echo.Midd
 		func(c echo.Context) string {
 			tenant := ""
 			if p := auth.FromContext(c.Request().Context()); p != nil {
-				tenant = p.TenantID
+				tenant = p.Scope
 			}
 			return tenant + ":" + c.Request().URL.Path
 		}, "this was done for this resource moments ago; retry after the Retry-After delay")
@@ -419,7 +419,7 @@ func perTenant(q route.Quota, store ratelimit.Store, failed *failOpen) echo.Midd
 		func(c echo.Context) string {
 			tenant := ""
 			if p := auth.FromContext(c.Request().Context()); p != nil {
-				tenant = p.TenantID
+				tenant = p.Scope
 			}
 			return tenant + ":" + c.Request().Method + " " + c.Path()
 		}, fmt.Sprintf("this tenant may do this %d times per %d seconds; retry after the Retry-After delay", q.N, int(q.Per.Seconds())))

@@ -114,7 +114,7 @@ func (h handlers) inspect(c echo.Context) error {
 	}
 	var rec *idempotency.Record
 	var locked bool
-	for _, scope := range []string{p.TenantID, p.CredentialID} {
+	for _, scope := range []string{p.Scope, p.CredentialID} {
 		k.Scope = scope
 		if rec, locked, err = h.keys.Peek(c.Request().Context(), k); err != nil || rec != nil || locked {
 			break
