@@ -127,7 +127,7 @@ func (h handlers) inspect(c echo.Context) error {
 	if !ok {
 		return requestlog.ErrKeyNotFound
 	}
-	return c.JSON(http.StatusOK, toKeyResponse(k, state, rec))
+	return c.JSON(http.StatusOK, toKeyResponse(k, state, rec, p.Livemode))
 }
 
 // Key states the inspector shows (docs/requests.md).
