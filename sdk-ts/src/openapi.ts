@@ -2036,7 +2036,8 @@ export interface components {
          *       "size": 48213,
          *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
          *       "description": "Email to the vendor",
-         *       "createdAt": "2025-01-01T09:45:00Z"
+         *       "createdAt": "2025-01-01T09:45:00Z",
+         *       "livemode": true
          *     }
          */
         Attachment: {
