@@ -38,6 +38,9 @@ type Attachment struct {
 	Description string `json:"description"`
 	// CreatedAt is when the file was stored (server clock).
 	CreatedAt time.Time `json:"createdAt"`
+	// Livemode is false for test data: the tenant's sandbox, which test keys
+	// (rk_test_…) reach (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this
 	// attachment (for items of a list, the exchange of their page).

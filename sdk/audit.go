@@ -35,6 +35,9 @@ type AuditEntry struct {
 	RequestID string `json:"requestId"`
 	IP        string `json:"ip"`
 	UserAgent string `json:"userAgent"`
+	// Livemode is false for test data: the tenant's sandbox, which test keys
+	// (rk_test_…) reach (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this entry.
 	LastResponse *APIResponse `json:"-"`

@@ -74,4 +74,5 @@ const (
 	ActionSessionFailed          AuditAction = "session.failed"
 	ActionTenantDisabled         AuditAction = "tenant.disabled"
 	ActionTenantEnabled          AuditAction = "tenant.enabled"
+	ActionSandboxDataDeleted     AuditAction = "sandbox.data_deleted"
 )

@@ -34,6 +34,9 @@ type Event struct {
 		// IdempotencyKey is its Idempotency-Key; empty if it had none.
 		IdempotencyKey string `json:"idempotencyKey"`
 	} `json:"request"`
+	// Livemode is false for test data: the tenant's sandbox, which test keys
+	// (rk_test_…) reach (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this event.
 	LastResponse *APIResponse `json:"-"`

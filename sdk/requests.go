@@ -44,6 +44,9 @@ type LoggedRequest struct {
 	// ErrorCode is the problem code of a 4xx/5xx answer; empty otherwise.
 	ErrorCode string    `json:"errorCode"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Livemode is false for test data: the tenant's sandbox, which test keys
+	// (rk_test_…) reach (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this entry.
 	LastResponse *APIResponse `json:"-"`
@@ -173,6 +176,8 @@ type IdempotencyKey struct {
 	// RequestID is the id of the request that settled the key; empty while
 	// processing.
 	RequestID string `json:"requestId"`
+	// Livemode is false for a key of the sandbox (a test key's, docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this state.
 	LastResponse *APIResponse `json:"-"`

@@ -58,6 +58,9 @@ type Risk struct {
 	CreatedAt time.Time `json:"createdAt"`
 	// UpdatedAt is when the risk last changed (server clock).
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Livemode is false for test data: the tenant's sandbox, which test keys
+	// (rk_test_…) reach (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this risk:
 	// request id, idempotency key, whether it was a replay. For items of a

@@ -160,6 +160,7 @@ func apikeyCreate(ctx context.Context, c *command, args []string) error {
 	tenant := c.str("tenant", "", "tenant ID (required)")
 	scopes := c.str("scopes", "", scopesUsage())
 	name := c.str("name", "", "a label for the key")
+	modeName := c.str("mode", "live", "live, or test: the key reaches only the tenant's sandbox (docs/sandboxes.md)")
 	cfg, err := c.parse(args)
 	if err != nil {
 		return err
@@ -171,8 +172,12 @@ func apikeyCreate(ctx context.Context, c *command, args []string) error {
 	if err != nil {
 		return usagef("apikey create: %v", problem.As(err).Detail)
 	}
+	mode, err := tenants.ParseMode("mode", *modeName)
+	if err != nil {
+		return usagef("apikey create: --mode must be live or test")
+	}
 	return withApp(ctx, cfg, c, func(a *app.Admin) error {
-		k, secret, err := a.Tenants.CreateAPIKey(ctx, *tenant, *name, sc)
+		k, secret, err := a.Tenants.CreateModeAPIKey(ctx, *tenant, *name, sc, mode)
 		if err != nil {
 			return err
 		}
@@ -182,7 +187,8 @@ func apikeyCreate(ctx context.Context, c *command, args []string) error {
 			Name     string          `json:"name,omitempty"`
 			Key      string          `json:"key"`
 			Scopes   []tenants.Scope `json:"scopes"`
-		}{k.ID, k.TenantID, k.Name, secret, k.Scopes})
+			Mode     tenants.Mode    `json:"mode"`
+		}{k.ID, k.TenantID, k.Name, secret, k.Scopes, k.Mode})
 	})
 }
 

@@ -166,16 +166,20 @@ func TestAdminCommands(t *testing.T) {
 	}
 
 	key := mustRun(t, env, "apikey", "create", "--tenant", tenantID, "--scopes", "risks:read,risks:write", "--name", "ci")
-	if diff := cmp.Diff([]string{"id", "key", "name", "scopes", "tenantId"}, keys(key)); diff != "" {
+	if diff := cmp.Diff([]string{"id", "key", "mode", "name", "scopes", "tenantId"}, keys(key)); diff != "" {
 		t.Errorf("apikey create members (-want +got):\n%s", diff)
 	}
 	if !idShape("key").MatchString(key["id"].(string)) || key["tenantId"] != tenantID ||
-		!regexp.MustCompile(`^rk_[A-Za-z0-9_-]{43}$`).MatchString(key["key"].(string)) ||
+		!regexp.MustCompile(`^rk_live_[A-Za-z0-9_-]{43}$`).MatchString(key["key"].(string)) || key["mode"] != "live" ||
 		!cmp.Equal(key["scopes"], []any{"risks:read", "risks:write"}) {
 		t.Errorf("apikey create printed %v", key)
 	}
 	readKey := mustRun(t, env, "apikey", "create", "--tenant", tenantID, "--scopes", "risks:read")
-	if diff := cmp.Diff([]string{"id", "key", "scopes", "tenantId"}, keys(readKey)); diff != "" {
+	testKey := mustRun(t, env, "apikey", "create", "--tenant", tenantID, "--scopes", "risks:read", "--mode", "test")
+	if testKey["mode"] != "test" || !strings.HasPrefix(testKey["key"].(string), "rk_test_") {
+		t.Errorf("apikey create --mode test printed %v", testKey)
+	}
+	if diff := cmp.Diff([]string{"id", "key", "mode", "scopes", "tenantId"}, keys(readKey)); diff != "" {
 		t.Errorf("apikey create without --name (-want +got):\n%s", diff)
 	}
 

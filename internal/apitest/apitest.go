@@ -133,6 +133,17 @@ func (e *Env) Tenant(name string) *Tenant {
 		Key: key, ReadKey: readKey, KeyID: k.ID, ReadKeyID: rk.ID}
 }
 
+// TestKey creates a test-mode API key (rk_test_…) of t with every scope: it reaches
+// t's sandbox only (docs/sandboxes.md).
+func (e *Env) TestKey(t *Tenant) string {
+	e.T.Helper()
+	_, key, err := e.App.Tenants.CreateModeAPIKey(context.Background(), t.ID, "test", tenants.AllScopes, tenants.ModeTest)
+	if err != nil {
+		e.T.Fatalf("create test key: %v", err)
+	}
+	return key
+}
+
 // Request is one HTTP request to the server.
 type Request struct {
 	Method string

@@ -40,6 +40,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
+	"github.com/riskapi/riskapi/internal/sandbox/sandboxstore"
 	"github.com/riskapi/riskapi/internal/secretkey"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
@@ -306,6 +307,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
 		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
+		Sandbox:         sandboxstore.New(m.DB.DB, m.recorder),
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
 		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint), Tracing: m.tracing.Provider(),
 	}, cfg)

@@ -27,7 +27,7 @@ func (f Files) TempDir() string { return filepath.Join(f.Dir, tmpName) }
 // Path returns where the bytes of the tenant's attachment id live. Errors: either ID
 // does not have the shape ids.New gives, which would make it unsafe as a path.
 func (f Files) Path(tenantID, id string) (string, error) {
-	if !ids.Valid(ids.Tenant, tenantID) || !ids.Valid(ids.Attachment, id) {
+	if !scopeID(tenantID) || !ids.Valid(ids.Attachment, id) {
 		return "", fmt.Errorf("attachments: no path for tenant %q, attachment %q", tenantID, id)
 	}
 	return filepath.Join(f.Dir, tenantID, id), nil
@@ -41,3 +41,7 @@ func (f Files) Open(tenantID, id string) (*os.File, error) {
 	}
 	return os.Open(p)
 }
+
+// scopeID reports whether name is a tenant's ID or its sandbox's: the folders the
+// bytes live in (a sandbox's attachments are apart from live ones, docs/sandboxes.md).
+func scopeID(name string) bool { return ids.Valid(ids.Tenant, name) || ids.Valid(ids.Sandbox, name) }

@@ -81,7 +81,7 @@ func (s *OrphanSweeper) Sweep(ctx context.Context) (int, error) {
 		return removed, err
 	}
 	for _, t := range tenants {
-		if !t.IsDir() || !ids.Valid(ids.Tenant, t.Name()) {
+		if !t.IsDir() || !scopeID(t.Name()) {
 			continue
 		}
 		dir := filepath.Join(s.Files.Dir, t.Name())

@@ -9,8 +9,9 @@ import (
 )
 
 // Bookkeeping names the members that are never listed in an entry's changes: the
-// target names the resource already, and the rest change with every write.
-var Bookkeeping = []string{"id", "tenantId", "createdAt", "updatedAt", "version"}
+// target names the resource already, the entry says its own livemode, and the
+// rest change with every write.
+var Bookkeeping = []string{"id", "tenantId", "createdAt", "updatedAt", "version", "livemode"}
 
 var null = json.RawMessage("null")
 

@@ -30,8 +30,8 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 			if err != nil {
 				return err
 			}
-			setPrincipal(c, &Principal{Kind: KindAPIKey, TenantID: key.TenantID,
-				CredentialID: key.ID, Scopes: key.Scopes})
+			setPrincipal(c, (&Principal{Kind: KindAPIKey, TenantID: key.TenantID,
+				CredentialID: key.ID, Scopes: key.Scopes}).inMode(key.Mode))
 			return next(c)
 		}
 	}

@@ -25,8 +25,16 @@ const (
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
-	Kind     Kind
+	Kind Kind
+	// TenantID is the caller's account: its users, API keys, sessions and settings.
 	TenantID string
+	// Scope is the tenant whose data the request reads and writes (route.Tenant,
+	// every store's tenant_id): TenantID itself in live mode, its sandbox
+	// (ids.SandboxOf) in test mode (docs/sandboxes.md).
+	Scope string
+	// Livemode is false for a test key, or a session that asked for test data
+	// (ModeHeader).
+	Livemode bool
 	// CredentialID is the API key ID or the session user's ID: the unit that rate
 	// limits count against.
 	CredentialID string
@@ -63,11 +71,12 @@ func FromContext(ctx context.Context) *Principal {
 	return p
 }
 
-// TenantID returns the tenant of c's principal; it is the idempotency scope.
+// TenantID returns the data scope of c's principal (Principal.Scope: the tenant or
+// its sandbox); it is the idempotency scope, so live and test keys are apart.
 // Errors: UNAUTHENTICATED when c carries no principal.
 func TenantID(c echo.Context) (string, error) {
 	if p := FromContext(c.Request().Context()); p != nil {
-		return p.TenantID, nil
+		return p.Scope, nil
 	}
 	return "", problem.New(problem.Unauthenticated, "authentication required")
 }
@@ -105,6 +114,12 @@ func (p *Principal) Actor() changes.Actor {
 		return changes.Actor{Type: changes.ActorUser, ID: p.CredentialID, Email: p.Email}
 	}
 	return changes.Actor{Type: changes.ActorAPIKey, ID: p.CredentialID}
+}
+
+// inMode sets p's data scope for mode, and returns p.
+func (p *Principal) inMode(mode tenants.Mode) *Principal {
+	p.Scope, p.Livemode = mode.Scope(p.TenantID), mode != tenants.ModeTest
+	return p
 }
 
 // setPrincipal puts p in c's request context, and p as the author of the changes the

@@ -23,12 +23,22 @@ const CookieName = "session"
 // cookie may have changed under the tab (another sign-in on the same origin).
 const AuthorHeader = "Riskapi-Author"
 
+// ModeHeader says which data a session's request reaches: "test" for the tenant's
+// sandbox, "live" (or no header) for live data (docs/sandboxes.md). The dashboard
+// sends it with every request while its Test data switch is on, and with each
+// queued change the mode it was made in. A custom header: a cross-site form cannot
+// send it, and a cross-origin script's request with it needs a CORS preflight,
+// which riskapi never grants; cookie writes still pass the cross-origin check.
+// API keys carry their own mode and ignore it.
+const ModeHeader = "Riskapi-Mode"
+
 // SessionAuth authenticates /v1 requests by "Authorization: Bearer <jwt>" or the
 // session cookie. A write authenticated by the cookie alone must pass Go's
 // cross-origin protection (Sec-Fetch-Site / Origin checks), or it is refused with
 // 403 FORBIDDEN: a browser cannot be tricked into sending a bearer header, but it
 // sends cookies cross-site. A request naming its author (AuthorHeader) is 401
-// UNAUTHENTICATED unless the session is that user's.
+// UNAUTHENTICATED unless the session is that user's. ModeHeader picks the data
+// scope: a value other than live or test is 400 VALIDATION_FAILED.
 func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 	csrf := http.NewCrossOriginProtection()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -59,7 +69,11 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 			if author := c.Request().Header.Get(AuthorHeader); author != "" && author != p.CredentialID {
 				return challenge(c, "this change was made by another user ("+AuthorHeader+"): sign in as them to send it")
 			}
-			setPrincipal(c, p)
+			mode, err := tenants.ParseMode(ModeHeader, c.Request().Header.Get(ModeHeader))
+			if err != nil {
+				return err
+			}
+			setPrincipal(c, p.inMode(mode))
 			return next(c)
 		}
 	}

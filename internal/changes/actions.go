@@ -30,6 +30,7 @@ const (
 	SessionFailed          Action = "session.failed"
 	TenantDisabled         Action = "tenant.disabled"
 	TenantEnabled          Action = "tenant.enabled"
+	SandboxDataDeleted     Action = "sandbox.data_deleted"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -59,7 +60,7 @@ var Registry = []Declared{
 	{UserRoleChanged, false, "`PATCH /v1/users/{id}`", "`role`"},
 	{UserDeleted, false, "`DELETE /v1/users/{id}`, `api user delete`", "`email`, `role`"},
 	{UserPasswordChanged, false, "`POST /v1/me/password`, `api user reset-password`", "`{\"password\":\"changed\"}`"},
-	{APIKeyCreated, false, "`POST /v1/api-keys`, `api apikey create`", "`name`, `scopes`, `createdBy`"},
+	{APIKeyCreated, false, "`POST /v1/api-keys`, `api apikey create`", "`name`, `scopes`, `mode`, `createdBy`"},
 	{APIKeyRevoked, false, "`DELETE /v1/api-keys/{id}`, `api apikey revoke`", "`revokedAt`"},
 	{WebhookSourceCreated, false, "`POST /v1/webhook-sources`, `api webhook create`", "`source`"},
 	{WebhookSourceDeleted, false, "`DELETE /v1/webhook-sources/{id}`", "`source`"},
@@ -69,6 +70,7 @@ var Registry = []Declared{
 	{SessionFailed, false, "a refused sign-in of one of the tenant's users (wrong password)", "null; `target.id` is empty"},
 	{TenantDisabled, false, "`api tenant disable` (actor `system`)", "`disabled`"},
 	{TenantEnabled, false, "`api tenant enable` (actor `system`)", "`disabled`"},
+	{SandboxDataDeleted, false, "`DELETE /v1/sandbox/data`, in the tenant's live audit log (`target.id`: the sandbox)", "how many of each kind of record were erased"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

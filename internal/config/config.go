@@ -127,12 +127,34 @@ type Uploads struct {
 type RateLimit struct {
 	RPS   float64 // RATE_LIMIT_RPS, default 100; 0 turns limiting off
 	Burst int     // RATE_LIMIT_BURST, default 200
+	// TestRPS and TestBurst are TEST_RATE_LIMIT_RPS and TEST_RATE_LIMIT_BURST: the
+	// limit of each credential in test mode, counted apart from its live requests
+	// (docs/sandboxes.md); nil: half of RPS and of Burst (Test).
+	TestRPS   *float64
+	TestBurst *int
 	// RedisURL is REDIS_URL (redis://…): when set, every instance counts against
 	// one shared limit kept in Redis; default "": each instance counts alone.
 	RedisURL string
 	// RedisPrefix starts every key the limiter writes in Redis, so that several
 	// deployments (or tests) can share one Redis. Not a variable: "riskapi:".
 	RedisPrefix string
+}
+
+// Test returns the limit of a credential in test mode: TestRPS and TestBurst, or
+// half the live limit where they are unset (at least one request of burst while
+// limiting is on).
+func (r RateLimit) Test() (rps float64, burst int) {
+	rps, burst = r.RPS/2, r.Burst/2
+	if r.Burst > 0 {
+		burst = max(1, burst)
+	}
+	if r.TestRPS != nil {
+		rps = *r.TestRPS
+	}
+	if r.TestBurst != nil {
+		burst = *r.TestBurst
+	}
+	return rps, burst
 }
 
 // Sweep configures the scheduled clean-up of expired records. Retention settings of

@@ -183,6 +183,30 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"TEST_RATE_LIMIT_RPS", "test-rate-limit-rps", "", "requests per second per credential in test mode (docs/sandboxes.md); unset: half of RATE_LIMIT_RPS", func(c *Config, v string) error {
+		if v == "" {
+			c.RateLimit.TestRPS = nil
+			return nil
+		}
+		rps, err := strconv.ParseFloat(v, 64)
+		if err != nil || rps < 0 {
+			return fmt.Errorf("TEST_RATE_LIMIT_RPS must be a number ≥ 0, got %q", v)
+		}
+		c.RateLimit.TestRPS = &rps
+		return nil
+	}},
+	{"TEST_RATE_LIMIT_BURST", "test-rate-limit-burst", "", "burst per credential in test mode; unset: half of RATE_LIMIT_BURST", func(c *Config, v string) error {
+		if v == "" {
+			c.RateLimit.TestBurst = nil
+			return nil
+		}
+		burst, err := strconv.Atoi(v)
+		if err != nil || burst < 0 {
+			return fmt.Errorf("TEST_RATE_LIMIT_BURST must be an integer ≥ 0, got %q", v)
+		}
+		c.RateLimit.TestBurst = &burst
+		return nil
+	}},
 	{"EVENT_TTL", "event-ttl", "720h", "how long events are kept and listable",
 		duration("EVENT_TTL", time.Second, func(c *Config) *time.Duration { return &c.Sweep.EventTTL })},
 	{"AUDIT_LOG_TTL", "audit-log-ttl", "8760h", "how long audit-log entries are kept",

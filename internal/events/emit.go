@@ -109,6 +109,7 @@ func (e *Emitter) build(ctx context.Context, tenantID string, typ Type, object a
 	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ, CreatedAt: at}
 	var env envelope
 	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
+	env.Livemode = ids.Livemode(tenantID)
 	env.Data.PreviousAttributes = prev
 	if req := RequestFrom(ctx); req != nil {
 		env.Request.ID, env.Request.IdempotencyKey = nullable(req.ID), nullable(req.IdempotencyKey)

@@ -87,7 +87,9 @@ type envelope struct {
 	ID        string    `json:"id"`
 	Type      Type      `json:"type"`
 	CreatedAt time.Time `json:"createdAt"`
-	Data      struct {
+	// Livemode is false for an event of the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
+	Data     struct {
 		Object any `json:"object"`
 		// PreviousAttributes: on an update, the previous values of the members
 		// that changed.

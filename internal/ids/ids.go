@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,7 +28,20 @@ const (
 	Endpoint = "we"
 	// Audit names audit-log entries (docs/audit-log.md).
 	Audit = "aud"
+	// Sandbox names a tenant's sandbox, the data scope of its test mode
+	// (docs/sandboxes.md): SandboxOf derives it from the tenant's ID.
+	Sandbox = "sbx"
 )
+
+// SandboxOf returns the ID of tenant's sandbox: "sbx_" and the tenant ID's digits
+// ("ten_0193…" → "sbx_0193…"). Derived, never stored apart, so any record's tenant
+// ID says which mode it belongs to (Livemode) without a lookup.
+func SandboxOf(tenant string) string {
+	return Sandbox + "_" + strings.TrimPrefix(tenant, Tenant+"_")
+}
+
+// Livemode reports whether scope, a tenant ID or its sandbox's, holds live data.
+func Livemode(scope string) bool { return !strings.HasPrefix(scope, Sandbox+"_") }
 
 // New returns prefix + "_" + 32 hex digits, e.g. "risk_0193b2…".
 func New(prefix string) string {

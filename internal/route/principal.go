@@ -17,10 +17,21 @@ func Principal(c echo.Context) (*auth.Principal, error) {
 	return nil, problem.New(problem.Unauthenticated, "authentication required")
 }
 
-// Tenant returns the tenant of the request's caller: the scope of everything the
-// request reads or writes, taken from its credential, never from input. Errors: as
+// Tenant returns the data scope of the request's caller: the scope of everything
+// the request reads or writes, taken from its credential, never from input — the
+// tenant in live mode, its sandbox in test mode (auth.Principal.Scope). Errors: as
 // Principal.
 func Tenant(c echo.Context) (string, error) {
+	p, err := Principal(c)
+	if err != nil {
+		return "", err
+	}
+	return p.Scope, nil
+}
+
+// Account returns the caller's tenant whatever the mode: the owner of its users, API
+// keys and settings, which live and test mode share. Errors: as Principal.
+func Account(c echo.Context) (string, error) {
 	p, err := Principal(c)
 	if err != nil {
 		return "", err

@@ -67,7 +67,7 @@ func TestTenantWithoutAuthenticationIs401(t *testing.T) {
 	if _, err := route.Tenant(context("/", nil)); problem.As(err) == nil || problem.As(err).Code != problem.Unauthenticated {
 		t.Errorf("no principal: err = %v, want UNAUTHENTICATED", err)
 	}
-	tenant, err := route.Tenant(context("/", &auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1"}))
+	tenant, err := route.Tenant(context("/", &auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1", Scope: "ten_1"}))
 	if err != nil || tenant != "ten_1" {
 		t.Errorf("Tenant = %q, %v; want ten_1", tenant, err)
 	}

@@ -188,15 +188,30 @@ func (f *failOpen) record(ctx context.Context, policy string, err error) {
 }
 
 // rateLimit limits each credential (API key, or session user) to RATE_LIMIT_RPS with
-// bursts of RATE_LIMIT_BURST; it runs after authentication.
+// bursts of RATE_LIMIT_BURST; it runs after authentication. A credential in test
+// mode (a test key, a session asking for the sandbox) counts apart, against the
+// test limit (config.RateLimit.Test: half the live one by default,
+// docs/sandboxes.md), so trying things out never spends live capacity.
 func rateLimit(s config.RateLimit, store ratelimit.Store, failed *failOpen) echo.MiddlewareFunc {
-	return newLimiter("credential", ratelimit.Limit{RPS: s.RPS, Burst: s.Burst}, store, failed,
-		func(c echo.Context) string {
-			if p := auth.FromContext(c.Request().Context()); p != nil {
-				return string(p.Kind) + ":" + p.CredentialID
+	key := func(c echo.Context) string {
+		if p := auth.FromContext(c.Request().Context()); p != nil {
+			return string(p.Kind) + ":" + p.CredentialID
+		}
+		return "ip:" + c.RealIP()
+	}
+	const detail = "this credential sent too many requests; retry after the Retry-After delay"
+	live := newLimiter("credential", ratelimit.Limit{RPS: s.RPS, Burst: s.Burst}, store, failed, key, detail)
+	testRPS, testBurst := s.Test()
+	test := newLimiter("credential-test", ratelimit.Limit{RPS: testRPS, Burst: testBurst}, store, failed, key, detail)
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		live, test := live(next), test(next)
+		return func(c echo.Context) error {
+			if p := auth.FromContext(c.Request().Context()); p != nil && !p.Livemode {
+				return test(c)
 			}
-			return "ip:" + c.RealIP()
-		}, "this credential sent too many requests; retry after the Retry-After delay")
+			return live(c)
+		}
+	}
 }
 
 // signInLimit limits sign-in attempts per client network (clientNetwork); on
@@ -406,7 +421,7 @@ func oncePer(d time.Duration, store ratelimit.Store, failed *failOpen) echo.Midd
 		func(c echo.Context) string {
 			tenant := ""
 			if p := auth.FromContext(c.Request().Context()); p != nil {
-				tenant = p.TenantID
+				tenant = p.Scope
 			}
 			return tenant + ":" + c.Request().URL.Path
 		}, "this was done for this resource moments ago; retry after the Retry-After delay")
@@ -419,7 +434,7 @@ func perTenant(q route.Quota, store ratelimit.Store, failed *failOpen) echo.Midd
 		func(c echo.Context) string {
 			tenant := ""
 			if p := auth.FromContext(c.Request().Context()); p != nil {
-				tenant = p.TenantID
+				tenant = p.Scope
 			}
 			return tenant + ":" + c.Request().Method + " " + c.Path()
 		}, fmt.Sprintf("this tenant may do this %d times per %d seconds; retry after the Retry-After delay", q.N, int(q.Per.Seconds())))

@@ -97,7 +97,7 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			// Who asked, by ids only (never a secret), and the problem's stable code:
 			// two different 400s read differently in the log (docs/errors.md, Logs).
 			if p := auth.FromContext(req.Context()); p != nil {
-				attrs[n], attrs[n+1] = slog.String("tenant", p.TenantID), slog.String("credential", p.CredentialID)
+				attrs[n], attrs[n+1] = slog.String("tenant", p.Scope), slog.String("credential", p.CredentialID)
 				n += 2
 			}
 			if cut && note.code == "" {

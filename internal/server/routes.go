@@ -22,6 +22,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks/riskhttp"
 	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/sandbox/sandboxhttp"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenanthttp"
 	"github.com/riskapi/riskapi/internal/upload"
@@ -59,6 +60,7 @@ func table(d Deps, cfg config.Config) []route.Route {
 	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
 	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)
 	rs = append(rs, audithttp.Routes(audithttp.Config{Store: d.AuditLog})...)
+	rs = append(rs, sandboxhttp.Routes(sandboxhttp.Config{Store: d.Sandbox})...)
 	rs = append(rs, requestloghttp.Routes(requestloghttp.RoutesConfig{Store: d.RequestLogStore, Keys: d.IdempotencyKeys, Now: d.Now})...)
 	return rs
 }

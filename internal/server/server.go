@@ -29,6 +29,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/requestlog/requestloghttp"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/sandbox"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/web"
@@ -53,6 +54,8 @@ type Deps struct {
 	RequestLogSkipper func(echo.Context) bool
 	// AuditLog answers GET /audit-log and /risks/{id}/history. Required.
 	AuditLog audit.Store
+	// Sandbox erases a tenant's sandbox (DELETE /v1/sandbox/data). Required.
+	Sandbox sandbox.Store
 	// RequestLogStore answers GET /requests. Required.
 	RequestLogStore requestlog.Store
 	// IdempotencyKeys answers the key inspector (gormstore.Store). Required.

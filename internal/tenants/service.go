@@ -18,8 +18,17 @@ import (
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
-// APIKeyPrefix starts every API key secret.
+// APIKeyPrefix starts every API key secret. Keys made before modes existed are
+// "rk_" and a random part, and live; newer ones say their mode: LivePrefix or
+// TestPrefix (docs/sandboxes.md).
 const APIKeyPrefix = "rk_"
+
+// The prefixes of a new key's secret, by mode (Stripe's sk_live_, sk_test_). Only a
+// reader's hint: the stored mode decides what a key reaches.
+const (
+	LivePrefix = APIKeyPrefix + "live_"
+	TestPrefix = APIKeyPrefix + "test_"
+)
 
 // lastUsedEvery throttles last-used writes: a hot key costs one UPDATE a minute, not
 // one per request.
@@ -122,11 +131,16 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 	return u, nil
 }
 
-// CreateAPIKey issues a key for tenantID with scopes and returns it with its secret
-// ("rk_" + 43 base64url characters, 256 bits of entropy). The secret is returned this
-// once; only its SHA-256 digest is stored. Errors: ErrTenantNotFound,
-// VALIDATION_FAILED naming "scopes" or "name".
+// CreateAPIKey issues a live key (CreateModeAPIKey).
 func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scopes []Scope) (APIKey, string, error) {
+	return s.CreateModeAPIKey(ctx, tenantID, name, scopes, ModeLive)
+}
+
+// CreateModeAPIKey issues a key for tenantID with scopes in mode and returns it with
+// its secret (LivePrefix or TestPrefix + 43 base64url characters, 256 bits of
+// entropy). The secret is returned this once; only its SHA-256 digest is stored.
+// Errors: ErrTenantNotFound, VALIDATION_FAILED naming "scopes" or "name".
+func (s *Service) CreateModeAPIKey(ctx context.Context, tenantID, name string, scopes []Scope, mode Mode) (APIKey, string, error) {
 	if len(scopes) == 0 {
 		return APIKey{}, "", problem.Invalid("scopes", "at least one scope is required")
 	}
@@ -140,13 +154,19 @@ func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scope
 	if _, err := rand.Read(raw[:]); err != nil {
 		return APIKey{}, "", err
 	}
-	secret := APIKeyPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+	prefix := LivePrefix
+	if mode == ModeTest {
+		prefix = TestPrefix
+	} else {
+		mode = ModeLive
+	}
+	secret := prefix + base64.RawURLEncoding.EncodeToString(raw[:])
 	// Whoever creates a key is recorded with it: its actions stay attributable after
 	// its creator is gone (docs/roles-and-credentials.md).
 	creator := changes.ActorFrom(ctx)
 	creator.Email = ""
 	k := APIKey{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
-		Scopes: scopes, CreatedBy: creator, CreatedAt: s.timestamp()}
+		Scopes: scopes, Mode: mode, CreatedBy: creator, CreatedAt: s.timestamp()}
 	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
 		return APIKey{}, "", err
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/changes"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -146,12 +147,46 @@ type Page struct {
 	Limit  int
 }
 
+// Mode is whether a credential reaches the tenant's live data or its sandbox
+// (docs/sandboxes.md).
+type Mode string
+
+// The two modes: a live key reaches only live data, a test key only the sandbox.
+const (
+	ModeLive Mode = "live"
+	ModeTest Mode = "test"
+)
+
+// ParseMode returns the mode named s; "" is live. Errors: VALIDATION_FAILED naming
+// field.
+func ParseMode(field, s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModeLive:
+		return ModeLive, nil
+	case ModeTest:
+		return ModeTest, nil
+	}
+	return "", problem.Invalid(field, "must be live or test")
+}
+
+// Scope returns the data scope mode gives tenant's credentials: the tenant itself
+// when live, its sandbox (ids.SandboxOf) in test mode. Every store keys its rows by
+// it, so the two modes' data are apart as two tenants' are.
+func (m Mode) Scope(tenantID string) string {
+	if m == ModeTest {
+		return ids.SandboxOf(tenantID)
+	}
+	return tenantID
+}
+
 // APIKey is a tenant's credential for /v2. Its secret is known only at creation.
 type APIKey struct {
 	ID       string  `json:"id"`
 	TenantID string  `json:"tenantId"`
 	Name     string  `json:"name,omitempty"`
 	Scopes   []Scope `json:"scopes"`
+	// Mode is live or test; keys made before modes existed are live.
+	Mode Mode `json:"mode"`
 	// CreatedBy is the actor who created the key (changes.Actor, without email);
 	// zero for keys created before the audit log existed.
 	CreatedBy  changes.Actor `json:"-"`
@@ -196,7 +231,7 @@ type Store interface {
 	// across its users (the last admin) cannot race. Errors: ErrTenantNotFound.
 	LockTenant(ctx context.Context, id string) error
 
-	// CreateTenant inserts t.
+	// CreateTenant inserts t and its sandbox (ids.SandboxOf).
 	CreateTenant(ctx context.Context, t Tenant) error
 	// Tenant returns the tenant with id, or ErrTenantNotFound.
 	Tenant(ctx context.Context, id string) (Tenant, error)

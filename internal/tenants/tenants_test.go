@@ -2,6 +2,8 @@ package tenants_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"regexp"
@@ -16,6 +18,7 @@ import (
 	"github.com/riskapi/riskapi/internal/audit"
 	"github.com/riskapi/riskapi/internal/audit/auditstore"
 	"github.com/riskapi/riskapi/internal/dbtest"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
@@ -125,10 +128,10 @@ func TestAPIKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !regexp.MustCompile(`^rk_[A-Za-z0-9_-]{43}$`).MatchString(secret) {
-		t.Errorf("secret %q is not rk_ and 43 base64url characters", secret)
+	if !regexp.MustCompile(`^rk_live_[A-Za-z0-9_-]{43}$`).MatchString(secret) {
+		t.Errorf("secret %q is not rk_live_ and 43 base64url characters", secret)
 	}
-	if !strings.HasPrefix(k.ID, "key_") || k.TenantID != ten.ID || k.Name != "ci" ||
+	if !strings.HasPrefix(k.ID, "key_") || k.TenantID != ten.ID || k.Name != "ci" || k.Mode != tenants.ModeLive ||
 		!cmp.Equal(k.Scopes, []tenants.Scope{tenants.ScopeRisksRead}) {
 		t.Errorf("key = %+v", k)
 	}
@@ -138,7 +141,7 @@ func TestAPIKeys(t *testing.T) {
 	}
 	// Only a digest is stored.
 	stored := rows("SELECT secret_hash FROM api_keys WHERE id = ?", k.ID)
-	if len(stored) != 1 || strings.Contains(stored[0], secret[3:]) {
+	if len(stored) != 1 || strings.Contains(stored[0], secret[8:]) {
 		t.Errorf("stored %q holds the secret", stored)
 	}
 
@@ -154,7 +157,7 @@ func TestAPIKeys(t *testing.T) {
 	if !recorded {
 		t.Errorf("last use not recorded")
 	}
-	for _, bad := range []string{"", "rk_", secret + "x", strings.ToUpper(secret), "sk_" + secret[3:], secret[:20]} {
+	for _, bad := range []string{"", "rk_", secret + "x", strings.ToUpper(secret), "sk_" + secret[3:], secret[:20], "rk_test_" + secret[8:]} {
 		if _, err := svc.VerifyAPIKey(ctx, bad); !errors.Is(err, tenants.ErrInvalidCredentials) {
 			t.Errorf("VerifyAPIKey(%q) = %v, want ErrInvalidCredentials", bad, err)
 		}
@@ -238,4 +241,56 @@ func TestScopesDocumented(t *testing.T) {
 			t.Errorf("docs/roles-and-credentials.md lacks the row %q", row)
 		}
 	}
+}
+
+// TestAPIKeyModes: a test key says so in its secret and its mode, a key made before
+// modes existed ("rk_" and no mode stored) is live, and a tenant's sandbox is no
+// tenant of its own (docs/sandboxes.md).
+func TestAPIKeyModes(t *testing.T) {
+	t.Parallel()
+	svc, _, rows := newService(t)
+	ctx := context.Background()
+	ten, err := svc.CreateTenant(ctx, "Acme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, secret, err := svc.CreateModeAPIKey(ctx, ten.ID, "ci", tenants.AllScopes, tenants.ModeTest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^rk_test_[A-Za-z0-9_-]{43}$`).MatchString(secret) || k.Mode != tenants.ModeTest {
+		t.Errorf("test key %q, mode %q", secret, k.Mode)
+	}
+	got, err := svc.VerifyAPIKey(ctx, secret)
+	if err != nil || got.Mode != tenants.ModeTest || tenants.ModeTest.Scope(got.TenantID) != ids.SandboxOf(ten.ID) {
+		t.Fatalf("VerifyAPIKey(test key) = %+v, %v", got, err)
+	}
+	if got := rows("SELECT sandbox_of FROM tenants WHERE id = ?", ids.SandboxOf(ten.ID)); len(got) != 1 || got[0] != ten.ID {
+		t.Errorf("sandbox row of %s: %q", ten.ID, got)
+	}
+	all, err := svc.Tenants(ctx)
+	if err != nil || len(all) != 1 || all[0].ID != ten.ID {
+		t.Errorf("Tenants() = %+v, %v; want the tenant alone, not its sandbox", all, err)
+	}
+	if _, err := svc.GetTenant(ctx, ids.SandboxOf(ten.ID)); !errors.Is(err, tenants.ErrTenantNotFound) {
+		t.Errorf("GetTenant(sandbox) = %v, want ErrTenantNotFound", err)
+	}
+
+	// A key made before modes: its secret is "rk_" and no mode word, its row's mode
+	// the one migration 0019 gave every key.
+	old, oldSecret, err := svc.CreateAPIKey(ctx, ten.ID, "old", tenants.AllScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := "rk_" + oldSecret[len(tenants.LivePrefix):]
+	rows("UPDATE api_keys SET secret_hash = ?, mode = 'live' WHERE id = ?", sha256Hex(legacy), old.ID)
+	got, err = svc.VerifyAPIKey(ctx, legacy)
+	if err != nil || got.ID != old.ID || got.Mode != tenants.ModeLive {
+		t.Errorf("VerifyAPIKey(rk_ key made before modes) = %+v, %v; want it live", got, err)
+	}
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

@@ -11,7 +11,7 @@ import { jsonBody } from "./risks.js";
 import type { CallOptions } from "./transport.js";
 import type {
   ApiKey, ApiKeyCreated, ApiKeyCreateParams, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
-  WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookSource, WebhookSourceCreated,
+  SandboxErased, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookSource, WebhookSourceCreated,
 } from "./types.js";
 
 /** A collection under /v1 that admins list, create in and delete from. */
@@ -90,5 +90,23 @@ export class WebhookEndpoints extends Collection<WebhookEndpoint, WebhookEndpoin
   /** Every delivery attempt of an endpoint, page by page, newest first. */
   allDeliveries(id: string, params: ListParams = {}, opts?: CallOptions): AsyncGenerator<DeliveryAttempt, void, undefined> {
     return paginate((cursor) => this.deliveries(id, { ...params, cursor }, opts), params.cursor);
+  }
+}
+
+/** The tenant's sandbox, its test data (docs/sandboxes.md). */
+export class Sandbox {
+  constructor(
+    private readonly send: Send,
+    private readonly session: (what: string) => void,
+  ) {}
+
+  /**
+   * Erases the sandbox's data (DELETE /v1/sandbox/data), whichever mode the client is
+   * in; keys, endpoints and sources are kept. Sent without an Idempotency-Key, which
+   * the route refuses: erasing twice is erasing once.
+   */
+  async erase(opts?: CallOptions): Promise<SandboxErased> {
+    this.session("sandbox.erase");
+    return (await this.send({ method: "DELETE", path: "/sandbox/data", expect: "json", unkeyed: true }, opts)).json as SandboxErased;
   }
 }

@@ -5,7 +5,7 @@
  */
 
 import { Account } from "./account.js";
-import { ApiKeys, Users, WebhookEndpoints, WebhookSources } from "./admin.js";
+import { ApiKeys, Sandbox, Users, WebhookEndpoints, WebhookSources } from "./admin.js";
 import { Attachments, multipartBody, type UploadSource } from "./attachments.js";
 import { AuditLog } from "./audit.js";
 import type { RiskApiError } from "./errors.js";
@@ -49,6 +49,13 @@ export interface ClientOptions {
   onRetry?: (e: RetryEvent) => void;
   /** Called with every 401 answer before its call rejects: the session ended (or the key was revoked). */
   onUnauthorized?: (e: RiskApiError) => void;
+  /**
+   * Session mode: asked before each request; true sends `Riskapi-Mode: test`, so the
+   * request reads and writes the tenant's sandbox (docs/sandboxes.md). A call whose
+   * own headers name `Riskapi-Mode` keeps it. An API key carries its own mode
+   * (`rk_test_…`): ignored then.
+   */
+  testData?: () => boolean;
 }
 
 /** A request of {@link RiskApi.request}: a write kept as data (e.g. in an outbox) and sent later. */
@@ -107,6 +114,8 @@ export class RiskApi {
   readonly webhookSources: WebhookSources;
   /** Session mode, admins: outbound webhook endpoints. */
   readonly webhookEndpoints: WebhookEndpoints;
+  /** Session mode, admins: the tenant's sandbox (erasing its data). */
+  readonly sandbox: Sandbox;
   /** "session" or "apiKey". */
   readonly mode: "session" | "apiKey";
   private readonly send: (req: Parameters<typeof call>[1], opts?: CallOptions) => ReturnType<typeof call>;
@@ -129,6 +138,7 @@ export class RiskApi {
     this.apiKeys = new ApiKeys(send, session);
     this.webhookSources = new WebhookSources(send, session);
     this.webhookEndpoints = new WebhookEndpoints(send, session);
+    this.sandbox = new Sandbox(send, session);
   }
 
   /**
@@ -178,6 +188,7 @@ function resolve(o: ClientOptions): TransportConfig {
     // The session cookie goes only to the page's own origin (docs/dashboard.md).
     credentials: o.session ? "same-origin" : "omit",
     onUnauthorized: o.onUnauthorized,
+    testData: o.session ? o.testData : undefined,
     // A browser page sends its own User-Agent (and refuses to be given one).
     userAgent: o.userAgent ? `${o.userAgent} ${ua}` : o.session ? "" : ua,
     // Bound to globalThis: browsers refuse a fetch called on another object.

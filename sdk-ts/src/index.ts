@@ -35,6 +35,8 @@ export {
 export type { CallOptions, ResponseInfo, RetryEvent } from "./transport.js";
 export type {
   ApiKey,
+  ApiKeyMode,
+  SandboxErased,
   ApiKeyCreated,
   ApiKeyCreateParams,
   Attachment,

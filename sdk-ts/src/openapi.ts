@@ -628,6 +628,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandbox/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase the sandbox's data
+         * @description Erases every risk, attachment, event, delivery, idempotency record, request-log entry,
+         *     audit-log entry and inbound finding of the tenant's sandbox (its test data,
+         *     `docs/sandboxes.md`), whichever mode the session is in; API keys, webhook endpoints and
+         *     webhook sources are kept. Recorded as `sandbox.data_deleted` in the tenant's live audit
+         *     log. Admin only: a member gets 403 `FORBIDDEN`. Refuses `Idempotency-Key` (422
+         *     `IDEMPOTENCY_UNSUPPORTED_ROUTE`): it erases the records such a key would be kept in, and
+         *     erasing twice is erasing once.
+         */
+        delete: operations["eraseSandboxData"];
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1SandboxData"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v2/risks": {
         parameters: {
             query?: never;
@@ -1780,9 +1810,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled";
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @example aud_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             /** Format: date-time */
@@ -1867,10 +1899,13 @@ export interface components {
          *       },
          *       "version": 1,
          *       "createdAt": "2025-01-01T09:30:00Z",
-         *       "updatedAt": "2025-01-01T09:30:00Z"
+         *       "updatedAt": "2025-01-01T09:30:00Z",
+         *       "livemode": true
          *     }
          */
         Risk: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             title: string;
@@ -2001,10 +2036,13 @@ export interface components {
          *       "size": 48213,
          *       "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
          *       "description": "Email to the vendor",
-         *       "createdAt": "2025-01-01T09:45:00Z"
+         *       "createdAt": "2025-01-01T09:45:00Z",
+         *       "livemode": true
          *     }
          */
         Attachment: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             riskId: string;
             /** @description The uploaded file's name, sanitised (never used as a path). */
@@ -2108,6 +2146,9 @@ export interface components {
             nextCursor: string | null;
         };
         ApiKey: {
+            mode: components["schemas"]["ApiKeyMode"];
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @example key_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             name: string;
@@ -2125,6 +2166,9 @@ export interface components {
         };
         /** @description An `ApiKey` plus its secret. */
         ApiKeyCreated: {
+            mode: components["schemas"]["ApiKeyMode"];
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
@@ -2135,7 +2179,7 @@ export interface components {
             lastUsedAt: string | null;
             /** Format: date-time */
             revokedAt: string | null;
-            /** @description The secret. Shown this once; only its SHA-256 is stored. */
+            /** @description The secret, `rk_live_…` or `rk_test_…` by its mode. Shown this once; only its SHA-256 is stored. */
             key: string;
         };
         /** @description Who created the key, as the audit log names actors; null for keys created before riskapi recorded it. A key keeps working after its creator is removed (docs/audit-log.md); this says whose it was. */
@@ -2146,8 +2190,31 @@ export interface components {
             id: string;
         } | null;
         ApiKeyCreate: {
+            mode?: components["schemas"]["ApiKeyMode"];
             name?: string;
             scopes: components["schemas"]["Scope"][];
+        };
+        /**
+         * @description A live key reaches only live data, a test key only the tenant's sandbox
+         *     (`docs/sandboxes.md`). Keys made before modes existed (`rk_…`) are live; a new key
+         *     is live unless created with `"mode": "test"`.
+         * @enum {string}
+         */
+        ApiKeyMode: "live" | "test";
+        /** @description What `DELETE /v1/sandbox/data` erased, counted by kind. */
+        SandboxErased: {
+            /** @description The sandbox's ID (`sbx_` and the tenant ID's digits). */
+            id: string;
+            /** @enum {boolean} */
+            livemode: false;
+            risks: number;
+            attachments: number;
+            events: number;
+            deliveries: number;
+            idempotencyKeys: number;
+            requestLogEntries: number;
+            auditLogEntries: number;
+            inboundFindings: number;
         };
         /** @enum {string} */
         Scope: "risks:read" | "risks:write" | "requests:read" | "events:read" | "audit:read";
@@ -2158,6 +2225,8 @@ export interface components {
             nextCursor: string | null;
         };
         WebhookSource: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @example whk_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             /** @description The path segment of `/webhooks/inbound/{source}`. */
@@ -2167,6 +2236,8 @@ export interface components {
         };
         /** @description A `WebhookSource` plus its secret. */
         WebhookSourceCreated: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             source: string;
             /** Format: date-time */
@@ -2200,6 +2271,8 @@ export interface components {
         Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
         /** @description `risk.created`: `data.object` is the risk as created. */
         RiskCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -2214,6 +2287,8 @@ export interface components {
         };
         /** @description `risk.updated`: `data.object` is the risk after the change; `data.previousAttributes` holds the previous values of exactly the members that changed (`updatedAt` and `version`, which change with every change, are left out). */
         RiskUpdatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -2228,6 +2303,8 @@ export interface components {
         };
         /** @description `risk.deleted`: `data.object` is the risk as it was. */
         RiskDeletedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -2242,6 +2319,8 @@ export interface components {
         };
         /** @description `attachment.created`: `data.object` is the attachment as created. */
         AttachmentCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -2256,6 +2335,8 @@ export interface components {
         };
         /** @description `attachment.deleted`: `data.object` is the attachment as it was (its bytes go with the next orphan sweep). */
         AttachmentDeletedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -2324,6 +2405,8 @@ export interface components {
             deliveries: number;
         };
         WebhookEndpoint: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `we_…` */
             id: string;
             url: string;
@@ -2345,6 +2428,8 @@ export interface components {
             nextCursor: string | null;
         };
         DeliveryAttempt: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             eventId: string;
             /** @description Counts the attempts of one delivery from 1 (a redelivery starts again). */
             attempt: number;
@@ -2378,6 +2463,8 @@ export interface components {
          *     `Idempotency-Key`), a query string, a token or a secret.
          */
         RequestLogEntry: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description The request id (`X-Request-Id` of its response). */
             id: string;
             method: string;
@@ -2425,6 +2512,8 @@ export interface components {
             nextCursor: string | null;
         };
         IdempotencyKeyState: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             key: string;
             method: string;
             path: string;
@@ -5340,6 +5429,49 @@ export interface operations {
                  */
                 id: components["parameters"]["WebhookSourceId"];
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    eraseSandboxData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased; the counts of what was. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxErased"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1SandboxData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

@@ -84,6 +84,8 @@ export interface TransportConfig {
   credentials: RequestCredentials;
   /** Called with every 401 answer (a session that ended), before the call rejects. */
   onUnauthorized: ((e: RiskApiError) => void) | undefined;
+  /** Session mode: true sends `Riskapi-Mode: test` unless the call names the mode itself. */
+  testData?: (() => boolean) | undefined;
   userAgent: string;
   fetch: typeof globalThis.fetch;
   maxRetries: number;
@@ -305,6 +307,7 @@ function headers(
   const h = new Headers();
   for (const [k, v] of Object.entries(opts.headers ?? {})) if (!MANAGED_HEADERS.has(k.toLowerCase())) h.set(k, v);
   if (cfg.authorization) h.set("Authorization", cfg.authorization);
+  if (!h.has("Riskapi-Mode") && cfg.testData?.()) h.set("Riskapi-Mode", "test");
   h.set("Accept", req.accept ?? "application/json");
   if (cfg.userAgent) h.set("User-Agent", cfg.userAgent);
   // A FormData body has no contentType here: fetch sets it, with the boundary.

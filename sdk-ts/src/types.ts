@@ -111,6 +111,10 @@ export type ApiKey = Schemas["ApiKey"];
 export type ApiKeyCreated = Schemas["ApiKeyCreated"];
 /** The body of POST /v1/api-keys. */
 export type ApiKeyCreateParams = Schemas["ApiKeyCreate"];
+/** A key's mode: "live" reaches live data, "test" only the tenant's sandbox (docs/sandboxes.md). */
+export type ApiKeyMode = Schemas["ApiKeyMode"];
+/** What DELETE /v1/sandbox/data erased, counted by kind. */
+export type SandboxErased = Schemas["SandboxErased"];
 /** A scope of an API key, e.g. "risks:write". */
 export type Scope = Schemas["Scope"];
 /** An inbound webhook source. */

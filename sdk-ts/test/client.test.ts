@@ -266,3 +266,27 @@ describe("downloads", () => {
     expect(await d.response.text()).toBe("the bytes");
   });
 });
+
+describe("test data (docs/sandboxes.md)", () => {
+  it("sends Riskapi-Mode: test while testData says so, keeps a call's own mode, and never with an API key", async () => {
+    let on = true;
+    const { client, seen } = fakeClient([json(200, risk("risk_1"))], { session: true, testData: () => on });
+    await client.risks.get("risk_1");
+    await client.request({ method: "POST", path: "/risks", json: { title: "t" } }, { headers: { "Riskapi-Mode": "live" } });
+    on = false;
+    await client.risks.get("risk_1");
+    expect(seen.map((s) => s.headers.get("Riskapi-Mode"))).toEqual(["test", "live", null]);
+    const keyed = fakeClient([json(200, risk("risk_1"))], { testData: () => true });
+    await keyed.client.risks.get("risk_1");
+    expect(keyed.seen[0]!.headers.has("Riskapi-Mode")).toBe(false);
+  });
+
+  it("erases the sandbox without an Idempotency-Key", async () => {
+    const { client, seen } = fakeClient([json(200, { id: "sbx_1", livemode: false, risks: 2 })], { session: true });
+    const out = await client.sandbox.erase();
+    expect(out.risks).toBe(2);
+    expect(seen[0]!.method).toBe("DELETE");
+    expect(seen[0]!.url.pathname).toBe("/v1/sandbox/data");
+    expect(seen[0]!.headers.has("Idempotency-Key")).toBe(false);
+  });
+});

@@ -6,6 +6,7 @@
  * outbox (outbox/outbox.ts), which sends with the same client.
  */
 import { etag, NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
+import { mode } from "./mode";
 
 // The API's shapes come from docs/openapi.yaml through the SDK's generated types.
 export type {
@@ -29,6 +30,8 @@ export function api(): RiskApi {
     session: true,
     maxElapsedMs: 10_000,
     onUnauthorized: () => dispatchEvent(new Event(UNAUTHENTICATED)),
+    // The Test data switch: every request says the mode it reads and writes in.
+    testData: () => mode() === "test",
   });
   return client;
 }

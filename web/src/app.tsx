@@ -7,6 +7,7 @@ import { explain, UNAUTHENTICATED } from "./api";
 import { PendingIndicator } from "./changes";
 import { unsettled } from "./outbox/change";
 import { lazy, preloadViews } from "./lazy";
+import { mode as currentMode, onModeChange, setMode, type Mode } from "./mode";
 import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, signOutPending, whoAmI, type Session } from "./session";
@@ -39,6 +40,9 @@ export function App() {
   const [error, setError] = useState("");
   // A sign-out made offline: signed out here, the server's session ended on reconnecting.
   const [signOutWaits, setSignOutWaits] = useState(signOutPending);
+  // The Test data switch (mode.ts): the page is drawn again, from the sandbox or live data.
+  const [mode, setModeState] = useState<Mode>(currentMode);
+  useEffect(() => onModeChange(() => setModeState(currentMode())), []);
 
   const refresh = useCallback(() => {
     whoAmI().then(
@@ -127,12 +131,18 @@ export function App() {
   return (
     <div class="shell" onClick={(e) => onLinkClick(e as unknown as MouseEvent)}>
       <a class="skip" href="#main">Skip to content</a>
-      <Header path={path} session={session} online={online} onSignOut={() => void signOut("ask")} />
+      <Header path={path} session={session} online={online} mode={mode} onSignOut={() => void signOut("ask")} />
+      {mode === "test" && (
+        <p class="test-banner" role="status" data-testid="test-banner">
+          Test data: you are viewing the sandbox. Nothing here touches live data; changes made now are saved to the sandbox.
+        </p>
+      )}
       {confirmSignOut > 0 && (
         <ConfirmSignOut count={confirmSignOut} onChoose={(c) => void signOut(c)} onCancel={() => setConfirmSignOut(0)} />
       )}
       {error && <p class="error" role="alert">{error}</p>}
-      <main id="main" tabIndex={-1}>{page(path, session)}</main>
+      {/* Keyed by mode: every page reads again when the switch moves. */}
+      <main id="main" tabIndex={-1} key={mode}>{page(path, session)}</main>
       <ChangesPanel />
     </div>
   );
@@ -162,7 +172,7 @@ function NotFound() {
 }
 
 /** Header: navigation (Audit log and Admin for admins only), the pending-changes indicator, the user's menu. */
-function Header(props: { path: string; session: Session; online: boolean; onSignOut: () => void }) {
+function Header(props: { path: string; session: Session; online: boolean; mode: Mode; onSignOut: () => void }) {
   const { path, session } = props;
   const email = session.me?.user.email ?? session.owner.email;
   return (
@@ -179,6 +189,11 @@ function Header(props: { path: string; session: Session; online: boolean; onSign
       </nav>
       <PendingIndicator />
       {!props.online && <span class="badge offline">Offline</span>}
+      <label class="test-switch">
+        <input type="checkbox" role="switch" checked={props.mode === "test"}
+          onChange={(e) => setMode((e.currentTarget as HTMLInputElement).checked ? "test" : "live")} />
+        Test data
+      </label>
       <details class="user-menu">
         <summary class="who">{email}{session.me ? ` (${session.me.user.role})` : ""}</summary>
         <div class="menu">

@@ -44,6 +44,7 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
   return (
     <li class={"change " + c.state} data-key={c.key}>
       <span class={"badge " + c.state}>{c.state}</span> <span class="label">{c.label}</span>
+      {c.mode === "test" && <span class="badge test" title="Made with Test data on: sent to the sandbox"> test data</span>}
       {uploading && <UploadProgress p={progress} />}
       <div class="meta">
         <span>made {new Date(c.createdAt).toLocaleString()}</span>

@@ -7,6 +7,7 @@ import { App } from "./app";
 import { Outbox } from "./outbox/outbox";
 import { sdkTransport } from "./outbox/send";
 import { ChangeStore } from "./outbox/store";
+import { mode } from "./mode";
 import { identity, onIdentityChange } from "./session";
 import { setOutbox } from "./state";
 import "./style.css";
@@ -19,6 +20,7 @@ async function main(): Promise<void> {
     identity,
     channel: new BroadcastChannel("riskapi-outbox"),
     online: () => navigator.onLine,
+    mode,
   });
   setOutbox(box);
   box.start();

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/attachments"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // Attachment is an attachment as the API shows it.
@@ -18,13 +19,15 @@ type Attachment struct {
 	SHA256      string    `json:"sha256"`
 	Description string    `json:"description"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// Livemode is false for an attachment in the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Of returns a as the API shows it.
 func Of(a *attachments.Attachment) Attachment {
 	return Attachment{ID: a.ID, RiskID: a.RiskID, Filename: a.Filename,
 		ContentType: a.ContentType, Size: a.Size, SHA256: a.SHA256,
-		Description: a.Description, CreatedAt: a.CreatedAt.UTC()}
+		Description: a.Description, CreatedAt: a.CreatedAt.UTC(), Livemode: ids.Livemode(a.TenantID)}
 }
 
 // Resource implements changes.View.

@@ -216,7 +216,23 @@ func writeCases() map[string]writeCase {
 			}
 			return res, want{action: "api_key.created", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
 				targetID: m["id"].(string), changes: fmt.Sprintf(`{"createdBy":{"from":null,"to":{"type":"user","id":%q}},`+
-					`"name":{"from":null,"to":"ci"},"scopes":{"from":null,"to":["risks:read"]}}`, f.a.UserID)}
+					`"mode":{"from":null,"to":"live"},"name":{"from":null,"to":"ci"},"scopes":{"from":null,"to":["risks:read"]}}`,
+					f.a.UserID)}
+		},
+		// Erasing the sandbox is recorded in the tenant's live log, which outlives it;
+		// its changes count what was erased (docs/sandboxes.md).
+		"DELETE /v1/sandbox/data": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/risks", Bearer: f.a.Token,
+				Header: http.Header{"Riskapi-Mode": {"test"}}, JSON: map[string]any{"title": "in the sandbox"}}).
+				Expect(http.StatusCreated)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/sandbox/data", Bearer: f.a.Token,
+				Header: ua}).Expect(http.StatusOK)
+			if m := res.Map(); m["risks"] != 1.0 || m["id"] != "sbx_"+f.a.ID[4:] || m["livemode"] != false {
+				t.Errorf("erased %v, want the sandbox's one risk", m)
+			}
+			return res, want{action: "sandbox.data_deleted", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
+				targetID: "sbx_" + f.a.ID[4:]}
 		},
 		"DELETE /v1/api-keys/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			f.begin(t)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/audit"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // actorView is an entry's actor: id null for system, email only for a user.
@@ -25,13 +26,16 @@ type entryView struct {
 	RequestID  *string                `json:"requestId"`
 	IP         *string                `json:"ip"`
 	UserAgent  *string                `json:"userAgent"`
+	// Livemode is false for an entry of the sandbox's audit log (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 func viewOf(e *audit.Entry) entryView {
 	return entryView{ID: e.ID, OccurredAt: e.OccurredAt,
 		Actor:  actorView{Type: e.Actor.Type, ID: nullable(e.Actor.ID), Email: e.Actor.Email},
 		Action: e.Action, Target: e.Target, Changes: e.Changes,
-		RequestID: nullable(e.RequestID), IP: nullable(e.IP), UserAgent: nullable(e.UserAgent)}
+		RequestID: nullable(e.RequestID), IP: nullable(e.IP), UserAgent: nullable(e.UserAgent),
+		Livemode: ids.Livemode(e.TenantID)}
 }
 
 func nullable(s string) *string {

@@ -77,7 +77,7 @@ func (h handlers) history(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	tenant := p.TenantID
+	tenant := p.Scope
 	id := c.Param("id")
 	if !ids.Valid(ids.Risk, id) {
 		return risks.ErrNotFound

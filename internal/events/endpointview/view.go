@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // Endpoint is a webhook endpoint as the API shows it (docs/openapi.yaml,
@@ -17,6 +18,9 @@ type Endpoint struct {
 	// Events are the types it subscribes to, or ["*"] for every type.
 	Events    []string  `json:"events"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Livemode is false for an endpoint of the tenant's sandbox: it receives the
+	// sandbox's events only (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Of returns e as the API shows it.
@@ -28,7 +32,7 @@ func Of(e *events.Endpoint) Endpoint {
 			types[i] = string(t)
 		}
 	}
-	return Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC()}
+	return Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC(), Livemode: ids.Livemode(e.TenantID)}
 }
 
 // Resource implements changes.View.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // endpointRequest is POST /v1/webhook-endpoints' body.
@@ -30,20 +31,25 @@ type attemptResponse struct {
 	Error      *string   `json:"error"`
 	DurationMs int64     `json:"durationMs"`
 	CreatedAt  time.Time `json:"createdAt"`
+	// Livemode is the endpoint's (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
-func toAttempt(a *events.Attempt) attemptResponse {
-	r := attemptResponse{EventID: a.EventID, Attempt: a.N, Delivered: a.Delivered(),
-		DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt}
-	if a.StatusCode != 0 {
-		s := a.StatusCode
-		r.Status = &s
+// toAttempt returns a, an attempt of an endpoint of scope (a tenant or its sandbox).
+func toAttempt(scope string) func(a *events.Attempt) attemptResponse {
+	return func(a *events.Attempt) attemptResponse {
+		r := attemptResponse{EventID: a.EventID, Attempt: a.N, Delivered: a.Delivered(),
+			DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt, Livemode: ids.Livemode(scope)}
+		if a.StatusCode != 0 {
+			s := a.StatusCode
+			r.Status = &s
+		}
+		if a.Error != "" {
+			e := a.Error
+			r.Error = &e
+		}
+		return r
 	}
-	if a.Error != "" {
-		e := a.Error
-		r.Error = &e
-	}
-	return r
 }
 
 // redeliverResponse answers POST /v1/events/{id}/redeliver.

@@ -191,7 +191,7 @@ func (h handlers) deliveries(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, route.NewPage(as, more,
-		func(a *events.Attempt) string { return strconv.FormatInt(a.ID, 10) }, toAttempt))
+		func(a *events.Attempt) string { return strconv.FormatInt(a.ID, 10) }, toAttempt(tenant)))
 }
 
 // attemptPaging parses ?limit and ?cursor of the delivery log, whose cursor names an

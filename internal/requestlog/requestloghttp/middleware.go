@@ -92,7 +92,7 @@ func (config Config) ToMiddleware() (echo.MiddlewareFunc, error) {
 func (config Config) record(c echo.Context, note *idempotencyNote, start time.Time, status int, code, outcome string) {
 	req := c.Request()
 	p := auth.FromContext(req.Context())
-	if p == nil || p.TenantID == "" {
+	if p == nil || p.Scope == "" {
 		return
 	}
 	path := req.URL.Path
@@ -101,7 +101,7 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 	}
 	config.Sink.Write(&requestlog.Entry{
 		ID: ids.New(ids.RequestLog), RequestID: requestid.From(req.Context()),
-		TenantID: p.TenantID, Method: req.Method, Path: path, Route: c.Path(), Status: status,
+		TenantID: p.Scope, Method: req.Method, Path: path, Route: c.Path(), Status: status,
 		Duration: time.Since(start), Credential: requestlog.Credential{Type: string(p.Kind), ID: p.CredentialID},
 		IdempotencyKey: note.key, IdempotencyOutcome: note.outcome, ErrorCode: code, StoreOutcome: outcome,
 		CreatedAt: config.Now().UTC(),

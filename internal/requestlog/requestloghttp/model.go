@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/requestlog"
 )
 
@@ -22,6 +23,8 @@ type entryResponse struct {
 	// StoreOutcome is a 503 STORE_UNAVAILABLE's "outcome": not_executed or unknown.
 	StoreOutcome *string   `json:"storeOutcome"`
 	CreatedAt    time.Time `json:"createdAt"`
+	// Livemode is false for a request made in test mode (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 type credentialResponse struct {
@@ -41,7 +44,8 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
-		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC()}
+		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC(),
+		Livemode: ids.Livemode(e.TenantID)}
 }
 
 func entryID(e *requestlog.Entry) string { return e.ID }
@@ -57,10 +61,13 @@ type keyResponse struct {
 	CreatedAt  *time.Time `json:"createdAt"`
 	ExpiresAt  *time.Time `json:"expiresAt"`
 	RequestID  *string    `json:"requestId"`
+	// Livemode is the mode of the records the inspector looked in, the caller's
+	// (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
-func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Record) keyResponse {
-	out := keyResponse{Key: k.Key, Method: k.Method, Path: k.Path, State: state}
+func toKeyResponse(k idempotency.RecordKey, state string, rec *idempotency.Record, livemode bool) keyResponse {
+	out := keyResponse{Key: k.Key, Method: k.Method, Path: k.Path, State: state, Livemode: livemode}
 	if state == stateProcessing || rec == nil {
 		return out
 	}

@@ -114,7 +114,7 @@ func (h handlers) inspect(c echo.Context) error {
 	}
 	var rec *idempotency.Record
 	var locked bool
-	for _, scope := range []string{p.TenantID, p.CredentialID} {
+	for _, scope := range []string{p.Scope, p.CredentialID} {
 		k.Scope = scope
 		if rec, locked, err = h.keys.Peek(c.Request().Context(), k); err != nil || rec != nil || locked {
 			break
@@ -127,7 +127,7 @@ func (h handlers) inspect(c echo.Context) error {
 	if !ok {
 		return requestlog.ErrKeyNotFound
 	}
-	return c.JSON(http.StatusOK, toKeyResponse(k, state, rec))
+	return c.JSON(http.StatusOK, toKeyResponse(k, state, rec, p.Livemode))
 }
 
 // Key states the inspector shows (docs/requests.md).

@@ -13,10 +13,11 @@ import (
 )
 
 // notExported are the members of riskview.Risk a CSV export leaves out on purpose
-// (none yet); onlyExported the columns that are no member of it: externalId, which
+// (livemode: an export is of one mode's risks, and an import writes into the
+// mode of its request, docs/sandboxes.md); onlyExported the columns that are no member of it: externalId, which
 // an import upserts by (docs/register.md).
 var (
-	notExported  []string
+	notExported  = []string{"livemode"}
 	onlyExported = []string{"externalId"}
 )
 

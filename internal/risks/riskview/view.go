@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/etag"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/risks"
 )
@@ -37,6 +38,8 @@ type Risk struct {
 	Version            int64             `json:"version"`  // also the ETag: "<version>"
 	CreatedAt          time.Time         `json:"createdAt"`
 	UpdatedAt          time.Time         `json:"updatedAt"`
+	// Livemode is false for a risk of the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // ETag is the entity tag of r's responses: its version, quoted ("3").
@@ -56,7 +59,8 @@ func Of(r *risks.Risk) Risk {
 		Owner: r.Owner, Treatment: treatment, ReviewDate: r.ReviewDate,
 		ResidualLikelihood: r.ResidualLikelihood, ResidualImpact: r.ResidualImpact,
 		ResidualScore: r.ResidualScore, Metadata: md,
-		Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
+		Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		Livemode: ids.Livemode(r.TenantID)}
 }
 
 // Write is the body of POST and PUT: every field optional at the JSON level, the

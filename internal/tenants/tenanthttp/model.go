@@ -70,6 +70,8 @@ type createdKey struct {
 type createKeyRequest struct {
 	Name   string   `json:"name"`
 	Scopes []string `json:"scopes"`
+	// Mode is "live" (the default) or "test" (docs/sandboxes.md).
+	Mode string `json:"mode"`
 }
 
 // scopes parses the requested scopes. Errors: VALIDATION_FAILED naming "scopes".

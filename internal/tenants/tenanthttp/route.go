@@ -93,7 +93,7 @@ func (h handlers) changePassword(c echo.Context) error {
 }
 
 func (h handlers) listUsers(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	tenant, err := route.Account(c)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (h handlers) createUser(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	tenant, err := route.Tenant(c)
+	tenant, err := route.Account(c)
 	if err != nil {
 		return err
 	}
@@ -163,7 +163,7 @@ func (h handlers) deleteUser(c echo.Context) error {
 }
 
 func (h handlers) listKeys(c echo.Context) error {
-	tenant, err := route.Tenant(c)
+	tenant, err := route.Account(c)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (h handlers) createKey(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	tenant, err := route.Tenant(c)
+	tenant, err := route.Account(c)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,11 @@ func (h handlers) createKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	k, secret, err := h.Tenants.CreateAPIKey(c.Request().Context(), tenant, req.Name, scopes)
+	mode, err := tenants.ParseMode("mode", req.Mode)
+	if err != nil {
+		return err
+	}
+	k, secret, err := h.Tenants.CreateModeAPIKey(c.Request().Context(), tenant, req.Name, scopes, mode)
 	if err != nil {
 		return err
 	}
@@ -214,7 +218,7 @@ func (h handlers) revokeKey(c echo.Context) error {
 // of kind prefix is 404 without a query (tenants.ErrUserNotFound or
 // ErrAPIKeyNotFound, rendered by the edge).
 func tenantAndID(c echo.Context, prefix string) (string, string, error) {
-	tenant, err := route.Tenant(c)
+	tenant, err := route.Account(c)
 	if err != nil {
 		return "", "", err
 	}

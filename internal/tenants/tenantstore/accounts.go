@@ -9,6 +9,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -45,7 +46,7 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 // Tenants lists every tenant, oldest first.
 func (s *Store) Tenants(ctx context.Context) ([]tenants.Tenant, error) {
 	var rows []tenantRow
-	if err := database.Conn(ctx, s.db).Order("id").Find(&rows).Error; err != nil {
+	if err := database.Conn(ctx, s.db).Scopes(live).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list tenants: %w", err)
 	}
 	out := make([]tenants.Tenant, len(rows))
@@ -68,7 +69,9 @@ func (s *Store) SetTenantDisabled(ctx context.Context, t tenants.Tenant, at *tim
 			utc := at.UTC()
 			at, action = &utc, changes.TenantDisabled
 		}
-		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", t.ID).Update("disabled_at", at)
+		// The sandbox with its tenant: its events are no longer delivered either.
+		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id IN ?", []string{t.ID, ids.SandboxOf(t.ID)}).
+			Update("disabled_at", at)
 		if err := affected(res, tenants.ErrTenantNotFound, "disable tenant"); err != nil {
 			return changes.Change{}, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -50,6 +51,10 @@ type tenantRow struct {
 	Name       string
 	CreatedAt  time.Time
 	DisabledAt *time.Time
+	// SandboxOf names the tenant whose sandbox this row is (ids.SandboxOf); nil for
+	// a tenant. Sandboxes are no tenants of their own: every read of tenants skips
+	// them (live).
+	SandboxOf *string
 }
 
 func (tenantRow) TableName() string { return "tenants" }
@@ -80,6 +85,7 @@ type apiKeyRow struct {
 	Name       string
 	SecretHash string
 	Scopes     string // comma-separated
+	Mode       string
 	// CreatedByType and CreatedByID name the actor who created the key; "" for keys
 	// older than the audit log.
 	CreatedByType string
@@ -98,7 +104,11 @@ func (r apiKeyRow) toKey() tenants.APIKey {
 			scopes = append(scopes, tenants.Scope(s))
 		}
 	}
-	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes,
+	mode := tenants.Mode(r.Mode)
+	if mode != tenants.ModeTest {
+		mode = tenants.ModeLive
+	}
+	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes, Mode: mode,
 		CreatedBy: changes.Actor{Type: changes.ActorType(r.CreatedByType), ID: r.CreatedByID},
 		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt)}
 }
@@ -125,26 +135,30 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 	return nil
 }
 
-// CreateTenant inserts t.
+// CreateTenant inserts t and its sandbox, in one statement.
 func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
-	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()}
-	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
+	rows := []tenantRow{{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()},
+		{ID: ids.SandboxOf(t.ID), Name: t.Name, CreatedAt: t.CreatedAt.UTC(), SandboxOf: &t.ID}}
+	if err := database.Conn(ctx, s.db).Create(&rows).Error; err != nil {
 		return fmt.Errorf("create tenant: %w", err)
 	}
 	return nil
 }
 
+// live restricts a statement on tenants to tenants, not their sandboxes.
+func live(q *gorm.DB) *gorm.DB { return q.Where("sandbox_of IS NULL") }
+
 // Tenant returns the tenant with id, or tenants.ErrTenantNotFound.
 func (s *Store) Tenant(ctx context.Context, id string) (tenants.Tenant, error) {
 	var row tenantRow
-	err := take(database.Conn(ctx, s.db).Where("id = ?", id), &row, tenants.ErrTenantNotFound, "get tenant")
+	err := take(database.Conn(ctx, s.db).Scopes(live).Where("id = ?", id), &row, tenants.ErrTenantNotFound, "get tenant")
 	return row.toTenant(), err
 }
 
 // TenantByName returns the oldest tenant named name, or tenants.ErrTenantNotFound.
 func (s *Store) TenantByName(ctx context.Context, name string) (tenants.Tenant, error) {
 	var row tenantRow
-	err := take(database.Conn(ctx, s.db).Where("name = ?", name).Order("id"), &row,
+	err := take(database.Conn(ctx, s.db).Scopes(live).Where("name = ?", name).Order("id"), &row,
 		tenants.ErrTenantNotFound, "find tenant")
 	return row.toTenant(), err
 }
@@ -192,7 +206,7 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 			strs[i] = string(sc)
 		}
 		row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
-			Scopes: strings.Join(strs, ","), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
+			Scopes: strings.Join(strs, ","), Mode: string(k.Mode), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
 			CreatedAt: k.CreatedAt.UTC()}
 		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create api key: %w", err)
@@ -219,7 +233,7 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	var row apiKeyRow
 	var revoked, lastUsed sql.NullTime
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
-		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.CreatedAt, &revoked, &lastUsed)
+		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
 	}
@@ -238,9 +252,9 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 // selectKeyBySecret is APIKeyBySecretHash's statement (PostgreSQL placeholders);
 // selectKeyBySecretSQLite is the same with SQLite's.
 const (
-	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
+	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at FROM api_keys
 	WHERE secret_hash = $1 AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
-	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
+	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at FROM api_keys
 	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
 )
 

@@ -33,10 +33,14 @@ type Creator struct {
 
 // APIKey is an API key as the API shows it (docs/openapi.yaml, ApiKey).
 type APIKey struct {
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Scopes    []tenants.Scope `json:"scopes"`
-	CreatedAt time.Time       `json:"createdAt"`
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Scopes []tenants.Scope `json:"scopes"`
+	// Mode is live or test (docs/sandboxes.md); Livemode says the same as the
+	// livemode of every other object.
+	Mode      tenants.Mode `json:"mode"`
+	Livemode  bool         `json:"livemode"`
+	CreatedAt time.Time    `json:"createdAt"`
 	// CreatedBy is null for keys created before the audit log.
 	CreatedBy  *Creator   `json:"createdBy"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
@@ -45,7 +49,8 @@ type APIKey struct {
 
 // APIKeyOf returns k as the API shows it.
 func APIKeyOf(k tenants.APIKey) APIKey {
-	v := APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, CreatedAt: k.CreatedAt.UTC(),
+	v := APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Mode: k.Mode, Livemode: k.Mode != tenants.ModeTest,
+		CreatedAt:  k.CreatedAt.UTC(),
 		LastUsedAt: utc(k.LastUsedAt), RevokedAt: utc(k.RevokedAt)}
 	if k.CreatedBy.Type != "" {
 		v.CreatedBy = &Creator{Type: string(k.CreatedBy.Type), ID: k.CreatedBy.ID}

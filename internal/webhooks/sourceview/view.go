@@ -6,6 +6,7 @@ package sourceview
 import (
 	"time"
 
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/webhooks"
 )
 
@@ -15,11 +16,14 @@ type Source struct {
 	// Source is the path segment of /webhooks/inbound/{source}.
 	Source    string    `json:"source"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Livemode is false for a source made in test mode: its findings change the
+	// sandbox's risks (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Of returns s as the API shows it.
 func Of(s *webhooks.Source) Source {
-	return Source{ID: s.ID, Source: s.Name, CreatedAt: s.CreatedAt.UTC()}
+	return Source{ID: s.ID, Source: s.Name, CreatedAt: s.CreatedAt.UTC(), Livemode: ids.Livemode(s.TenantID)}
 }
 
 // Resource implements changes.View.

@@ -127,6 +127,12 @@ export interface Change {
   label: string;
   /** Who made it; it is sent only while they are signed in. */
   owner: Owner;
+  /**
+   * The data it was made in: "test" for the sandbox (the Test data switch on,
+   * mode.ts); sent in it whatever the switch says then. Absent (changes queued
+   * before the switch existed): live.
+   */
+  mode?: "live" | "test";
   /** The form it came from, restored when it is refused. */
   form?: FormOrigin;
   /** True once the refused change's form was put back or the user dismissed it there. */
@@ -169,6 +175,8 @@ export interface ChangeInput {
   ifMatch?: string;
   /** The values the user saw of the fields the change sets. */
   base?: Fields;
+  /** The data it is made in; live when absent. */
+  mode?: "live" | "test";
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */

@@ -99,6 +99,22 @@ afterEach(async () => {
 });
 
 describe("Outbox", () => {
+  it("keeps the mode a change was made in (the Test data switch), whatever the switch says when it is sent", async () => {
+    let mode: "live" | "test" = "test";
+    const modes: (string | undefined)[] = [];
+    const server = new FakeServer();
+    const transport: Transport = { send: (c, p) => (modes.push(c.mode), server.send(c, p)) };
+    const o = new Outbox({ store: await ChangeStore.open("db" + n++), transport, locks, identity, rand: () => 0, mode: () => mode });
+    open.push(o);
+    const a = await o.enqueue(create("Sandbox flood"));
+    mode = "live";
+    const b = await o.enqueue(create("Live flood"));
+    expect([a.mode, b.mode]).toEqual(["test", "live"]);
+    o.start();
+    await settled(o, 2);
+    expect(modes).toEqual(["test", "live"]);
+  });
+
   it("sends a retry with the same key after a lost response, and the server's replay settles it", async () => {
     const server = new FakeServer();
     server.script.push("lose-response", "network");

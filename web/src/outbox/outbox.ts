@@ -62,6 +62,8 @@ export interface OutboxOptions {
   locks: LockManagerLike;
   /** Who is signed in now (shared by the tabs), or null; read under SESSION_LOCK before each attempt. */
   identity: () => Owner | null;
+  /** Optional. Default () => "live". The data a new change is made in (the Test data switch, mode.ts); the change keeps it. */
+  mode?: () => "live" | "test";
   /** Optional. Reaches the other tabs; without it, one tab only. */
   channel?: ChannelLike;
   /** Optional. Default Date.now. */
@@ -96,6 +98,7 @@ export class Outbox {
       rand: Math.random,
       newKey: () => crypto.randomUUID(),
       online: () => true,
+      mode: () => "live",
       ...opts,
     };
     if (this.o.channel) this.o.channel.onmessage = (ev) => this.receive(ev.data as Message);
@@ -119,10 +122,10 @@ export class Outbox {
     // Strictly increasing in this tab, so that two changes made within one
     // millisecond keep their order (the queue is sorted by createdAt).
     this.lastCreated = Math.max(this.o.now(), this.lastCreated + 1);
-    const c = newChange(input, owner, this.o.newKey(), this.lastCreated);
+    const c = newChange({ ...input, mode: input.mode ?? this.o.mode() }, owner, this.o.newKey(), this.lastCreated);
     if (c.body === null) {
       const twin = await this.o.store.putUnlessTwin(c, (x) =>
-        x.state === "pending" && x.body === null && x.method === c.method && x.path === c.path && sameOwner(x.owner, owner));
+        x.state === "pending" && x.body === null && x.method === c.method && x.path === c.path && (x.mode ?? "live") === c.mode && sameOwner(x.owner, owner));
       if (twin) return twin;
     } else {
       await this.o.store.put(c);

@@ -6,6 +6,7 @@
  */
 import { RiskApiError } from "@riskapi/sdk";
 import { api } from "../api";
+import { MODE_HEADER } from "../mode";
 import type { Attempt, Change } from "./change";
 import type { Transport } from "./outbox";
 
@@ -28,7 +29,8 @@ export const sdkTransport: Transport = {
           idempotencyKey: c.key,
           // The server refuses it (401) unless the session is still its author's:
           // the cookie can change under this tab (docs/dashboard.md).
-          headers: { "Riskapi-Author": c.owner.userId },
+          // In the mode it was made in, whatever the Test data switch says now.
+          headers: { "Riskapi-Author": c.owner.userId, [MODE_HEADER]: c.mode ?? "live" },
           maxRetries: 0,
           ...(c.ifMatch ? { ifMatch: c.ifMatch } : {}),
           ...(upload ? { onUploadProgress: onProgress } : { attemptTimeoutMs: JSON_TIMEOUT_MS }),

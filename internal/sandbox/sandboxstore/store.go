@@ -1,0 +1,81 @@
+// Package sandboxstore erases a sandbox's data with GORM, on SQLite or PostgreSQL.
+package sandboxstore
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/riskapi/riskapi/internal/changes"
+	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/sandbox"
+)
+
+// Store implements sandbox.Store.
+type Store struct {
+	db    *gorm.DB
+	point changes.Point
+}
+
+var _ sandbox.Store = (*Store)(nil)
+
+// New returns a Store over db whose erasures record through rec (the audit log).
+func New(db *gorm.DB, rec changes.Recorder) *Store {
+	return &Store{db: db, point: changes.Point{Tx: database.NewRunner(db), Recorder: rec}}
+}
+
+// Erased are the tables whose rows of the sandbox EraseData deletes, in an order
+// that deletes what refers to a row before it (a delivery before its event) and
+// the heat counts after the risks whose deletion adds to them. Kept (Kept) are the
+// tables of the tenant's configuration. sandboxstore's test fails when a table
+// keyed by tenant is in neither list.
+var Erased = []string{"webhook_attempts", "webhook_deliveries", "events", "attachments", "risks",
+	"risk_heat_counts", "request_log_entries", "audit_log"}
+
+// Kept are the tables keyed by tenant whose sandbox rows EraseData keeps: its
+// endpoints and inbound sources (the API keys, users and sessions are the tenant's,
+// never the sandbox's).
+var Kept = []string{"webhook_endpoints", "webhook_sources", "api_keys", "users", "sessions"}
+
+// EraseData implements sandbox.Store.
+func (s *Store) EraseData(ctx context.Context, tenantID string) (sandbox.Erased, error) {
+	out := sandbox.Of(tenantID)
+	err := s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		out = sandbox.Of(tenantID) // a retried unit of work counts again
+		counts := map[string]*int64{"webhook_attempts": nil, "webhook_deliveries": &out.Deliveries,
+			"events": &out.Events, "attachments": &out.Attachments, "risks": &out.Risks,
+			"request_log_entries": &out.RequestLog, "audit_log": &out.AuditLog}
+		conn := database.Conn(ctx, s.db)
+		// Inbound findings are keyed by source: those of the sandbox's sources.
+		res := conn.Table("webhook_events").Where("source_id IN (?)", s.tenant(ctx, "webhook_sources", out.ID).Select("id")).
+			Delete(map[string]any{})
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("erase sandbox inbound findings: %w", res.Error)
+		}
+		out.InboundFindings = res.RowsAffected
+		for _, table := range Erased {
+			res := s.tenant(ctx, table, out.ID).Delete(map[string]any{})
+			if res.Error != nil {
+				return changes.Change{}, fmt.Errorf("erase sandbox %s: %w", table, res.Error)
+			}
+			if n := counts[table]; n != nil {
+				*n = res.RowsAffected
+			}
+		}
+		res = conn.Table("idempotency_records").Where("scope = ?", out.ID).Delete(map[string]any{})
+		if res.Error != nil {
+			return changes.Change{}, fmt.Errorf("erase sandbox idempotency records: %w", res.Error)
+		}
+		out.IdempotencyKeys = res.RowsAffected
+		return changes.Change{TenantID: tenantID, Action: changes.SandboxDataDeleted,
+			Target: changes.Target{ID: out.ID}, Before: out}, nil
+	})
+	return out, err
+}
+
+// tenant is a statement on the rows of table of the scope tenantID (a tenant or a
+// sandbox), in ctx's unit of work.
+func (s *Store) tenant(ctx context.Context, table, tenantID string) *gorm.DB {
+	return database.Conn(ctx, s.db).Table(table).Scopes(database.OfTenant(tenantID))
+}
