@@ -119,6 +119,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if err := mountMCP(e, m, d); err != nil {
+		return nil, err
+	}
 	// The dashboard (docs/dashboard.md): GET paths that no route above matched.
 	if err := web.Routes(e); err != nil {
 		return nil, err
