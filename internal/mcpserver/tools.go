@@ -50,7 +50,7 @@ var routes = []toolRoute{
 		description: "Changes the fields given in `risk` (a merge patch; null clears). ifMatch (the risk's ETag, e.g. \"\\\"3\\\"\") makes the change apply only over that version, else the tool error PRECONDITION_FAILED carries the current risk. Requires idempotencyKey."},
 	{name: "delete_risk", title: "Delete a risk", method: http.MethodDelete, path: "/v2/risks/{id}", status: "204",
 		destructive: true, idempotent: true,
-		description: "Deletes a risk (ifMatch as for update_risk). Requires idempotencyKey: a retry with the same key answers the first deletion, replayed, rather than RISK_NOT_FOUND."},
+		description: "Deletes a risk (ifMatch as for update_risk). Requires idempotencyKey: a retry with the same key answers the first deletion, replayed, rather than NOT_FOUND."},
 	{name: "import_risks", title: "Import risks from CSV", method: http.MethodPost, path: "/v2/risks/import", status: "201",
 		body: csvBody, destructive: true, idempotent: true,
 		description: "Imports risks from CSV text with an export's columns: a row with id or externalId updates that risk, one without creates one; all rows or none. dryRun reports without writing. Requires idempotencyKey; the CSV is sent as the file part `file` named risks.csv of type text/csv, so an HTTP import of the same bytes under that name and type is the same request."},
