@@ -25,13 +25,18 @@ type entryView struct {
 	RequestID  *string                `json:"requestId"`
 	IP         *string                `json:"ip"`
 	UserAgent  *string                `json:"userAgent"`
+	// Via is "mcp" for a change asked by an MCP tool call, Client the MCP client's
+	// name/version from its initialize; null otherwise (docs/mcp.md).
+	Via    *string `json:"via"`
+	Client *string `json:"client"`
 }
 
 func viewOf(e *audit.Entry) entryView {
 	return entryView{ID: e.ID, OccurredAt: e.OccurredAt,
 		Actor:  actorView{Type: e.Actor.Type, ID: nullable(e.Actor.ID), Email: e.Actor.Email},
 		Action: e.Action, Target: e.Target, Changes: e.Changes,
-		RequestID: nullable(e.RequestID), IP: nullable(e.IP), UserAgent: nullable(e.UserAgent)}
+		RequestID: nullable(e.RequestID), IP: nullable(e.IP), UserAgent: nullable(e.UserAgent),
+		Via: nullable(e.Via), Client: nullable(e.Client)}
 }
 
 func nullable(s string) *string {

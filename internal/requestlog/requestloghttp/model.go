@@ -20,8 +20,12 @@ type entryResponse struct {
 	IdempotencyOutcome *string            `json:"idempotencyOutcome"`
 	ErrorCode          *string            `json:"errorCode"`
 	// StoreOutcome is a 503 STORE_UNAVAILABLE's "outcome": not_executed or unknown.
-	StoreOutcome *string   `json:"storeOutcome"`
-	CreatedAt    time.Time `json:"createdAt"`
+	StoreOutcome *string `json:"storeOutcome"`
+	// Via is "mcp" for a tool call of the MCP server, Client its client's
+	// name/version; null for plain HTTP (docs/mcp.md).
+	Via       *string   `json:"via"`
+	Client    *string   `json:"client"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 type credentialResponse struct {
@@ -41,7 +45,8 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
-		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC()}
+		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome),
+		Via: orNull(e.Via), Client: orNull(e.Client), CreatedAt: e.CreatedAt.UTC()}
 }
 
 func entryID(e *requestlog.Entry) string { return e.ID }

@@ -1,0 +1,52 @@
+package mcpserver_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+)
+
+// The audit log and the request log name a change made over MCP, and the client.
+func TestLogsNameTheMCPClient(t *testing.T) {
+	env := apitest.New(t)
+	ten := env.Tenant("acme")
+	cs := connectAs(t, server(t, env), ten.Key, &mcp.Implementation{Name: "risk-agent", Version: "0.9.1"})
+	out := mustOK(t, cs, "create_risk", map[string]any{"idempotencyKey": "logs-key-1", "risk": map[string]any{"title": "Logged"}})
+	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: ten.Key, Body: `{"title":"Plain"}`}).Expect(http.StatusCreated)
+
+	var audit struct {
+		Data []map[string]any `json:"data"`
+	}
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/audit-log?action=risk.created", Bearer: ten.Key}).Expect(http.StatusOK).Decode(&audit)
+	if len(audit.Data) != 2 {
+		t.Fatalf("audit: %v", audit.Data)
+	}
+	plain, viaMCP := audit.Data[0], audit.Data[1] // newest first
+	if viaMCP["via"] != "mcp" || viaMCP["client"] != "risk-agent/0.9.1" || viaMCP["requestId"] != out["requestId"] {
+		t.Fatalf("audit entry of the tool call: %v (call %v)", viaMCP, out)
+	}
+	if plain["via"] != nil || plain["client"] != nil {
+		t.Fatalf("audit entry of plain HTTP: %v", plain)
+	}
+
+	// The request log is written off the request path: wait for the tool call's entry.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/requests/" + out["requestId"].(string), Bearer: ten.Key})
+		if resp.Code == http.StatusOK {
+			e := resp.Map()
+			if e["via"] != "mcp" || e["client"] != "risk-agent/0.9.1" || e["idempotencyKey"] != "logs-key-1" || e["route"] != "/v2/risks" {
+				t.Fatalf("request-log entry of the tool call: %v", e)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no request-log entry for %v: %d %s", out["requestId"], resp.Code, resp.Body.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
