@@ -51,46 +51,13 @@ func (t boundTool) request(ctx context.Context, args map[string]json.RawMessage,
 			return nil, &callError{"VALIDATION_FAILED", fmt.Sprintf("%s takes no argument %q", t.name, name)}
 		}
 	}
-	path := t.path
-	for _, p := range t.pathParams {
-		v, err := stringArg(args, p)
-		if err != nil {
-			return nil, err
-		}
-		if v == "" {
-			return nil, &callError{"VALIDATION_FAILED", fmt.Sprintf("argument %q is required", p)}
-		}
-		path = strings.ReplaceAll(path, "{"+p+"}", url.PathEscape(v))
+	target, err := t.target(args)
+	if err != nil {
+		return nil, err
 	}
-	q := url.Values{}
-	for name := range t.query {
-		if raw, ok := args[name]; ok {
-			if err := addQuery(q, name, raw); err != nil {
-				return nil, err
-			}
-		}
-	}
-	target := path
-	if len(q) > 0 {
-		target += "?" + q.Encode()
-	}
-	var body []byte
-	contentType := ""
-	switch t.body {
-	case jsonBody:
-		raw, ok := args[argRisk]
-		if !ok {
-			return nil, &callError{"VALIDATION_FAILED", fmt.Sprintf("argument %q is required", argRisk)}
-		}
-		body, contentType = raw, "application/json"
-	case csvBody:
-		text, err := stringArg(args, argCSV)
-		if err != nil {
-			return nil, err
-		}
-		if body, contentType, err = csvForm(text); err != nil {
-			return nil, err
-		}
+	body, contentType, err := t.body(args)
+	if err != nil {
+		return nil, err
 	}
 	req, err := http.NewRequestWithContext(via.With(ctx, call), t.method, target, bytes.NewReader(body))
 	if err != nil {
@@ -112,26 +79,78 @@ func (t boundTool) request(ctx context.Context, args map[string]json.RawMessage,
 			req.RemoteAddr, _ = info.Extra[extraRemoteAddr].(string)
 		}
 	}
+	return req, t.conditions(req, args)
+}
+
+// target is the request's path and query from the path and query arguments.
+func (t boundTool) target(args map[string]json.RawMessage) (string, error) {
+	path := t.path
+	for _, p := range t.pathParams {
+		v, err := stringArg(args, p)
+		if err != nil {
+			return "", err
+		}
+		if v == "" {
+			return "", &callError{"VALIDATION_FAILED", fmt.Sprintf("argument %q is required", p)}
+		}
+		path = strings.ReplaceAll(path, "{"+p+"}", url.PathEscape(v))
+	}
+	q := url.Values{}
+	for name := range t.query {
+		if raw, ok := args[name]; ok {
+			if err := addQuery(q, name, raw); err != nil {
+				return "", err
+			}
+		}
+	}
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	return path, nil
+}
+
+// body is the request's body and its Content-Type: the risk argument's JSON as the
+// agent sent it (the engine canonicalises it, as for HTTP), or the CSV as a form.
+func (t boundTool) body(args map[string]json.RawMessage) ([]byte, string, error) {
+	switch t.toolRoute.body {
+	case jsonBody:
+		raw, ok := args[argRisk]
+		if !ok {
+			return nil, "", &callError{"VALIDATION_FAILED", fmt.Sprintf("argument %q is required", argRisk)}
+		}
+		return raw, "application/json", nil
+	case csvBody:
+		text, err := stringArg(args, argCSV)
+		if err != nil {
+			return nil, "", err
+		}
+		return csvForm(text)
+	}
+	return nil, "", nil
+}
+
+// conditions sets Idempotency-Key (required of every write tool) and If-Match.
+func (t boundTool) conditions(req *http.Request, args map[string]json.RawMessage) error {
 	if t.write() {
 		key, err := stringArg(args, argKey)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if key == "" {
 			// The engine's own answer for a missing key is optional on HTTP; here the
 			// key is what makes a retried tool call safe, so it is required.
-			return nil, &callError{"IDEMPOTENCY_KEY_REQUIRED", "write tools require idempotencyKey: a fresh UUID per intended write, reused only to retry it"}
+			return &callError{"IDEMPOTENCY_KEY_REQUIRED", "write tools require idempotencyKey: a fresh UUID per intended write, reused only to retry it"}
 		}
 		req.Header.Set("Idempotency-Key", key)
 	}
 	if _, ok := args[argIfMatch]; ok {
 		v, err := stringArg(args, argIfMatch)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		req.Header.Set("If-Match", v)
 	}
-	return req, nil
+	return nil
 }
 
 // stringArg reads the string argument name ("" when absent).
