@@ -26,10 +26,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // server serves env's router over a real listener, as an agent reaches it.
-func server(t *testing.T, env *apitest.Env) string {
-	t.Helper()
+func server(t *testing.T, env *apitest.Env) string { return serverB(t, env) }
+
+func serverB(tb testing.TB, env *apitest.Env) string {
+	tb.Helper()
 	srv := httptest.NewServer(env.App.Echo)
-	t.Cleanup(srv.Close)
+	tb.Cleanup(srv.Close)
 	return srv.URL
 }
 
@@ -40,7 +42,11 @@ func connect(t *testing.T, base, key string) *mcp.ClientSession {
 	return connectAs(t, base, key, &mcp.Implementation{Name: "test-agent", Version: "1.2.3"})
 }
 
-func connectAs(t *testing.T, base, key string, impl *mcp.Implementation) *mcp.ClientSession {
+func connectB(tb testing.TB, base, key string) *mcp.ClientSession {
+	return connectAs(tb, base, key, &mcp.Implementation{Name: "bench-agent", Version: "1"})
+}
+
+func connectAs(t testing.TB, base, key string, impl *mcp.Implementation) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
