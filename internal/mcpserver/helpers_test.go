@@ -129,3 +129,5 @@ func countRisks(t *testing.T, env *apitest.Env, key string) int {
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?limit=100", Bearer: key}).Expect(http.StatusOK).Decode(&page)
 	return len(page.Data)
 }
+
+func jsonDecode(resp *http.Response, v any) error { return json.NewDecoder(resp.Body).Decode(v) }
