@@ -2,6 +2,7 @@ package mcpserver_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,10 @@ func TestLogsNameTheMCPClient(t *testing.T) {
 		t.Fatalf("audit entry of plain HTTP: %v", plain)
 	}
 
+	// The process's log line of the /v2 request names the envelope and client.
+	if logs := env.LogText(); !strings.Contains(logs, `"via":"mcp","client":"risk-agent/0.9.1"`) {
+		t.Errorf("no log line names the MCP call: %s", logs)
+	}
 	// The request log is written off the request path: wait for the tool call's entry.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
