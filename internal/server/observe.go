@@ -14,8 +14,8 @@ import (
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/logfield"
-	"github.com/riskapi/riskapi/internal/via"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/via"
 )
 
 // httpMetrics are request count and latency by method, route and status.

@@ -419,6 +419,6 @@ func mcpInitialize(t *testing.T, f fixture) *apitest.Response {
 	t.Helper()
 	return f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/mcp", Bearer: f.a.Key,
 		Header: http.Header{"Accept": {"application/json, text/event-stream"}, "User-Agent": ua["User-Agent"]},
-		Body: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit-test","version":"1"}}}`}).
+		Body:   `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit-test","version":"1"}}}`}).
 		Expect(http.StatusOK)
 }
