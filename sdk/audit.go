@@ -35,6 +35,11 @@ type AuditEntry struct {
 	RequestID string `json:"requestId"`
 	IP        string `json:"ip"`
 	UserAgent string `json:"userAgent"`
+	// Via is "mcp" when the change was asked by a tool call of the server's MCP
+	// endpoint, and Client the MCP client's name/version from its initialize; both
+	// empty for plain HTTP and CLI commands (docs/mcp.md).
+	Via    string `json:"via"`
+	Client string `json:"client"`
 
 	// LastResponse describes the HTTP exchange that returned this entry.
 	LastResponse *APIResponse `json:"-"`

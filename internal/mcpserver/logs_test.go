@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -9,13 +10,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	riskapi "github.com/riskapi/riskapi/sdk"
 )
 
 // The audit log and the request log name a change made over MCP, and the client.
 func TestLogsNameTheMCPClient(t *testing.T) {
 	env := apitest.New(t)
 	ten := env.Tenant("acme")
-	cs := connectAs(t, server(t, env), ten.Key, &mcp.Implementation{Name: "risk-agent", Version: "0.9.1"})
+	base := server(t, env)
+	cs := connectAs(t, base, ten.Key, &mcp.Implementation{Name: "risk-agent", Version: "0.9.1"})
 	out := mustOK(t, cs, "create_risk", map[string]any{"idempotencyKey": "logs-key-1", "risk": map[string]any{"title": "Logged"}})
 	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: ten.Key, Body: `{"title":"Plain"}`}).Expect(http.StatusCreated)
 
@@ -32,6 +35,16 @@ func TestLogsNameTheMCPClient(t *testing.T) {
 	}
 	if plain["via"] != nil || plain["client"] != nil {
 		t.Fatalf("audit entry of plain HTTP: %v", plain)
+	}
+
+	// The Go SDK reads them.
+	sdk, err := riskapi.NewClient(ten.Key, riskapi.WithBaseURL(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := sdk.AuditLog.ListPage(context.Background(), &riskapi.AuditListParams{Action: "risk.created"})
+	if err != nil || len(page.Data) != 2 || page.Data[1].Via != "mcp" || page.Data[1].Client != "risk-agent/0.9.1" || page.Data[0].Via != "" {
+		t.Fatalf("the Go SDK's audit entries: %v %+v", err, page)
 	}
 
 	// The process's log line of the /v2 request names the envelope and client.
