@@ -100,7 +100,7 @@ func candidates(riskID string) []candidate {
 
 // writeOutcome answers get_write_outcome from the tenant's records. It needs
 // risks:write, the scope of the writes it reports on.
-func writeOutcome(keys KeyPeeker, now func() time.Time) mcp.ToolHandler {
+func writeOutcome(keys KeyPeeker, scopeOf func(context.Context) (string, error), now func() time.Time) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var p *riskauth.Principal
 		if req.Extra != nil && req.Extra.TokenInfo != nil {
@@ -134,7 +134,11 @@ func writeOutcome(keys KeyPeeker, now func() time.Time) mcp.ToolHandler {
 		if !idempotency.ValidKey(key) {
 			return refused(&callError{"IDEMPOTENCY_KEY_INVALID", "idempotencyKey must match ^[A-Za-z0-9._-]{8,128}$"}), nil
 		}
-		out, err := lookUp(ctx, keys, p.TenantID, key, riskID, now())
+		scope, err := scopeOf(riskauth.WithPrincipal(ctx, p))
+		if err != nil {
+			return refused(&callError{"UNAUTHENTICATED", "authentication required"}), nil
+		}
+		out, err := lookUp(ctx, keys, scope, key, riskID, now())
 		if err != nil {
 			// Nothing was run by a lookup: whatever the store's state, retrying is safe.
 			return structured(map[string]any{"type": "about:blank", "status": http.StatusServiceUnavailable,
@@ -147,10 +151,10 @@ func writeOutcome(keys KeyPeeker, now func() time.Time) mcp.ToolHandler {
 
 // lookUp reads key on each candidate route, in the inspector's order of trust: a
 // live COMPLETE record, then a held key, then a live FAILED record.
-func lookUp(ctx context.Context, keys KeyPeeker, tenantID, key, riskID string, now time.Time) (map[string]any, error) {
+func lookUp(ctx context.Context, keys KeyPeeker, scope, key, riskID string, now time.Time) (map[string]any, error) {
 	var inFlight, failed map[string]any
 	for _, c := range candidates(riskID) {
-		rec, locked, err := keys.Peek(ctx, idempotency.RecordKey{Scope: tenantID, Method: c.method, Path: c.path, Key: key})
+		rec, locked, err := keys.Peek(ctx, idempotency.RecordKey{Scope: scope, Method: c.method, Path: c.path, Key: key})
 		if err != nil {
 			return nil, err
 		}

@@ -34,6 +34,11 @@ type Config struct {
 	// Keys reads idempotency records for get_write_outcome (gormstore.Store).
 	// Required.
 	Keys KeyPeeker
+	// Scope is the idempotency scope of a request whose context carries its
+	// principal: the one the engines are built with (auth.TenantID in
+	// internal/server), so get_write_outcome reads the records the engine wrote for
+	// this credential and no other. Required.
+	Scope func(ctx context.Context) (string, error)
 	// Now is the clock that decides whether a record is still live. Optional.
 	Now func() time.Time
 	// SessionTimeout closes a session idle this long. Optional. Default 30 minutes.
@@ -54,8 +59,8 @@ const (
 // the key that opened it (the SDK refuses its id with another credential), and every
 // tool call authenticates again as its /v2 request.
 func New(cfg Config) (http.Handler, error) {
-	if cfg.Routes == nil || cfg.Keys == nil {
-		return nil, errors.New("mcpserver: Routes and Keys are required")
+	if cfg.Routes == nil || cfg.Keys == nil || cfg.Scope == nil {
+		return nil, errors.New("mcpserver: Routes, Keys and Scope are required")
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -84,7 +89,7 @@ func New(cfg Config) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv.AddTool(outcomes, writeOutcome(cfg.Keys, cfg.Now))
+	srv.AddTool(outcomes, writeOutcome(cfg.Keys, cfg.Scope, cfg.Now))
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{JSONResponse: true, SessionTimeout: cfg.SessionTimeout, Logger: cfg.Logger,
 			// The API key authenticates every request; a browser cannot send it

@@ -1,10 +1,12 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/mcpserver"
 )
 
@@ -16,7 +18,16 @@ import (
 // /v2 request through e itself, so a limited call is a tool error with retryAfter
 // rather than a failed transport.
 func mountMCP(e *echo.Echo, m *mounter, d Deps) error {
-	h, err := mcpserver.New(mcpserver.Config{Routes: e, Keys: d.IdempotencyKeys, Now: d.Now, Logger: d.Logger})
+	// The engines' own scope function (engines, routes.go), so that the records
+	// get_write_outcome reads are those the engine keeps for the caller.
+	scope := func(ctx context.Context) (string, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/mcp", nil)
+		if err != nil {
+			return "", err
+		}
+		return auth.TenantID(e.NewContext(req, nil))
+	}
+	h, err := mcpserver.New(mcpserver.Config{Routes: e, Keys: d.IdempotencyKeys, Scope: scope, Now: d.Now, Logger: d.Logger})
 	if err != nil {
 		return err
 	}
