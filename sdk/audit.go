@@ -38,6 +38,11 @@ type AuditEntry struct {
 	// Livemode is false for test data: the tenant's sandbox, which test keys
 	// (rk_test_…) reach (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
+	// Via is "mcp" when the change was asked by a tool call of the server's MCP
+	// endpoint, and Client the MCP client's name/version from its initialize; both
+	// empty for plain HTTP and CLI commands (docs/mcp.md).
+	Via    string `json:"via"`
+	Client string `json:"client"`
 
 	// LastResponse describes the HTTP exchange that returned this entry.
 	LastResponse *APIResponse `json:"-"`

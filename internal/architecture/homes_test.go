@@ -121,7 +121,7 @@ var homes = []struct {
 	claim string
 }{
 	{"problem.IdempotencyKeyReused", []string{"internal/idempotency"}, "422 IDEMPOTENCY_KEY_REUSED is decided by the engine alone"},
-	{"problem.IdempotencyRequestInProgress", []string{"internal/idempotency"}, "409 IDEMPOTENCY_REQUEST_IN_PROGRESS is decided by the engine alone"},
+	{"problem.IdempotencyRequestInProgress", []string{"internal/idempotency", "internal/mcpserver"}, "409 IDEMPOTENCY_REQUEST_IN_PROGRESS is decided by the engine alone (the MCP envelope only renames it IDEMPOTENCY_KEY_IN_USE)"},
 	{"problem.NotExecuted", []string{"internal/server", "internal/idempotency"}, "nothing but the error renderer and the engine promises not_executed"},
 	{".Begin", []string{"internal/database", "internal/idempotency", "internal/idempotency/gormstore"}, "transactions begin in database.RunInTx or a keyed write's reservation (Reservation.Begin)"},
 	{"database.WithCallTimeout", []string{"internal/server"}, "the store call deadline is set once, in server/chain.go"},

@@ -75,6 +75,10 @@ type Entry struct {
 	RequestID  string           `json:"requestId"`
 	IP         string           `json:"ip"`
 	UserAgent  string           `json:"userAgent"`
+	// Via is "mcp" when the change was asked by a tool call of the MCP server, and
+	// Client the MCP client's name/version; "" otherwise (docs/mcp.md).
+	Via    string `json:"via"`
+	Client string `json:"client"`
 }
 
 // Actions lists every action the log records (contract section 14), in

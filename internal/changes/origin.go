@@ -9,6 +9,9 @@ type Origin struct {
 	RequestID string
 	IP        string
 	UserAgent string
+	// Via is "mcp" for a tool call of the MCP server, "" for plain HTTP; Client the
+	// MCP client's name/version from its initialize (internal/via).
+	Via, Client string
 }
 
 type originKey struct{}

@@ -63,7 +63,10 @@ type Entry struct {
 	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
 	// every other answer.
 	StoreOutcome string
-	CreatedAt    time.Time
+	// Via is "mcp" for a tool call of the MCP server, Client the MCP client's
+	// name/version from its initialize; "" for plain HTTP (docs/mcp.md).
+	Via, Client string
+	CreatedAt   time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.

@@ -15,6 +15,7 @@ import (
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/via"
 )
 
 // httpMetrics are request count and latency by method, route and status.
@@ -90,7 +91,7 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 			req, res := c.Request(), c.Response()
 			method, route := methodLabel(req.Method), routeLabel(c, err)
 			m.observe(method, route, res.Status, took)
-			attrs := [10]slog.Attr{slog.String("method", method), slog.String("route", route),
+			attrs := [12]slog.Attr{slog.String("method", method), slog.String("route", route),
 				slog.Int("status", res.Status), slog.Int64("bytes", res.Size),
 				logfield.Duration(took)}
 			n := 5
@@ -108,6 +109,11 @@ func observe(log *slog.Logger, m *httpMetrics) echo.MiddlewareFunc {
 					p = q
 				}
 				note.code = p.Code
+			}
+			// A tool call of the MCP server names its envelope and client (docs/mcp.md).
+			if call := via.From(req.Context()); call.Via != "" {
+				attrs[n], attrs[n+1] = slog.String("via", call.Via), slog.String("client", printable(call.Client, 256))
+				n += 2
 			}
 			if note.code != "" {
 				attrs[n] = slog.String("code", string(note.code))

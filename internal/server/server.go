@@ -31,6 +31,7 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/sandbox"
 	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/via"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/web"
 )
@@ -122,6 +123,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 			return nil, err
 		}
 	}
+	if err := mountMCP(e, m, d); err != nil {
+		return nil, err
+	}
 	// The dashboard (docs/dashboard.md): GET paths that no route above matched.
 	if err := web.Routes(e); err != nil {
 		return nil, err
@@ -135,7 +139,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 func origin(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		o := changes.Origin{RequestID: requestid.From(req.Context()), IP: c.RealIP(), UserAgent: printable(req.UserAgent(), 512)}
+		call := via.From(req.Context())
+		o := changes.Origin{RequestID: requestid.From(req.Context()), IP: c.RealIP(), UserAgent: printable(req.UserAgent(), 512),
+			Via: call.Via, Client: printable(call.Client, 256)}
 		c.SetRequest(req.WithContext(changes.WithOrigin(req.Context(), o)))
 		return next(c)
 	}

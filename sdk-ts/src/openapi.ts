@@ -1722,6 +1722,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Model Context Protocol messages
+         * @description The MCP server (streamable HTTP transport, protocol `2025-06-18` or newer;
+         *     `docs/mcp.md`). Authenticated by an API key as on `/v2`; a session (`Mcp-Session-Id`)
+         *     belongs to the key that opened it. Its tools are `/v2` routes in another envelope:
+         *     `list_risks`, `get_risk`, `create_risk`, `update_risk`, `delete_risk`, `import_risks`,
+         *     `get_heatmap`, `list_events`, `search_audit_log` and `get_write_outcome`, their input
+         *     and output schemas taken from this document. A tool call runs as its `/v2` request —
+         *     the key's scopes, rate limit, tenant caps, idempotency records, request log and audit
+         *     log are that route's — and a refusal is a tool error carrying the route's problem
+         *     (`code`, `retryAfter`, `outcome`), except that a key still in flight is
+         *     `IDEMPOTENCY_KEY_IN_USE`. Every write tool requires `idempotencyKey`; a call with the
+         *     key and arguments of an earlier one, over MCP or HTTP, answers its result with
+         *     `replayed: true`.
+         */
+        post: operations["postMcp"];
+        /** End an MCP session */
+        delete: operations["deleteMcp"];
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves. No credential needed; never cached.
+         */
+        options: operations["optionsMcp"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1852,6 +1888,13 @@ export interface components {
             /** @description The client address (behind `TRUSTED_PROXIES`, from X-Forwarded-For); null for a CLI command. */
             ip: string | null;
             userAgent: string | null;
+            /**
+             * @description `mcp` when the change was asked by a tool call of the MCP server (`POST /mcp`, docs/mcp.md); null for plain HTTP and CLI commands.
+             * @enum {string|null}
+             */
+            via: "mcp" | null;
+            /** @description The MCP client's name and version (`name/version`) from its `initialize`; null unless `via` is `mcp`. */
+            client: string | null;
         };
         AuditList: {
             data: components["schemas"]["AuditEntry"][];
@@ -2502,6 +2545,13 @@ export interface components {
              * @enum {string|null}
              */
             storeOutcome: "not_executed" | "unknown" | null;
+            /**
+             * @description `mcp` for a tool call of the MCP server (`POST /mcp`, docs/mcp.md), which runs as this `/v2` request; null for plain HTTP.
+             * @enum {string|null}
+             */
+            via: "mcp" | null;
+            /** @description The MCP client's name and version (`name/version`) from its `initialize`; null unless `via` is `mcp`. */
+            client: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -8167,6 +8217,108 @@ export interface operations {
                  */
                 source: components["parameters"]["WebhookSourceName"];
             };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    postMcp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The session the server gave in its answer to `initialize`. */
+                "Mcp-Session-Id"?: string;
+                "Mcp-Protocol-Version"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    jsonrpc: "2.0";
+                };
+            };
+        };
+        responses: {
+            /** @description The JSON-RPC answer to a request (the answer to `initialize` carries `Mcp-Session-Id`). */
+            200: {
+                headers: {
+                    "Mcp-Session-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description A notification or a response, accepted. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not a valid MCP message (plain text from the transport). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The session belongs to another API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The session is unknown or has ended (idle 30 minutes, or on another instance); initialize a new one. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMcp: {
+        parameters: {
+            query?: never;
+            header: {
+                "Mcp-Session-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session ended. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description No such session. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    optionsMcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;

@@ -160,6 +160,18 @@ func writeCases() map[string]writeCase {
 			return f.env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/sessions", Bearer: f.a.Token, Header: ua}).
 				Expect(http.StatusNoContent), want{}
 		},
+		// The MCP endpoint: opening and closing a session change no tenant data; its
+		// tools' writes are their /v2 routes' and record their entries (internal/mcpserver).
+		"POST /mcp": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			f.begin(t)
+			return mcpInitialize(t, f), want{}
+		},
+		"DELETE /mcp": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			session := mcpInitialize(t, f).Header().Get("Mcp-Session-Id")
+			f.begin(t)
+			return f.env.Do(apitest.Request{Method: http.MethodDelete, Path: "/mcp", Bearer: f.a.Key,
+				Header: http.Header{"Mcp-Session-Id": {session}, "User-Agent": ua["User-Agent"]}}).Expect(http.StatusNoContent), want{}
+		},
 		// A redelivery queues deliveries of an event; it changes no tenant data.
 		"POST /v1/events/{id}/redeliver": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			createRisk(t, f.env, f.a.Key, "evented")
@@ -416,4 +428,13 @@ func assertNoSecrets(t *testing.T, env *apitest.Env, secrets []string, minRows i
 	if n < minRows {
 		t.Fatalf("searched %d rows; the cases should have written more", n)
 	}
+}
+
+// mcpInitialize opens an MCP session with f's API key.
+func mcpInitialize(t *testing.T, f fixture) *apitest.Response {
+	t.Helper()
+	return f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/mcp", Bearer: f.a.Key,
+		Header: http.Header{"Accept": {"application/json, text/event-stream"}, "User-Agent": ua["User-Agent"]},
+		Body:   `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"audit-test","version":"1"}}}`}).
+		Expect(http.StatusOK)
 }

@@ -28,6 +28,10 @@ type entryView struct {
 	UserAgent  *string                `json:"userAgent"`
 	// Livemode is false for an entry of the sandbox's audit log (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
+	// Via is "mcp" for a change asked by an MCP tool call, Client the MCP client's
+	// name/version from its initialize; null otherwise (docs/mcp.md).
+	Via    *string `json:"via"`
+	Client *string `json:"client"`
 }
 
 func viewOf(e *audit.Entry) entryView {
@@ -35,7 +39,8 @@ func viewOf(e *audit.Entry) entryView {
 		Actor:  actorView{Type: e.Actor.Type, ID: nullable(e.Actor.ID), Email: e.Actor.Email},
 		Action: e.Action, Target: e.Target, Changes: e.Changes,
 		RequestID: nullable(e.RequestID), IP: nullable(e.IP), UserAgent: nullable(e.UserAgent),
-		Livemode: ids.Livemode(e.TenantID)}
+		Livemode: ids.Livemode(e.TenantID),
+		Via:      nullable(e.Via), Client: nullable(e.Client)}
 }
 
 func nullable(s string) *string {

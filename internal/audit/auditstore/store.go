@@ -37,6 +37,8 @@ type row struct {
 	RequestID  string
 	IP         string `gorm:"column:ip"`
 	UserAgent  string
+	Via        *string // NULL for plain HTTP and CLI commands (migration 0018)
+	Client     *string
 }
 
 func (row) TableName() string { return "audit_log" }
@@ -44,7 +46,8 @@ func (row) TableName() string { return "audit_log" }
 func toRow(e *audit.Entry) (*row, error) {
 	r := &row{ID: e.ID, TenantID: e.TenantID, OccurredAt: e.OccurredAt.UTC(), ActorType: e.Actor.Type,
 		ActorID: e.Actor.ID, ActorEmail: e.Actor.Email, Action: e.Action, TargetType: e.Target.Type,
-		TargetID: e.Target.ID, RequestID: e.RequestID, IP: e.IP, UserAgent: e.UserAgent}
+		TargetID: e.Target.ID, RequestID: e.RequestID, IP: e.IP, UserAgent: e.UserAgent,
+		Via: orNull(e.Via), Client: orNull(e.Client)}
 	if e.Changes != nil {
 		b, err := json.Marshal(e.Changes)
 		if err != nil {
@@ -61,6 +64,12 @@ func (r *row) toEntry() (*audit.Entry, error) {
 		Actor:  audit.Actor{Type: r.ActorType, ID: r.ActorID, Email: r.ActorEmail},
 		Action: r.Action, Target: audit.Target{Type: r.TargetType, ID: r.TargetID},
 		RequestID: r.RequestID, IP: r.IP, UserAgent: r.UserAgent}
+	if r.Via != nil {
+		e.Via = *r.Via
+	}
+	if r.Client != nil {
+		e.Client = *r.Client
+	}
 	if r.Changes != nil {
 		if err := json.Unmarshal([]byte(*r.Changes), &e.Changes); err != nil {
 			return nil, fmt.Errorf("audit entry %s changes: %w", r.ID, err)
@@ -80,7 +89,7 @@ func (s *Store) Insert(ctx context.Context, e *audit.Entry) error {
 		return err
 	}
 	err = database.Defer(ctx, s.db, insertSQL, r.ID, r.TenantID, r.OccurredAt, r.ActorType, r.ActorID, r.ActorEmail,
-		r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent)
+		r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client)
 	if err != nil {
 		return fmt.Errorf("insert audit entry: %w", err)
 	}
@@ -97,7 +106,7 @@ func (s *Store) InsertMany(ctx context.Context, es []*audit.Entry) error {
 			return err
 		}
 		rows[i] = []any{r.ID, r.TenantID, r.OccurredAt, r.ActorType, r.ActorID, r.ActorEmail,
-			r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent}
+			r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client}
 	}
 	if err := database.InsertRows(ctx, s.db, "audit_log", insertColumns, rows); err != nil {
 		return fmt.Errorf("insert audit entries: %w", err)
@@ -107,10 +116,18 @@ func (s *Store) InsertMany(ctx context.Context, es []*audit.Entry) error {
 
 // insertColumns are insertSQL's columns, in its order.
 var insertColumns = []string{"id", "tenant_id", "occurred_at", "actor_type", "actor_id", "actor_email", "action",
-	"target_type", "target_id", "changes", "request_id", "ip", "user_agent"}
+	"target_type", "target_id", "changes", "request_id", "ip", "user_agent", "via", "client"}
+
+// orNull is s, or NULL when empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 const insertSQL = `INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action,
-	target_type, target_id, changes, request_id, ip, user_agent) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	target_type, target_id, changes, request_id, ip, user_agent, via, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // tenant is the tenant's entries, in the transaction ctx carries if any.
 func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {

@@ -17,6 +17,7 @@ import (
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/requestid"
 	"github.com/riskapi/riskapi/internal/requestlog"
+	"github.com/riskapi/riskapi/internal/via"
 )
 
 // Sink takes entries without blocking (requestlog.Writer).
@@ -95,6 +96,7 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 	if p == nil || p.Scope == "" {
 		return
 	}
+	call := via.From(req.Context())
 	path := req.URL.Path
 	if len(path) > requestlog.MaxPathLength {
 		path = path[:requestlog.MaxPathLength]
@@ -104,7 +106,7 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 		TenantID: p.Scope, Method: req.Method, Path: path, Route: c.Path(), Status: status,
 		Duration: time.Since(start), Credential: requestlog.Credential{Type: string(p.Kind), ID: p.CredentialID},
 		IdempotencyKey: note.key, IdempotencyOutcome: note.outcome, ErrorCode: code, StoreOutcome: outcome,
-		CreatedAt: config.Now().UTC(),
+		Via: call.Via, Client: call.Client, CreatedAt: config.Now().UTC(),
 	})
 }
 

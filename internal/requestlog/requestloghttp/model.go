@@ -25,6 +25,10 @@ type entryResponse struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	// Livemode is false for a request made in test mode (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
+	// Via is "mcp" for a tool call of the MCP server, Client its client's
+	// name/version; null for plain HTTP (docs/mcp.md).
+	Via    *string `json:"via"`
+	Client *string `json:"client"`
 }
 
 type credentialResponse struct {
@@ -45,7 +49,8 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
 		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC(),
-		Livemode: ids.Livemode(e.TenantID)}
+		Livemode: ids.Livemode(e.TenantID),
+		Via:      orNull(e.Via), Client: orNull(e.Client)}
 }
 
 func entryID(e *requestlog.Entry) string { return e.ID }

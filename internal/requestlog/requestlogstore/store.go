@@ -42,6 +42,8 @@ type row struct {
 	IdempotencyOutcome *string
 	ErrorCode          *string
 	StoreOutcome       *string
+	Via                *string // migration 0018: NULL but for MCP tool calls
+	Client             *string
 	// Set by the request's own clock, never GORM's.
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 }
@@ -68,6 +70,7 @@ func toRow(e *requestlog.Entry) row {
 		CredentialType: e.Credential.Type, CredentialID: e.Credential.ID,
 		IdempotencyKey: nullable(e.IdempotencyKey), IdempotencyOutcome: nullable(string(e.IdempotencyOutcome)),
 		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome),
+		Via: nullable(e.Via), Client: nullable(e.Client),
 		CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
 }
 
@@ -76,7 +79,8 @@ func toEntry(w *row) *requestlog.Entry {
 		Route: w.Route, Status: w.Status, Duration: time.Duration(w.DurationUs) * time.Microsecond,
 		Credential:     requestlog.Credential{Type: w.CredentialType, ID: w.CredentialID},
 		IdempotencyKey: deref(w.IdempotencyKey), IdempotencyOutcome: requestlog.Outcome(deref(w.IdempotencyOutcome)),
-		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome), CreatedAt: w.CreatedAt.UTC()}
+		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome),
+		Via: deref(w.Via), Client: deref(w.Client), CreatedAt: w.CreatedAt.UTC()}
 }
 
 // Insert stores entries in one durable commit, outside any request's transaction:
@@ -102,15 +106,15 @@ func (s *Store) Insert(ctx context.Context, entries []*requestlog.Entry) error {
 
 const insertEntry = `INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route,
 	status, duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome,
-	error_code, store_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	error_code, store_outcome, created_at, via, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 var entryColumns = []string{"tenant_id", "id", "request_id", "method", "path", "route", "status", "duration_us",
-	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at"}
+	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at", "via", "client"}
 
 // values are w's columns in entryColumns' order.
 func (w row) values() []any {
 	return []any{w.TenantID, w.ID, w.RequestID, w.Method, w.Path, w.Route, w.Status, w.DurationUs,
-		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt}
+		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt, w.Via, w.Client}
 }
 
 func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
