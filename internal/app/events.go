@@ -47,11 +47,20 @@ func newEvents(a *Admin, reg prometheus.Registerer, o WebhookOptions) *Events {
 	}
 	guard := &delivery.Guard{AllowPrivate: cfg.AllowPrivate, Resolver: o.Resolver}
 	endpoints := &events.Endpoints{Store: a.events, Events: a.events, Guard: guard, RetryFor: cfg.RetryFor,
-		Max: cfg.EndpointsMax, Now: now}
-	worker := &delivery.Worker{Store: a.events, Sender: delivery.NewSender(guard, now).Trace(a.tracing.Provider(), a.traces), Backoff: o.Backoff,
+		Max: cfg.EndpointsMax, AutoDisableAfter: cfg.AutoDisableAfter, Now: now}
+	sender := delivery.NewSender(guard, now).Trace(a.tracing.Provider(), a.traces)
+	worker := &delivery.Worker{Store: a.events, Sender: sender, Backoff: o.Backoff,
 		PerEndpoint: cfg.EndpointConcurrency, Poll: o.Poll, Metrics: delivery.NewMetrics(reg), Logger: a.Logger, Now: now}
+	worker.AfterFailures = func(ctx context.Context) {
+		if n, err := endpoints.AutoDisable(ctx); err != nil {
+			a.Logger.Error("webhook endpoints: auto-disable failed", slog.String("error", err.Error()))
+		} else if n > 0 {
+			a.Logger.Warn("webhook endpoints disabled after failing for WEBHOOK_AUTO_DISABLE_AFTER", slog.Int("endpoints", n))
+		}
+	}
 	return &Events{Endpoints: endpoints, Worker: worker,
-		HTTP:  eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg)},
+		HTTP: eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg),
+			Pinger: sender},
 		store: a.events, dialect: a.DB.Dialect}
 }
 
