@@ -3,8 +3,8 @@ package eventhttp_test
 import (
 	"context"
 	"encoding/json"
-	"net/netip"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
