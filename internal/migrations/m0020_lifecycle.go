@@ -5,7 +5,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// m0020Lifecycle gives API keys and webhook endpoints a lifecycle (docs/api-keys.md,
+// m0020Lifecycle gives API keys and webhook endpoints a lifecycle (docs/roles-and-credentials.md,
 // docs/events.md; contract section 19):
 //
 //   - api_keys.expires_at: when the key stops working (NULL: never); indexed, so

@@ -51,7 +51,7 @@ const (
 	ConcurrencyLimited Code = "CONCURRENCY_LIMITED"
 	QueryTimeout       Code = "QUERY_TIMEOUT"
 	// APIKeyExpired: the API key's expiresAt has passed, or the overlap a roll gave
-	// its old secret has ended (docs/api-keys.md).
+	// its old secret has ended (docs/roles-and-credentials.md).
 	APIKeyExpired Code = "API_KEY_EXPIRED"
 	// IPNotAllowed: the API key has allowedCidrs and the request's client address
 	// (as TRUSTED_PROXIES defines it) is in none of them.

@@ -160,7 +160,7 @@ type APIKey struct {
 	RevokedAt  *time.Time    `json:"-"`
 	LastUsedAt *time.Time    `json:"-"`
 	// ExpiresAt is when the key stops working (nil: never): set at creation, or by
-	// a roll to the end of its old secret's overlap (docs/api-keys.md).
+	// a roll to the end of its old secret's overlap (docs/roles-and-credentials.md).
 	ExpiresAt *time.Time `json:"-"`
 	// ExpiryRecorded reports whether its api_key.expired entry was written.
 	ExpiryRecorded bool `json:"-"`

@@ -218,7 +218,7 @@ func (h handlers) revokeKey(c echo.Context) error {
 }
 
 // rollKey answers the new key's secret once; the old secret keeps working for
-// expiresIn seconds (docs/api-keys.md).
+// expiresIn seconds (docs/roles-and-credentials.md).
 func (h handlers) rollKey(c echo.Context) error {
 	var req rollKeyRequest
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
