@@ -417,7 +417,7 @@ function EndpointPage({ id }: { id: string }) {
               : <button type="button" disabled={!online} onClick={() => act(() => api().webhookEndpoints.disable(id))}>Disable</button>}{" "}
             <button type="button" disabled={!online} onClick={ping}>Ping</button>
           </div>
-          {note && <p role="status">{note}</p>}
+          {note && <p role="status" data-testid="ping-result">{note}</p>}
           {roll.secret && <Secret label="New signing secret" value={roll.secret} onDone={roll.clearSecret} />}
           <form class="row" aria-label="Roll the signing secret" onSubmit={(e) => {
             e.preventDefault();
