@@ -39,6 +39,8 @@ const (
 	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; retried after Retry-After
 	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
 	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
+	CodeAPIKeyExpired                = "API_KEY_EXPIRED"                 // 401: the key's expiresAt (or its roll's overlap) has passed
+	CodeIPNotAllowed                 = "IP_NOT_ALLOWED"                  // 403: the client address is outside the key's allowedCidrs
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -77,6 +79,8 @@ var (
 	ErrImportInProgress             = &Error{Code: CodeImportInProgress}
 	ErrConcurrencyLimited           = &Error{Code: CodeConcurrencyLimited}
 	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
+	ErrAPIKeyExpired                = &Error{Code: CodeAPIKeyExpired}
+	ErrIPNotAllowed                 = &Error{Code: CodeIPNotAllowed}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

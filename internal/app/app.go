@@ -354,6 +354,14 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 		}
 	}
 	if ctx.Err() == nil {
+		// Every expiry is in the audit log, also a key's no request noticed.
+		if m, kerr := a.Tenants.RecordExpiredKeys(ctx, 1000); kerr != nil {
+			a.Logger.Error("api key expiry sweep failed", slog.String("error", kerr.Error()))
+		} else if m > 0 {
+			a.Logger.Info("api key expiry sweep", slog.Int("recorded", m))
+		}
+	}
+	if ctx.Err() == nil {
 		if _, ferr := a.HeatCountFolder.Sweep(ctx); ferr != nil {
 			a.Logger.Error("heat count fold failed", slog.String("error", ferr.Error()))
 		}

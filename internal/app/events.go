@@ -47,11 +47,14 @@ func newEvents(a *Admin, reg prometheus.Registerer, o WebhookOptions) *Events {
 	}
 	guard := &delivery.Guard{AllowPrivate: cfg.AllowPrivate, Resolver: o.Resolver}
 	endpoints := &events.Endpoints{Store: a.events, Events: a.events, Guard: guard, RetryFor: cfg.RetryFor,
-		Max: cfg.EndpointsMax, Now: now}
-	worker := &delivery.Worker{Store: a.events, Sender: delivery.NewSender(guard, now).Trace(a.tracing.Provider(), a.traces), Backoff: o.Backoff,
+		Max: cfg.EndpointsMax, AutoDisableAfter: cfg.AutoDisableAfter, Now: now}
+	sender := delivery.NewSender(guard, now).Trace(a.tracing.Provider(), a.traces)
+	worker := &delivery.Worker{Store: a.events, Sender: sender, Backoff: o.Backoff,
 		PerEndpoint: cfg.EndpointConcurrency, Poll: o.Poll, Metrics: delivery.NewMetrics(reg), Logger: a.Logger, Now: now}
+	worker.AfterFailures = func(ctx context.Context) { autoDisable(ctx, endpoints, a.Logger) }
 	return &Events{Endpoints: endpoints, Worker: worker,
-		HTTP:  eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg)},
+		HTTP: eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg),
+			Pinger: sender},
 		store: a.events, dialect: a.DB.Dialect}
 }
 
@@ -66,5 +69,30 @@ func (e *Events) run(ctx context.Context, log *slog.Logger) {
 			log.Info("webhook delivery: resuming a previous run's claimed deliveries", slog.Int("deliveries", n))
 		}
 	}
+	// Failed attempts run the auto-disable check (Worker.AfterFailures); this runs it
+	// too while none come, so an endpoint whose last retry came just before its
+	// WEBHOOK_AUTO_DISABLE_AFTER ran out is still disabled.
+	go func() {
+		t := time.NewTicker(time.Minute)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				autoDisable(ctx, e.Endpoints, log)
+			}
+		}
+	}()
 	e.Worker.Run(ctx)
+}
+
+// autoDisable disables the endpoints failing for WEBHOOK_AUTO_DISABLE_AFTER, and logs
+// what it did.
+func autoDisable(ctx context.Context, endpoints *events.Endpoints, log *slog.Logger) {
+	if n, err := endpoints.AutoDisable(ctx); err != nil && ctx.Err() == nil {
+		log.Error("webhook endpoints: auto-disable failed", slog.String("error", err.Error()))
+	} else if n > 0 {
+		log.Warn("webhook endpoints disabled after failing for WEBHOOK_AUTO_DISABLE_AFTER", slog.Int("endpoints", n))
+	}
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,8 +12,10 @@ import (
 )
 
 // APIKeys authenticates /v2 requests by "Authorization: Bearer rk_…". A missing,
-// malformed, unknown or revoked key is 401 UNAUTHENTICATED; the store failing is
-// passed on (503 at the edge).
+// malformed, unknown or revoked key is 401 UNAUTHENTICATED; one past its expiresAt
+// (or its roll's overlap) 401 API_KEY_EXPIRED; one used from an address outside its
+// allowedCidrs (the client address as TRUSTED_PROXIES defines it, c.RealIP) 403
+// IP_NOT_ALLOWED; the store failing is passed on (503 at the edge).
 func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -27,7 +30,15 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 				}
 				return challenge(c, "the API key is invalid or revoked")
 			}
+			if errors.Is(err, tenants.ErrAPIKeyExpired) {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="riskapi", error="invalid_token"`)
+				return problem.New(problem.APIKeyExpired, "this API key expired at %s; use the key that replaced it, or create one",
+					key.ExpiresAt.UTC().Format(time.RFC3339))
+			}
 			if err != nil {
+				return err
+			}
+			if err := svc.CheckAddress(c.Request().Context(), key, c.RealIP()); err != nil {
 				return err
 			}
 			setPrincipal(c, (&Principal{Kind: KindAPIKey, TenantID: key.TenantID,

@@ -11,26 +11,33 @@ import (
 // The actions riskapi records, each declared here once, with its row of Registry.
 // No other package declares an Action: Point refuses to record one Registry lacks.
 const (
-	RiskCreated            Action = "risk.created"
-	RiskUpdated            Action = "risk.updated"
-	RiskDeleted            Action = "risk.deleted"
-	AttachmentCreated      Action = "attachment.created"
-	AttachmentDeleted      Action = "attachment.deleted"
-	UserCreated            Action = "user.created"
-	UserRoleChanged        Action = "user.role_changed"
-	UserDeleted            Action = "user.deleted"
-	UserPasswordChanged    Action = "user.password_changed"
-	APIKeyCreated          Action = "api_key.created"
-	APIKeyRevoked          Action = "api_key.revoked"
-	WebhookSourceCreated   Action = "webhook_source.created"
-	WebhookSourceDeleted   Action = "webhook_source.deleted"
-	WebhookEndpointCreated Action = "webhook_endpoint.created"
-	WebhookEndpointDeleted Action = "webhook_endpoint.deleted"
-	SessionCreated         Action = "session.created"
-	SessionFailed          Action = "session.failed"
-	TenantDisabled         Action = "tenant.disabled"
-	TenantEnabled          Action = "tenant.enabled"
-	SandboxDataDeleted     Action = "sandbox.data_deleted"
+	RiskCreated                 Action = "risk.created"
+	RiskUpdated                 Action = "risk.updated"
+	RiskDeleted                 Action = "risk.deleted"
+	AttachmentCreated           Action = "attachment.created"
+	AttachmentDeleted           Action = "attachment.deleted"
+	UserCreated                 Action = "user.created"
+	UserRoleChanged             Action = "user.role_changed"
+	UserDeleted                 Action = "user.deleted"
+	UserPasswordChanged         Action = "user.password_changed"
+	APIKeyCreated               Action = "api_key.created"
+	APIKeyRevoked               Action = "api_key.revoked"
+	APIKeyRolled                Action = "api_key.rolled"
+	APIKeyExpired               Action = "api_key.expired"
+	APIKeyRefused               Action = "api_key.refused"
+	WebhookSourceCreated        Action = "webhook_source.created"
+	WebhookSourceDeleted        Action = "webhook_source.deleted"
+	WebhookEndpointCreated      Action = "webhook_endpoint.created"
+	WebhookEndpointDeleted      Action = "webhook_endpoint.deleted"
+	WebhookEndpointUpdated      Action = "webhook_endpoint.updated"
+	WebhookEndpointDisabled     Action = "webhook_endpoint.disabled"
+	WebhookEndpointEnabled      Action = "webhook_endpoint.enabled"
+	WebhookEndpointSecretRolled Action = "webhook_endpoint.secret_rolled"
+	SessionCreated              Action = "session.created"
+	SessionFailed               Action = "session.failed"
+	TenantDisabled              Action = "tenant.disabled"
+	TenantEnabled               Action = "tenant.enabled"
+	SandboxDataDeleted          Action = "sandbox.data_deleted"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -62,10 +69,17 @@ var Registry = []Declared{
 	{UserPasswordChanged, false, "`POST /v1/me/password`, `api user reset-password`", "`{\"password\":\"changed\"}`"},
 	{APIKeyCreated, false, "`POST /v1/api-keys`, `api apikey create`", "`name`, `scopes`, `mode`, `createdBy`"},
 	{APIKeyRevoked, false, "`DELETE /v1/api-keys/{id}`, `api apikey revoke`", "`revokedAt`"},
+	{APIKeyRolled, false, "`POST /v1/api-keys/{id}/roll` (target: the old key; the new one is recorded as `api_key.created`)", "`expiresAt`, `rolledTo`"},
+	{APIKeyExpired, false, "the first request with a key past its `expiresAt` (actor: the key), or the sweep that finds it expired (actor `system`); once per key", "`expired`"},
+	{APIKeyRefused, false, "a request refused with 403 `IP_NOT_ALLOWED` (actor: the key); at most once a minute per key and instance", "null; the entry's `ip` is the refused address"},
 	{WebhookSourceCreated, false, "`POST /v1/webhook-sources`, `api webhook create`", "`source`"},
 	{WebhookSourceDeleted, false, "`DELETE /v1/webhook-sources/{id}`", "`source`"},
 	{WebhookEndpointCreated, false, "`POST /v1/webhook-endpoints`", "`url`, `events`"},
 	{WebhookEndpointDeleted, false, "`DELETE /v1/webhook-endpoints/{id}`", "`url`, `events`"},
+	{WebhookEndpointUpdated, false, "`PATCH /v1/webhook-endpoints/{id}`", "`url`, `events`, `description` that changed"},
+	{WebhookEndpointDisabled, true, "`POST /v1/webhook-endpoints/{id}/disable`; an endpoint whose every delivery failed for `WEBHOOK_AUTO_DISABLE_AFTER` (actor `system`)", "`disabledAt`"},
+	{WebhookEndpointEnabled, false, "`POST /v1/webhook-endpoints/{id}/enable`", "`disabledAt`"},
+	{WebhookEndpointSecretRolled, false, "`POST /v1/webhook-endpoints/{id}/roll-secret`", "`previousSecretExpiresAt`; `secret` named as changed, never shown"},
 	{SessionCreated, false, "a sign-in (actor: the user)", "null"},
 	{SessionFailed, false, "a refused sign-in of one of the tenant's users (wrong password)", "null; `target.id` is empty"},
 	{TenantDisabled, false, "`api tenant disable` (actor `system`)", "`disabled`"},

@@ -185,6 +185,9 @@ type Outbound struct {
 	// EndpointConcurrency is WEBHOOK_ENDPOINT_CONCURRENCY, default 2: deliveries in
 	// flight to one endpoint, per instance (docs/events.md).
 	EndpointConcurrency int
+	// AutoDisableAfter is WEBHOOK_AUTO_DISABLE_AFTER, default 72h: an endpoint whose
+	// every delivery has failed for this long is disabled (docs/events.md).
+	AutoDisableAfter time.Duration
 }
 
 // Tracing configures OpenTelemetry tracing (docs/tracing.md).

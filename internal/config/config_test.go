@@ -41,7 +41,7 @@ func TestDefaults(t *testing.T) {
 		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32, QueryTimeout: 10 * time.Second},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
-		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16, EndpointConcurrency: 2},
+		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16, EndpointConcurrency: 2, AutoDisableAfter: 72 * time.Hour},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults of README.md's configuration table (-want +got):\n%s", diff)
@@ -77,7 +77,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep: config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour,
 			AuditLogTTL: 2160 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
-		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3, EndpointConcurrency: 4}}
+		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3, EndpointConcurrency: 4, AutoDisableAfter: 72 * time.Hour}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
 	}

@@ -222,6 +222,8 @@ var settings = []setting{
 	}},
 	{"WEBHOOK_RETRY_FOR", "webhook-retry-for", "72h", "how long a failing webhook delivery is retried",
 		duration("WEBHOOK_RETRY_FOR", time.Second, func(c *Config) *time.Duration { return &c.Outbound.RetryFor })},
+	{"WEBHOOK_AUTO_DISABLE_AFTER", "webhook-auto-disable-after", "72h", "how long every delivery to a webhook endpoint may fail before it is disabled",
+		duration("WEBHOOK_AUTO_DISABLE_AFTER", 0, func(c *Config) *time.Duration { return &c.Outbound.AutoDisableAfter })},
 	{"WEBHOOK_ENDPOINTS_MAX", "webhook-endpoints-max", "16", "outbound webhook endpoints per tenant",
 		func(c *Config, v string) (err error) {
 			if c.Outbound.EndpointsMax, err = strconv.Atoi(v); err != nil || c.Outbound.EndpointsMax < 1 {

@@ -32,6 +32,30 @@ type Endpoint struct {
 	// stored as is, since signing needs it, and shown to the client only once.
 	Secret    string
 	CreatedAt time.Time // UTC, microseconds
+	// Description is the tenant's note on it (at most MaxDescriptionLength).
+	Description string
+	// DisabledAt is when it was disabled (by an admin, or automatically after
+	// failing for WEBHOOK_AUTO_DISABLE_AFTER), nil while enabled. Events arriving
+	// while it is disabled are logged as skipped deliveries, not sent.
+	DisabledAt *time.Time
+	// PreviousSecret is the secret a roll replaced, "" when none; until
+	// PreviousSecretExpiresAt every delivery is signed with both.
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
+	// FailingSince is the first failed attempt since its last delivered one, nil
+	// when its last attempt delivered.
+	FailingSince *time.Time
+	// The endpoint's apiVersion (contract section 19, PATCH) is the versions
+	// branch's column; it joins here and in endpointview.
+}
+
+// Secrets are the secrets its deliveries are signed with at now: the current one,
+// and the previous one until it expires.
+func (e *Endpoint) Secrets(now time.Time) []string {
+	if e.PreviousSecret != "" && e.PreviousSecretExpiresAt != nil && now.Before(*e.PreviousSecretExpiresAt) {
+		return []string{e.Secret, e.PreviousSecret}
+	}
+	return []string{e.Secret}
 }
 
 // Subscribed reports whether e receives events of type t.
@@ -64,12 +88,21 @@ func NewEndpoint(ctx context.Context, guard AddressChecker, tenantID, rawURL str
 	if err := guard.CheckURL(ctx, u); err != nil {
 		return nil, problem.Invalid("url", err.Error())
 	}
-	var key [32]byte
-	if _, err := rand.Read(key[:]); err != nil {
+	secret, err := newSecret()
+	if err != nil {
 		return nil, err
 	}
 	return &Endpoint{ID: ids.New(ids.Endpoint), TenantID: tenantID, URL: u.String(), Types: ts,
-		Secret: SecretPrefix + base64.StdEncoding.EncodeToString(key[:]), CreatedAt: now}, nil
+		Secret: secret, CreatedAt: now}, nil
+}
+
+// newSecret is a fresh signing secret: "whsec_" + base64 of 32 random bytes.
+func newSecret() (string, error) {
+	var key [32]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return "", err
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(key[:]), nil
 }
 
 func parseEndpointURL(raw string) (*url.URL, error) {

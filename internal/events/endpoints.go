@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
 
@@ -27,6 +28,10 @@ type Attempt struct {
 
 // Delivered reports whether the attempt delivered the event (a 2xx in time).
 func (a *Attempt) Delivered() bool { return a.Error == "" }
+
+// Skipped reports whether the entry is no attempt but an event that arrived while
+// the endpoint was disabled (N 0): it was not sent, and can be redelivered.
+func (a *Attempt) Skipped() bool { return a.N == 0 }
 
 // AttemptFilter selects a page of an endpoint's attempts, newest first.
 type AttemptFilter struct {
@@ -54,8 +59,18 @@ type EndpointStore interface {
 	// whether more follow; ErrEndpointNotFound when the tenant has no such endpoint.
 	Attempts(ctx context.Context, tenantID, endpointID string, f AttemptFilter) ([]*Attempt, bool, error)
 	// Requeue queues a new delivery of ev, due at now and given up at retryUntil, to
-	// each endpoint of its tenant subscribed to its type, and returns how many.
+	// each enabled endpoint of its tenant subscribed to its type, and returns how
+	// many; a disabled one gets a skipped entry in its delivery log instead.
 	Requeue(ctx context.Context, ev *Event, now, retryUntil time.Time) (int, error)
+	// Endpoint returns the tenant's endpoint with id, or ErrEndpointNotFound.
+	Endpoint(ctx context.Context, tenantID, id string) (*Endpoint, error)
+	// SaveEndpoint writes after over before (the same endpoint: its URL, types,
+	// description, state and secrets) and records action with both; when after
+	// disables it, its queued deliveries become skipped entries of its delivery log.
+	SaveEndpoint(ctx context.Context, before, after *Endpoint, action changes.Action) error
+	// FailingEndpoints returns the enabled endpoints, of every tenant, failing
+	// since at or before since.
+	FailingEndpoints(ctx context.Context, since time.Time) ([]*Endpoint, error)
 }
 
 // Endpoints manages a tenant's webhook endpoints (admin only, docs/events.md).
@@ -69,6 +84,9 @@ type Endpoints struct {
 	// Max is how many endpoints a tenant may have (WEBHOOK_ENDPOINTS_MAX): each
 	// one is delivery work the tenant can make the server do. Required.
 	Max int
+	// AutoDisableAfter is how long an endpoint's every delivery may fail before it
+	// is disabled (WEBHOOK_AUTO_DISABLE_AFTER); 0 never disables one.
+	AutoDisableAfter time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
 }

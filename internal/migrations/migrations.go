@@ -33,6 +33,7 @@ var all = []*gormigrate.Migration{
 	m0016HeatCounts,
 	m0017SearchPerTenant,
 	m0019Sandboxes,
+	m0020Lifecycle,
 	m0022ViaMCP,
 }
 

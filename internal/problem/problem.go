@@ -50,6 +50,12 @@ const (
 	ImportInProgress   Code = "IMPORT_IN_PROGRESS"
 	ConcurrencyLimited Code = "CONCURRENCY_LIMITED"
 	QueryTimeout       Code = "QUERY_TIMEOUT"
+	// APIKeyExpired: the API key's expiresAt has passed, or the overlap a roll gave
+	// its old secret has ended (docs/roles-and-credentials.md).
+	APIKeyExpired Code = "API_KEY_EXPIRED"
+	// IPNotAllowed: the API key has allowedCidrs and the request's client address
+	// (as TRUSTED_PROXIES defines it) is in none of them.
+	IPNotAllowed Code = "IP_NOT_ALLOWED"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -76,6 +82,8 @@ var statusOf = map[Code]int{
 	ImportInProgress:             http.StatusConflict,
 	ConcurrencyLimited:           http.StatusTooManyRequests,
 	QueryTimeout:                 http.StatusServiceUnavailable,
+	APIKeyExpired:                http.StatusUnauthorized,
+	IPNotAllowed:                 http.StatusForbidden,
 }
 
 var titleOf = map[Code]string{
@@ -101,6 +109,8 @@ var titleOf = map[Code]string{
 	ImportInProgress:             "Import in progress",
 	ConcurrencyLimited:           "Too many costly reads in flight",
 	QueryTimeout:                 "Query timed out",
+	APIKeyExpired:                "API key expired",
+	IPNotAllowed:                 "Address not allowed",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the

@@ -32,6 +32,8 @@ func TestContractTable(t *testing.T) {
 		problem.HeadersTooLarge:              431,
 		problem.Internal:                     500,
 		problem.StoreUnavailable:             503,
+		problem.APIKeyExpired:                401,
+		problem.IPNotAllowed:                 403,
 	}
 	titles := map[string]problem.Code{}
 	for code, status := range table {

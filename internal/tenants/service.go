@@ -133,14 +133,30 @@ func (s *Service) Authenticate(ctx context.Context, email, password string) (Use
 
 // CreateAPIKey issues a live key (CreateModeAPIKey).
 func (s *Service) CreateAPIKey(ctx context.Context, tenantID, name string, scopes []Scope) (APIKey, string, error) {
-	return s.CreateModeAPIKey(ctx, tenantID, name, scopes, ModeLive)
+	return s.createAPIKey(ctx, tenantID, name, scopes, KeyOptions{})
 }
 
-// CreateModeAPIKey issues a key for tenantID with scopes in mode and returns it with
-// its secret (LivePrefix or TestPrefix + 43 base64url characters, 256 bits of
-// entropy). The secret is returned this once; only its SHA-256 digest is stored.
-// Errors: ErrTenantNotFound, VALIDATION_FAILED naming "scopes" or "name".
+// CreateModeAPIKey issues a key for tenantID with scopes in mode (CreateAPIKeyWith).
 func (s *Service) CreateModeAPIKey(ctx context.Context, tenantID, name string, scopes []Scope, mode Mode) (APIKey, string, error) {
+	return s.createAPIKey(ctx, tenantID, name, scopes, KeyOptions{Mode: mode})
+}
+
+func (s *Service) createAPIKey(ctx context.Context, tenantID, name string, scopes []Scope, o KeyOptions) (APIKey, string, error) {
+	k, secret, err := s.newAPIKey(ctx, tenantID, name, scopes, o)
+	if err != nil {
+		return APIKey{}, "", err
+	}
+	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
+		return APIKey{}, "", err
+	}
+	return k, secret, nil
+}
+
+// newAPIKey is a new key and its secret (LivePrefix or TestPrefix + 43 base64url
+// characters, 256 bits of entropy), checked but not stored. Errors:
+// ErrTenantNotFound, VALIDATION_FAILED naming "scopes" or "name".
+func (s *Service) newAPIKey(ctx context.Context, tenantID, name string, scopes []Scope, o KeyOptions) (APIKey, string, error) {
+	mode := o.Mode
 	if len(scopes) == 0 {
 		return APIKey{}, "", problem.Invalid("scopes", "at least one scope is required")
 	}
@@ -166,10 +182,7 @@ func (s *Service) CreateModeAPIKey(ctx context.Context, tenantID, name string, s
 	creator := changes.ActorFrom(ctx)
 	creator.Email = ""
 	k := APIKey{ID: ids.New(ids.APIKey), TenantID: tenantID, Name: name,
-		Scopes: scopes, Mode: mode, CreatedBy: creator, CreatedAt: s.timestamp()}
-	if err := s.store.CreateAPIKey(ctx, k, hashSecret(secret)); err != nil {
-		return APIKey{}, "", err
-	}
+		Scopes: scopes, Mode: mode, CreatedBy: creator, CreatedAt: s.timestamp(), ExpiresAt: o.ExpiresAt, AllowedCidrs: o.AllowedCidrs}
 	return k, secret, nil
 }
 
@@ -229,8 +242,10 @@ func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled boo
 }
 
 // VerifyAPIKey returns the live key whose secret is secret, or ErrInvalidCredentials
-// (unknown, malformed or revoked). It records the key's last use at most once a
-// minute per process.
+// (unknown, malformed or revoked), or ErrAPIKeyExpired (past its expiresAt, the
+// first such refusal recorded as api_key.expired). It records the key's last use at
+// most once a minute per process (and the store, once a minute whatever the
+// instance): a hot key costs no write per request.
 func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error) {
 	if !strings.HasPrefix(secret, APIKeyPrefix) || len(secret) > 200 {
 		return APIKey{}, ErrInvalidCredentials
@@ -245,29 +260,21 @@ func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, erro
 	if k.RevokedAt != nil {
 		return APIKey{}, ErrInvalidCredentials
 	}
+	if k.Expired(s.now()) {
+		return k, s.expired(ctx, k)
+	}
 	s.touch(ctx, k.ID)
 	return k, nil
 }
 
 func (s *Service) touch(ctx context.Context, keyID string) {
-	now := s.timestamp()
-	s.mu.Lock()
-	last, seen := s.lastSeen[keyID]
-	if seen && now.Sub(last) < lastUsedEvery {
-		s.mu.Unlock()
+	if !s.throttle(keyID, lastUsedEvery) {
 		return
 	}
-	s.lastSeen[keyID] = now
-	s.mu.Unlock()
+	now := s.timestamp()
 	// Best effort and off the request's path: bookkeeping must neither fail a
 	// request nor make a read wait for SQLite's write lock.
-	s.touches.Add(1)
-	go func() {
-		defer s.touches.Done()
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = s.store.TouchAPIKey(ctx, keyID, now)
-	}()
+	s.background(ctx, func(ctx context.Context) error { return s.store.TouchAPIKey(ctx, keyID, now) })
 }
 
 // hashSecret is SHA-256, not bcrypt: the secret has 256 bits of entropy, so a fast

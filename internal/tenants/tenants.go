@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -193,6 +194,37 @@ type APIKey struct {
 	CreatedAt  time.Time     `json:"-"`
 	RevokedAt  *time.Time    `json:"-"`
 	LastUsedAt *time.Time    `json:"-"`
+	// ExpiresAt is when the key stops working (nil: never): set at creation, or by
+	// a roll to the end of its old secret's overlap (docs/roles-and-credentials.md).
+	ExpiresAt *time.Time `json:"-"`
+	// ExpiryRecorded reports whether its api_key.expired entry was written.
+	ExpiryRecorded bool `json:"-"`
+	// AllowedCidrs are the networks it may be used from; none: anywhere.
+	AllowedCidrs []netip.Prefix `json:"-"`
+	// RolledTo is the ID of the key a roll replaced it with; "" if never rolled.
+	RolledTo string `json:"-"`
+}
+
+// Expired reports whether k's expiry has passed at now.
+func (k APIKey) Expired(now time.Time) bool { return k.ExpiresAt != nil && !now.Before(*k.ExpiresAt) }
+
+// Allows reports whether k may be used from addr (a client address as the server
+// derives it, TRUSTED_PROXIES): true when k has no allowedCidrs, false for an
+// address that does not parse.
+func (k APIKey) Allows(addr string) bool {
+	if len(k.AllowedCidrs) == 0 {
+		return true
+	}
+	a, err := netip.ParseAddr(addr)
+	if err != nil {
+		return false
+	}
+	for _, p := range k.AllowedCidrs {
+		if p.Contains(a) || p.Contains(a.Unmap()) {
+			return true
+		}
+	}
+	return false
 }
 
 // Has reports whether k carries scope.
@@ -211,6 +243,8 @@ var (
 	// disabled (api tenant disable). It is not a wrong password: it neither counts
 	// towards the sign-in lockout nor says the password is wrong (docs/security.md).
 	ErrTenantDisabled = errors.New("tenant disabled")
+	// ErrAPIKeyExpired: the key's expiresAt has passed (401 API_KEY_EXPIRED).
+	ErrAPIKeyExpired = errors.New("API key expired")
 	// ErrInvalidCredentials: unknown email, wrong password, unknown or revoked key.
 	// One error for all, so callers cannot tell which part was wrong.
 	ErrInvalidCredentials = errors.New("invalid credentials")
@@ -279,9 +313,24 @@ type Store interface {
 	// RevokeAPIKey sets k's revocation time to at unless it is set already (then it
 	// does and records nothing).
 	RevokeAPIKey(ctx context.Context, k APIKey, at time.Time) error
-	// TouchAPIKey records the key's last use at at. It writes outside any
-	// transaction ctx carries: bookkeeping never joins a request's unit of work.
+	// TouchAPIKey records the key's last use at at, unless the use recorded is less
+	// than a minute older (another instance's). It writes outside any transaction
+	// ctx carries: bookkeeping never joins a request's unit of work.
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+	// RollAPIKey makes old expire at expiresAt (or at its own expiry, if sooner),
+	// names next as its successor and inserts next with the digest of its secret,
+	// recording api_key.rolled and api_key.created; ErrAPIKeyRolled when old was
+	// rolled or revoked meanwhile.
+	RollAPIKey(ctx context.Context, old APIKey, expiresAt time.Time, next APIKey, secretHash string) error
+	// RecordAPIKeyExpired records api_key.expired for k once: nothing when it is
+	// recorded already (by another request or instance).
+	RecordAPIKeyExpired(ctx context.Context, k APIKey, at time.Time) error
+	// ExpiredAPIKeys returns up to limit unrevoked keys whose expiry passed at or
+	// before now and is not recorded yet, of every tenant.
+	ExpiredAPIKeys(ctx context.Context, now time.Time, limit int) ([]APIKey, error)
+	// RecordAPIKeyRefused records api_key.refused for k (a request from an address
+	// outside its allowedCidrs); it writes nothing else.
+	RecordAPIKeyRefused(ctx context.Context, k APIKey) error
 }
 
 // scopeNames lists AllScopes for messages: "risks:read, risks:write, …".

@@ -10,8 +10,9 @@ import { getPage, paginate, type Send } from "./page.js";
 import { jsonBody } from "./risks.js";
 import type { CallOptions } from "./transport.js";
 import type {
-  ApiKey, ApiKeyCreated, ApiKeyCreateParams, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
-  SandboxErased, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookSource, WebhookSourceCreated,
+  ApiKey, ApiKeyCreated, ApiKeyCreateParams, ApiKeyRolled, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
+  SandboxErased, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookEndpointPatch, WebhookEndpointSecret,
+  WebhookPing, WebhookSource, WebhookSourceCreated,
 } from "./types.js";
 
 /** A collection under /v1 that admins list, create in and delete from. */
@@ -66,6 +67,18 @@ export class ApiKeys extends Collection<ApiKey, ApiKeyCreated, ApiKeyCreateParam
   constructor(send: Send, session: (what: string) => void) {
     super(send, session, "/api-keys", true);
   }
+
+  /**
+   * Rolls a key (POST /v1/api-keys/{id}/roll): a new key with the same name, scopes and
+   * networks, its secret shown this once; the old secret keeps working for `expiresIn`
+   * seconds (0–604800), then gets 401 API_KEY_EXPIRED. Sent unkeyed and never retried:
+   * the answer carries a secret.
+   */
+  async roll(id: string, expiresIn: number, opts?: CallOptions): Promise<ApiKeyRolled> {
+    this.session("apiKeys.roll");
+    const r = await this.send({ method: "POST", path: `/api-keys/${encodeURIComponent(id)}/roll`, body: jsonBody({ expiresIn }), expect: "json", unkeyed: true }, opts);
+    return r.json as ApiKeyRolled;
+  }
 }
 
 /** Inbound webhook sources (/v1/webhook-sources). */
@@ -85,6 +98,51 @@ export class WebhookEndpoints extends Collection<WebhookEndpoint, WebhookEndpoin
   async deliveries(id: string, params: ListParams = {}, opts?: CallOptions): Promise<Page<DeliveryAttempt>> {
     this.session("webhookEndpoints.deliveries");
     return getPage<DeliveryAttempt>(this.send, `/webhook-endpoints/${encodeURIComponent(id)}/deliveries`, params, opts);
+  }
+
+  /** One endpoint (GET /v1/webhook-endpoints/{id}); never its secret. */
+  async get(id: string, opts?: CallOptions): Promise<WebhookEndpoint> {
+    this.session("webhookEndpoints.get");
+    return (await this.send({ method: "GET", path: this.one(id), expect: "json" }, opts)).json as WebhookEndpoint;
+  }
+
+  /** Changes an endpoint's url, events or description (PATCH); members left out stay. */
+  async update(id: string, patch: WebhookEndpointPatch, opts?: CallOptions): Promise<WebhookEndpoint> {
+    this.session("webhookEndpoints.update");
+    return (await this.send({ method: "PATCH", path: this.one(id), body: jsonBody(patch), expect: "json" }, opts)).json as WebhookEndpoint;
+  }
+
+  /** Disables an endpoint: events arriving meanwhile are logged as skipped, not sent. */
+  async disable(id: string, opts?: CallOptions): Promise<WebhookEndpoint> {
+    this.session("webhookEndpoints.disable");
+    return (await this.send({ method: "POST", path: `${this.one(id)}/disable`, expect: "json" }, opts)).json as WebhookEndpoint;
+  }
+
+  /** Enables an endpoint again; redeliver its skipped events to send them. */
+  async enable(id: string, opts?: CallOptions): Promise<WebhookEndpoint> {
+    this.session("webhookEndpoints.enable");
+    return (await this.send({ method: "POST", path: `${this.one(id)}/enable`, expect: "json" }, opts)).json as WebhookEndpoint;
+  }
+
+  /** Sends the endpoint a signed `endpoint.ping` now and answers its status and duration. */
+  async ping(id: string, opts?: CallOptions): Promise<WebhookPing> {
+    this.session("webhookEndpoints.ping");
+    return (await this.send({ method: "POST", path: `${this.one(id)}/ping`, expect: "json" }, opts)).json as WebhookPing;
+  }
+
+  /**
+   * Rolls the endpoint's signing secret: the new one is answered this once; until
+   * `expiresIn` seconds (0–604800) have passed, deliveries carry both signatures.
+   * Sent unkeyed and never retried: the answer carries a secret.
+   */
+  async rollSecret(id: string, expiresIn: number, opts?: CallOptions): Promise<WebhookEndpointSecret> {
+    this.session("webhookEndpoints.rollSecret");
+    const r = await this.send({ method: "POST", path: `${this.one(id)}/roll-secret`, body: jsonBody({ expiresIn }), expect: "json", unkeyed: true }, opts);
+    return r.json as WebhookEndpointSecret;
+  }
+
+  private one(id: string): string {
+    return `/webhook-endpoints/${encodeURIComponent(id)}`;
   }
 
   /** Every delivery attempt of an endpoint, page by page, newest first. */

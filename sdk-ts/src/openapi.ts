@@ -561,6 +561,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/api-keys/{id}/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll an API key
+         * @description Issues a new key with the same name, scopes and `allowedCidrs` (and mode) and answers
+         *     its secret (`key`) this once, with the old key as it is now (`previous`). The old
+         *     secret keeps working until now + `expiresIn` seconds (0–604800; 0: it stops at once),
+         *     or its own `expiresAt` if sooner; then it gets 401 `API_KEY_EXPIRED`. The new key
+         *     has no expiry. A key rolled, revoked or expired already is 400 `VALIDATION_FAILED`
+         *     naming `id`. Recorded as `api_key.rolled` (the old key) and `api_key.created` (the
+         *     new one). Refuses `Idempotency-Key` (422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the
+         *     response carries a secret. Admin only: a member gets 403 `FORBIDDEN`.
+         */
+        post: operations["rollApiKey"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ApiKeysIdRoll"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-sources": {
         parameters: {
             query?: never;
@@ -1194,7 +1231,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a webhook endpoint
+         * @description Administrators only. Never shows the secret.
+         */
+        get: operations["v1GetWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
@@ -1208,6 +1249,151 @@ export interface paths {
          * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
          */
         options: operations["optionsV1WebhookEndpointsId"];
+        /**
+         * Get a webhook endpoint (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetWebhookEndpoint"];
+        /**
+         * Change a webhook endpoint
+         * @description Administrators only. Changes the members given (`url`, `events`, `description`); the
+         *     others stay. The URL is checked as at creation (400 naming `url`). Events queued
+         *     already go to the new URL. Recorded as `webhook_endpoint.updated` (nothing when
+         *     nothing changes).
+         */
+        patch: operations["v1UpdateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a webhook endpoint
+         * @description Administrators only. Nothing more is sent to it: its queued deliveries, and every event
+         *     that arrives while it is disabled, appear in its delivery log as `skipped` (attempt 0);
+         *     redeliver them (`POST /v1/events/{id}/redeliver`) once it is enabled. Recorded as
+         *     `webhook_endpoint.disabled`, which is also an event. Disabling a disabled endpoint
+         *     changes nothing.
+         */
+        post: operations["v1DisableWebhookEndpoint"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdDisable"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a webhook endpoint
+         * @description Administrators only. Events from now on are delivered again; its failures are
+         *     forgotten (auto-disable counts from its next failed delivery). Recorded as
+         *     `webhook_endpoint.enabled`.
+         */
+        post: operations["v1EnableWebhookEndpoint"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdEnable"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ping a webhook endpoint
+         * @description Administrators only. Sends the endpoint a signed `endpoint.ping` at once (also when it
+         *     is disabled), signed as every delivery (with both secrets while a rolled one
+         *     overlaps), and answers its outcome. Not retried, not logged, not stored as an event.
+         *     Ten a minute per tenant at most (429 `RATE_LIMITED`).
+         */
+        post: operations["v1PingWebhookEndpoint"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdPing"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-endpoints/{id}/roll-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll a webhook endpoint's secret
+         * @description Administrators only. Answers the new secret this once. Until now + `expiresIn` seconds
+         *     (0–604800; 0: at once) every delivery carries two signatures in `webhook-signature`,
+         *     space-separated as Standard Webhooks allows: the new secret's and the old one's, so
+         *     receivers can switch without a gap. Recorded as `webhook_endpoint.secret_rolled`
+         *     (the secret named as changed, never shown). Refuses `Idempotency-Key` (422
+         *     `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the response carries a secret.
+         */
+        post: operations["v1RollWebhookEndpointSecret"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1WebhookEndpointsIdRollSecret"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1846,7 +2032,11 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
+<<<<<<< HEAD
         AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted";
+=======
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled";
+>>>>>>> lifecycle
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2189,9 +2379,21 @@ export interface components {
             nextCursor: string | null;
         };
         ApiKey: {
+<<<<<<< HEAD
             mode: components["schemas"]["ApiKeyMode"];
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
+=======
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `API_KEY_EXPIRED`); null for never. A roll sets the old key's to the end of its overlap.
+             */
+            expiresAt: string | null;
+            /** @description The networks the key may be used from (403 `IP_NOT_ALLOWED` elsewhere); empty for anywhere. */
+            allowedCidrs: string[];
+            /** @description The key a roll replaced it with; null if never rolled. */
+            rolledTo: string | null;
+>>>>>>> lifecycle
             /** @example key_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             name: string;
@@ -2201,7 +2403,7 @@ export interface components {
             createdBy: components["schemas"]["KeyCreator"];
             /**
              * Format: date-time
-             * @description Recorded at most once a minute per instance.
+             * @description Recorded at most once a minute (a request writes nothing more).
              */
             lastUsedAt: string | null;
             /** Format: date-time */
@@ -2209,9 +2411,21 @@ export interface components {
         };
         /** @description An `ApiKey` plus its secret. */
         ApiKeyCreated: {
+<<<<<<< HEAD
             mode: components["schemas"]["ApiKeyMode"];
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
+=======
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `API_KEY_EXPIRED`); null for never. A roll sets the old key's to the end of its overlap.
+             */
+            expiresAt: string | null;
+            /** @description The networks the key may be used from (403 `IP_NOT_ALLOWED` elsewhere); empty for anywhere. */
+            allowedCidrs: string[];
+            /** @description The key a roll replaced it with; null if never rolled. */
+            rolledTo: string | null;
+>>>>>>> lifecycle
             id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
@@ -2235,8 +2449,16 @@ export interface components {
         ApiKeyCreate: {
             mode?: components["schemas"]["ApiKeyMode"];
             name?: string;
+            /**
+             * Format: date-time
+             * @description When the key stops working; in the future. Left out, it never expires.
+             */
+            expiresAt?: string;
+            /** @description Networks (`203.0.113.0/24`, `2001:db8::/32`) or addresses the key may be used from, as the server sees the client (`TRUSTED_PROXIES`). Left out or empty, anywhere. */
+            allowedCidrs?: string[];
             scopes: components["schemas"]["Scope"][];
         };
+<<<<<<< HEAD
         /**
          * @description A live key reaches only live data, a test key only the tenant's sandbox
          *     (`docs/sandboxes.md`). Keys made before modes existed (`rk_…`) are live; a new key
@@ -2258,6 +2480,36 @@ export interface components {
             requestLogEntries: number;
             auditLogEntries: number;
             inboundFindings: number;
+=======
+        ApiKeyRoll: {
+            /** @description Seconds the old secret keeps working (0 stops it at once; at most 7 days). */
+            expiresIn: number;
+        };
+        /** @description The new key with its secret (`key`, shown this once), and the old key as it is now (`previous`). */
+        ApiKeyRolled: {
+            /**
+             * Format: date-time
+             * @description When the key stops working (401 `API_KEY_EXPIRED`); null for never. A roll sets the old key's to the end of its overlap.
+             */
+            expiresAt: string | null;
+            /** @description The networks the key may be used from (403 `IP_NOT_ALLOWED` elsewhere); empty for anywhere. */
+            allowedCidrs: string[];
+            /** @description The key a roll replaced it with; null if never rolled. */
+            rolledTo: string | null;
+            id: string;
+            name: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: components["schemas"]["KeyCreator"];
+            /** Format: date-time */
+            lastUsedAt: string | null;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @description The new secret. Shown this once; only its SHA-256 is stored. */
+            key: string;
+            previous: components["schemas"]["ApiKey"];
+>>>>>>> lifecycle
         };
         /** @enum {string} */
         Scope: "risks:read" | "risks:write" | "requests:read" | "events:read" | "audit:read";
@@ -2298,12 +2550,12 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled";
         /**
          * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
          * @enum {string}
          */
-        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted";
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -2311,7 +2563,7 @@ export interface components {
          *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
          *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"];
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         /** @description `risk.created`: `data.object` is the risk as created. */
         RiskCreatedEvent: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2392,6 +2644,27 @@ export interface components {
             data: components["schemas"]["AttachmentEventData"];
             request: components["schemas"]["EventRequest"];
         };
+        /** @description `webhook_endpoint.disabled`: `data.object` is the endpoint as disabled — by an admin, or by riskapi after its every delivery failed for `WEBHOOK_AUTO_DISABLE_AFTER` (then `request.id` is null). */
+        WebhookEndpointDisabledEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["WebhookEndpointEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        WebhookEndpointEventData: {
+            object: components["schemas"]["WebhookEndpoint"];
+            /** @description The previous values of the members that changed (`disabledAt`). */
+            previousAttributes: {
+                [key: string]: unknown;
+            };
+        };
         RiskEventData: {
             object: components["schemas"]["Risk"];
         };
@@ -2448,8 +2721,28 @@ export interface components {
             deliveries: number;
         };
         WebhookEndpoint: {
+<<<<<<< HEAD
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
+=======
+            /** @description The tenant's note on it; empty when none. */
+            description: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled (by an admin, or after failing for `WEBHOOK_AUTO_DISABLE_AFTER`); null while enabled.
+             */
+            disabledAt: string | null;
+            /**
+             * Format: date-time
+             * @description Its first failed attempt since its last delivered one; null when its last attempt delivered.
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description Until when a rolled secret still signs its deliveries beside the new one; null when none does.
+             */
+            previousSecretExpiresAt: string | null;
+>>>>>>> lifecycle
             /** @description `we_…` */
             id: string;
             url: string;
@@ -2465,6 +2758,37 @@ export interface components {
              */
             secret: string;
         };
+        /** @description The members to change; those left out stay as they are. */
+        WebhookEndpointPatch: {
+            /**
+             * Format: uri
+             * @description `http` or `https`; no user info, no fragment; checked as at creation.
+             */
+            url?: string;
+            /** @description The types to subscribe to, or `["*"]` for every type. */
+            events?: components["schemas"]["EndpointEventType"][];
+            description?: string;
+        };
+        WebhookEndpointSecretRoll: {
+            /** @description Seconds the old secret keeps signing deliveries beside the new one (0 stops it at once). */
+            expiresIn: number;
+        };
+        WebhookEndpointSecret: components["schemas"]["WebhookEndpoint"] & {
+            /**
+             * @description The new secret, `whsec_` + base64 of the HMAC-SHA256 key. Shown this once.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6ZcsZoN8h9U=
+             */
+            secret: string;
+        };
+        WebhookPing: {
+            /** @description The endpoint's HTTP status; null when no response arrived. */
+            status: number | null;
+            /** @description True when the endpoint answered 2xx within 10 s. */
+            delivered: boolean;
+            /** @description Why it failed; null when delivered. Never the response body. */
+            error: string | null;
+            durationMs: number;
+        };
         WebhookEndpointList: {
             data: components["schemas"]["WebhookEndpoint"][];
             hasMore: boolean;
@@ -2474,8 +2798,13 @@ export interface components {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
             eventId: string;
-            /** @description Counts the attempts of one delivery from 1 (a redelivery starts again). */
+            /** @description Counts the attempts of one delivery from 1 (a redelivery starts again); 0 for a skipped delivery. */
             attempt: number;
+            /**
+             * @description `skipped`: the event arrived while the endpoint was disabled and was not sent; redeliver it once the endpoint is enabled.
+             * @enum {string}
+             */
+            outcome: "delivered" | "failed" | "skipped";
             /** @description The endpoint's HTTP status; null when no response arrived. */
             status: number | null;
             /** @description True when the endpoint answered 2xx within 10 s. */
@@ -2645,7 +2974,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "API_KEY_EXPIRED" | "IP_NOT_ALLOWED";
         Health: {
             /** @example ok */
             status: string;
@@ -2720,6 +3049,47 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Redelivery"];
+            };
+        };
+        /** @description The endpoint; never its secret. */
+        WebhookEndpoint: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpoint"];
+            };
+        };
+        /** @description The ping's outcome (a failed ping is still 200). */
+        WebhookPing: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookPing"];
+            };
+        };
+        /** @description The endpoint with its new secret, shown this once. */
+        WebhookEndpointSecret: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecret"];
+            };
+        };
+        /** @description The new key; `key` is its secret, shown this once. */
+        ApiKeyRolled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                Location: components["headers"]["Location"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ApiKeyRolled"];
             };
         };
         /** @description Created; the only response that shows the secret. */
@@ -5342,6 +5712,55 @@ export interface operations {
             204: components["responses"]["Options"];
         };
     };
+    rollApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRoll"];
+            };
+        };
+        responses: {
+            201: components["responses"]["ApiKeyRolled"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1ApiKeysIdRoll: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description API key ID (`key_…`) of the caller's tenant; another tenant's is 404.
+                 * @example key_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ApiKeyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
     listWebhookSources: {
         parameters: {
             query?: {
@@ -7034,6 +7453,30 @@ export interface operations {
             503: components["responses"]["HeadProblem"];
         };
     };
+    v1GetWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpoint"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     v1DeleteWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -7073,6 +7516,293 @@ export interface operations {
         };
     };
     optionsV1WebhookEndpointsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1UpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookEndpoint"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1DisableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpoint"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v1EnableWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookEndpoint"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v1PingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WebhookPing"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdPing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v1RollWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook endpoint ID (`we_…`).
+                 * @example we_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointSecretRoll"];
+            };
+        };
+        responses: {
+            200: components["responses"]["WebhookEndpointSecret"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1WebhookEndpointsIdRollSecret: {
         parameters: {
             query?: never;
             header?: never;

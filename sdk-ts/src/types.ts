@@ -127,8 +127,16 @@ export type WebhookEndpoint = Schemas["WebhookEndpoint"];
 export type WebhookEndpointCreated = Schemas["WebhookEndpointCreated"];
 /** The body of POST /v1/webhook-endpoints. */
 export type WebhookEndpointCreateParams = paths["/v1/webhook-endpoints"]["post"]["requestBody"]["content"]["application/json"];
-/** One attempt to deliver an event to an endpoint. */
+/** One attempt to deliver an event to an endpoint; `outcome` "skipped" when it arrived while the endpoint was disabled. */
 export type DeliveryAttempt = Schemas["DeliveryAttempt"];
+/** A rolled API key: the new one with its secret `key` (shown once) and the old one as `previous`. */
+export type ApiKeyRolled = Schemas["ApiKeyRolled"];
+/** The body of PATCH /v1/webhook-endpoints/{id}: members left out stay as they are. */
+export type WebhookEndpointPatch = Schemas["WebhookEndpointPatch"];
+/** An endpoint with its new secret, shown once (roll-secret). */
+export type WebhookEndpointSecret = Schemas["WebhookEndpointSecret"];
+/** The outcome of a ping: the endpoint's status and how long it took. */
+export type WebhookPing = Schemas["WebhookPing"];
 
 /** The filters of the request log; absent members do not filter. */
 export interface RequestListParams extends ListParams {

@@ -46,6 +46,35 @@ describe("session mode (the dashboard: /v1 and the cookie)", () => {
     ]);
   });
 
+  it("rolls keys and endpoint secrets unkeyed; changes, disables, enables and pings endpoints keyed", async () => {
+    const { client, seen } = fakeClient([
+      json(201, { id: "key_2", key: "rk_y", previous: { id: "key_1" } }),
+      json(200, { id: "we_1", secret: "whsec_x" }),
+      json(200, { id: "we_1", description: "d" }),
+      json(200, { id: "we_1", disabledAt: "2026-01-01T00:00:00Z" }),
+      json(200, { id: "we_1", disabledAt: null }),
+      json(200, { status: 204, delivered: true, error: null, durationMs: 3 }),
+      json(200, { id: "we_1" }),
+    ], { session: true });
+    expect(await client.apiKeys.roll("key_1", 3600)).toMatchObject({ key: "rk_y" });
+    expect(await client.webhookEndpoints.rollSecret("we_1", 60)).toMatchObject({ secret: "whsec_x" });
+    await client.webhookEndpoints.update("we_1", { description: "d" });
+    await client.webhookEndpoints.disable("we_1");
+    await client.webhookEndpoints.enable("we_1");
+    expect(await client.webhookEndpoints.ping("we_1")).toMatchObject({ status: 204, delivered: true });
+    await client.webhookEndpoints.get("we_1");
+    expect(seen.map((s) => [s.method, s.url.pathname, s.headers.has("Idempotency-Key")])).toEqual([
+      ["POST", "/v1/api-keys/key_1/roll", false],
+      ["POST", "/v1/webhook-endpoints/we_1/roll-secret", false],
+      ["PATCH", "/v1/webhook-endpoints/we_1", true],
+      ["POST", "/v1/webhook-endpoints/we_1/disable", true],
+      ["POST", "/v1/webhook-endpoints/we_1/enable", true],
+      ["POST", "/v1/webhook-endpoints/we_1/ping", true],
+      ["GET", "/v1/webhook-endpoints/we_1", false],
+    ]);
+    expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual({ expiresIn: 3600 });
+  });
+
   it("iterates every admin list across pages, following nextCursor", async () => {
     const more = (data: unknown[], next: string) => json(200, { data, hasMore: true, nextCursor: next });
     const { client, seen } = fakeClient([

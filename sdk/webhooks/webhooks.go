@@ -4,6 +4,14 @@
 // webhook-timestamp (unix seconds) and webhook-signature ("v1,<base64 HMAC-SHA256 of
 // id.timestamp.body>", keyed by the base64-decoded secret after "whsec_").
 //
+// After an endpoint's secret is rolled (POST /v1/webhook-endpoints/{id}/roll-secret)
+// and until the old one expires, each delivery carries two signatures, the new
+// secret's and the old one's, space-separated: Verify accepts the delivery with
+// either secret, so a receiver can switch to the new one at any time in the overlap.
+//
+// A test message, sent by POST /v1/webhook-endpoints/{id}/ping, has the type
+// PingType and is signed the same way; it is never an event.
+//
 //	body, _ := io.ReadAll(r.Body)
 //	if err := webhooks.Verify(body, r.Header, secret); err != nil {
 //		http.Error(w, "bad signature", http.StatusBadRequest)
@@ -18,6 +26,9 @@ import (
 
 	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 )
+
+// PingType is the type of the test message an endpoint's ping sends.
+const PingType = "endpoint.ping"
 
 // Errors of Verify; match them with errors.Is.
 var (

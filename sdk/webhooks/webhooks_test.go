@@ -60,3 +60,24 @@ func TestVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifyDuringASecretRoll: while a rolled endpoint secret overlaps, riskapi
+// sends two v1 signatures, space-separated; a receiver holding either secret
+// verifies the delivery, one holding neither does not.
+func TestVerifyDuringASecretRoll(t *testing.T) {
+	t.Parallel()
+	oldKey, newKey := []byte("0123456789abcdef0123456789abcdef"), []byte("fedcba9876543210fedcba9876543210")
+	body := `{"id":"evt_1","type":"risk.created"}`
+	now := time.Now()
+	h := sign(newKey, "evt_1", now, body)
+	h.Set("webhook-signature", h.Get("webhook-signature")+" "+sign(oldKey, "evt_1", now, body).Get("webhook-signature")[len("v0,bm9wZQ== "):])
+	for _, key := range [][]byte{oldKey, newKey} {
+		if err := webhooks.Verify([]byte(body), h, "whsec_"+base64.StdEncoding.EncodeToString(key)); err != nil {
+			t.Fatalf("a secret of the overlap does not verify: %v", err)
+		}
+	}
+	other := "whsec_" + base64.StdEncoding.EncodeToString([]byte("another key of 32 bytes........."))
+	if err := webhooks.Verify([]byte(body), h, other); !errors.Is(err, webhooks.ErrBadSignature) {
+		t.Fatalf("a third secret: %v, want ErrBadSignature", err)
+	}
+}

@@ -25,9 +25,9 @@ export interface Server {
   stop(): Promise<void>;
 }
 
-/** startServer starts binary; stop() ends it (SIGTERM) and drops its database. */
-export async function startServer(binary: string): Promise<Server> {
-  const srv = await start(binary, { dbPrefix: "riskapi_t_e2e_" });
+/** startServer starts binary (with env added to its environment); stop() ends it (SIGTERM) and drops its database. */
+export async function startServer(binary: string, env: Record<string, string> = {}): Promise<Server> {
+  const srv = await start(binary, { dbPrefix: "riskapi_t_e2e_", env });
   const cli = async (...args: string[]) => {
     const { stdout } = await promisify(execFile)(binary, args, { env: srv.env });
     return JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>;

@@ -46,14 +46,14 @@ export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 
 /**
  * harness registers a test file's hooks: one real riskapi for the file (the
- * binary built for the run, a fresh database), and browsers, each with a
- * fresh profile, closed after each test.
+ * binary built for the run, a fresh database, env added to its environment),
+ * and browsers, each with a fresh profile, closed after each test.
  */
-export function harness(): { server: () => Server; browser: () => Promise<Browser> } {
+export function harness(env: Record<string, string> = {}): { server: () => Server; browser: () => Promise<Browser> } {
   let server: Server | undefined;
   const browsers: Browser[] = [];
   beforeAll(async () => {
-    server = await startServer(inject("riskapiBinary"));
+    server = await startServer(inject("riskapiBinary"), env);
   }, 120_000);
   afterAll(async () => {
     await server?.stop();

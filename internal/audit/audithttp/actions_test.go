@@ -96,6 +96,15 @@ func TestEveryWriteRouteRecordsItsEntry(t *testing.T) {
 	assertNoSecrets(t, env, secrets, 3*len(routes))
 }
 
+// endpoint creates an endpoint of the case's tenant and returns its ID.
+func (f fixture) endpoint(t *testing.T) string {
+	t.Helper()
+	m := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints", Bearer: f.a.Token,
+		JSON: map[string]any{"url": "http://127.0.0.1:9/hook"}}).Expect(http.StatusCreated).Map()
+	*f.secrets = append(*f.secrets, m["secret"].(string))
+	return m["id"].(string)
+}
+
 // begin records where the case's own request starts in the tenant's log: call it
 // after the case's setup, just before the request.
 func (f fixture) begin(t *testing.T) {
@@ -227,7 +236,7 @@ func writeCases() map[string]writeCase {
 				t.Errorf("createdBy %v, want the admin %s", m["createdBy"], f.a.UserID)
 			}
 			return res, want{action: "api_key.created", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
-				targetID: m["id"].(string), changes: fmt.Sprintf(`{"createdBy":{"from":null,"to":{"type":"user","id":%q}},`+
+				targetID: m["id"].(string), changes: fmt.Sprintf(`{"allowedCidrs":{"from":null,"to":[]},"createdBy":{"from":null,"to":{"type":"user","id":%q}},`+
 					`"mode":{"from":null,"to":"live"},"name":{"from":null,"to":"ci"},"scopes":{"from":null,"to":["risks:read"]}}`,
 					f.a.UserID)}
 		},
@@ -245,6 +254,21 @@ func writeCases() map[string]writeCase {
 			}
 			return res, want{action: "sandbox.data_deleted", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
 				targetID: "sbx_" + f.a.ID[4:]}
+		},
+		"POST /v1/api-keys/{id}/roll": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/api-keys/" + f.a.ReadKeyID + "/roll", Bearer: f.a.Token,
+				Header: ua, JSON: map[string]any{"expiresIn": 60}}).Expect(http.StatusCreated)
+			m := res.Map()
+			*f.secrets = append(*f.secrets, m["key"].(string))
+			// The roll's own entry; the new key's api_key.created is the same unit of work's.
+			got := entriesAfter(t, f.env, f.a.ID, *f.mark)
+			if len(got) != 2 || got[0].Action == got[1].Action {
+				t.Fatalf("roll recorded %s, want api_key.rolled and api_key.created", jsonOf(t, got))
+			}
+			*f.mark = lastID(t, f.env, f.a.ID)
+			prev := m["previous"].(map[string]any)
+			return res, want{action: "", targetID: prev["id"].(string)}
 		},
 		"DELETE /v1/api-keys/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			f.begin(t)
@@ -281,7 +305,45 @@ func writeCases() map[string]writeCase {
 			m := res.Map()
 			*f.secrets = append(*f.secrets, m["secret"].(string))
 			return res, want{action: "webhook_endpoint.created", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
-				targetID: m["id"].(string), changes: `{"events":{"from":null,"to":["*"]},"url":{"from":null,"to":"http://127.0.0.1:9/hook"}}`}
+				targetID: m["id"].(string), changes: `{"description":{"from":null,"to":""},"events":{"from":null,"to":["*"]},"url":{"from":null,"to":"http://127.0.0.1:9/hook"}}`}
+		},
+		"PATCH /v1/webhook-endpoints/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := f.endpoint(t)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v1/webhook-endpoints/" + id, Bearer: f.a.Token,
+				Header: ua, JSON: map[string]any{"description": "billing"}}).Expect(http.StatusOK)
+			return res, want{action: "webhook_endpoint.updated", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
+				targetID: id, changes: `{"description":{"from":"","to":"billing"}}`}
+		},
+		"POST /v1/webhook-endpoints/{id}/disable": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := f.endpoint(t)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints/" + id + "/disable", Bearer: f.a.Token,
+				Header: ua}).Expect(http.StatusOK)
+			return res, want{action: "webhook_endpoint.disabled", actorType: "user", actorID: f.a.UserID, email: f.a.Email, targetID: id}
+		},
+		"POST /v1/webhook-endpoints/{id}/enable": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := f.endpoint(t)
+			f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints/" + id + "/disable", Bearer: f.a.Token}).Expect(http.StatusOK)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints/" + id + "/enable", Bearer: f.a.Token,
+				Header: ua}).Expect(http.StatusOK)
+			return res, want{action: "webhook_endpoint.enabled", actorType: "user", actorID: f.a.UserID, email: f.a.Email, targetID: id}
+		},
+		"POST /v1/webhook-endpoints/{id}/ping": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := f.endpoint(t)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints/" + id + "/ping", Bearer: f.a.Token,
+				Header: ua}).Expect(http.StatusOK)
+			return res, want{} // a ping changes nothing
+		},
+		"POST /v1/webhook-endpoints/{id}/roll-secret": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := f.endpoint(t)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints/" + id + "/roll-secret", Bearer: f.a.Token,
+				Header: ua, JSON: map[string]any{"expiresIn": 60}}).Expect(http.StatusOK)
+			*f.secrets = append(*f.secrets, res.Map()["secret"].(string))
+			return res, want{action: "webhook_endpoint.secret_rolled", actorType: "user", actorID: f.a.UserID, email: f.a.Email, targetID: id}
 		},
 		"DELETE /v1/webhook-endpoints/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			m := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints", Bearer: f.a.Token,

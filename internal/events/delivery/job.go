@@ -26,8 +26,10 @@ type Job struct {
 	EventID    string // also the webhook-id header, the same on every attempt
 	EndpointID string
 	URL        string
-	Secret     string // "whsec_…"
-	Payload    []byte
+	// Secrets sign it ("whsec_…"): the endpoint's, and the one a roll replaced
+	// until it expires; each gives a signature of webhook-signature.
+	Secrets []string
+	Payload []byte
 	// LeaseEnds is when the claim's lease ends: the delivery is due again then.
 	LeaseEnds time.Time
 	// Attempt is this attempt's number, from 1.

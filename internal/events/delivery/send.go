@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,20 +62,27 @@ func NewSender(guard *Guard, now func() time.Time) *Sender {
 // Sign returns the Standard Webhooks headers of payload sent as message id at ts:
 // webhook-id, webhook-timestamp (unix seconds) and webhook-signature
 // ("v1,<base64 HMAC-SHA256 of id.timestamp.payload>", keyed by the base64-decoded
-// part of secret after "whsec_"). Errors: a secret that is not whsec_ + base64.
-func Sign(secret, id string, ts time.Time, payload []byte) (http.Header, error) {
-	wh, err := standardwebhooks.NewWebhook(secret)
-	if err != nil {
-		return nil, errors.New("delivery: malformed endpoint secret")
+// part of a secret after "whsec_"), one signature per secret, space-separated, as
+// Standard Webhooks allows so that a secret can roll without a gap. Errors: no
+// secret, or one that is not whsec_ + base64.
+func Sign(secrets []string, id string, ts time.Time, payload []byte) (http.Header, error) {
+	if len(secrets) == 0 {
+		return nil, errors.New("delivery: no endpoint secret")
 	}
-	sig, err := wh.Sign(id, ts, payload)
-	if err != nil {
-		return nil, err
+	sigs := make([]string, len(secrets))
+	for i, secret := range secrets {
+		wh, err := standardwebhooks.NewWebhook(secret)
+		if err != nil {
+			return nil, errors.New("delivery: malformed endpoint secret")
+		}
+		if sigs[i], err = wh.Sign(id, ts, payload); err != nil {
+			return nil, err
+		}
 	}
 	h := http.Header{}
 	h.Set(standardwebhooks.HeaderWebhookID, id)
 	h.Set(standardwebhooks.HeaderWebhookTimestamp, strconv.FormatInt(ts.Unix(), 10))
-	h.Set(standardwebhooks.HeaderWebhookSignature, sig)
+	h.Set(standardwebhooks.HeaderWebhookSignature, strings.Join(sigs, " "))
 	return h, nil
 }
 
@@ -84,7 +92,7 @@ func (s *Sender) Send(ctx context.Context, j *Job) (status int, failure string, 
 	start := s.now()
 	ctx, end := s.startSpan(ctx, j)
 	defer func() { d = s.now().Sub(start); end(status, failure) }()
-	h, err := Sign(j.Secret, j.EventID, start, j.Payload)
+	h, err := Sign(j.Secrets, j.EventID, start, j.Payload)
 	if err != nil {
 		return 0, "the endpoint's secret is malformed", 0
 	}

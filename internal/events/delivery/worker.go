@@ -61,6 +61,10 @@ type Worker struct {
 	Logger *slog.Logger
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// AfterFailures, optional, runs after a batch holding failed attempts is
+	// recorded: the auto-disable of endpoints failing for too long
+	// (events.Endpoints.AutoDisable).
+	AfterFailures func(ctx context.Context)
 
 	wake     chan struct{}
 	initOnce sync.Once
@@ -211,8 +215,13 @@ func (w *Worker) settle(ctx context.Context, results <-chan Settlement) {
 				slog.Int("attempts", len(batch)), slog.String("error", err.Error()))
 			continue
 		}
+		failed := false
 		for i, s := range batch {
 			w.report(s, held[i])
+			failed = failed || (held[i] && !s.Result.Delivered)
+		}
+		if failed && w.AfterFailures != nil {
+			w.AfterFailures(ctx)
 		}
 	}
 }

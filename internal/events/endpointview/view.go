@@ -21,6 +21,16 @@ type Endpoint struct {
 	// Livemode is false for an endpoint of the tenant's sandbox: it receives the
 	// sandbox's events only (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
+	// Description is the tenant's note on it, "" when none.
+	Description string `json:"description"`
+	// DisabledAt is when it was disabled, null while enabled.
+	DisabledAt *time.Time `json:"disabledAt"`
+	// FailingSince is the first failed attempt since its last delivered one, null
+	// when its last attempt delivered.
+	FailingSince *time.Time `json:"failingSince"`
+	// PreviousSecretExpiresAt is when the secret a roll replaced stops signing its
+	// deliveries, null when no previous secret signs them.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
 }
 
 // Of returns e as the API shows it.
@@ -32,7 +42,21 @@ func Of(e *events.Endpoint) Endpoint {
 			types[i] = string(t)
 		}
 	}
-	return Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC(), Livemode: ids.Livemode(e.TenantID)}
+	v := Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC(), Description: e.Description,
+		Livemode: ids.Livemode(e.TenantID),
+		DisabledAt: utc(e.DisabledAt), FailingSince: utc(e.FailingSince)}
+	if e.PreviousSecret != "" {
+		v.PreviousSecretExpiresAt = utc(e.PreviousSecretExpiresAt)
+	}
+	return v
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // Resource implements changes.View.

@@ -26,8 +26,11 @@ type attemptResponse struct {
 	EventID string `json:"eventId"`
 	Attempt int    `json:"attempt"`
 	// Status is the endpoint's HTTP status, null when no response arrived.
-	Status     *int      `json:"status"`
-	Delivered  bool      `json:"delivered"`
+	Status    *int `json:"status"`
+	Delivered bool `json:"delivered"`
+	// Outcome is delivered, failed, or skipped: the event arrived while the
+	// endpoint was disabled (attempt 0; redeliver it once enabled).
+	Outcome    string    `json:"outcome"`
 	Error      *string   `json:"error"`
 	DurationMs int64     `json:"durationMs"`
 	CreatedAt  time.Time `json:"createdAt"`
@@ -39,7 +42,14 @@ type attemptResponse struct {
 func toAttempt(scope string) func(a *events.Attempt) attemptResponse {
 	return func(a *events.Attempt) attemptResponse {
 		r := attemptResponse{EventID: a.EventID, Attempt: a.N, Delivered: a.Delivered(),
-			DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt, Livemode: ids.Livemode(scope)}
+			DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt, Outcome: "failed",
+			Livemode: ids.Livemode(scope)}
+		switch {
+		case a.Skipped():
+			r.Outcome = "skipped"
+		case a.Delivered():
+			r.Outcome = "delivered"
+		}
 		if a.StatusCode != 0 {
 			s := a.StatusCode
 			r.Status = &s

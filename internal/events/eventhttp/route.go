@@ -6,6 +6,7 @@
 package eventhttp
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/delivery"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -34,6 +36,14 @@ type Config struct {
 	Wake Waker
 	// Metrics, optional, counts committed events.
 	Metrics *Metrics
+	// Pinger sends an endpoint its test message at once (delivery.Sender).
+	// Required for POST /v1/webhook-endpoints/{id}/ping.
+	Pinger Pinger
+}
+
+// Pinger sends an endpoint.ping (delivery.Sender.Ping).
+type Pinger interface {
+	Ping(ctx context.Context, e *events.Endpoint) delivery.PingResult
 }
 
 type handlers struct{ Config }
@@ -57,6 +67,17 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodGet, Path: "/webhook-endpoints", Handler: h.listEndpoints, Versions: route.V1, Admin: true},
 		{Method: http.MethodDelete, Path: "/webhook-endpoints/:id", Handler: h.deleteEndpoint, Versions: route.V1, Admin: true},
 		{Method: http.MethodGet, Path: "/webhook-endpoints/:id/deliveries", Handler: h.deliveries, Versions: route.V1, Admin: true},
+		// The endpoint's lifecycle (contract section 19, docs/events.md).
+		{Method: http.MethodGet, Path: "/webhook-endpoints/:id", Handler: h.getEndpoint, Versions: route.V1, Admin: true},
+		{Method: http.MethodPatch, Path: "/webhook-endpoints/:id", Handler: h.updateEndpoint, Versions: route.V1, Admin: true},
+		{Method: http.MethodPost, Path: "/webhook-endpoints/:id/disable", Handler: h.disableEndpoint, Versions: route.V1, Admin: true},
+		{Method: http.MethodPost, Path: "/webhook-endpoints/:id/enable", Handler: h.enableEndpoint, Versions: route.V1, Admin: true},
+		// A ping is a POST to a URL the tenant chose, at once: bounded per tenant.
+		{Method: http.MethodPost, Path: "/webhook-endpoints/:id/ping", Handler: h.pingEndpoint, Versions: route.V1, Admin: true,
+			PerTenant: route.Quota{N: 10, Per: time.Minute}},
+		// Its response carries the new secret: no idempotency record may keep it.
+		{Method: http.MethodPost, Path: "/webhook-endpoints/:id/roll-secret", Handler: h.rollSecret, Versions: route.V1, Admin: true,
+			Idempotency: idempotency.Unsupported},
 	}
 }
 

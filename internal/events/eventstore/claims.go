@@ -87,10 +87,13 @@ type jobRow struct {
 	URL        string `gorm:"column:url"`
 	Secret     string
 	Payload    string
+	// The secret a roll replaced, sealed, and when it stops signing (migration 0020).
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
 }
 
 const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload
+	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at
 	FROM webhook_deliveries d
 	JOIN webhook_endpoints e ON e.id = d.endpoint_id
 	JOIN events ev ON ev.id = d.event_id
@@ -133,8 +136,16 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		if err != nil {
 			return nil, err
 		}
+		secrets := []string{secret}
+		if r.PreviousSecret != "" && r.PreviousSecretExpiresAt != nil && now.Before(*r.PreviousSecretExpiresAt) {
+			prev, err := s.openSecret(r.EndpointID, r.PreviousSecret)
+			if err != nil {
+				return nil, err
+			}
+			secrets = append(secrets, prev)
+		}
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
-			EndpointID: r.EndpointID, URL: r.URL, Secret: secret, Payload: []byte(r.Payload),
+			EndpointID: r.EndpointID, URL: r.URL, Secrets: secrets, Payload: []byte(r.Payload),
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
@@ -143,7 +154,11 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 // enabledTenant keeps a disabled tenant's deliveries out of every claim: they wait,
 // pending, until it is enabled again (and are given up as usual once past their
 // retry_until, WEBHOOK_RETRY_FOR).
-const enabledTenant = "tenant_id NOT IN (SELECT id FROM tenants WHERE disabled_at IS NOT NULL)"
+//
+// A disabled endpoint's deliveries are left out too: disabling one moves its queue
+// into its log as skipped, and this closes the race with an event queued meanwhile.
+const enabledTenant = "tenant_id NOT IN (SELECT id FROM tenants WHERE disabled_at IS NOT NULL)" +
+	" AND endpoint_id NOT IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NOT NULL)"
 
 // claimJobsSQL wraps a claim (claimSQL) so that it returns, in the same statement,
 // the jobRow of every delivery it claimed (PostgreSQL: a data-modifying WITH).
@@ -152,7 +167,7 @@ func claimJobsSQL(claim string) string {
 		" RETURNING id, tenant_id, event_id, endpoint_id, attempts, retry_until, created_at"
 	return `WITH d AS (` + claim + `)
 	SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload
+	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at
 	FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id`
 }
 
@@ -222,6 +237,9 @@ func (s *Store) Settle(ctx context.Context, batch []delivery.Settlement) ([]bool
 					DurationMs: a.Duration.Milliseconds(), CreatedAt: a.CreatedAt.UTC()})
 			}
 		}
+		if err := s.noteFailing(conn, batch, held); err != nil {
+			return err
+		}
 		if len(log) == 0 {
 			return nil
 		}
@@ -231,6 +249,39 @@ func (s *Store) Settle(ctx context.Context, batch []delivery.Settlement) ([]bool
 		return nil, fmt.Errorf("settle deliveries: %w", err)
 	}
 	return held, nil
+}
+
+// noteFailing keeps each endpoint's failing_since: set at its first failed attempt
+// since its last delivered one, cleared by a delivered one (a batch holding both
+// clears it). Conditional updates: an endpoint that is failing still, or not
+// failing, is not written again.
+func (s *Store) noteFailing(conn *gorm.DB, batch []delivery.Settlement, held []bool) error {
+	failed := map[string]time.Time{}
+	var delivered []string
+	for i, st := range batch {
+		if !held[i] {
+			continue
+		}
+		if st.Result.Delivered {
+			delivered = append(delivered, st.Job.EndpointID)
+			continue
+		}
+		at := st.Result.Attempt.CreatedAt.UTC()
+		if prev, ok := failed[st.Job.EndpointID]; !ok || at.Before(prev) {
+			failed[st.Job.EndpointID] = at
+		}
+	}
+	for ep, at := range failed {
+		if err := conn.Exec(`UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL`,
+			at, ep).Error; err != nil {
+			return err
+		}
+	}
+	if len(delivered) > 0 {
+		return conn.Exec(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id IN ? AND failing_since IS NOT NULL`,
+			delivered).Error
+	}
+	return nil
 }
 
 // settleDelivered removes the batch's delivered deliveries from the queue in one

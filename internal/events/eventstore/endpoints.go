@@ -23,9 +23,41 @@ type endpointRow struct {
 	Secret     string
 	EventTypes string
 	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
+	// Migration 0020.
+	Description             string
+	DisabledAt              *time.Time
+	PreviousSecret          string // sealed like Secret; "" when none
+	PreviousSecretExpiresAt *time.Time
+	FailingSince            *time.Time
 }
 
 func (endpointRow) TableName() string { return "webhook_endpoints" }
+
+// toEndpoint is r with its secrets opened.
+func (s *Store) toEndpoint(r *endpointRow) (*events.Endpoint, error) {
+	secret, err := s.openSecret(r.ID, r.Secret)
+	if err != nil {
+		return nil, err
+	}
+	prev := ""
+	if r.PreviousSecret != "" {
+		if prev, err = s.openSecret(r.ID, r.PreviousSecret); err != nil {
+			return nil, err
+		}
+	}
+	return &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
+		Types: parseTypesColumn(r.EventTypes), CreatedAt: r.CreatedAt.UTC(), Description: r.Description,
+		DisabledAt: utc(r.DisabledAt), PreviousSecret: prev, PreviousSecretExpiresAt: utc(r.PreviousSecretExpiresAt),
+		FailingSince: utc(r.FailingSince)}, nil
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
 
 type attemptRow struct {
 	ID         int64 `gorm:"primaryKey;autoIncrement"`
@@ -50,7 +82,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
-			EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
+			EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC(), Description: e.Description}
 		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
 		}
@@ -70,14 +102,17 @@ func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpo
 	if err := s.tenant(ctx, tenantID).Order("id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("list endpoints: %w", err)
 	}
+	return s.toEndpoints(rows)
+}
+
+func (s *Store) toEndpoints(rows []endpointRow) ([]*events.Endpoint, error) {
 	out := make([]*events.Endpoint, len(rows))
-	for i, r := range rows {
-		secret, err := s.openSecret(r.ID, r.Secret)
+	for i := range rows {
+		e, err := s.toEndpoint(&rows[i])
 		if err != nil {
 			return nil, err
 		}
-		out[i] = &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
-			Types: parseTypesColumn(r.EventTypes), CreatedAt: r.CreatedAt.UTC()}
+		out[i] = e
 	}
 	return out, nil
 }

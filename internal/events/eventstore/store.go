@@ -68,30 +68,45 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 	return database.RunInTx(ctx, s.db, fn)
 }
 
-// queueSQL queues one delivery of an event to each subscribed endpoint of its
-// tenant, in one statement: endpoints store their types as "*" or ",a,b,".
-const queueSQL = `INSERT INTO webhook_deliveries
+// queueSQL queues one delivery of an event to each enabled subscribed endpoint of
+// its tenant, in one statement: endpoints store their types as "*" or ",a,b,".
+// skipSQL logs the event as skipped (attempt 0) for each disabled one.
+const (
+	queueSQL = `INSERT INTO webhook_deliveries
 	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
 	SELECT tenant_id, ?, id, 'pending', 0, ?, ?, ? FROM webhook_endpoints
-	WHERE tenant_id = ? AND (event_types = '*' OR event_types LIKE ?)`
+	WHERE tenant_id = ? AND (event_types = '*' OR event_types LIKE ?) AND disabled_at IS NULL`
+	skipSQL = `INSERT INTO webhook_attempts
+	(tenant_id, endpoint_id, event_id, delivery_id, attempt, status_code, error, duration_ms, created_at)
+	SELECT tenant_id, id, ?, 0, 0, 0, '` + skippedError + `', 0, ? FROM webhook_endpoints
+	WHERE tenant_id = ? AND (event_types = '*' OR event_types LIKE ?) AND disabled_at IS NOT NULL`
+)
 
 func (s *Store) queue(ctx context.Context, ev *events.Event, due, retryUntil time.Time) (int, error) {
-	res := database.Conn(ctx, s.db).Exec(queueSQL, ev.ID, due.UTC(), retryUntil.UTC(), due.UTC(),
-		ev.TenantID, "%,"+string(ev.Type)+",%")
+	like := "%," + string(ev.Type) + ",%"
+	if err := database.Conn(ctx, s.db).Exec(skipSQL, ev.ID, due.UTC(), ev.TenantID, like).Error; err != nil {
+		return 0, fmt.Errorf("log skipped deliveries of %s: %w", ev.ID, err)
+	}
+	res := database.Conn(ctx, s.db).Exec(queueSQL, ev.ID, due.UTC(), retryUntil.UTC(), due.UTC(), ev.TenantID, like)
 	if res.Error != nil {
 		return 0, fmt.Errorf("queue deliveries of %s: %w", ev.ID, res.Error)
 	}
 	return int(res.RowsAffected), nil
 }
 
-// insertQueuePG is Insert in one statement on PostgreSQL: the event and its
-// deliveries in one round trip, since every write of the API pays for it.
+// insertQueuePG is Insert in one statement on PostgreSQL: the event, its skipped
+// entries (disabled endpoints) and its deliveries in one round trip, since every
+// write of the API pays for it. Its count of rows is the deliveries'.
 const insertQueuePG = `WITH ev AS (INSERT INTO events (id, tenant_id, type, payload, created_at)
-	VALUES (?, ?, ?, ?, ?) RETURNING id)
+	VALUES (?, ?, ?, ?, ?) RETURNING id),
+	skipped AS (INSERT INTO webhook_attempts
+	(tenant_id, endpoint_id, event_id, delivery_id, attempt, status_code, error, duration_ms, created_at)
+	SELECT e.tenant_id, e.id, ev.id, 0, 0, 0, '` + skippedError + `', 0, ? FROM webhook_endpoints e CROSS JOIN ev
+	WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE ?) AND e.disabled_at IS NOT NULL)
 	INSERT INTO webhook_deliveries
 	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
 	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ?, ?, ? FROM webhook_endpoints e CROSS JOIN ev
-	WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE ?)`
+	WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE ?) AND e.disabled_at IS NULL`
 
 // Insert stores ev and queues its deliveries in the transaction ctx carries, and
 // calls queued with how many it queued once they are (events.Store.Insert).
@@ -106,6 +121,7 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 		// INSERT, the audit entry's); the last statement of a lazy unit of work.
 		err := database.ExecLast(ctx, s.db, func(rows int64) { queued(int(rows)) }, insertQueuePG,
 			ev.ID, ev.TenantID, string(ev.Type), string(ev.Payload), at,
+			at, ev.TenantID, "%,"+string(ev.Type)+",%",
 			at, retryUntil.UTC(), at, ev.TenantID, "%,"+string(ev.Type)+",%")
 		if err != nil {
 			return fmt.Errorf("insert event: %w", err)
@@ -125,12 +141,21 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 }
 
 // queueManySQL queues the deliveries of the events whose IDs follow (the `IN` list
-// is appended), each due at its event's creation, as queueSQL does for one.
-const queueManySQL = `INSERT INTO webhook_deliveries
+// is appended), each due at its event's creation, as queueSQL does for one;
+// skipManySQL logs them skipped for disabled endpoints, as skipSQL.
+const (
+	queueManySQL = `INSERT INTO webhook_deliveries
 	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
 	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ev.created_at, ?, ev.created_at
 	FROM events ev JOIN webhook_endpoints e ON e.tenant_id = ev.tenant_id
-	WHERE (e.event_types = '*' OR e.event_types LIKE '%,' || ev.type || ',%') AND ev.id IN `
+	WHERE (e.event_types = '*' OR e.event_types LIKE '%,' || ev.type || ',%') AND e.disabled_at IS NULL AND ev.id IN `
+	skipManySQL = `INSERT INTO webhook_attempts
+	(tenant_id, endpoint_id, event_id, delivery_id, attempt, status_code, error, duration_ms, created_at)
+	SELECT e.tenant_id, e.id, ev.id, 0, 0, 0, '` + skippedError + `', 0, ev.created_at
+	FROM events ev JOIN webhook_endpoints e ON e.tenant_id = ev.tenant_id
+	WHERE (e.event_types = '*' OR e.event_types LIKE '%,' || ev.type || ',%') AND e.disabled_at IS NOT NULL
+	AND ev.id IN `
+)
 
 // InsertMany stores evs and queues their deliveries in the transaction ctx
 // carries: the events in multi-row INSERTs (database.InsertRows), then their
@@ -156,7 +181,11 @@ func (s *Store) InsertMany(ctx context.Context, evs []*events.Event, retryUntil 
 		for _, ev := range chunk {
 			args = append(args, ev.ID)
 		}
-		res := database.Conn(ctx, s.db).Exec(queueManySQL+"("+strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",")+")", args...)
+		in := "(" + strings.TrimSuffix(strings.Repeat("?,", len(chunk)), ",") + ")"
+		if err := database.Conn(ctx, s.db).Exec(skipManySQL+in, args[1:]...).Error; err != nil {
+			return 0, fmt.Errorf("log skipped deliveries of %d events: %w", len(chunk), err)
+		}
+		res := database.Conn(ctx, s.db).Exec(queueManySQL+in, args...)
 		if res.Error != nil {
 			return 0, fmt.Errorf("queue deliveries of %d events: %w", len(chunk), res.Error)
 		}

@@ -42,6 +42,10 @@ func targets(t *testing.T, env *apitest.Env, tenantID string) map[string]apitest
 	if err != nil {
 		t.Fatal(err)
 	}
+	k2, _, err := env.App.Tenants.CreateAPIKey(ctx, tenantID, "rolled", tenants.AllScopes)
+	if err != nil {
+		t.Fatal(err)
+	}
 	src, err := env.App.Webhooks.CreateSource(ctx, tenantID, "victim-"+tenantID[len(tenantID)-8:])
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +58,7 @@ func targets(t *testing.T, env *apitest.Env, tenantID string) map[string]apitest
 		"GET /api-keys":               {Method: "GET", Path: "/v1/api-keys"},
 		"POST /api-keys":              {Method: "POST", Path: "/v1/api-keys", JSON: map[string]any{"name": "ci", "scopes": []string{"risks:read"}}},
 		"DELETE /api-keys/:id":        {Method: "DELETE", Path: "/v1/api-keys/" + k.ID},
+		"POST /api-keys/:id/roll":     {Method: "POST", Path: "/v1/api-keys/" + k2.ID + "/roll", JSON: map[string]any{"expiresIn": 60}},
 		"GET /webhook-sources":        {Method: "GET", Path: "/v1/webhook-sources"},
 		"POST /webhook-sources":       {Method: "POST", Path: "/v1/webhook-sources", JSON: map[string]string{"source": "new-" + tenantID[len(tenantID)-8:]}},
 		"DELETE /webhook-sources/:id": {Method: "DELETE", Path: "/v1/webhook-sources/" + src.ID},

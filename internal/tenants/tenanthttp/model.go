@@ -1,6 +1,8 @@
 package tenanthttp
 
 import (
+	"time"
+
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantview"
@@ -72,7 +74,51 @@ type createKeyRequest struct {
 	Scopes []string `json:"scopes"`
 	// Mode is "live" (the default) or "test" (docs/sandboxes.md).
 	Mode string `json:"mode"`
+	// ExpiresAt, optional, is when the key stops working.
+	ExpiresAt *time.Time `json:"expiresAt"`
+	// AllowedCidrs, optional, are the only networks it may be used from.
+	AllowedCidrs []string `json:"allowedCidrs"`
 }
 
 // scopes parses the requested scopes. Errors: VALIDATION_FAILED naming "scopes".
 func (r createKeyRequest) scopes() ([]tenants.Scope, error) { return tenants.ScopesOf(r.Scopes) }
+
+// options parses the key's expiry, networks and mode. Errors: VALIDATION_FAILED
+// naming "allowedCidrs" or "mode".
+func (r createKeyRequest) options() (tenants.KeyOptions, error) {
+	cidrs, err := tenants.ParseCIDRs(r.AllowedCidrs)
+	if err != nil {
+		return tenants.KeyOptions{}, err
+	}
+	mode, err := tenants.ParseMode("mode", r.Mode)
+	if err != nil {
+		return tenants.KeyOptions{}, err
+	}
+	return tenants.KeyOptions{ExpiresAt: r.ExpiresAt, AllowedCidrs: cidrs, Mode: mode}, nil
+}
+
+// rollKeyRequest is POST /v1/api-keys/{id}/roll's body.
+type rollKeyRequest struct {
+	// ExpiresIn is how many seconds the old secret keeps working: 0–604800.
+	ExpiresIn *int64 `json:"expiresIn"`
+}
+
+// overlap is the old secret's remaining life. Errors: VALIDATION_FAILED naming
+// "expiresIn".
+func (r rollKeyRequest) overlap() (time.Duration, error) {
+	if r.ExpiresIn == nil {
+		return 0, problem.Invalid("expiresIn", "is required (0–604800 seconds)")
+	}
+	if *r.ExpiresIn < 0 || *r.ExpiresIn > int64(tenants.MaxRollOverlap/time.Second) {
+		return 0, problem.Invalid("expiresIn", "must be 0–604800 seconds")
+	}
+	return time.Duration(*r.ExpiresIn) * time.Second, nil
+}
+
+// rolledKey answers a roll: the new key with its secret, shown this once, and the
+// old key as it is now (its expiresAt the end of the overlap).
+type rolledKey struct {
+	tenantview.APIKey
+	Key      string            `json:"key"`
+	Previous tenantview.APIKey `json:"previous"`
+}

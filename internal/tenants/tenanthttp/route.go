@@ -49,6 +49,9 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodPost, Path: "/api-keys", Handler: h.createKey, Versions: route.V1, Admin: true,
 			Idempotency: idempotency.Unsupported},
 		{Method: http.MethodDelete, Path: "/api-keys/:id", Handler: h.revokeKey, Versions: route.V1, Admin: true},
+		// Its response carries the new secret: no idempotency record may keep it.
+		{Method: http.MethodPost, Path: "/api-keys/:id/roll", Handler: h.rollKey, Versions: route.V1, Admin: true,
+			Idempotency: idempotency.Unsupported},
 	}
 }
 
@@ -191,11 +194,11 @@ func (h handlers) createKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	mode, err := tenants.ParseMode("mode", req.Mode)
+	opts, err := req.options()
 	if err != nil {
 		return err
 	}
-	k, secret, err := h.Tenants.CreateModeAPIKey(c.Request().Context(), tenant, req.Name, scopes, mode)
+	k, secret, err := h.Tenants.CreateAPIKeyWith(c.Request().Context(), tenant, req.Name, scopes, opts)
 	if err != nil {
 		return err
 	}
@@ -212,6 +215,29 @@ func (h handlers) revokeKey(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// rollKey answers the new key's secret once; the old secret keeps working for
+// expiresIn seconds (docs/roles-and-credentials.md).
+func (h handlers) rollKey(c echo.Context) error {
+	var req rollKeyRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, id, err := tenantAndID(c, ids.APIKey)
+	if err != nil {
+		return err
+	}
+	overlap, err := req.overlap()
+	if err != nil {
+		return err
+	}
+	next, secret, old, err := h.Tenants.RollAPIKey(c.Request().Context(), tenant, id, overlap)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/api-keys/"+next.ID)
+	return c.JSON(http.StatusCreated, rolledKey{APIKey: tenantview.APIKeyOf(next), Key: secret, Previous: tenantview.APIKeyOf(old)})
 }
 
 // tenantAndID returns the caller's tenant and the :id parameter; an ID that is not

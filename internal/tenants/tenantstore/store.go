@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -93,6 +94,12 @@ type apiKeyRow struct {
 	CreatedAt     time.Time
 	RevokedAt     *time.Time
 	LastUsedAt    *time.Time
+	// ExpiresAt, ExpiryRecordedAt, AllowedCidrs (comma-separated) and RolledTo:
+	// migration 0020.
+	ExpiresAt        *time.Time
+	ExpiryRecordedAt *time.Time
+	AllowedCidrs     string
+	RolledTo         string
 }
 
 func (apiKeyRow) TableName() string { return "api_keys" }
@@ -108,9 +115,40 @@ func (r apiKeyRow) toKey() tenants.APIKey {
 	if mode != tenants.ModeTest {
 		mode = tenants.ModeLive
 	}
+		var cidrs []netip.Prefix
+	for _, c := range strings.Split(r.AllowedCidrs, ",") {
+		// Written by cidrsColumn from parsed prefixes: one that does not parse
+		// cannot be there, and would only narrow the key further.
+		if p, err := netip.ParsePrefix(c); err == nil {
+			cidrs = append(cidrs, p)
+		} else if c != "" {
+			cidrs = append(cidrs, netip.Prefix{})
+		}
+	}
 	return tenants.APIKey{ID: r.ID, TenantID: r.TenantID, Name: r.Name, Scopes: scopes, Mode: mode,
 		CreatedBy: changes.Actor{Type: changes.ActorType(r.CreatedByType), ID: r.CreatedByID},
-		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt)}
+		CreatedAt: r.CreatedAt.UTC(), RevokedAt: utc(r.RevokedAt), LastUsedAt: utc(r.LastUsedAt),
+		ExpiresAt: utc(r.ExpiresAt), ExpiryRecorded: r.ExpiryRecordedAt != nil, AllowedCidrs: cidrs, RolledTo: r.RolledTo}
+}
+
+// cidrsColumn is allowed_cidrs' value: the networks, comma-separated.
+func cidrsColumn(ps []netip.Prefix) string {
+	s := make([]string, len(ps))
+	for i, p := range ps {
+		s[i] = p.String()
+	}
+	return strings.Join(s, ",")
+}
+
+// keyRow is k's row, with its secret's digest.
+func keyRow(k tenants.APIKey, secretHash string) apiKeyRow {
+	strs := make([]string, len(k.Scopes))
+	for i, sc := range k.Scopes {
+		strs[i] = string(sc)
+	}
+	return apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
+		Scopes: strings.Join(strs, ","), Mode: string(k.Mode), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
+		CreatedAt: k.CreatedAt.UTC(), ExpiresAt: utc(k.ExpiresAt), AllowedCidrs: cidrsColumn(k.AllowedCidrs)}
 }
 
 // utc returns t in UTC: every time the store returns is UTC, whatever the driver
@@ -201,13 +239,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (tenants.User, st
 // (never the secret nor its digest).
 func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash string) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-		strs := make([]string, len(k.Scopes))
-		for i, sc := range k.Scopes {
-			strs[i] = string(sc)
-		}
-		row := apiKeyRow{ID: k.ID, TenantID: k.TenantID, Name: k.Name, SecretHash: secretHash,
-			Scopes: strings.Join(strs, ","), Mode: string(k.Mode), CreatedByType: string(k.CreatedBy.Type), CreatedByID: k.CreatedBy.ID,
-			CreatedAt: k.CreatedAt.UTC()}
+		row := keyRow(k, secretHash)
 		if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create api key: %w", err)
 		}
@@ -231,9 +263,10 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	ctx, cancel := database.Bound(ctx)
 	defer cancel()
 	var row apiKeyRow
-	var revoked, lastUsed sql.NullTime
+	var revoked, lastUsed, expires, recorded sql.NullTime
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
-		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed)
+		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed,
+		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
 	}
@@ -243,8 +276,14 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	if revoked.Valid {
 		row.RevokedAt = &revoked.Time
 	}
-	if lastUsed.Valid {
-		row.LastUsedAt = &lastUsed.Time
+	for _, t := range []struct {
+		v   sql.NullTime
+		dst **time.Time
+	}{{lastUsed, &row.LastUsedAt}, {expires, &row.ExpiresAt}, {recorded, &row.ExpiryRecordedAt}} {
+		if t.v.Valid {
+			v := t.v.Time
+			*t.dst = &v
+		}
 	}
 	return row.toKey(), nil
 }
@@ -252,9 +291,11 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 // selectKeyBySecret is APIKeyBySecretHash's statement (PostgreSQL placeholders);
 // selectKeyBySecretSQLite is the same with SQLite's.
 const (
-	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at FROM api_keys
+	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at,
+	expires_at, expiry_recorded_at, allowed_cidrs, rolled_to FROM api_keys
 	WHERE secret_hash = $1 AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
-	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at FROM api_keys
+	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at,
+	expires_at, expiry_recorded_at, allowed_cidrs, rolled_to FROM api_keys
 	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
 )
 
@@ -287,8 +328,13 @@ func (s *Store) RevokeAPIKey(ctx context.Context, k tenants.APIKey, at time.Time
 // errRevokedAlready undoes a revocation that found the key revoked already.
 var errRevokedAlready = errors.New("api key revoked already")
 
-// TouchAPIKey records the key's last use, on the pool rather than ctx's transaction.
+// TouchAPIKey records the key's last use, on the pool rather than ctx's transaction,
+// unless the use recorded is less than a minute older: instances each throttle
+// their own writes, and this keeps their sum to about one a minute per key.
 func (s *Store) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
-	err := s.db.WithContext(ctx).Model(&apiKeyRow{}).Where("id = ?", id).Update("last_used_at", at.UTC()).Error
+	at = at.UTC()
+	err := s.db.WithContext(ctx).Model(&apiKeyRow{}).
+		Where("id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", id, at.Add(-time.Minute)).
+		Update("last_used_at", at).Error
 	return err
 }

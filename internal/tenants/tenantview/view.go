@@ -45,13 +45,27 @@ type APIKey struct {
 	CreatedBy  *Creator   `json:"createdBy"`
 	LastUsedAt *time.Time `json:"lastUsedAt"`
 	RevokedAt  *time.Time `json:"revokedAt"`
+	// ExpiresAt is when the key stops working, null for never (a roll sets the old
+	// key's to the end of its overlap).
+	ExpiresAt *time.Time `json:"expiresAt"`
+	// AllowedCidrs are the networks it may be used from; empty: anywhere.
+	AllowedCidrs []string `json:"allowedCidrs"`
+	// RolledTo is the ID of the key that replaced it, null if never rolled.
+	RolledTo *string `json:"rolledTo"`
 }
 
 // APIKeyOf returns k as the API shows it.
 func APIKeyOf(k tenants.APIKey) APIKey {
 	v := APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Mode: k.Mode, Livemode: k.Mode != tenants.ModeTest,
-		CreatedAt:  k.CreatedAt.UTC(),
-		LastUsedAt: utc(k.LastUsedAt), RevokedAt: utc(k.RevokedAt)}
+		CreatedAt: k.CreatedAt.UTC(),
+		LastUsedAt: utc(k.LastUsedAt), RevokedAt: utc(k.RevokedAt), ExpiresAt: utc(k.ExpiresAt),
+		AllowedCidrs: make([]string, len(k.AllowedCidrs))}
+	for i, p := range k.AllowedCidrs {
+		v.AllowedCidrs[i] = p.String()
+	}
+	if k.RolledTo != "" {
+		v.RolledTo = &k.RolledTo
+	}
 	if k.CreatedBy.Type != "" {
 		v.CreatedBy = &Creator{Type: string(k.CreatedBy.Type), ID: k.CreatedBy.ID}
 	}

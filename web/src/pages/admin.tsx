@@ -21,9 +21,11 @@ export function AdminPage({ path, session }: { path: string; session: Session })
       <nav class="tabs" aria-label="Admin">
         <a href="/admin/users" aria-current={path === "/admin/users" ? "page" : undefined}>Users</a>
         <a href="/admin/api-keys" aria-current={path === "/admin/api-keys" ? "page" : undefined}>API keys</a>
-        <a href="/admin/webhooks" aria-current={path === "/admin/webhooks" ? "page" : undefined}>Webhooks</a>
+        <a href="/admin/webhooks" aria-current={path.startsWith("/admin/webhooks") ? "page" : undefined}>Webhooks</a>
       </nav>
-      {path === "/admin/api-keys" ? <ApiKeys /> : path === "/admin/webhooks" ? <Webhooks /> : <Users session={session} />}
+      {path === "/admin/api-keys" ? <ApiKeys />
+        : path.startsWith("/admin/webhooks/") ? <EndpointPage id={decodeURIComponent(path.slice("/admin/webhooks/".length))} />
+        : path === "/admin/webhooks" ? <Webhooks /> : <Users session={session} />}
     </section>
   );
 }
@@ -164,26 +166,42 @@ function ApiKeys() {
   const create = useCreate(list.reload);
   const [name, setName] = useState("");
   const [scopes, setScopes] = useState<string[]>(["risks:read", "risks:write"]);
+  const [expires, setExpires] = useState("");
+  const [rolling, setRolling] = useState<string | null>(null);
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (await create.run(() => api().apiKeys.create({ name, scopes: scopes as ApiKey["scopes"] }), (k) => k.key)) setName("");
+    const expiresAt = expires ? new Date(expires).toISOString() : undefined;
+    if (await create.run(() => api().apiKeys.create({ name, scopes: scopes as ApiKey["scopes"], ...(expiresAt ? { expiresAt } : {}) }), (k) => k.key)) {
+      setName("");
+      setExpires("");
+    }
+  };
+  // A roll answers the new key's secret: online-only, shown once like a creation's.
+  const roll = async (k: ApiKey, expiresIn: number) => {
+    if (await create.run(() => api().apiKeys.roll(k.id, expiresIn), (r) => r.key)) setRolling(null);
   };
   return (
     <>
       {create.secret && <Secret label="New API key" value={create.secret} onDone={create.clearSecret} />}
       {list.error && <p class="error" role="alert">{list.error}</p>}
       <table>
-        <thead><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Last used</th><th /></tr></thead>
+        <thead><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Expires</th><th>Last used</th><th /></tr></thead>
         <tbody>
           {list.page?.data.map((k) => (
             <tr key={k.id} class={k.revokedAt ? "revoked" : ""}>
-              <td>{k.name || k.id}</td><td>{k.scopes.join(", ")}</td>
+              <td>{k.name || k.id}</td><td>{k.scopes.join(", ")}{k.allowedCidrs.length > 0 && <> · from {k.allowedCidrs.join(", ")}</>}</td>
               <td>{new Date(k.createdAt).toLocaleDateString()}</td>
+              <td>{expiry(k)}</td>
               <td>{k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"}</td>
               <td>{k.revokedAt ? "revoked" : (
-                <AskFirst ask="Revoke" label={`Revoke ${k.name || k.id}?`} text="Revoke? Programs using it stop working." confirm="Confirm revoke"
-                  onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })} />
+                <>
+                  {!k.rolledTo && !expired(k) && (rolling === k.id
+                    ? <RollKey name={k.name || k.id} online={online} onRoll={(s) => void roll(k, s)} onCancel={() => setRolling(null)} />
+                    : <button type="button" class="secondary" onClick={() => setRolling(k.id)}>Roll</button>)}{" "}
+                  <AskFirst ask="Revoke" label={`Revoke ${k.name || k.id}?`} text="Revoke? Programs using it stop working." confirm="Confirm revoke"
+                    onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })} />
+                </>
               )}</td>
             </tr>
           ))}
@@ -201,6 +219,7 @@ function ApiKeys() {
             </label>
           ))}
         </fieldset>
+        <label>Expires (optional)<input type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} /></label>
         <button type="submit" disabled={!online}>Create API key</button>
       </form>
       <OnlineOnly online={online} />
@@ -209,6 +228,31 @@ function ApiKeys() {
   );
 }
 
+const expired = (k: ApiKey) => k.expiresAt !== null && new Date(k.expiresAt).getTime() <= Date.now();
+
+/** expiry says when a key stops working: "never", its date, or that it has. */
+function expiry(k: ApiKey): string {
+  if (!k.expiresAt) return "never";
+  const at = new Date(k.expiresAt).toLocaleString();
+  return expired(k) ? `expired ${at}` : k.rolledTo ? `${at} (rolled)` : at;
+}
+
+/** The overlaps a roll offers: how long the old secret keeps working. */
+const OVERLAPS: [string, number][] = [["stops now", 0], ["1 hour", 3600], ["1 day", 86400], ["7 days", 604800]];
+
+/** RollKey asks how long the old secret keeps working, then rolls. */
+function RollKey({ name, online, onRoll, onCancel }: { name: string; online: boolean; onRoll: (expiresIn: number) => void; onCancel: () => void }) {
+  const [overlap, setOverlap] = useState(3600);
+  return (
+    <span role="group" aria-label={`Roll ${name}`}>
+      <label>Old key works for<select value={overlap} onChange={(e) => setOverlap(Number(e.currentTarget.value))}>
+        {OVERLAPS.map(([label, s]) => <option key={s} value={s}>{label}</option>)}
+      </select></label>{" "}
+      <button type="button" disabled={!online} onClick={() => onRoll(overlap)}>Confirm roll</button>{" "}
+      <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+    </span>
+  );
+}
 
 function Webhooks() {
   return (
@@ -273,22 +317,15 @@ function Endpoints() {
       <ul>
         {list.page?.data.map((ep) => (
           <li key={ep.id}>
-            <code>{ep.url}</code> {ep.events.join(", ")}{" "}
+            <a href={`/admin/webhooks/${encodeURIComponent(ep.id)}`}><code>{ep.url}</code></a> {ep.events.join(", ")}
+            {ep.disabledAt && <strong> disabled</strong>}{" "}
             <button type="button" class="secondary" onClick={() => setShown(shown === ep.id ? null : ep.id)}>Deliveries</button>{" "}
             <AskFirst ask="Delete" askLabel={`Delete endpoint ${ep.url}`} label={`Delete endpoint ${ep.url}?`} confirm="Confirm delete"
               text="Delete? No more events are sent to it."
               onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/webhook-endpoints/${ep.id}`, body: null, label: `Delete endpoint ${ep.url}` })} />
             {shown === ep.id && (
               <table>
-                <thead><tr><th>Event</th><th>Attempt</th><th>Status</th><th>Error</th><th>ms</th><th>When</th></tr></thead>
-                <tbody>
-                  {deliveries.page?.data.map((d) => (
-                    <tr key={d.eventId + d.attempt}>
-                      <td><code>{d.eventId}</code></td><td>{d.attempt}</td><td>{d.status ?? ""}</td><td>{d.error ?? ""}</td>
-                      <td>{d.durationMs}</td><td>{new Date(d.createdAt).toLocaleString()}</td>
-                    </tr>
-                  ))}
-                </tbody>
+                <DeliveryRows page={deliveries.page?.data} />
               </table>
             )}
           </li>
@@ -310,5 +347,93 @@ function Endpoints() {
       <OnlineOnly online={online} />
       {create.error && <p class="error" role="alert">{create.error}</p>}
     </>
+  );
+}
+
+/** DeliveryRows is an endpoint's delivery log: one row per attempt or skipped event. */
+function DeliveryRows({ page }: { page: Delivery[] | undefined }) {
+  return (
+    <>
+      <thead><tr><th>Event</th><th>Attempt</th><th>Outcome</th><th>Status</th><th>Error</th><th>ms</th><th>When</th></tr></thead>
+      <tbody>
+        {page?.map((d) => (
+          <tr key={d.eventId + d.attempt + d.createdAt}>
+            <td><code>{d.eventId}</code></td><td>{d.attempt}</td><td>{d.outcome}</td><td>{d.status ?? ""}</td><td>{d.error ?? ""}</td>
+            <td>{d.durationMs}</td><td>{new Date(d.createdAt).toLocaleString()}</td>
+          </tr>
+        ))}
+      </tbody>
+    </>
+  );
+}
+
+/**
+ * EndpointPage is one outbound endpoint: its state, its delivery log, and
+ * disable/enable, ping and roll-secret. These are sent now, online, and the
+ * page re-read: a ping's answer is only worth having now, and a roll's secret
+ * is shown once.
+ */
+function EndpointPage({ id }: { id: string }) {
+  const [ep, setEp] = useState<Endpoint | null>(null);
+  const [error, setError] = useState("");
+  const [note, setNote] = useState("");
+  const [overlap, setOverlap] = useState(86400);
+  const online = useOnline();
+  const deliveries = useList<Delivery>(`deliveries-${id}`, () => api().webhookEndpoints.deliveries(id, { limit: 50 }));
+  const load = () => api().webhookEndpoints.get(id).then(setEp, (err: unknown) => setError(explain(err)));
+  useEffect(() => void load(), [id]);
+  const roll = useCreate(() => void load());
+  const once = useOneAtATime();
+  const act = (what: () => Promise<unknown>) => void once(async () => {
+    setError("");
+    setNote("");
+    try {
+      await what();
+      await load();
+      deliveries.reload();
+    } catch (err) {
+      setError(err instanceof RiskApiError ? explain(err) : "Cannot reach the server; nothing changed.");
+    }
+  });
+  const ping = () => act(async () => {
+    const r = await api().webhookEndpoints.ping(id);
+    setNote(r.delivered ? `Ping delivered: ${r.status} in ${r.durationMs} ms` : `Ping failed: ${r.error ?? ""}${r.status ? ` (${r.status})` : ""} after ${r.durationMs} ms`);
+  });
+  return (
+    <section aria-label="Webhook endpoint">
+      <p><a href="/admin/webhooks">All webhooks</a></p>
+      {error && <p class="error" role="alert">{error}</p>}
+      {ep && (
+        <>
+          <h2><code>{ep.url}</code></h2>
+          <p data-testid="endpoint-state">{ep.disabledAt ? `Disabled since ${new Date(ep.disabledAt).toLocaleString()}` : "Enabled"}
+            {ep.failingSince && !ep.disabledAt && ` · failing since ${new Date(ep.failingSince).toLocaleString()}`}
+            {ep.previousSecretExpiresAt && ` · previous secret signs until ${new Date(ep.previousSecretExpiresAt).toLocaleString()}`}</p>
+          {ep.description && <p>{ep.description}</p>}
+          <p>Events: {ep.events.join(", ")}</p>
+          <div class="row">
+            {ep.disabledAt
+              ? <button type="button" disabled={!online} onClick={() => act(() => api().webhookEndpoints.enable(id))}>Enable</button>
+              : <button type="button" disabled={!online} onClick={() => act(() => api().webhookEndpoints.disable(id))}>Disable</button>}{" "}
+            <button type="button" disabled={!online} onClick={ping}>Ping</button>
+          </div>
+          {note && <p role="status" data-testid="ping-result">{note}</p>}
+          {roll.secret && <Secret label="New signing secret" value={roll.secret} onDone={roll.clearSecret} />}
+          <form class="row" aria-label="Roll the signing secret" onSubmit={(e) => {
+            e.preventDefault();
+            void roll.run(() => api().webhookEndpoints.rollSecret(id, overlap), (r) => r.secret);
+          }}>
+            <label>Old secret signs for<select value={overlap} onChange={(e) => setOverlap(Number(e.currentTarget.value))}>
+              {OVERLAPS.map(([label, s]) => <option key={s} value={s}>{label}</option>)}
+            </select></label>
+            <button type="submit" disabled={!online}>Roll secret</button>
+          </form>
+          {roll.error && <p class="error" role="alert">{roll.error}</p>}
+          <h3>Deliveries</h3>
+          {deliveries.error && <p class="error" role="alert">{deliveries.error}</p>}
+          <table aria-label="Deliveries"><DeliveryRows page={deliveries.page?.data} /></table>
+        </>
+      )}
+    </section>
   );
 }

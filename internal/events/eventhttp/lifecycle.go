@@ -1,0 +1,133 @@
+package eventhttp
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/events/endpointview"
+	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// endpointPatch is PATCH /v1/webhook-endpoints/{id}'s body: members left out are
+// left as they are.
+type endpointPatch struct {
+	URL         *string   `json:"url"`
+	Events      *[]string `json:"events"`
+	Description *string   `json:"description"`
+	// APIVersion joins here with the versions branch's column (contract section 19).
+}
+
+// rollSecretRequest is POST /v1/webhook-endpoints/{id}/roll-secret's body.
+type rollSecretRequest struct {
+	// ExpiresIn is how many seconds the old secret keeps signing: 0–604800.
+	ExpiresIn *int64 `json:"expiresIn"`
+}
+
+// rolledSecretResponse is the endpoint with its new secret, shown this once.
+type rolledSecretResponse struct {
+	endpointview.Endpoint
+	Secret string `json:"secret"`
+}
+
+// pingResponse is a ping's outcome.
+type pingResponse struct {
+	// Status is the endpoint's HTTP status, null when no response arrived.
+	Status     *int    `json:"status"`
+	Delivered  bool    `json:"delivered"`
+	Error      *string `json:"error"`
+	DurationMs int64   `json:"durationMs"`
+}
+
+func (h handlers) endpointParam(c echo.Context) (string, string, error) {
+	return target(c, ids.Endpoint, events.ErrEndpointNotFound)
+}
+
+func (h handlers) getEndpoint(c echo.Context) error {
+	tenant, id, err := h.endpointParam(c)
+	if err != nil {
+		return err
+	}
+	e, err := h.Endpoints.Get(c.Request().Context(), tenant, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, endpointview.Of(e))
+}
+
+func (h handlers) updateEndpoint(c echo.Context) error {
+	var req endpointPatch
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, id, err := h.endpointParam(c)
+	if err != nil {
+		return err
+	}
+	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id,
+		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, endpointview.Of(e))
+}
+
+func (h handlers) disableEndpoint(c echo.Context) error { return h.setDisabled(c, true) }
+
+func (h handlers) enableEndpoint(c echo.Context) error { return h.setDisabled(c, false) }
+
+func (h handlers) setDisabled(c echo.Context, disabled bool) error {
+	tenant, id, err := h.endpointParam(c)
+	if err != nil {
+		return err
+	}
+	e, err := h.Endpoints.SetDisabled(c.Request().Context(), tenant, id, disabled)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, endpointview.Of(e))
+}
+
+func (h handlers) pingEndpoint(c echo.Context) error {
+	tenant, id, err := h.endpointParam(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	e, err := h.Endpoints.Get(ctx, tenant, id)
+	if err != nil {
+		return err
+	}
+	r := h.Pinger.Ping(ctx, e)
+	out := pingResponse{Delivered: r.Error == "", DurationMs: r.Duration.Milliseconds()}
+	if r.StatusCode != 0 {
+		out.Status = &r.StatusCode
+	}
+	if r.Error != "" {
+		out.Error = &r.Error
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h handlers) rollSecret(c echo.Context) error {
+	var req rollSecretRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	tenant, id, err := h.endpointParam(c)
+	if err != nil {
+		return err
+	}
+	if req.ExpiresIn == nil || *req.ExpiresIn < 0 || *req.ExpiresIn > int64(events.MaxSecretOverlap/time.Second) {
+		return problem.Invalid("expiresIn", "is required: 0–604800 seconds")
+	}
+	e, err := h.Endpoints.RollSecret(c.Request().Context(), tenant, id, time.Duration(*req.ExpiresIn)*time.Second)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, rolledSecretResponse{Endpoint: endpointview.Of(e), Secret: e.Secret})
+}

@@ -1,0 +1,174 @@
+package events
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/changes"
+	"github.com/riskapi/riskapi/internal/problem"
+)
+
+// MaxDescriptionLength bounds an endpoint's description.
+const MaxDescriptionLength = 500
+
+// MaxSecretOverlap bounds how long a rolled secret keeps signing deliveries
+// (roll-secret's expiresIn: 0–604800 seconds).
+const MaxSecretOverlap = 7 * 24 * time.Hour
+
+// EndpointUpdate is a PATCH of an endpoint: nil members are left as they are.
+type EndpointUpdate struct {
+	URL         *string
+	Events      *[]string
+	Description *string
+	// APIVersion joins here with the versions branch's column (contract section 19).
+}
+
+// Get returns the tenant's endpoint with id, or ErrEndpointNotFound.
+func (s *Endpoints) Get(ctx context.Context, tenantID, id string) (*Endpoint, error) {
+	return s.Store.Endpoint(ctx, tenantID, id)
+}
+
+// Update changes the members of the tenant's endpoint id that u gives and records
+// webhook_endpoint.updated (nothing when nothing changes). Errors:
+// ErrEndpointNotFound; VALIDATION_FAILED naming "url", "events" or "description".
+func (s *Endpoints) Update(ctx context.Context, tenantID, id string, u EndpointUpdate) (*Endpoint, error) {
+	var types []Type
+	if u.Events != nil {
+		ts, err := parseTypes(*u.Events)
+		if err != nil {
+			return nil, problem.Invalid("events", err.Error())
+		}
+		types = ts
+	}
+	var url string
+	if u.URL != nil {
+		parsed, err := parseEndpointURL(*u.URL)
+		if err != nil {
+			return nil, problem.Invalid("url", err.Error())
+		}
+		if err := s.Guard.CheckURL(ctx, parsed); err != nil {
+			return nil, problem.Invalid("url", err.Error())
+		}
+		url = parsed.String()
+	}
+	if u.Description != nil && len([]rune(*u.Description)) > MaxDescriptionLength {
+		return nil, problem.Invalid("description", "must be at most 500 characters")
+	}
+	return s.change(ctx, tenantID, id, changes.WebhookEndpointUpdated, func(e *Endpoint) {
+		if u.URL != nil {
+			e.URL = url
+		}
+		if u.Events != nil {
+			e.Types = types
+		}
+		if u.Description != nil {
+			e.Description = *u.Description
+		}
+	})
+}
+
+// SetDisabled disables (true) or enables the tenant's endpoint id and records
+// webhook_endpoint.disabled or .enabled; nothing when it is in that state already.
+// Enabling it forgets its failures: auto-disable counts again from its next
+// failed delivery. Errors: ErrEndpointNotFound.
+func (s *Endpoints) SetDisabled(ctx context.Context, tenantID, id string, disabled bool) (*Endpoint, error) {
+	action := changes.WebhookEndpointEnabled
+	if disabled {
+		action = changes.WebhookEndpointDisabled
+	}
+	now := s.now()
+	return s.change(ctx, tenantID, id, action, func(e *Endpoint) {
+		if disabled && e.DisabledAt == nil {
+			e.DisabledAt = &now
+		}
+		if !disabled && e.DisabledAt != nil {
+			e.DisabledAt, e.FailingSince = nil, nil
+		}
+	})
+}
+
+// RollSecret gives the tenant's endpoint id a new secret, which it returns (the
+// only time it leaves the store), and records webhook_endpoint.secret_rolled: the
+// old secret keeps signing every delivery, beside the new one, until now+overlap
+// (0: it stops at once). Errors: ErrEndpointNotFound; VALIDATION_FAILED naming
+// "expiresIn".
+func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap time.Duration) (*Endpoint, error) {
+	if overlap < 0 || overlap > MaxSecretOverlap {
+		return nil, problem.Invalid("expiresIn", "must be 0–604800 seconds")
+	}
+	secret, err := newSecret()
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	ends := now.Add(overlap)
+	return s.change(ctx, tenantID, id, changes.WebhookEndpointSecretRolled, func(e *Endpoint) {
+		e.PreviousSecret, e.PreviousSecretExpiresAt = e.Secret, &ends
+		if overlap == 0 {
+			e.PreviousSecret, e.PreviousSecretExpiresAt = "", nil
+		}
+		e.Secret = secret
+	})
+}
+
+// AutoDisable disables every enabled endpoint whose every delivery has failed
+// for AutoDisableAfter, recording webhook_endpoint.disabled with actor system, and
+// returns how many. Safe on several instances at once: an endpoint disabled
+// already is left as it is. Nothing when AutoDisableAfter is 0.
+func (s *Endpoints) AutoDisable(ctx context.Context) (int, error) {
+	if s.AutoDisableAfter <= 0 {
+		return 0, nil
+	}
+	eps, err := s.Store.FailingEndpoints(ctx, s.now().Add(-s.AutoDisableAfter))
+	if err != nil {
+		return 0, err
+	}
+	ctx = changes.WithActor(ctx, changes.Actor{Type: changes.ActorSystem})
+	n := 0
+	for _, e := range eps {
+		after, err := s.SetDisabled(ctx, e.TenantID, e.ID, true)
+		if err != nil {
+			return n, err
+		}
+		if after.DisabledAt != nil && e.DisabledAt == nil {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// change reads the tenant's endpoint under its tenant's endpoint lock, applies
+// edit to a copy and saves it, recording action, unless edit changed nothing.
+func (s *Endpoints) change(ctx context.Context, tenantID, id string, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
+	var after *Endpoint
+	err := s.Store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.Store.LockEndpoints(ctx, tenantID); err != nil {
+			return err
+		}
+		before, err := s.Store.Endpoint(ctx, tenantID, id)
+		if err != nil {
+			return err
+		}
+		e := *before
+		edit(&e)
+		after = &e
+		if sameEndpoint(before, after) {
+			return nil
+		}
+		return s.Store.SaveEndpoint(ctx, before, after, action)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return after, nil
+}
+
+// sameEndpoint reports whether a and b store the same.
+func sameEndpoint(a, b *Endpoint) bool {
+	same := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
+	return a.URL == b.URL && slices.Equal(a.Types, b.Types) && a.Description == b.Description &&
+		a.Secret == b.Secret && a.PreviousSecret == b.PreviousSecret &&
+		same(a.DisabledAt, b.DisabledAt) && same(a.FailingSince, b.FailingSince) &&
+		same(a.PreviousSecretExpiresAt, b.PreviousSecretExpiresAt)
+}
