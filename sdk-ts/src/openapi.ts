@@ -2032,11 +2032,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-<<<<<<< HEAD
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted";
-=======
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled";
->>>>>>> lifecycle
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2379,11 +2375,9 @@ export interface components {
             nextCursor: string | null;
         };
         ApiKey: {
-<<<<<<< HEAD
             mode: components["schemas"]["ApiKeyMode"];
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
-=======
             /**
              * Format: date-time
              * @description When the key stops working (401 `API_KEY_EXPIRED`); null for never. A roll sets the old key's to the end of its overlap.
@@ -2393,7 +2387,6 @@ export interface components {
             allowedCidrs: string[];
             /** @description The key a roll replaced it with; null if never rolled. */
             rolledTo: string | null;
->>>>>>> lifecycle
             /** @example key_0193b2c4d5e67f8091a2b3c4d5e6f708 */
             id: string;
             name: string;
@@ -2411,11 +2404,9 @@ export interface components {
         };
         /** @description An `ApiKey` plus its secret. */
         ApiKeyCreated: {
-<<<<<<< HEAD
             mode: components["schemas"]["ApiKeyMode"];
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
-=======
             /**
              * Format: date-time
              * @description When the key stops working (401 `API_KEY_EXPIRED`); null for never. A roll sets the old key's to the end of its overlap.
@@ -2425,7 +2416,6 @@ export interface components {
             allowedCidrs: string[];
             /** @description The key a roll replaced it with; null if never rolled. */
             rolledTo: string | null;
->>>>>>> lifecycle
             id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
@@ -2458,7 +2448,6 @@ export interface components {
             allowedCidrs?: string[];
             scopes: components["schemas"]["Scope"][];
         };
-<<<<<<< HEAD
         /**
          * @description A live key reaches only live data, a test key only the tenant's sandbox
          *     (`docs/sandboxes.md`). Keys made before modes existed (`rk_…`) are live; a new key
@@ -2480,7 +2469,7 @@ export interface components {
             requestLogEntries: number;
             auditLogEntries: number;
             inboundFindings: number;
-=======
+        };
         ApiKeyRoll: {
             /** @description Seconds the old secret keeps working (0 stops it at once; at most 7 days). */
             expiresIn: number;
@@ -2499,6 +2488,9 @@ export interface components {
             id: string;
             name: string;
             scopes: components["schemas"]["Scope"][];
+            mode: components["schemas"]["ApiKeyMode"];
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** Format: date-time */
             createdAt: string;
             createdBy: components["schemas"]["KeyCreator"];
@@ -2509,7 +2501,6 @@ export interface components {
             /** @description The new secret. Shown this once; only its SHA-256 is stored. */
             key: string;
             previous: components["schemas"]["ApiKey"];
->>>>>>> lifecycle
         };
         /** @enum {string} */
         Scope: "risks:read" | "risks:write" | "requests:read" | "events:read" | "audit:read";
@@ -2721,10 +2712,8 @@ export interface components {
             deliveries: number;
         };
         WebhookEndpoint: {
-<<<<<<< HEAD
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
-=======
             /** @description The tenant's note on it; empty when none. */
             description: string;
             /**
@@ -2742,7 +2731,6 @@ export interface components {
              * @description Until when a rolled secret still signs its deliveries beside the new one; null when none does.
              */
             previousSecretExpiresAt: string | null;
->>>>>>> lifecycle
             /** @description `we_…` */
             id: string;
             url: string;
