@@ -50,6 +50,14 @@ const (
 	ImportInProgress   Code = "IMPORT_IN_PROGRESS"
 	ConcurrencyLimited Code = "CONCURRENCY_LIMITED"
 	QueryTimeout       Code = "QUERY_TIMEOUT"
+	// APIVersionUnknown: the Riskapi-Version header names no version of
+	// docs/api-versions.md.
+	APIVersionUnknown Code = "API_VERSION_UNKNOWN"
+	// APIVersionMoveRefused: a tenant's pin moved back to a version other than the
+	// one its last move replaced, or after 72 h (docs/api-versions.md).
+	APIVersionMoveRefused Code = "API_VERSION_MOVE_REFUSED"
+	// OwnerUserUnknown: a risk's owner names a userId that is no user of the tenant.
+	OwnerUserUnknown Code = "OWNER_USER_UNKNOWN"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -76,6 +84,9 @@ var statusOf = map[Code]int{
 	ImportInProgress:             http.StatusConflict,
 	ConcurrencyLimited:           http.StatusTooManyRequests,
 	QueryTimeout:                 http.StatusServiceUnavailable,
+	APIVersionUnknown:            http.StatusBadRequest,
+	APIVersionMoveRefused:        http.StatusBadRequest,
+	OwnerUserUnknown:             http.StatusBadRequest,
 }
 
 var titleOf = map[Code]string{
@@ -101,6 +112,9 @@ var titleOf = map[Code]string{
 	ImportInProgress:             "Import in progress",
 	ConcurrencyLimited:           "Too many costly reads in flight",
 	QueryTimeout:                 "Query timed out",
+	APIVersionUnknown:            "Unknown API version",
+	APIVersionMoveRefused:        "API version move refused",
+	OwnerUserUnknown:             "Owner is no user of the tenant",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the

@@ -3,6 +3,7 @@ package risks
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -269,6 +270,14 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 			if key := sha256.Sum256([]byte(*current.ExternalID)); im.seen[key] == 0 {
 				im.seen[key] = row.Row
 			}
+		}
+	}
+	if row.Change.OwnerUserID != nil {
+		if err := FillOwner(ctx, im.s.Owners, im.tenantID, &row.Change.Owner, row.Change.OwnerUserID); err != nil {
+			if errors.Is(err, ErrOwnerUnknown) {
+				return []problem.FieldError{{Row: row.Row, Field: "ownerId", Detail: "is no user of this tenant"}}, nil
+			}
+			return nil, err
 		}
 	}
 	if current == nil {

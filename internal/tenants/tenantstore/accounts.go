@@ -9,6 +9,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -161,4 +162,12 @@ func (s *Store) APIKeys(ctx context.Context, tenantID string, p tenants.Page) ([
 		return nil, false, fmt.Errorf("list api keys: %w", err)
 	}
 	return out, more, nil
+}
+
+// UserEmail returns the email of the tenant's user userID, or
+// risks.ErrOwnerUnknown: a risk's user owner (risks.Owners).
+func (s *Store) UserEmail(ctx context.Context, tenantID, userID string) (string, error) {
+	var row userRow
+	err := take(s.tenant(ctx, tenantID).Select("email").Where("id = ?", userID), &row, risks.ErrOwnerUnknown, "get owner")
+	return row.Email, err
 }
