@@ -31,7 +31,7 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 				return err
 			}
 			setPrincipal(c, &Principal{Kind: KindAPIKey, TenantID: key.TenantID,
-				CredentialID: key.ID, Scopes: key.Scopes})
+				CredentialID: key.ID, Scopes: key.Scopes, APIVersion: key.TenantAPIVersion})
 			return next(c)
 		}
 	}

@@ -30,6 +30,7 @@ const (
 	SessionFailed          Action = "session.failed"
 	TenantDisabled         Action = "tenant.disabled"
 	TenantEnabled          Action = "tenant.enabled"
+	TenantAPIVersionMoved  Action = "tenant.api_version_moved"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -69,6 +70,7 @@ var Registry = []Declared{
 	{SessionFailed, false, "a refused sign-in of one of the tenant's users (wrong password)", "null; `target.id` is empty"},
 	{TenantDisabled, false, "`api tenant disable` (actor `system`)", "`disabled`"},
 	{TenantEnabled, false, "`api tenant enable` (actor `system`)", "`disabled`"},
+	{TenantAPIVersionMoved, false, "`POST /v1/tenant/api-version`", "`apiVersion`"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

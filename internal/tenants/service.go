@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"strings"
 	"sync"
 	"time"
@@ -67,7 +68,7 @@ func (s *Service) CreateTenant(ctx context.Context, name string) (Tenant, error)
 	if name == "" || len([]rune(name)) > 200 {
 		return Tenant{}, problem.Invalid("name", "must be 1–200 characters")
 	}
-	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.timestamp()}
+	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.timestamp(), APIVersion: string(apiversion.API.Newest())}
 	if err := s.store.CreateTenant(ctx, t); err != nil {
 		return Tenant{}, err
 	}

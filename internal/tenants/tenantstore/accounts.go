@@ -171,3 +171,20 @@ func (s *Store) UserEmail(ctx context.Context, tenantID, userID string) (string,
 	err := take(s.tenant(ctx, tenantID).Select("email").Where("id = ?", userID), &row, risks.ErrOwnerUnknown, "get owner")
 	return row.Email, err
 }
+
+// SetAPIVersion stores after's pin and records tenant.api_version_moved.
+func (s *Store) SetAPIVersion(ctx context.Context, before, after tenants.Tenant) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		var at *time.Time
+		if after.APIVersionMovedAt != nil {
+			u := after.APIVersionMovedAt.UTC()
+			at = &u
+		}
+		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", after.ID).Updates(map[string]any{
+			"api_version": after.APIVersion, "api_version_replaced": after.APIVersionReplaced, "api_version_moved_at": at})
+		if err := affected(res, tenants.ErrTenantNotFound, "move api version"); err != nil {
+			return changes.Change{}, err
+		}
+		return tenantChange(changes.TenantAPIVersionMoved, before, after), nil
+	})
+}

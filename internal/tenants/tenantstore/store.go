@@ -50,12 +50,17 @@ type tenantRow struct {
 	Name       string
 	CreatedAt  time.Time
 	DisabledAt *time.Time
+	// APIVersion, APIVersionReplaced, APIVersionMovedAt: the pin (migration 0018).
+	APIVersion         string
+	APIVersionReplaced *string
+	APIVersionMovedAt  *time.Time
 }
 
 func (tenantRow) TableName() string { return "tenants" }
 
 func (r tenantRow) toTenant() tenants.Tenant {
-	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt)}
+	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt),
+		APIVersion: r.APIVersion, APIVersionReplaced: r.APIVersionReplaced, APIVersionMovedAt: utc(r.APIVersionMovedAt)}
 }
 
 type userRow struct {
@@ -127,7 +132,7 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 
 // CreateTenant inserts t.
 func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
-	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()}
+	row := tenantRow{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC(), APIVersion: t.APIVersion}
 	if err := database.Conn(ctx, s.db).Create(&row).Error; err != nil {
 		return fmt.Errorf("create tenant: %w", err)
 	}
@@ -211,15 +216,22 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 		var row apiKeyRow
 		q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
 			Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
-		err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
-		return row.toKey(), err
+		if err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key"); err != nil {
+			return tenants.APIKey{}, err
+		}
+		k := row.toKey()
+		var pin struct{ APIVersion string }
+		err := database.Conn(ctx, s.db).Table("tenants").Select("api_version").Where("id = ?", k.TenantID).Take(&pin).Error
+		k.TenantAPIVersion = pin.APIVersion
+		return k, err
 	}
 	ctx, cancel := database.Bound(ctx)
 	defer cancel()
 	var row apiKeyRow
 	var revoked, lastUsed sql.NullTime
+	var pin string
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
-		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.CreatedAt, &revoked, &lastUsed)
+		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.CreatedAt, &revoked, &lastUsed, &pin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
 	}
@@ -232,16 +244,18 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	if lastUsed.Valid {
 		row.LastUsedAt = &lastUsed.Time
 	}
-	return row.toKey(), nil
+	k := row.toKey()
+	k.TenantAPIVersion = pin
+	return k, nil
 }
 
 // selectKeyBySecret is APIKeyBySecretHash's statement (PostgreSQL placeholders);
 // selectKeyBySecretSQLite is the same with SQLite's.
 const (
-	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
-	WHERE secret_hash = $1 AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
-	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
-	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
+	selectKeyBySecret = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.created_at, k.revoked_at, k.last_used_at, t.api_version
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = $1`
+	selectKeyBySecretSQLite = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.created_at, k.revoked_at, k.last_used_at, t.api_version
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = ?`
 )
 
 // RevokeAPIKey sets k's revoked_at once and records api_key.revoked; a key revoked

@@ -59,11 +59,13 @@ type Tenant struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	Disabled bool   `json:"disabled"`
+	// APIVersion is the tenant's pinned API version (docs/api-versions.md).
+	APIVersion string `json:"apiVersion"`
 }
 
 // TenantOf returns t as its recorded changes show it.
 func TenantOf(t tenants.Tenant) Tenant {
-	return Tenant{ID: t.ID, Name: t.Name, Disabled: t.DisabledAt != nil}
+	return Tenant{ID: t.ID, Name: t.Name, Disabled: t.DisabledAt != nil, APIVersion: t.APIVersion}
 }
 
 func utc(t *time.Time) *time.Time {
