@@ -3,6 +3,7 @@ package apiversion
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 )
 
@@ -34,8 +35,14 @@ func (s *Set) RequestBody(v Version, resource string, body []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
+	before, _ := DecodeObject(body)
 	if err := s.Request(v, resource, obj); err != nil {
 		return nil, err
+	}
+	if reflect.DeepEqual(before, obj) {
+		// Nothing of the old shape in it: the body as sent, its members in their
+		// order (a validation error names them in it).
+		return body, nil
 	}
 	return json.Marshal(obj)
 }

@@ -94,15 +94,15 @@ func translate(resource string) echo.MiddlewareFunc {
 			}
 			res := c.Response()
 			orig := res.Writer
-			buf := &bufferedAnswer{header: orig.Header()}
+			buf := &bufferedAnswer{header: orig.Header(), orig: orig, version: v, resource: resource}
 			res.Writer = buf
 			err := next(c)
 			res.Writer = orig
 			if err != nil {
 				return translateProblem(err, v, resource)
 			}
-			if buf.status == 0 {
-				return nil
+			if buf.status == 0 || buf.streamed || buf.passed {
+				return buf.flushLine()
 			}
 			body := buf.body.Bytes()
 			if buf.body.Len() > 0 && strings.HasPrefix(orig.Header().Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
@@ -113,6 +113,9 @@ func translate(resource string) echo.MiddlewareFunc {
 				body = append(out, '\n')
 			}
 			orig.WriteHeader(buf.status)
+			if len(body) == 0 {
+				return nil
+			}
 			_, werr := orig.Write(body)
 			return werr
 		}
@@ -165,24 +168,85 @@ func translateProblem(err error, v apiversion.Version, resource string) error {
 	return &q
 }
 
-// bufferedAnswer holds a handler's answer until it is translated.
+// bufferedAnswer holds a handler's answer until it is translated; an NDJSON answer
+// (a streamed export) is translated and passed on line by line instead.
 type bufferedAnswer struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
+	header   http.Header
+	status   int
+	body     bytes.Buffer
+	orig     http.ResponseWriter
+	version  apiversion.Version
+	resource string
+	streamed bool
+	passed   bool
 }
 
 func (b *bufferedAnswer) Header() http.Header { return b.header }
 
 func (b *bufferedAnswer) WriteHeader(status int) {
-	if b.status == 0 {
-		b.status = status
+	if b.status != 0 {
+		return
+	}
+	b.status = status
+	switch ct := b.header.Get(echo.HeaderContentType); {
+	case strings.HasPrefix(ct, "application/x-ndjson"):
+		b.streamed = true
+		b.orig.WriteHeader(status)
+	case !strings.HasPrefix(ct, echo.MIMEApplicationJSON) && ct != "":
+		// The same in every version (a CSV export): passed on as written.
+		b.passed = true
+		b.orig.WriteHeader(status)
 	}
 }
 
 func (b *bufferedAnswer) Write(p []byte) (int, error) {
 	if b.status == 0 {
-		b.status = http.StatusOK
+		b.WriteHeader(http.StatusOK)
 	}
-	return b.body.Write(p)
+	if b.passed {
+		return b.orig.Write(p)
+	}
+	b.body.Write(p)
+	if !b.streamed {
+		return len(p), nil
+	}
+	for {
+		line := b.body.Bytes()
+		i := bytes.IndexByte(line, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if err := b.writeLine(line[:i]); err != nil {
+			return 0, err
+		}
+		b.body.Next(i + 1)
+	}
+}
+
+// flushLine passes on what is left of a streamed answer, a last line without its
+// newline.
+func (b *bufferedAnswer) flushLine() error {
+	if !b.streamed || b.body.Len() == 0 {
+		return nil
+	}
+	return b.writeLine(b.body.Bytes())
+}
+
+func (b *bufferedAnswer) writeLine(line []byte) error {
+	out, err := apiversion.API.ResponseBody(b.version, b.resource, line)
+	if err != nil {
+		return err
+	}
+	_, err = b.orig.Write(append(out, '\n'))
+	if f, ok := b.orig.(http.Flusher); ok {
+		f.Flush()
+	}
+	return err
+}
+
+// Flush keeps a streamed answer streaming.
+func (b *bufferedAnswer) Flush() {
+	if f, ok := b.orig.(http.Flusher); ok && (b.streamed || b.passed) {
+		f.Flush()
+	}
 }

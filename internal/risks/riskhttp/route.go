@@ -56,13 +56,13 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read,
 			Costly: costlyHeatmap},
 		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read,
-			Costly: route.AlwaysCostly},
+			Costly: route.AlwaysCostly, Resource: "risk"},
 		{Method: http.MethodPost, Path: "/risks/import", Handler: h.importCSV, Versions: route.Both, Scope: write,
 			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}, StoreTimeout: cfg.ImportTimeout},
 		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read, Resource: "risk"},
 		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write, Resource: "risk"},
 		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write, Resource: "risk"},
-		{Method: http.MethodDelete, Path: "/risks/:id", Handler: h.delete, Versions: route.Both, Scope: write},
+		{Method: http.MethodDelete, Path: "/risks/:id", Handler: h.delete, Versions: route.Both, Scope: write, Resource: "risk"},
 	}
 }
 
