@@ -39,6 +39,9 @@ const (
 	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; retried after Retry-After
 	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
 	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
+	CodeAPIVersionUnknown            = "API_VERSION_UNKNOWN"             // 400: Riskapi-Version names no version; not retried
+	CodeAPIVersionMoveRefused        = "API_VERSION_MOVE_REFUSED"        // 400: the pin may not move back there; not retried
+	CodeOwnerUserUnknown             = "OWNER_USER_UNKNOWN"              // 400: owner.userId is no user of the tenant; not retried
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -77,6 +80,9 @@ var (
 	ErrImportInProgress             = &Error{Code: CodeImportInProgress}
 	ErrConcurrencyLimited           = &Error{Code: CodeConcurrencyLimited}
 	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
+	ErrAPIVersionUnknown            = &Error{Code: CodeAPIVersionUnknown}
+	ErrAPIVersionMoveRefused        = &Error{Code: CodeAPIVersionMoveRefused}
+	ErrOwnerUserUnknown             = &Error{Code: CodeOwnerUserUnknown}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

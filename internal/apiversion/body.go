@@ -24,6 +24,9 @@ func Of(ctx context.Context) (Version, bool) {
 // Touches reports whether a change after v touches resource: whether a body of
 // resource needs translating at all between v and the newest.
 func (s *Set) Touches(v Version, resource string) bool {
+	if resource == "event" { // an event carries objects of every type
+		return s.touchesAny(v)
+	}
 	after, err := s.after(v, resource)
 	return err != nil || len(after) > 0
 }

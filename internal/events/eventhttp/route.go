@@ -46,8 +46,8 @@ func Routes(cfg Config) []route.Route {
 	h := handlers{cfg}
 	read := tenants.ScopeEventsRead
 	return []route.Route{
-		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read},
-		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read, Resource: "event"},
+		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read, Resource: "event"},
 		// A redelivery is a POST to every endpoint: once a minute per event, and ten
 		// a minute per tenant, at most (docs/events.md).
 		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true,
