@@ -30,8 +30,11 @@ type Endpoint struct {
 	Types []Type
 	// Secret signs its deliveries ("whsec_" + base64 of 32 random bytes). It is
 	// stored as is, since signing needs it, and shown to the client only once.
-	Secret    string
-	CreatedAt time.Time // UTC, microseconds
+	Secret string
+	// APIVersion is the version its deliveries are rendered in (docs/api-versions.md):
+	// the tenant's pin at creation unless the creation names one.
+	APIVersion string
+	CreatedAt  time.Time // UTC, microseconds
 }
 
 // Subscribed reports whether e receives events of type t.

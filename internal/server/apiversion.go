@@ -110,7 +110,10 @@ func translate(resource string) echo.MiddlewareFunc {
 				if terr != nil {
 					return terr
 				}
-				body = append(out, '\n')
+				if bytes.HasSuffix(body, []byte("\n")) {
+					out = append(out, '\n')
+				}
+				body = out
 			}
 			orig.WriteHeader(buf.status)
 			if len(body) == 0 {

@@ -15,8 +15,10 @@ type Endpoint struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
 	// Events are the types it subscribes to, or ["*"] for every type.
-	Events    []string  `json:"events"`
-	CreatedAt time.Time `json:"createdAt"`
+	Events []string `json:"events"`
+	// APIVersion is the version its deliveries are rendered in.
+	APIVersion string    `json:"apiVersion"`
+	CreatedAt  time.Time `json:"createdAt"`
 }
 
 // Of returns e as the API shows it.
@@ -28,7 +30,7 @@ func Of(e *events.Endpoint) Endpoint {
 			types[i] = string(t)
 		}
 	}
-	return Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC()}
+	return Endpoint{ID: e.ID, URL: e.URL, Events: types, APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC()}
 }
 
 // Resource implements changes.View.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
 	"github.com/riskapi/riskapi/internal/idempotency"
@@ -136,7 +137,11 @@ func (h handlers) createEndpoint(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	e, err := h.Endpoints.Create(c.Request().Context(), tenant, req.URL, req.Events)
+	version, err := endpointVersion(c, req.APIVersion)
+	if err != nil {
+		return err
+	}
+	e, err := h.Endpoints.Create(c.Request().Context(), tenant, req.URL, req.Events, version)
 	if err != nil {
 		return err
 	}
@@ -207,4 +212,25 @@ func attemptPaging(c echo.Context) (events.AttemptFilter, error) {
 		f.Before = n
 	}
 	return f, nil
+}
+
+// endpointVersion is the API version a new endpoint's deliveries are rendered in:
+// the one its creation names, else the tenant's pin (docs/api-versions.md).
+func endpointVersion(c echo.Context, named *string) (apiversion.Version, error) {
+	if named != nil {
+		v, err := apiversion.API.Parse(*named)
+		if err != nil {
+			return "", problem.New(problem.APIVersionUnknown, "apiVersion: no API version is named %q", *named)
+		}
+		return v, nil
+	}
+	p, err := route.Principal(c)
+	if err != nil {
+		return "", err
+	}
+	v, err := apiversion.API.Parse(p.APIVersion)
+	if err != nil {
+		return apiversion.API.Newest(), nil
+	}
+	return v, nil
 }

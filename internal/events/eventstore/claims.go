@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/delivery"
 )
@@ -87,10 +88,11 @@ type jobRow struct {
 	URL        string `gorm:"column:url"`
 	Secret     string
 	Payload    string
+	APIVersion string
 }
 
 const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload
+	e.url, e.secret, ev.payload, e.api_version
 	FROM webhook_deliveries d
 	JOIN webhook_endpoints e ON e.id = d.endpoint_id
 	JOIN events ev ON ev.id = d.event_id
@@ -133,8 +135,14 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		if err != nil {
 			return nil, err
 		}
+		// The event as the endpoint's API version shows it (docs/api-versions.md):
+		// stored in the newest, rendered for each endpoint as it is sent.
+		payload, err := apiversion.API.EventBody(apiversion.Version(r.APIVersion), []byte(r.Payload))
+		if err != nil {
+			return nil, fmt.Errorf("render event %s for endpoint %s: %w", r.EventID, r.EndpointID, err)
+		}
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
-			EndpointID: r.EndpointID, URL: r.URL, Secret: secret, Payload: []byte(r.Payload),
+			EndpointID: r.EndpointID, URL: r.URL, Secret: secret, Payload: payload,
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
@@ -152,7 +160,7 @@ func claimJobsSQL(claim string) string {
 		" RETURNING id, tenant_id, event_id, endpoint_id, attempts, retry_until, created_at"
 	return `WITH d AS (` + claim + `)
 	SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload
+	e.url, e.secret, ev.payload, e.api_version
 	FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id`
 }
 

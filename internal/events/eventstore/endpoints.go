@@ -22,6 +22,7 @@ type endpointRow struct {
 	URL        string `gorm:"column:url"`
 	Secret     string
 	EventTypes string
+	APIVersion string
 	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
 }
 
@@ -50,7 +51,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
-			EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC()}
+			EventTypes: typesColumn(e.Types), APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC()}
 		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
 		}
@@ -77,7 +78,7 @@ func (s *Store) Endpoints(ctx context.Context, tenantID string) ([]*events.Endpo
 			return nil, err
 		}
 		out[i] = &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
-			Types: parseTypesColumn(r.EventTypes), CreatedAt: r.CreatedAt.UTC()}
+			Types: parseTypesColumn(r.EventTypes), APIVersion: r.APIVersion, CreatedAt: r.CreatedAt.UTC()}
 	}
 	return out, nil
 }
