@@ -63,7 +63,10 @@ type Entry struct {
 	// "not_executed" (nothing was done) or "unknown" (it may have been); "" for
 	// every other answer.
 	StoreOutcome string
-	CreatedAt    time.Time
+	// APIVersion is the API version the request was read and answered in
+	// (docs/api-versions.md); "" for one refused before it had one.
+	APIVersion string
+	CreatedAt  time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.
@@ -79,6 +82,7 @@ type Filter struct {
 	Status         int
 	Method         string
 	Outcome        Outcome
+	APIVersion     string
 	// Since and Until bound CreatedAt: Since ≤ createdAt < Until.
 	Since, Until time.Time
 }

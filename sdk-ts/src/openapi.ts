@@ -2397,6 +2397,11 @@ export interface components {
             url: string;
             /** @description The subscribed types, or `["*"]` for every type. */
             events: components["schemas"]["EndpointEventType"][];
+            /**
+             * @description The API version its deliveries are rendered in (docs/api-versions.md).
+             * @example 2027-01-15
+             */
+            apiVersion: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2483,6 +2488,8 @@ export interface components {
              * @enum {string|null}
              */
             storeOutcome: "not_executed" | "unknown" | null;
+            /** @description The API version the request was read and answered in (docs/api-versions.md); null for one refused before it had one. */
+            apiVersion: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3502,6 +3509,8 @@ export interface components {
         RequestLogMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "get" | "post" | "put" | "patch" | "delete";
         /** @description Only keyed writes with this idempotency outcome. */
         RequestLogOutcome: components["schemas"]["IdempotencyOutcome"];
+        /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+        RequestLogAPIVersion: string;
         /** @description Only requests logged at or after this time (RFC 3339). */
         RequestLogSince: string;
         /** @description Only requests logged before this time (RFC 3339). */
@@ -3595,6 +3604,8 @@ export interface components {
                     url: string;
                     /** @description Event types to receive; `["*"]` or omitted for every type. */
                     events?: components["schemas"]["EndpointEventType"][];
+                    /** @description The API version its deliveries are rendered in (docs/api-versions.md); omitted, the tenant's pin. Unknown, 400 `API_VERSION_UNKNOWN`. */
+                    apiVersion?: string;
                 };
             };
         };
@@ -7208,6 +7219,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -7257,6 +7270,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -7448,6 +7463,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -7498,6 +7515,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */

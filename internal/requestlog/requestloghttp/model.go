@@ -20,8 +20,10 @@ type entryResponse struct {
 	IdempotencyOutcome *string            `json:"idempotencyOutcome"`
 	ErrorCode          *string            `json:"errorCode"`
 	// StoreOutcome is a 503 STORE_UNAVAILABLE's "outcome": not_executed or unknown.
-	StoreOutcome *string   `json:"storeOutcome"`
-	CreatedAt    time.Time `json:"createdAt"`
+	StoreOutcome *string `json:"storeOutcome"`
+	// APIVersion is the version the request was read and answered in.
+	APIVersion *string   `json:"apiVersion"`
+	CreatedAt  time.Time `json:"createdAt"`
 }
 
 type credentialResponse struct {
@@ -41,7 +43,7 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
-		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC()}
+		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), APIVersion: orNull(e.APIVersion), CreatedAt: e.CreatedAt.UTC()}
 }
 
 func entryID(e *requestlog.Entry) string { return e.ID }

@@ -42,6 +42,7 @@ type row struct {
 	IdempotencyOutcome *string
 	ErrorCode          *string
 	StoreOutcome       *string
+	APIVersion         string
 	// Set by the request's own clock, never GORM's.
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 }
@@ -67,7 +68,7 @@ func toRow(e *requestlog.Entry) row {
 		Route: e.Route, Status: e.Status, DurationUs: e.Duration.Microseconds(),
 		CredentialType: e.Credential.Type, CredentialID: e.Credential.ID,
 		IdempotencyKey: nullable(e.IdempotencyKey), IdempotencyOutcome: nullable(string(e.IdempotencyOutcome)),
-		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome),
+		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome), APIVersion: e.APIVersion,
 		CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
 }
 
@@ -76,7 +77,7 @@ func toEntry(w *row) *requestlog.Entry {
 		Route: w.Route, Status: w.Status, Duration: time.Duration(w.DurationUs) * time.Microsecond,
 		Credential:     requestlog.Credential{Type: w.CredentialType, ID: w.CredentialID},
 		IdempotencyKey: deref(w.IdempotencyKey), IdempotencyOutcome: requestlog.Outcome(deref(w.IdempotencyOutcome)),
-		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome), CreatedAt: w.CreatedAt.UTC()}
+		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome), APIVersion: w.APIVersion, CreatedAt: w.CreatedAt.UTC()}
 }
 
 // Insert stores entries in one durable commit, outside any request's transaction:
@@ -102,15 +103,15 @@ func (s *Store) Insert(ctx context.Context, entries []*requestlog.Entry) error {
 
 const insertEntry = `INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route,
 	status, duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome,
-	error_code, store_outcome, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	error_code, store_outcome, api_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 var entryColumns = []string{"tenant_id", "id", "request_id", "method", "path", "route", "status", "duration_us",
-	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at"}
+	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "api_version", "created_at"}
 
 // values are w's columns in entryColumns' order.
 func (w row) values() []any {
 	return []any{w.TenantID, w.ID, w.RequestID, w.Method, w.Path, w.Route, w.Status, w.DurationUs,
-		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt}
+		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.APIVersion, w.CreatedAt}
 }
 
 func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
@@ -174,6 +175,9 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 	}
 	if f.Status != 0 {
 		q = q.Where("status = ?", f.Status)
+	}
+	if f.APIVersion != "" {
+		q = q.Where("api_version = ?", f.APIVersion)
 	}
 	if f.Method != "" {
 		q = q.Where("method = ?", f.Method)

@@ -1,12 +1,13 @@
 package riskhttp_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
-	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/apiversion"
 )
 
 // The promises of docs/api-versions.md at the edge, on the store TEST_DATABASE_URL
@@ -179,5 +180,32 @@ func TestPinMovesAndRollsBack(t *testing.T) {
 		Expect(http.StatusOK).Decode(&got)
 	if got["apiVersion"] != string(apiversion.API.Newest()) {
 		t.Errorf("a new tenant's pin: %v", got)
+	}
+}
+
+// TestRequestLogRecordsTheVersion: each request's version is logged, and the log
+// filters by it.
+func TestRequestLogRecordsTheVersion(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.TenantAt("Acme", apiversion.V20270115)
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key, Header: inVersion(apiversion.V20261201)}).Expect(http.StatusOK)
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks?limit=5", Bearer: a.Key}).Expect(http.StatusOK)
+	if err := env.App.RequestLog.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for v, want := range map[apiversion.Version]string{apiversion.V20261201: "/v2/risks", apiversion.V20270115: "/v2/risks"} {
+		var page struct{ Data []map[string]any }
+		env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/requests?apiVersion=" + string(v) + "&method=GET", Bearer: a.Key}).
+			Expect(http.StatusOK).Decode(&page)
+		var got []any
+		for _, e := range page.Data {
+			if e["path"] == want {
+				got = append(got, e["apiVersion"])
+			}
+		}
+		if len(got) != 1 || got[0] != string(v) {
+			t.Errorf("?apiVersion=%s lists %v", v, got)
+		}
 	}
 }
