@@ -74,4 +74,5 @@ const (
 	ActionSessionFailed          AuditAction = "session.failed"
 	ActionTenantDisabled         AuditAction = "tenant.disabled"
 	ActionTenantEnabled          AuditAction = "tenant.enabled"
+	ActionTenantAPIVersionMoved  AuditAction = "tenant.api_version_moved"
 )

@@ -48,6 +48,7 @@ const auditActions: Record<AuditAction, true> = {
   "session.failed": true,
   "tenant.disabled": true,
   "tenant.enabled": true,
+  "tenant.api_version_moved": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */
