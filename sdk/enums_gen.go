@@ -83,4 +83,5 @@ const (
 	ActionTenantDisabled              AuditAction = "tenant.disabled"
 	ActionTenantEnabled               AuditAction = "tenant.enabled"
 	ActionSandboxDataDeleted          AuditAction = "sandbox.data_deleted"
+	ActionTenantAPIVersionMoved       AuditAction = "tenant.api_version_moved"
 )

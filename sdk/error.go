@@ -41,6 +41,9 @@ const (
 	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
 	CodeAPIKeyExpired                = "API_KEY_EXPIRED"                 // 401: the key's expiresAt (or its roll's overlap) has passed
 	CodeIPNotAllowed                 = "IP_NOT_ALLOWED"                  // 403: the client address is outside the key's allowedCidrs
+	CodeAPIVersionUnknown            = "API_VERSION_UNKNOWN"             // 400: Riskapi-Version names no version; not retried
+	CodeAPIVersionMoveRefused        = "API_VERSION_MOVE_REFUSED"        // 400: the pin may not move back there; not retried
+	CodeOwnerUserUnknown             = "OWNER_USER_UNKNOWN"              // 400: owner.userId is no user of the tenant; not retried
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -81,6 +84,9 @@ var (
 	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
 	ErrAPIKeyExpired                = &Error{Code: CodeAPIKeyExpired}
 	ErrIPNotAllowed                 = &Error{Code: CodeIPNotAllowed}
+	ErrAPIVersionUnknown            = &Error{Code: CodeAPIVersionUnknown}
+	ErrAPIVersionMoveRefused        = &Error{Code: CodeAPIVersionMoveRefused}
+	ErrOwnerUserUnknown             = &Error{Code: CodeOwnerUserUnknown}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

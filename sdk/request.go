@@ -208,6 +208,7 @@ func (c *Client) send(ctx context.Context, r *request, key string, attempt int) 
 	}
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	req.Header.Set("User-Agent", c.userAgent)
+	req.Header.Set("Riskapi-Version", APIVersion)
 	if r.accept != "" {
 		req.Header.Set("Accept", r.accept)
 	} else {

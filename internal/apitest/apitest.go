@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/app"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/dbtest"
@@ -108,12 +109,19 @@ type Tenant struct {
 	KeyID, ReadKeyID string
 }
 
-// Tenant creates a tenant named name with a user and two API keys.
+// Tenant creates a tenant named name with a user and two API keys, pinned to API
+// version 2026-12-01: the shapes the tests written before versions send and read.
 func (e *Env) Tenant(name string) *Tenant {
+	e.T.Helper()
+	return e.TenantAt(name, apiversion.V20261201)
+}
+
+// TenantAt is Tenant pinned to API version v.
+func (e *Env) TenantAt(name string, v apiversion.Version) *Tenant {
 	e.T.Helper()
 	ctx := context.Background()
 	svc := e.App.Tenants
-	t, err := svc.CreateTenant(ctx, name)
+	t, err := svc.CreateTenantAt(ctx, name, v)
 	if err != nil {
 		e.T.Fatalf("create tenant: %v", err)
 	}

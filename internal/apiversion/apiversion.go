@@ -52,6 +52,20 @@ type Change struct {
 // 400 API_VERSION_UNKNOWN at the edge).
 var ErrUnknown = errors.New("apiversion: unknown version")
 
+// ErrShape is wrapped by a request transform that finds a body not in its
+// version's shape (a 400 naming the field at the edge: ShapeError).
+var ErrShape = errors.New("apiversion: not in this version's shape")
+
+// ShapeError is a request body member not in its version's shape.
+type ShapeError struct {
+	Field, Detail string
+}
+
+func (e *ShapeError) Error() string { return "apiversion: " + e.Field + ": " + e.Detail }
+
+// Unwrap makes a ShapeError an ErrShape.
+func (e *ShapeError) Unwrap() error { return ErrShape }
+
 // Set is the versions and the changes between them.
 type Set struct {
 	versions []Version // oldest first

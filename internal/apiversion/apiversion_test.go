@@ -162,15 +162,35 @@ func TestNewRefusesABadList(t *testing.T) {
 	}
 }
 
-// TestTheAPIsVersions: riskapi's own list holds, its newest is 2026-12-01, and
-// with no change yet every version answers the newest shape.
+// TestTheAPIsVersions: riskapi's own list holds, its newest is 2027-01-15, and the
+// owner change reads and renders 2026-12-01's string both ways: a user owner reads
+// as its name (the user's email), a string written is a name owner, a
+// previousAttributes without owner is left alone, a non-string owner is refused.
 func TestTheAPIsVersions(t *testing.T) {
-	if got := apiversion.API.Newest(); got != apiversion.V20261201 {
+	if got := apiversion.API.Newest(); got != apiversion.V20270115 {
 		t.Errorf("newest = %s", got)
 	}
-	o := object(t, `{"owner":"ann"}`)
+	o := object(t, `{"owner":{"userId":"usr_1","name":"ann@example.com"},"title":"t"}`)
 	if err := apiversion.API.Response(apiversion.V20261201, "risk", o); err != nil {
 		t.Fatal(err)
 	}
-	same(t, `{"owner":"ann"}`, o)
+	same(t, `{"owner":"ann@example.com","title":"t"}`, o)
+	o = object(t, `{"owner":{"userId":null,"name":"ann"}}`)
+	if err := apiversion.API.Response(apiversion.V20270115, "risk", o); err != nil {
+		t.Fatal(err)
+	}
+	same(t, `{"owner":{"userId":null,"name":"ann"}}`, o)
+	o = object(t, `{"title":"t"}`)
+	if err := apiversion.API.Event(apiversion.V20261201, "risk", o); err != nil {
+		t.Fatal(err)
+	}
+	same(t, `{"title":"t"}`, o)
+	o = object(t, `{"owner":"ann","title":"t"}`)
+	if err := apiversion.API.Request(apiversion.V20261201, "risk", o); err != nil {
+		t.Fatal(err)
+	}
+	same(t, `{"owner":{"name":"ann"},"title":"t"}`, o)
+	if err := apiversion.API.Request(apiversion.V20261201, "risk", object(t, `{"owner":{"name":"ann"}}`)); !errors.Is(err, apiversion.ErrShape) {
+		t.Errorf("an object owner in 2026-12-01: %v", err)
+	}
 }

@@ -14,10 +14,10 @@ const (
 // changes are the version changes, oldest first: one Change per dated change, in a
 // file of its own named for its version and what it changes (e.g.
 // v20270115_owner.go), appended here.
-var changes = []Change{}
+var changes = []Change{ownerObject}
 
 // API is riskapi's versions and their changes.
-var API = must(New([]Version{V20261201}, changes))
+var API = must(New([]Version{V20261201, V20270115}, changes))
 
 func must(s *Set, err error) *Set {
 	if err != nil {

@@ -142,12 +142,13 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		rec = append(changes.Recorders{audit.Recorder{Store: auditLog, Now: opts.Now}}, rec...)
 	}
 	evStore.Recording(rec)
-	ten := tenants.NewService(tenantstore.New(db.DB, rec), opts.BcryptCost, opts.Now)
+	tenStore := tenantstore.New(db.DB, rec)
+	ten := tenants.NewService(tenStore, opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore},
-		Holds: database.NewHolds(db.DB)}
+		Holds: database.NewHolds(db.DB), Owners: tenStore}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()

@@ -42,7 +42,7 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 				return err
 			}
 			setPrincipal(c, (&Principal{Kind: KindAPIKey, TenantID: key.TenantID,
-				CredentialID: key.ID, Scopes: key.Scopes}).inMode(key.Mode))
+				CredentialID: key.ID, Scopes: key.Scopes, APIVersion: key.TenantAPIVersion}).inMode(key.Mode))
 			return next(c)
 		}
 	}

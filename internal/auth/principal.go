@@ -48,6 +48,9 @@ type Principal struct {
 	// Email is the session user's address (read with the session); empty for API
 	// keys. The audit log names the actor by it.
 	Email string
+	// APIVersion is the tenant's pinned API version, read with the credential: the
+	// version of a request that names none (docs/api-versions.md).
+	APIVersion string
 }
 
 // Has reports whether p carries scope.

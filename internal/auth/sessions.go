@@ -135,7 +135,8 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 		return nil, ErrInvalidSession
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
-		SessionID: row.ID, Role: row.Role, Email: row.Email, Scopes: tenants.AllScopes}, nil
+		SessionID: row.ID, Role: row.Role, Email: row.Email, Scopes: tenants.AllScopes,
+		APIVersion: row.APIVersion}, nil
 }
 
 // sessionID is what the sessions table keys a token by: the SHA-256 of its jti, so

@@ -23,6 +23,8 @@ type Session struct {
 	// Email is the user's address as it is now, read with the session like Role: the
 	// audit log names the actor by it (docs/audit-log.md).
 	Email string
+	// APIVersion is the tenant's pinned API version, read with the session.
+	APIVersion string
 }
 
 // ErrSessionNotFound: no session row with that ID.

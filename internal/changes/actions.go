@@ -38,6 +38,7 @@ const (
 	TenantDisabled              Action = "tenant.disabled"
 	TenantEnabled               Action = "tenant.enabled"
 	SandboxDataDeleted          Action = "sandbox.data_deleted"
+	TenantAPIVersionMoved       Action = "tenant.api_version_moved"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -85,6 +86,7 @@ var Registry = []Declared{
 	{TenantDisabled, false, "`api tenant disable` (actor `system`)", "`disabled`"},
 	{TenantEnabled, false, "`api tenant enable` (actor `system`)", "`disabled`"},
 	{SandboxDataDeleted, false, "`DELETE /v1/sandbox/data`, in the tenant's live audit log (`target.id`: the sandbox)", "how many of each kind of record were erased"},
+	{TenantAPIVersionMoved, false, "`POST /v1/tenant/api-version`", "`apiVersion`"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

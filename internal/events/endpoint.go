@@ -30,8 +30,11 @@ type Endpoint struct {
 	Types []Type
 	// Secret signs its deliveries ("whsec_" + base64 of 32 random bytes). It is
 	// stored as is, since signing needs it, and shown to the client only once.
-	Secret    string
-	CreatedAt time.Time // UTC, microseconds
+	Secret string
+	// APIVersion is the version its deliveries are rendered in (docs/api-versions.md):
+	// the tenant's pin at creation unless the creation names one.
+	APIVersion string
+	CreatedAt  time.Time // UTC, microseconds
 	// Description is the tenant's note on it (at most MaxDescriptionLength).
 	Description string
 	// DisabledAt is when it was disabled (by an admin, or automatically after
@@ -45,8 +48,6 @@ type Endpoint struct {
 	// FailingSince is the first failed attempt since its last delivered one, nil
 	// when its last attempt delivered.
 	FailingSince *time.Time
-	// The endpoint's apiVersion (contract section 19, PATCH) is the versions
-	// branch's column; it joins here and in endpointview.
 }
 
 // Secrets are the secrets its deliveries are signed with at now: the current one,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/problem"
 )
@@ -101,11 +102,16 @@ func (s *Endpoints) now() time.Time {
 // Create validates and stores a new endpoint and returns it with its secret, the
 // only time the secret leaves the store. Errors: VALIDATION_FAILED naming "url" or
 // "events", or naming "url" when the tenant has Max endpoints already; a Max that
-// is not positive; the store's.
-func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types []string) (*Endpoint, error) {
+// is not positive; the store's. Its deliveries are rendered in version ("": the
+// newest).
+func (s *Endpoints) Create(ctx context.Context, tenantID, rawURL string, types []string, version apiversion.Version) (*Endpoint, error) {
 	e, err := NewEndpoint(ctx, s.Guard, tenantID, rawURL, types, s.now())
 	if err != nil {
 		return nil, err
+	}
+	e.APIVersion = string(version)
+	if version == "" {
+		e.APIVersion = string(apiversion.API.Newest())
 	}
 	limit := s.Max
 	if limit <= 0 {

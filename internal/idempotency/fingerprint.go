@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/reqbody"
@@ -108,6 +109,13 @@ func (f *Fingerprinter) Fingerprint(c echo.Context, mode HashMode) (string, erro
 	// Newlines cannot occur in a method, a path or an encoded query: the frame is
 	// unambiguous.
 	io.WriteString(h, fingerprintVersion+req.Method+"\n"+req.URL.Path+"\n"+query.Encode()+"\n")
+	// The API version the request is read in (docs/api-versions.md): one body means
+	// two requests in two versions, so a key reused across versions is refused. The
+	// first version adds nothing, so a record stored before versions existed (every
+	// request was in it) still matches its retry.
+	if v, ok := apiversion.Of(req.Context()); ok && v != apiversion.V20261201 {
+		io.WriteString(h, "api-version "+string(v)+"\n")
+	}
 
 	if mt, ok := reqbody.MediaType(req); ok {
 		if bh, ok := f.Hashers[mt]; ok {

@@ -32,6 +32,7 @@ var all = []*gormigrate.Migration{
 	m0015RegisterHeatmap,
 	m0016HeatCounts,
 	m0017SearchPerTenant,
+	m0018APIVersions,
 	m0019Sandboxes,
 	m0020Lifecycle,
 	m0022ViaMCP,

@@ -56,6 +56,14 @@ const (
 	// IPNotAllowed: the API key has allowedCidrs and the request's client address
 	// (as TRUSTED_PROXIES defines it) is in none of them.
 	IPNotAllowed Code = "IP_NOT_ALLOWED"
+	// APIVersionUnknown: the Riskapi-Version header names no version of
+	// docs/api-versions.md.
+	APIVersionUnknown Code = "API_VERSION_UNKNOWN"
+	// APIVersionMoveRefused: a tenant's pin moved back to a version other than the
+	// one its last move replaced, or after 72 h (docs/api-versions.md).
+	APIVersionMoveRefused Code = "API_VERSION_MOVE_REFUSED"
+	// OwnerUserUnknown: a risk's owner names a userId that is no user of the tenant.
+	OwnerUserUnknown Code = "OWNER_USER_UNKNOWN"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -84,6 +92,9 @@ var statusOf = map[Code]int{
 	QueryTimeout:                 http.StatusServiceUnavailable,
 	APIKeyExpired:                http.StatusUnauthorized,
 	IPNotAllowed:                 http.StatusForbidden,
+	APIVersionUnknown:            http.StatusBadRequest,
+	APIVersionMoveRefused:        http.StatusBadRequest,
+	OwnerUserUnknown:             http.StatusBadRequest,
 }
 
 var titleOf = map[Code]string{
@@ -111,6 +122,9 @@ var titleOf = map[Code]string{
 	QueryTimeout:                 "Query timed out",
 	APIKeyExpired:                "API key expired",
 	IPNotAllowed:                 "Address not allowed",
+	APIVersionUnknown:            "Unknown API version",
+	APIVersionMoveRefused:        "API version move refused",
+	OwnerUserUnknown:             "Owner is no user of the tenant",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the

@@ -160,3 +160,15 @@ func MediaType(req *http.Request) (mt string, ok bool) {
 	}
 	return mt, true
 }
+
+// Replace makes data req's body as Read returns it: a request body translated from
+// an older API version (internal/apiversion), read by the handler in the newest.
+func Replace(req *http.Request, data []byte) {
+	m := &memo{orig: req.Body, data: data}
+	if req.Body == nil {
+		m.orig = io.NopCloser(nil)
+	}
+	m.r.Reset(data)
+	req.Body = m
+	req.ContentLength = int64(len(data))
+}

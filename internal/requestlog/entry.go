@@ -66,7 +66,10 @@ type Entry struct {
 	// Via is "mcp" for a tool call of the MCP server, Client the MCP client's
 	// name/version from its initialize; "" for plain HTTP (docs/mcp.md).
 	Via, Client string
-	CreatedAt   time.Time
+	// APIVersion is the API version the request was read and answered in
+	// (docs/api-versions.md); "" for one refused before it had one.
+	APIVersion string
+	CreatedAt  time.Time
 }
 
 // MaxPathLength bounds Entry.Path; a longer path is cut.
@@ -82,6 +85,7 @@ type Filter struct {
 	Status         int
 	Method         string
 	Outcome        Outcome
+	APIVersion     string
 	// Since and Until bound CreatedAt: Since ≤ createdAt < Until.
 	Since, Until time.Time
 }

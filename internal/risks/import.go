@@ -3,6 +3,7 @@ package risks
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -271,6 +272,9 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 			}
 		}
 	}
+	if errs, err := im.owner(ctx, &row); errs != nil || err != nil {
+		return errs, err
+	}
 	if current == nil {
 		r, err := New(im.newID(), im.tenantID, row.Change.Fields(), im.now)
 		if err != nil {
@@ -313,6 +317,19 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 	}
 	after.Version = current.Version + 1
 	return nil, im.s.Store.Update(ctx, current, &after)
+}
+
+// owner gives a row's user owner its name (FillOwner); an unknown user is the
+// row's ownerId error.
+func (im *importer) owner(ctx context.Context, row *ImportRow) ([]problem.FieldError, error) {
+	if row.Change.OwnerUserID == nil {
+		return nil, nil
+	}
+	err := FillOwner(ctx, im.s.Owners, im.tenantID, &row.Change.Owner, row.Change.OwnerUserID)
+	if errors.Is(err, ErrOwnerUnknown) {
+		return []problem.FieldError{{Row: row.Row, Field: "ownerId", Detail: "is no user of this tenant"}}, nil
+	}
+	return nil, err
 }
 
 // replacing is the metadata change that turns old into next: next's keys, and ""

@@ -10,6 +10,8 @@ type Query struct {
 	Treatments []Treatment
 	Category   *string // exact
 	Owner      *string // exact
+	// OwnerUserID is a user owner's ID, exact (ownerId=).
+	OwnerUserID *string
 	// MinScore, MaxScore bound riskScore, inclusive; a risk without a score fails both.
 	MinScore, MaxScore *int
 	// Likelihoods, Impacts, ResidualLikelihoods, ResidualImpacts select risks whose
@@ -111,7 +113,7 @@ type Heatmap struct {
 // factors, all kept by the counts (its sort does not matter to a count). Any other
 // heat map counts the selected risks one by one: a costly read.
 func (q Query) Counted() bool {
-	return q.Category == nil && q.Owner == nil && q.MinScore == nil && q.MaxScore == nil &&
+	return q.Category == nil && q.Owner == nil && q.OwnerUserID == nil && q.MinScore == nil && q.MaxScore == nil &&
 		q.ReviewBefore == nil && q.CreatedSince == nil && q.CreatedUntil == nil && q.UpdatedSince == nil &&
 		len(q.Words) == 0 && len(q.Metadata) == 0
 }
@@ -126,7 +128,7 @@ func (q Query) Counted() bool {
 // few risks match. Statuses, treatments and factors are not: at most a dozen values,
 // a page of them is reached within a few hundred rows.
 func (q Query) Costly() bool {
-	if len(q.Words) > 0 || q.Category != nil || q.Owner != nil || len(q.Metadata) > 0 {
+	if len(q.Words) > 0 || q.Category != nil || q.Owner != nil || q.OwnerUserID != nil || len(q.Metadata) > 0 {
 		return true
 	}
 	off := func(f SortField, set bool) bool { return set && q.Sort.Field != f }

@@ -43,7 +43,10 @@ type Risk struct {
 	Impact      *int   // 1–5, nil when not assessed
 	RiskScore   *int   // 1–25; derived as Likelihood×Impact when not given
 	Status      Status
-	Owner       string  // up to 200 characters
+	// Owner is the owner's name as shown: for a user owner, the user's email.
+	Owner string // up to 200 characters
+	// OwnerUserID is the tenant's user who owns the risk; nil for a name owner.
+	OwnerUserID *string
 	ExternalID  *string // set by inbound webhooks and imports: the sender's finding ID
 	Treatment   *Treatment
 	ReviewDate  *string // YYYY-MM-DD, nil when none
@@ -76,7 +79,10 @@ type Fields struct {
 	Impact      *int
 	RiskScore   *int
 	Status      *Status
-	Owner       *string
+	// Owner is the owner's name; with OwnerUserID, the user's email (Owners fills it).
+	Owner *string
+	// OwnerUserID is a user owner's ID, nil for a name owner; read only with Owner.
+	OwnerUserID *string
 	Treatment   *Treatment
 	ReviewDate  *string
 	// ResidualLikelihood, ResidualImpact: 1–5.
@@ -102,7 +108,10 @@ type Update struct {
 	Impact      *Nullable[int]
 	RiskScore   *Nullable[int]
 	Status      *Status
+	// Owner, when given, replaces the owner: a name, or with OwnerUserID a user's
+	// email (Owners fills it); OwnerUserID nil makes it a name owner.
 	Owner       *string
+	OwnerUserID *string
 	Treatment   *Nullable[Treatment]
 	ReviewDate  *Nullable[string]
 	// ResidualLikelihood, ResidualImpact: 1–5, or Null to clear.
@@ -124,7 +133,7 @@ func (u Update) Fields() Fields {
 	}
 	return Fields{Title: u.Title, Description: u.Description, Category: u.Category,
 		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
-		Status: u.Status, Owner: u.Owner, Treatment: value(u.Treatment), ReviewDate: value(u.ReviewDate),
+		Status: u.Status, Owner: u.Owner, OwnerUserID: u.OwnerUserID, Treatment: value(u.Treatment), ReviewDate: value(u.ReviewDate),
 		ResidualLikelihood: num(u.ResidualLikelihood), ResidualImpact: num(u.ResidualImpact),
 		Metadata: mergeMetadata(nil, u.Metadata)}
 }
@@ -176,7 +185,7 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 		next.Category = *u.Category
 	}
 	if u.Owner != nil {
-		next.Owner = *u.Owner
+		next.Owner, next.OwnerUserID = *u.Owner, u.OwnerUserID
 	}
 	if u.Status != nil {
 		next.Status = *u.Status
@@ -226,7 +235,10 @@ func (r *Risk) assign(f Fields) error {
 	}
 	r.Description = deref(f.Description)
 	r.Category = deref(f.Category)
-	r.Owner = deref(f.Owner)
+	r.Owner, r.OwnerUserID = deref(f.Owner), nil
+	if f.Owner != nil {
+		r.OwnerUserID = f.OwnerUserID
+	}
 	r.Likelihood, r.Impact, r.RiskScore = f.Likelihood, f.Impact, f.RiskScore
 	r.Treatment, r.ReviewDate = f.Treatment, f.ReviewDate
 	r.ResidualLikelihood, r.ResidualImpact = f.ResidualLikelihood, f.ResidualImpact
@@ -361,4 +373,31 @@ type Store interface {
 // list as a link nobody can see or click.
 func blank(s string) bool {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == ""
+}
+
+// Owners finds the tenant's users that own risks.
+type Owners interface {
+	// UserEmail returns the email of the tenant's user userID. Errors:
+	// ErrOwnerUnknown when the tenant has no such user.
+	UserEmail(ctx context.Context, tenantID, userID string) (string, error)
+}
+
+// ErrOwnerUnknown means a user owner names no user of the tenant.
+var ErrOwnerUnknown = problem.New(problem.OwnerUserUnknown, "owner: userId is no user of this tenant")
+
+// FillOwner gives a user owner (userID set) its name, the user's email, in *name.
+// Nothing to do for a name owner. Errors: ErrOwnerUnknown; owners'.
+func FillOwner(ctx context.Context, owners Owners, tenantID string, name **string, userID *string) error {
+	if userID == nil {
+		return nil
+	}
+	if owners == nil {
+		return ErrOwnerUnknown
+	}
+	email, err := owners.UserEmail(ctx, tenantID, *userID)
+	if err != nil {
+		return err
+	}
+	*name = &email
+	return nil
 }

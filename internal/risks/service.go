@@ -30,6 +30,9 @@ type Service struct {
 	// Dependents are deleted with a risk, in the same unit of work (riskapi:
 	// attachment rows; their bytes are left to attachments.OrphanSweeper).
 	Dependents []Dependent
+	// Owners finds the users a user owner names (FillOwner). Optional: without it
+	// every userId is refused as no user of the tenant.
+	Owners Owners
 	// Holds keeps a tenant to one import at a time (Import). Optional: without it
 	// imports of a tenant may run at once.
 	Holds Holds

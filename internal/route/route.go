@@ -133,6 +133,11 @@ type Route struct {
 	// CSV import, IMPORT_TIMEOUT). A keyed request stays within its lease's handler
 	// deadline whatever this says. Zero: the server's bound.
 	StoreTimeout time.Duration
+	// Resource is the resource type ("risk", "event") of the route's JSON request
+	// and response bodies, which the edge translates between the request's API
+	// version and the newest, the only one handlers speak (internal/apiversion). "":
+	// the same in every version.
+	Resource string
 	// Untraced keeps the route's requests out of traces when tracing is on
 	// (docs/tracing.md): for probes and scrapes, which a container or Prometheus makes
 	// every few seconds and which would each be a trace of their own. Only for an

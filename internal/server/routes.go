@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -194,6 +195,11 @@ func (m *mounter) mount(e *echo.Echo, r route.Route) error {
 		if err != nil {
 			return err
 		}
+		if path := v.prefix + r.Path; strings.HasPrefix(path, "/v1/") || strings.HasPrefix(path, "/v2/") {
+			// Before all else: an unknown version is refused whatever the credential,
+			// and every answer names the version it is in (docs/api-versions.md).
+			chain = append([]echo.MiddlewareFunc{namedVersion(v.authn != nil)}, chain...)
+		}
 		e.Add(r.Method, v.prefix+r.Path, r.Handler, chain...)
 	}
 	return nil
@@ -236,7 +242,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	}
 	switch {
 	case authn != nil:
-		mw = append(mw, noStore, authThrottle(authn, m.failures, m.failed), m.throttle)
+		mw = append(mw, noStore, authThrottle(authn, m.failures, m.failed), pinnedVersion, m.throttle)
 	case r.SignIn:
 		// Sign-in answers carry the session token: never cached either.
 		mw = append(mw, noStore, m.signIn)
@@ -269,6 +275,9 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	// Reads ignore Idempotency-Key (docs/idempotency.md): no middleware to pass.
 	if r.Method != http.MethodGet && r.Idempotency != idempotency.Unsupported {
 		mw = append(mw, m.idempotency[engineKey{r.Idempotency, r.PerPrincipal}])
+	}
+	if r.Resource != "" {
+		mw = append(mw, translate(r.Resource))
 	}
 	return mw, nil
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"strings"
 	"sync"
 	"time"
@@ -69,14 +70,21 @@ func NewService(store Store, bcryptCost int, now func() time.Time) *Service {
 	return &Service{store: store, now: now, cost: bcryptCost, lastSeen: map[string]time.Time{}}
 }
 
-// CreateTenant creates a tenant named name (1–200 characters).
-// Errors: VALIDATION_FAILED naming "name".
+// CreateTenant creates a tenant named name (1–200 characters), pinned to the
+// newest API version. Errors: VALIDATION_FAILED naming "name".
 func (s *Service) CreateTenant(ctx context.Context, name string) (Tenant, error) {
+	return s.CreateTenantAt(ctx, name, apiversion.API.Newest())
+}
+
+// CreateTenantAt creates a tenant named name pinned to version: a tenant whose
+// clients were written for an older version (the tests written before versions).
+// Errors as CreateTenant.
+func (s *Service) CreateTenantAt(ctx context.Context, name string, version apiversion.Version) (Tenant, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > 200 {
 		return Tenant{}, problem.Invalid("name", "must be 1–200 characters")
 	}
-	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.timestamp()}
+	t := Tenant{ID: ids.New(ids.Tenant), Name: name, CreatedAt: s.timestamp(), APIVersion: string(version)}
 	if err := s.store.CreateTenant(ctx, t); err != nil {
 		return Tenant{}, err
 	}

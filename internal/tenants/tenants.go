@@ -112,6 +112,14 @@ type Tenant struct {
 	// DisabledAt is when an operator disabled the tenant, or nil. A disabled
 	// tenant's keys and sessions are refused; nothing of it is deleted.
 	DisabledAt *time.Time `json:"-"`
+	// APIVersion is the tenant's pinned API version: the version of a request that
+	// names none (docs/api-versions.md). The newest at creation.
+	APIVersion string `json:"-"`
+	// APIVersionReplaced is the version the pin's last move replaced, while moving
+	// back to it is allowed; nil after a move back, or before any move.
+	APIVersionReplaced *string `json:"-"`
+	// APIVersionMovedAt is when the pin last moved; nil before any move.
+	APIVersionMovedAt *time.Time `json:"-"`
 }
 
 // Role is what a user may manage in their tenant (docs/roles-and-credentials.md).
@@ -203,6 +211,9 @@ type APIKey struct {
 	AllowedCidrs []netip.Prefix `json:"-"`
 	// RolledTo is the ID of the key a roll replaced it with; "" if never rolled.
 	RolledTo string `json:"-"`
+	// TenantAPIVersion is the key's tenant's pinned API version, read with the key
+	// on each request (APIKeyBySecretHash only).
+	TenantAPIVersion string `json:"-"`
 }
 
 // Expired reports whether k's expiry has passed at now.
@@ -267,6 +278,9 @@ type Store interface {
 
 	// CreateTenant inserts t and its sandbox (ids.SandboxOf).
 	CreateTenant(ctx context.Context, t Tenant) error
+	// SetAPIVersion stores after's pin (APIVersion, APIVersionReplaced,
+	// APIVersionMovedAt) over before's and records tenant.api_version_moved.
+	SetAPIVersion(ctx context.Context, before, after Tenant) error
 	// Tenant returns the tenant with id, or ErrTenantNotFound.
 	Tenant(ctx context.Context, id string) (Tenant, error)
 	// TenantByName returns the oldest tenant named name, or ErrTenantNotFound.

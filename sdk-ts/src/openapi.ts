@@ -396,6 +396,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tenant": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's tenant and its API version pin
+         * @description `apiVersion` is the version a request that sends no `Riskapi-Version` is read and
+         *     answered in (docs/api-versions.md); `rollback`, while the last move of the pin may
+         *     be undone, the version it replaced and until when. Every signed-in user.
+         */
+        get: operations["getTenant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Tenant"];
+        /**
+         * The caller's tenant (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headGetTenant"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tenant/api-version": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the tenant's API version pin
+         * @description Admins only. Forward to any newer version; back only to the version the last move
+         *     replaced, within 72 hours of it, once (else 400 `API_VERSION_MOVE_REFUSED`). An
+         *     unknown version is 400 `API_VERSION_UNKNOWN`. Naming the pin is no move.
+         */
+        post: operations["moveAPIVersion"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1TenantApiVersion"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/password": {
         parameters: {
             query?: never;
@@ -2032,7 +2088,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted";
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2144,7 +2200,11 @@ export interface components {
             impact: number | null;
             riskScore: number | null;
             status: components["schemas"]["RiskStatus"];
-            owner: string;
+            /**
+             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
+             *     string, a user owner's email or the name (docs/api-versions.md).
+             */
+            owner: components["schemas"]["Owner"] | string;
             treatment: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -2218,7 +2278,11 @@ export interface components {
              */
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            owner?: string;
+            /**
+             * @description 2027-01-15 (newest): `{"userId"}` (a user of the tenant, else 400
+             *     `OWNER_USER_UNKNOWN`) or `{"name"}`. 2026-12-01: a string, a name owner.
+             */
+            owner?: components["schemas"]["OwnerWrite"] | string;
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -2678,7 +2742,11 @@ export interface components {
             impact?: number | null;
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            owner?: string;
+            /**
+             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
+             *     string, a user owner's email or the name (docs/api-versions.md).
+             */
+            owner?: components["schemas"]["Owner"] | string;
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -2736,6 +2804,11 @@ export interface components {
             url: string;
             /** @description The subscribed types, or `["*"]` for every type. */
             events: components["schemas"]["EndpointEventType"][];
+            /**
+             * @description The API version its deliveries are rendered in (docs/api-versions.md).
+             * @example 2027-01-15
+             */
+            apiVersion: string;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2869,6 +2942,8 @@ export interface components {
             via: "mcp" | null;
             /** @description The MCP client's name and version (`name/version`) from its `initialize`; null unless `via` is `mcp`. */
             client: string | null;
+            /** @description The API version the request was read and answered in (docs/api-versions.md); null for one refused before it had one. */
+            apiVersion: string | null;
             /** Format: date-time */
             createdAt: string;
         };
@@ -2958,11 +3033,33 @@ export interface components {
         RiskPreconditionProblem: components["schemas"]["Problem"] & {
             current: components["schemas"]["Risk"];
         };
+        /** @description A risk's owner (2027-01-15): one of the tenant's users (`userId`, with their email as `name`), or a name (`userId` null). */
+        Owner: {
+            /** @example usr_01a24ac2e7c9733bbddc38a8b9be1f33 */
+            userId: string | null;
+            name: string;
+        };
+        /** @description An owner as a write gives it (2027-01-15), exactly one of `userId` and `name`. */
+        OwnerWrite: {
+            userId?: string;
+            name?: string;
+        };
+        TenantPin: {
+            id: string;
+            name: string;
+            /** @example 2027-01-15 */
+            apiVersion: string;
+            rollback: {
+                version: string;
+                /** Format: date-time */
+                until: string;
+            } | null;
+        };
         /**
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "API_KEY_EXPIRED" | "IP_NOT_ALLOWED";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "API_KEY_EXPIRED" | "IP_NOT_ALLOWED" | "API_VERSION_UNKNOWN" | "API_VERSION_MOVE_REFUSED" | "OWNER_USER_UNKNOWN";
         Health: {
             /** @example ok */
             status: string;
@@ -3909,6 +4006,8 @@ export interface components {
         RequestLogMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "get" | "post" | "put" | "patch" | "delete";
         /** @description Only keyed writes with this idempotency outcome. */
         RequestLogOutcome: components["schemas"]["IdempotencyOutcome"];
+        /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+        RequestLogAPIVersion: string;
         /** @description Only requests logged at or after this time (RFC 3339). */
         RequestLogSince: string;
         /** @description Only requests logged before this time (RFC 3339). */
@@ -4002,6 +4101,8 @@ export interface components {
                     url: string;
                     /** @description Event types to receive; `["*"]` or omitted for every type. */
                     events?: components["schemas"]["EndpointEventType"][];
+                    /** @description The API version its deliveries are rendered in (docs/api-versions.md); omitted, the tenant's pin. Unknown, 400 `API_VERSION_UNKNOWN`. */
+                    apiVersion?: string;
                 };
             };
         };
@@ -5307,6 +5408,114 @@ export interface operations {
             429: components["responses"]["HeadProblem"];
             500: components["responses"]["HeadProblem"];
             503: components["responses"]["HeadProblem"];
+        };
+    };
+    getTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tenant. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPin"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1Tenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headGetTenant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    moveAPIVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example 2027-01-15 */
+                    version: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The tenant, its pin moved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPin"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1TenantApiVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     changePassword: {
@@ -7910,6 +8119,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -7959,6 +8170,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -8150,6 +8363,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */
@@ -8200,6 +8415,8 @@ export interface operations {
                 method?: components["parameters"]["RequestLogMethod"];
                 /** @description Only keyed writes with this idempotency outcome. */
                 outcome?: components["parameters"]["RequestLogOutcome"];
+                /** @description Only requests read and answered in this API version (docs/api-versions.md). */
+                apiVersion?: components["parameters"]["RequestLogAPIVersion"];
                 /** @description Only requests logged at or after this time (RFC 3339). */
                 since?: components["parameters"]["RequestLogSince"];
                 /** @description Only requests logged before this time (RFC 3339). */

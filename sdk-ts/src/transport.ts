@@ -11,6 +11,13 @@ import { hasXHR, xhrFetch } from "./xhr.js";
 /** The version this SDK reports in its User-Agent. */
 export const SDK_VERSION = "0.1.0";
 
+/**
+ * The API version this SDK's types are written for, sent as Riskapi-Version on
+ * every request (docs/api-versions.md): answers keep these shapes whatever the
+ * tenant's pin.
+ */
+export const API_VERSION = "2026-12-01";
+
 /** Per-call options that every method accepts as its last argument. */
 export interface CallOptions {
   /**
@@ -310,6 +317,7 @@ function headers(
   if (!h.has("Riskapi-Mode") && cfg.testData?.()) h.set("Riskapi-Mode", "test");
   h.set("Accept", req.accept ?? "application/json");
   if (cfg.userAgent) h.set("User-Agent", cfg.userAgent);
+  h.set("Riskapi-Version", API_VERSION);
   // A FormData body has no contentType here: fetch sets it, with the boundary.
   if (contentType) h.set("Content-Type", contentType);
   if (key !== undefined) h.set("Idempotency-Key", key);

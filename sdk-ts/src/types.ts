@@ -7,16 +7,22 @@ import type { components, paths } from "./openapi.js";
 
 type Schemas = components["schemas"];
 
+/**
+ * The spec's owner spans versions (a string in 2026-12-01, an object after); this
+ * SDK sends API_VERSION, so its owner is the string (docs/api-versions.md).
+ */
+type OwnerAsString<T> = T extends { owner?: unknown } ? Omit<T, "owner"> & { owner?: string } : T;
+
 /** A risk as the server returns it; `likelihood`, `impact` and `riskScore` are null when not assessed. */
-export type Risk = Schemas["Risk"];
+export type Risk = Omit<Schemas["Risk"], "owner"> & { owner: string };
 /** The status of a risk: "open", "mitigated" or "closed". */
 export type RiskStatus = Schemas["RiskStatus"];
 /** The body of POST /v2/risks: `title` is required; `status` defaults to "open". */
-export type RiskCreateParams = paths["/v2/risks"]["post"]["requestBody"]["content"]["application/json"];
+export type RiskCreateParams = OwnerAsString<paths["/v2/risks"]["post"]["requestBody"]["content"]["application/json"]>;
 /** The body of PUT /v2/risks/{id}: a full replace, shaped like a create. */
-export type RiskReplaceParams = paths["/v2/risks/{id}"]["put"]["requestBody"]["content"]["application/json"];
+export type RiskReplaceParams = OwnerAsString<paths["/v2/risks/{id}"]["put"]["requestBody"]["content"]["application/json"]>;
 /** The body of PATCH /v2/risks/{id}: only the fields given change; `null` unsets a number. */
-export type RiskUpdateParams = paths["/v2/risks/{id}"]["patch"]["requestBody"]["content"]["application/json"];
+export type RiskUpdateParams = OwnerAsString<paths["/v2/risks/{id}"]["patch"]["requestBody"]["content"]["application/json"]>;
 /** A file attached to a risk. */
 export type Attachment = Schemas["Attachment"];
 /** An RFC 9457 problem document, as the server sends it on every 4xx/5xx. */

@@ -57,6 +57,7 @@ const auditActions: Record<AuditAction, true> = {
   "tenant.disabled": true,
   "tenant.enabled": true,
   "sandbox.data_deleted": true,
+  "tenant.api_version_moved": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */

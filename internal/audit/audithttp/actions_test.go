@@ -305,7 +305,7 @@ func writeCases() map[string]writeCase {
 			m := res.Map()
 			*f.secrets = append(*f.secrets, m["secret"].(string))
 			return res, want{action: "webhook_endpoint.created", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
-				targetID: m["id"].(string), changes: `{"description":{"from":null,"to":""},"events":{"from":null,"to":["*"]},"url":{"from":null,"to":"http://127.0.0.1:9/hook"}}`}
+				targetID: m["id"].(string), changes: `{"apiVersion":{"from":null,"to":"2026-12-01"},"description":{"from":null,"to":""},"events":{"from":null,"to":["*"]},"url":{"from":null,"to":"http://127.0.0.1:9/hook"}}`}
 		},
 		"PATCH /v1/webhook-endpoints/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			id := f.endpoint(t)
@@ -344,6 +344,13 @@ func writeCases() map[string]writeCase {
 				Header: ua, JSON: map[string]any{"expiresIn": 60}}).Expect(http.StatusOK)
 			*f.secrets = append(*f.secrets, res.Map()["secret"].(string))
 			return res, want{action: "webhook_endpoint.secret_rolled", actorType: "user", actorID: f.a.UserID, email: f.a.Email, targetID: id}
+		},
+		"POST /v1/tenant/api-version": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version", Bearer: f.a.Token, Header: ua,
+				JSON: map[string]any{"version": "2027-01-15"}}).Expect(http.StatusOK)
+			return res, want{action: "tenant.api_version_moved", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
+				targetID: f.a.ID, changes: `{"apiVersion":{"from":"2026-12-01","to":"2027-01-15"}}`}
 		},
 		"DELETE /v1/webhook-endpoints/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			m := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints", Bearer: f.a.Token,

@@ -85,9 +85,10 @@ func (s *Store) SignInRefused(ctx context.Context, u tenants.User) error {
 // sessionWithRole is a session row joined to its user's role. (A named field: GORM
 // cannot scan into an embedded struct of an unexported type.)
 type sessionWithRole struct {
-	Row   sessionRow `gorm:"embedded"`
-	Role  string
-	Email string
+	Row        sessionRow `gorm:"embedded"`
+	Role       string
+	Email      string
+	APIVersion string
 }
 
 // Session returns the session with id joined to its user (same tenant) and its
@@ -95,7 +96,7 @@ type sessionWithRole struct {
 func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	var row sessionWithRole
 	err := database.Conn(ctx, s.db).Table("sessions AS s").
-		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email").
+		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email, t.api_version").
 		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
 		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
 		Where("s.id = ?", id).Take(&row).Error
@@ -108,7 +109,7 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	r := row.Row
 	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
-		Role: tenants.Role(row.Role), Email: row.Email}, nil
+		Role: tenants.Role(row.Role), Email: row.Email, APIVersion: row.APIVersion}, nil
 }
 
 // RevokeUserSessions revokes the user's live sessions but except.

@@ -67,7 +67,7 @@ func (f *fixture) emit(t *testing.T, typ events.Type, obj any) *events.Event {
 
 func (f *fixture) endpoint(t *testing.T, u string, types ...string) *events.Endpoint {
 	t.Helper()
-	e, err := f.endpoints.Create(context.Background(), tenant, u, types)
+	e, err := f.endpoints.Create(context.Background(), tenant, u, types, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestSSRFGuard(t *testing.T) {
 		}
 	}
 	f := newFixture(t, &delivery.Guard{Resolver: &rebinding{}})
-	if _, err := f.endpoints.Create(context.Background(), tenant, "http://127.0.0.1:9/x", nil); err == nil ||
+	if _, err := f.endpoints.Create(context.Background(), tenant, "http://127.0.0.1:9/x", nil, ""); err == nil ||
 		!strings.Contains(err.Error(), "url") {
 		t.Fatalf("loopback endpoint: %v, want VALIDATION_FAILED naming url", err)
 	}

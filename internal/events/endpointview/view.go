@@ -16,8 +16,10 @@ type Endpoint struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
 	// Events are the types it subscribes to, or ["*"] for every type.
-	Events    []string  `json:"events"`
-	CreatedAt time.Time `json:"createdAt"`
+	Events []string `json:"events"`
+	// APIVersion is the version its deliveries are rendered in.
+	APIVersion string    `json:"apiVersion"`
+	CreatedAt  time.Time `json:"createdAt"`
 	// Livemode is false for an endpoint of the tenant's sandbox: it receives the
 	// sandbox's events only (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
@@ -42,8 +44,8 @@ func Of(e *events.Endpoint) Endpoint {
 			types[i] = string(t)
 		}
 	}
-	v := Endpoint{ID: e.ID, URL: e.URL, Events: types, CreatedAt: e.CreatedAt.UTC(), Description: e.Description,
-		Livemode: ids.Livemode(e.TenantID),
+	v := Endpoint{ID: e.ID, URL: e.URL, Events: types, APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC(), Description: e.Description,
+		Livemode:   ids.Livemode(e.TenantID),
 		DisabledAt: utc(e.DisabledAt), FailingSince: utc(e.FailingSince)}
 	if e.PreviousSecret != "" {
 		v.PreviousSecretExpiresAt = utc(e.PreviousSecretExpiresAt)

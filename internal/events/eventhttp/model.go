@@ -13,6 +13,9 @@ import (
 type endpointRequest struct {
 	URL    string   `json:"url"`
 	Events []string `json:"events"`
+	// APIVersion is the version its deliveries are rendered in; absent: the
+	// tenant's pin.
+	APIVersion *string `json:"apiVersion"`
 }
 
 // createdEndpointResponse is the one response that carries the secret.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/delivery"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
@@ -56,8 +57,8 @@ func Routes(cfg Config) []route.Route {
 	h := handlers{cfg}
 	read := tenants.ScopeEventsRead
 	return []route.Route{
-		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read},
-		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/events", Handler: h.list, Versions: route.Both, Scope: read, Resource: "event"},
+		{Method: http.MethodGet, Path: "/events/:id", Handler: h.get, Versions: route.Both, Scope: read, Resource: "event"},
 		// A redelivery is a POST to every endpoint: once a minute per event, and ten
 		// a minute per tenant, at most (docs/events.md).
 		{Method: http.MethodPost, Path: "/events/:id/redeliver", Handler: h.redeliver, Versions: route.V1, Admin: true,
@@ -164,7 +165,11 @@ func (h handlers) createEndpoint(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	e, err := h.Endpoints.Create(c.Request().Context(), tenant, req.URL, req.Events)
+	version, err := endpointVersion(c, req.APIVersion)
+	if err != nil {
+		return err
+	}
+	e, err := h.Endpoints.Create(c.Request().Context(), tenant, req.URL, req.Events, version)
 	if err != nil {
 		return err
 	}
@@ -235,4 +240,25 @@ func attemptPaging(c echo.Context) (events.AttemptFilter, error) {
 		f.Before = n
 	}
 	return f, nil
+}
+
+// endpointVersion is the API version a new endpoint's deliveries are rendered in:
+// the one its creation names, else the tenant's pin (docs/api-versions.md).
+func endpointVersion(c echo.Context, named *string) (apiversion.Version, error) {
+	if named != nil {
+		v, err := apiversion.API.Parse(*named)
+		if err != nil {
+			return "", problem.New(problem.APIVersionUnknown, "apiVersion: no API version is named %q", *named)
+		}
+		return v, nil
+	}
+	p, err := route.Principal(c)
+	if err != nil {
+		return "", err
+	}
+	v, err := apiversion.API.Parse(p.APIVersion)
+	if err != nil {
+		return apiversion.API.Newest(), nil
+	}
+	return v, nil
 }

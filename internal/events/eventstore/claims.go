@@ -11,6 +11,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/delivery"
 )
@@ -90,10 +91,11 @@ type jobRow struct {
 	// The secret a roll replaced, sealed, and when it stops signing (migration 0020).
 	PreviousSecret          string
 	PreviousSecretExpiresAt *time.Time
+	APIVersion              string
 }
 
 const jobSQL = `SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at
+	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at, e.api_version
 	FROM webhook_deliveries d
 	JOIN webhook_endpoints e ON e.id = d.endpoint_id
 	JOIN events ev ON ev.id = d.event_id
@@ -136,6 +138,12 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 		if err != nil {
 			return nil, err
 		}
+		// The event as the endpoint's API version shows it (docs/api-versions.md):
+		// stored in the newest, rendered for each endpoint as it is sent.
+		payload, err := apiversion.API.EventBody(apiversion.Version(r.APIVersion), []byte(r.Payload))
+		if err != nil {
+			return nil, fmt.Errorf("render event %s for endpoint %s: %w", r.EventID, r.EndpointID, err)
+		}
 		secrets := []string{secret}
 		if r.PreviousSecret != "" && r.PreviousSecretExpiresAt != nil && now.Before(*r.PreviousSecretExpiresAt) {
 			prev, err := s.openSecret(r.EndpointID, r.PreviousSecret)
@@ -145,7 +153,7 @@ func (s *Store) Claim(ctx context.Context, now time.Time, lease time.Duration, l
 			secrets = append(secrets, prev)
 		}
 		jobs[i] = &delivery.Job{DeliveryID: r.ID, Token: token, TenantID: r.TenantID, EventID: r.EventID,
-			EndpointID: r.EndpointID, URL: r.URL, Secrets: secrets, Payload: []byte(r.Payload),
+			EndpointID: r.EndpointID, URL: r.URL, Secrets: secrets, Payload: payload,
 			Attempt: r.Attempts, RetryUntil: r.RetryUntil.UTC(), CreatedAt: r.CreatedAt.UTC(), LeaseEnds: now.Add(lease)}
 	}
 	return jobs, nil
@@ -167,7 +175,7 @@ func claimJobsSQL(claim string) string {
 		" RETURNING id, tenant_id, event_id, endpoint_id, attempts, retry_until, created_at"
 	return `WITH d AS (` + claim + `)
 	SELECT d.id, d.tenant_id, d.event_id, d.endpoint_id, d.attempts, d.retry_until, d.created_at,
-	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at
+	e.url, e.secret, ev.payload, e.previous_secret, e.previous_secret_expires_at, e.api_version
 	FROM d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN events ev ON ev.id = d.event_id`
 }
 

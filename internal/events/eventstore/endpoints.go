@@ -22,6 +22,7 @@ type endpointRow struct {
 	URL        string `gorm:"column:url"`
 	Secret     string
 	EventTypes string
+	APIVersion string
 	CreatedAt  time.Time `gorm:"autoCreateTime:false"`
 	// Migration 0020.
 	Description             string
@@ -46,7 +47,7 @@ func (s *Store) toEndpoint(r *endpointRow) (*events.Endpoint, error) {
 		}
 	}
 	return &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
-		Types: parseTypesColumn(r.EventTypes), CreatedAt: r.CreatedAt.UTC(), Description: r.Description,
+		Types: parseTypesColumn(r.EventTypes), APIVersion: r.APIVersion, CreatedAt: r.CreatedAt.UTC(), Description: r.Description,
 		DisabledAt: utc(r.DisabledAt), PreviousSecret: prev, PreviousSecretExpiresAt: utc(r.PreviousSecretExpiresAt),
 		FailingSince: utc(r.FailingSince)}, nil
 }
@@ -82,7 +83,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
-			EventTypes: typesColumn(e.Types), CreatedAt: e.CreatedAt.UTC(), Description: e.Description}
+			EventTypes: typesColumn(e.Types), APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC(), Description: e.Description}
 		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -106,7 +107,8 @@ func (config Config) record(c echo.Context, note *idempotencyNote, start time.Ti
 		TenantID: p.Scope, Method: req.Method, Path: path, Route: c.Path(), Status: status,
 		Duration: time.Since(start), Credential: requestlog.Credential{Type: string(p.Kind), ID: p.CredentialID},
 		IdempotencyKey: note.key, IdempotencyOutcome: note.outcome, ErrorCode: code, StoreOutcome: outcome,
-		Via: call.Via, Client: call.Client, CreatedAt: config.Now().UTC(),
+		Via: call.Via, Client: call.Client, APIVersion: c.Response().Header().Get(apiversion.Header),
+		CreatedAt: config.Now().UTC(),
 	})
 }
 

@@ -21,8 +21,10 @@ type entryResponse struct {
 	IdempotencyOutcome *string            `json:"idempotencyOutcome"`
 	ErrorCode          *string            `json:"errorCode"`
 	// StoreOutcome is a 503 STORE_UNAVAILABLE's "outcome": not_executed or unknown.
-	StoreOutcome *string   `json:"storeOutcome"`
-	CreatedAt    time.Time `json:"createdAt"`
+	StoreOutcome *string `json:"storeOutcome"`
+	// APIVersion is the version the request was read and answered in.
+	APIVersion *string   `json:"apiVersion"`
+	CreatedAt  time.Time `json:"createdAt"`
 	// Livemode is false for a request made in test mode (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
 	// Via is "mcp" for a tool call of the MCP server, Client its client's
@@ -48,7 +50,7 @@ func toResponse(e *requestlog.Entry) entryResponse {
 		DurationMs:     float64(e.Duration.Microseconds()) / 1000,
 		Credential:     credentialResponse{Type: e.Credential.Type, ID: e.Credential.ID},
 		IdempotencyKey: orNull(e.IdempotencyKey), IdempotencyOutcome: orNull(string(e.IdempotencyOutcome)),
-		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), CreatedAt: e.CreatedAt.UTC(),
+		ErrorCode: orNull(e.ErrorCode), StoreOutcome: orNull(e.StoreOutcome), APIVersion: orNull(e.APIVersion), CreatedAt: e.CreatedAt.UTC(),
 		Livemode: ids.Livemode(e.TenantID),
 		Via:      orNull(e.Via), Client: orNull(e.Client)}
 }

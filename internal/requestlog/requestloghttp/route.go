@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/problem"
@@ -202,6 +203,12 @@ func filterOf(c echo.Context) (requestlog.Filter, error) {
 		default:
 			bad("method", "must be GET, POST, PUT, PATCH or DELETE")
 		}
+	}
+	if s := c.QueryParam("apiVersion"); s != "" {
+		if _, err := apiversion.API.Parse(s); err != nil {
+			bad("apiVersion", "must be an API version of docs/api-versions.md")
+		}
+		f.APIVersion = s
 	}
 	if s := c.QueryParam("outcome"); s != "" {
 		f.Outcome = requestlog.Outcome(s)

@@ -44,6 +44,7 @@ type row struct {
 	StoreOutcome       *string
 	Via                *string // migration 0018: NULL but for MCP tool calls
 	Client             *string
+	APIVersion         string
 	// Set by the request's own clock, never GORM's.
 	CreatedAt time.Time `gorm:"autoCreateTime:false"`
 }
@@ -70,7 +71,7 @@ func toRow(e *requestlog.Entry) row {
 		CredentialType: e.Credential.Type, CredentialID: e.Credential.ID,
 		IdempotencyKey: nullable(e.IdempotencyKey), IdempotencyOutcome: nullable(string(e.IdempotencyOutcome)),
 		ErrorCode: nullable(e.ErrorCode), StoreOutcome: nullable(e.StoreOutcome),
-		Via: nullable(e.Via), Client: nullable(e.Client),
+		Via: nullable(e.Via), Client: nullable(e.Client), APIVersion: e.APIVersion,
 		CreatedAt: e.CreatedAt.UTC().Truncate(time.Microsecond)}
 }
 
@@ -80,7 +81,7 @@ func toEntry(w *row) *requestlog.Entry {
 		Credential:     requestlog.Credential{Type: w.CredentialType, ID: w.CredentialID},
 		IdempotencyKey: deref(w.IdempotencyKey), IdempotencyOutcome: requestlog.Outcome(deref(w.IdempotencyOutcome)),
 		ErrorCode: deref(w.ErrorCode), StoreOutcome: deref(w.StoreOutcome),
-		Via: deref(w.Via), Client: deref(w.Client), CreatedAt: w.CreatedAt.UTC()}
+		Via: deref(w.Via), Client: deref(w.Client), APIVersion: w.APIVersion, CreatedAt: w.CreatedAt.UTC()}
 }
 
 // Insert stores entries in one durable commit, outside any request's transaction:
@@ -106,15 +107,15 @@ func (s *Store) Insert(ctx context.Context, entries []*requestlog.Entry) error {
 
 const insertEntry = `INSERT INTO request_log_entries (tenant_id, id, request_id, method, path, route,
 	status, duration_us, credential_type, credential_id, idempotency_key, idempotency_outcome,
-	error_code, store_outcome, created_at, via, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	error_code, store_outcome, created_at, via, client, api_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 var entryColumns = []string{"tenant_id", "id", "request_id", "method", "path", "route", "status", "duration_us",
-	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at", "via", "client"}
+	"credential_type", "credential_id", "idempotency_key", "idempotency_outcome", "error_code", "store_outcome", "created_at", "via", "client", "api_version"}
 
 // values are w's columns in entryColumns' order.
 func (w row) values() []any {
 	return []any{w.TenantID, w.ID, w.RequestID, w.Method, w.Path, w.Route, w.Status, w.DurationUs,
-		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt, w.Via, w.Client}
+		w.CredentialType, w.CredentialID, w.IdempotencyKey, w.IdempotencyOutcome, w.ErrorCode, w.StoreOutcome, w.CreatedAt, w.Via, w.Client, w.APIVersion}
 }
 
 func (s *Store) copyIn(ctx context.Context, entries []*requestlog.Entry) error {
@@ -178,6 +179,9 @@ func (s *Store) List(ctx context.Context, tenantID string, f requestlog.Filter) 
 	}
 	if f.Status != 0 {
 		q = q.Where("status = ?", f.Status)
+	}
+	if f.APIVersion != "" {
+		q = q.Where("api_version = ?", f.APIVersion)
 	}
 	if f.Method != "" {
 		q = q.Where("method = ?", f.Method)

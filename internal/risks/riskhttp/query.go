@@ -15,7 +15,7 @@ import (
 
 // filterParams are the query parameters every register read takes
 // (docs/register.md); metadata[KEY] too.
-var filterParams = []string{"status", "treatment", "category", "owner", "minScore", "maxScore",
+var filterParams = []string{"status", "treatment", "category", "owner", "ownerId", "minScore", "maxScore",
 	"likelihood", "impact", "residualLikelihood", "residualImpact",
 	"reviewBefore", "createdSince", "createdUntil", "updatedSince", "q"}
 
@@ -80,6 +80,8 @@ func setParam(q *risks.Query, name, v string) error {
 		q.Category = &v
 	case "owner":
 		q.Owner = &v
+	case "ownerId":
+		q.OwnerUserID = &v
 	case "minScore", "maxScore":
 		n, perr := strconv.Atoi(v)
 		if perr != nil || n < 1 || n > 25 {

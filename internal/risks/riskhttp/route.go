@@ -51,18 +51,18 @@ func Routes(cfg Config) []route.Route {
 	}
 	read, write := tenants.ScopeRisksRead, tenants.ScopeRisksWrite
 	return []route.Route{
-		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write},
-		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read, Costly: costlyList},
+		{Method: http.MethodPost, Path: "/risks", Handler: h.create, Versions: route.Both, Scope: write, Resource: "risk"},
+		{Method: http.MethodGet, Path: "/risks", Handler: h.list, Versions: route.Both, Scope: read, Costly: costlyList, Resource: "risk"},
 		{Method: http.MethodGet, Path: "/risks/heatmap", Handler: h.heatmap, Versions: route.Both, Scope: read,
 			Costly: costlyHeatmap},
 		{Method: http.MethodGet, Path: "/risks/export", Handler: h.export, Versions: route.Both, Scope: read,
-			Costly: route.AlwaysCostly},
+			Costly: route.AlwaysCostly, Resource: "risk"},
 		{Method: http.MethodPost, Path: "/risks/import", Handler: h.importCSV, Versions: route.Both, Scope: write,
 			Body: route.Body{Kind: route.UploadBody, Form: ImportForm}, StoreTimeout: cfg.ImportTimeout},
-		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read},
-		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write},
-		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write},
-		{Method: http.MethodDelete, Path: "/risks/:id", Handler: h.delete, Versions: route.Both, Scope: write},
+		{Method: http.MethodGet, Path: "/risks/:id", Handler: h.get, Versions: route.Both, Scope: read, Resource: "risk"},
+		{Method: http.MethodPatch, Path: "/risks/:id", Handler: h.patch, Versions: route.Both, Scope: write, Resource: "risk"},
+		{Method: http.MethodPut, Path: "/risks/:id", Handler: h.replace, Versions: route.Both, Scope: write, Resource: "risk"},
+		{Method: http.MethodDelete, Path: "/risks/:id", Handler: h.delete, Versions: route.Both, Scope: write, Resource: "risk"},
 	}
 }
 
@@ -79,7 +79,11 @@ func (h handlers) create(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := risks.New(ids.New(ids.Risk), tenant, req.Fields(), h.timestamp())
+	f, err := h.fields(c, tenant, req)
+	if err != nil {
+		return err
+	}
+	r, err := risks.New(ids.New(ids.Risk), tenant, f, h.timestamp())
 	if err != nil {
 		return err
 	}
@@ -130,9 +134,19 @@ func (h handlers) patch(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	u, nullField := req.Update()
+	u, nullField, err := req.Update()
+	if err != nil {
+		return err
+	}
 	if nullField != "" {
 		return problem.Invalid(nullField, "cannot be null")
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	if err := risks.FillOwner(c.Request().Context(), h.risks.Owners, tenant, &u.Owner, u.OwnerUserID); err != nil {
+		return err
 	}
 	return h.update(c, func(r *risks.Risk) error { return r.Apply(u, h.timestamp()) })
 }
@@ -142,7 +156,24 @@ func (h handlers) replace(c echo.Context) error {
 	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
 		return err
 	}
-	return h.update(c, func(r *risks.Risk) error { return r.Replace(req.Fields(), h.timestamp()) })
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	f, err := h.fields(c, tenant, req)
+	if err != nil {
+		return err
+	}
+	return h.update(c, func(r *risks.Risk) error { return r.Replace(f, h.timestamp()) })
+}
+
+// fields are a create's or replace's fields, a user owner given its name.
+func (h handlers) fields(c echo.Context, tenant string, req riskview.Write) (risks.Fields, error) {
+	f, err := req.Fields()
+	if err != nil {
+		return f, err
+	}
+	return f, risks.FillOwner(c.Request().Context(), h.risks.Owners, tenant, &f.Owner, f.OwnerUserID)
 }
 
 // update reads, checks If-Match, changes and stores the risk named by :id as one

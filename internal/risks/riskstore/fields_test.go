@@ -3,6 +3,7 @@ package riskstore_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func newFieldsEnv(t *testing.T) *fieldsEnv {
 		t.Fatal(err)
 	}
 	s := riskstore.New(db.DB, &changeLog{})
-	return &fieldsEnv{db: db, tenant: ten.ID, store: s, svc: &risks.Service{Store: s, Tx: database.NewRunner(db.DB)},
+	return &fieldsEnv{db: db, tenant: ten.ID, store: s, svc: &risks.Service{Store: s, Tx: database.NewRunner(db.DB), Owners: fieldsUsers{}},
 		now: time.Date(2021, 6, 7, 8, 9, 10, 123456000, time.UTC)}
 }
 
@@ -163,4 +164,16 @@ func TestRowMatchesTheMigratedSchema(t *testing.T) {
 		t.Errorf("the row type's columns and the migrated risks table differ (-row +table); "+
 			"add a migration (internal/migrations) for a new field:\n%s", diff)
 	}
+}
+
+// fieldsUsers are the users risktest's risks name as owners: the user "OwnerUserID
+// <n>" has the email "Owner <n>", as risktest.Full gives a user owner its name.
+type fieldsUsers struct{}
+
+func (fieldsUsers) UserEmail(_ context.Context, _, userID string) (string, error) {
+	n, ok := strings.CutPrefix(userID, "OwnerUserID ")
+	if !ok {
+		return "", risks.ErrOwnerUnknown
+	}
+	return "Owner " + n, nil
 }

@@ -41,6 +41,7 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	}
 	db = where(db, "category = ?", q.Category)
 	db = where(db, "owner = ?", q.Owner)
+	db = where(db, "owner_user_id = ?", q.OwnerUserID)
 	db = where(db, "risk_score >= ?", q.MinScore)
 	db = where(db, "risk_score <= ?", q.MaxScore)
 	db = whereFactors(db, q, plus)

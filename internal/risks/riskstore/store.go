@@ -60,6 +60,8 @@ type row struct {
 	RiskScore   *int
 	Status      string
 	Owner       string
+	// OwnerUserID is the tenant's user who owns the risk, nil for a name owner.
+	OwnerUserID *string
 	ExternalID  *string
 	Version     int64
 	Treatment   *string
@@ -86,7 +88,7 @@ func toRow(r *risks.Risk) *row {
 	}
 	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
 		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
-		Status: string(r.Status), Owner: r.Owner, ExternalID: r.ExternalID, Version: r.Version,
+		Status: string(r.Status), Owner: r.Owner, OwnerUserID: r.OwnerUserID, ExternalID: r.ExternalID, Version: r.Version,
 		Treatment: treatment, ReviewDate: r.ReviewDate, ResidualLikelihood: r.ResidualLikelihood,
 		ResidualImpact: r.ResidualImpact, ResidualScore: r.ResidualScore, Metadata: metadataText(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
@@ -100,7 +102,7 @@ func toRisk(w *row) *risks.Risk {
 	}
 	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
 		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
-		Status: risks.Status(w.Status), Owner: w.Owner, ExternalID: w.ExternalID, Version: w.Version,
+		Status: risks.Status(w.Status), Owner: w.Owner, OwnerUserID: w.OwnerUserID, ExternalID: w.ExternalID, Version: w.Version,
 		Treatment: treatment, ReviewDate: w.ReviewDate, ResidualLikelihood: w.ResidualLikelihood,
 		ResidualImpact: w.ResidualImpact, ResidualScore: w.ResidualScore, Metadata: metadataOf(w.Metadata),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}

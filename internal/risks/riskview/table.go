@@ -14,10 +14,12 @@ import (
 )
 
 // Columns are the header of a CSV export, in order: the fields of Risk, and
-// externalId, which an import upserts by (docs/register.md). An import reads the
+// externalId, which an import upserts by (docs/register.md). The owner is two
+// columns in every API version: owner, its text (a user owner's email), and
+// ownerId, a user owner's ID (empty for a name owner). An import reads the
 // same names; ReadOnlyColumns it ignores.
 var Columns = []string{"id", "externalId", "title", "description", "category", "likelihood", "impact",
-	"riskScore", "status", "owner", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
+	"riskScore", "status", "owner", "ownerId", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
 	"residualScore", "metadata", "version", "createdAt", "updatedAt"}
 
 // ReadOnlyColumns are the columns of an export an import ignores: the server sets
@@ -45,7 +47,7 @@ func Cells(r *risks.Risk) []string {
 	}
 	md, _ := json.Marshal(Of(r).Metadata) // a map of strings always marshals
 	out := []string{r.ID, text(r.ExternalID), r.Title, r.Description, r.Category, num(r.Likelihood),
-		num(r.Impact), num(r.RiskScore), string(r.Status), r.Owner, treatment, text(r.ReviewDate),
+		num(r.Impact), num(r.RiskScore), string(r.Status), r.Owner, text(r.OwnerUserID), treatment, text(r.ReviewDate),
 		num(r.ResidualLikelihood), num(r.ResidualImpact), num(r.ResidualScore), string(md),
 		strconv.FormatInt(r.Version, 10), r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		r.UpdatedAt.UTC().Format(time.RFC3339Nano)}
@@ -133,6 +135,10 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 			u.Category = &v
 		case "owner":
 			u.Owner = &v
+		case "ownerId":
+			if v != "" {
+				u.OwnerUserID = &v
+			}
 		case "status":
 			if v != "" {
 				s := risks.Status(v)
@@ -161,6 +167,12 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 		if err != "" {
 			errs = append(errs, problem.FieldError{Row: row, Field: name, Detail: err})
 		}
+	}
+	if u.OwnerUserID != nil {
+		// A user owner's text is the user's email, filled when the row is written
+		// (risks.FillOwner); an owner cell beside it is what an export wrote.
+		empty := ""
+		u.Owner = &empty
 	}
 	return out, errs
 }

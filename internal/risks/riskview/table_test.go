@@ -18,7 +18,7 @@ import (
 // an import upserts by (docs/register.md).
 var (
 	notExported  = []string{"livemode"}
-	onlyExported = []string{"externalId"}
+	onlyExported = []string{"externalId", "ownerId"}
 )
 
 // TestExportHasEveryMember: the CSV columns (riskview.Columns) are the members of a
@@ -63,7 +63,10 @@ func TestExportHasEveryMember(t *testing.T) {
 			continue
 		}
 		var text string
-		if json.Unmarshal(raw, &text) != nil {
+		var owner riskview.Owner
+		if col == "owner" && json.Unmarshal(raw, &owner) == nil {
+			text = owner.Name // the owner's text; ownerId is its userId
+		} else if json.Unmarshal(raw, &text) != nil {
 			text = string(raw) // a number or an object, as the JSON writes it
 		}
 		if got := riskview.Unguard(cells[i]); got != text {

@@ -14,6 +14,7 @@ import (
 	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks"
 )
 
@@ -27,7 +28,7 @@ type Risk struct {
 	Impact      *int    `json:"impact"`
 	RiskScore   *int    `json:"riskScore"`
 	Status      string  `json:"status"`
-	Owner       string  `json:"owner"`
+	Owner       Owner   `json:"owner"`
 	Treatment   *string `json:"treatment"`
 	ReviewDate  *string `json:"reviewDate"` // YYYY-MM-DD
 	// ResidualScore is read-only: residualLikelihood × residualImpact, or null.
@@ -56,7 +57,7 @@ func Of(r *risks.Risk) Risk {
 	}
 	return Risk{ID: r.ID, Title: r.Title, Description: r.Description, Category: r.Category,
 		Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore, Status: string(r.Status),
-		Owner: r.Owner, Treatment: treatment, ReviewDate: r.ReviewDate,
+		Owner: Owner{UserID: r.OwnerUserID, Name: r.Owner}, Treatment: treatment, ReviewDate: r.ReviewDate,
 		ResidualLikelihood: r.ResidualLikelihood, ResidualImpact: r.ResidualImpact,
 		ResidualScore: r.ResidualScore, Metadata: md,
 		Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
@@ -73,7 +74,7 @@ type Write struct {
 	Impact      *jsonbody.Int `json:"impact"`
 	RiskScore   *jsonbody.Int `json:"riskScore"`
 	Status      *string       `json:"status"`
-	Owner       *string       `json:"owner"`
+	Owner       *OwnerWrite   `json:"owner"`
 	Treatment   *string       `json:"treatment"`
 	ReviewDate  *string       `json:"reviewDate"`
 	// ResidualLikelihood, ResidualImpact: 1–5.
@@ -82,9 +83,10 @@ type Write struct {
 	Metadata           map[string]string `json:"metadata"`
 }
 
-// Fields converts w to the domain's fields.
-func (w Write) Fields() risks.Fields {
-	f := risks.Fields{Title: w.Title, Description: w.Description, Category: w.Category, Owner: w.Owner,
+// Fields converts w to the domain's fields. Errors: VALIDATION_FAILED for an owner
+// that gives both or neither of userId and name.
+func (w Write) Fields() (risks.Fields, error) {
+	f := risks.Fields{Title: w.Title, Description: w.Description, Category: w.Category,
 		Likelihood: intPtr(w.Likelihood), Impact: intPtr(w.Impact), RiskScore: intPtr(w.RiskScore),
 		ReviewDate: w.ReviewDate, ResidualLikelihood: intPtr(w.ResidualLikelihood),
 		ResidualImpact: intPtr(w.ResidualImpact), Metadata: w.Metadata}
@@ -96,7 +98,43 @@ func (w Write) Fields() risks.Fields {
 		s := risks.Status(*w.Status)
 		f.Status = &s
 	}
-	return f
+	if w.Owner != nil {
+		if err := w.Owner.check(); err != nil {
+			return f, err
+		}
+		f.Owner, f.OwnerUserID = w.Owner.parts()
+	}
+	return f, nil
+}
+
+// Owner is a risk's owner as the API shows it: one of the tenant's users (UserID,
+// with their email as Name), or a name (UserID null).
+type Owner struct {
+	UserID *string `json:"userId"`
+	Name   string  `json:"name"`
+}
+
+// OwnerWrite is an owner as a write gives it: exactly one of userId (a user of the
+// tenant) and name.
+type OwnerWrite struct {
+	UserID *string `json:"userId"`
+	Name   *string `json:"name"`
+}
+
+func (o OwnerWrite) check() error {
+	if (o.UserID == nil) == (o.Name == nil) {
+		return problem.Invalid("owner", "give one of userId and name")
+	}
+	return nil
+}
+
+// parts are o's name (nil for a user owner: risks.FillOwner gives it) and user.
+func (o OwnerWrite) parts() (*string, *string) {
+	if o.UserID != nil {
+		empty := ""
+		return &empty, o.UserID
+	}
+	return o.Name, nil
 }
 
 // Patch is the body of PATCH — and the "data" of an inbound webhook's finding:
@@ -110,7 +148,7 @@ type Patch struct {
 	Impact      jsonbody.Optional[jsonbody.Int] `json:"impact"`
 	RiskScore   jsonbody.Optional[jsonbody.Int] `json:"riskScore"`
 	Status      jsonbody.Optional[string]       `json:"status"`
-	Owner       jsonbody.Optional[string]       `json:"owner"`
+	Owner       jsonbody.Optional[OwnerWrite]   `json:"owner"`
 	Treatment   jsonbody.Optional[string]       `json:"treatment"`
 	ReviewDate  jsonbody.Optional[string]       `json:"reviewDate"`
 	// ResidualLikelihood, ResidualImpact: 1–5, null clears.
@@ -121,34 +159,44 @@ type Patch struct {
 }
 
 // Update converts p to a domain update. It also returns the name of a text field
-// given as null ("" if none), which the caller must refuse.
-func (p Patch) Update() (risks.Update, string) {
+// given as null ("" if none), which the caller must refuse. Errors: an owner as
+// Write.Fields refuses it.
+func (p Patch) Update() (risks.Update, string, error) {
 	var u risks.Update
 	texts := []struct {
 		name string
 		in   jsonbody.Optional[string]
 		out  **string
 	}{{"title", p.Title, &u.Title}, {"description", p.Description, &u.Description},
-		{"category", p.Category, &u.Category}, {"owner", p.Owner, &u.Owner}}
+		{"category", p.Category, &u.Category}}
 	for _, t := range texts {
 		if t.in.Set {
 			if t.in.Null {
-				return u, t.name
+				return u, t.name, nil
 			}
 			v := t.in.Value
 			*t.out = &v
 		}
 	}
+	if p.Owner.Set {
+		if p.Owner.Null {
+			return u, "owner", nil
+		}
+		if err := p.Owner.Value.check(); err != nil {
+			return u, "", err
+		}
+		u.Owner, u.OwnerUserID = p.Owner.Value.parts()
+	}
 	if p.Status.Set {
 		if p.Status.Null {
-			return u, "status"
+			return u, "status", nil
 		}
 		s := risks.Status(p.Status.Value)
 		u.Status = &s
 	}
 	if p.Metadata.Set {
 		if p.Metadata.Null {
-			return u, "metadata"
+			return u, "metadata", nil
 		}
 		u.Metadata = p.Metadata.Value
 		if u.Metadata == nil {
@@ -166,7 +214,7 @@ func (p Patch) Update() (risks.Update, string) {
 	if p.ReviewDate.Set {
 		u.ReviewDate = &risks.Nullable[string]{Value: p.ReviewDate.Value, Null: p.ReviewDate.Null}
 	}
-	return u, ""
+	return u, "", nil
 }
 
 func intPtr(n *jsonbody.Int) *int {

@@ -62,6 +62,7 @@ func targets(t *testing.T, env *apitest.Env, tenantID string) map[string]apitest
 		"GET /webhook-sources":        {Method: "GET", Path: "/v1/webhook-sources"},
 		"POST /webhook-sources":       {Method: "POST", Path: "/v1/webhook-sources", JSON: map[string]string{"source": "new-" + tenantID[len(tenantID)-8:]}},
 		"DELETE /webhook-sources/:id": {Method: "DELETE", Path: "/v1/webhook-sources/" + src.ID},
+		"POST /tenant/api-version":    {Method: "POST", Path: "/v1/tenant/api-version", JSON: map[string]string{"version": "2027-01-15"}},
 	}
 }
 

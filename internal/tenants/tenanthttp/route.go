@@ -39,6 +39,8 @@ func Routes(cfg Config) []route.Route {
 	h := handlers{cfg}
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/me", Handler: h.me, Versions: route.V1},
+		{Method: http.MethodGet, Path: "/tenant", Handler: h.tenant, Versions: route.V1},
+		{Method: http.MethodPost, Path: "/tenant/api-version", Handler: h.moveAPIVersion, Versions: route.V1, Admin: true},
 		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1, PerPrincipal: true,
 			PasswordCheck: true},
 		{Method: http.MethodGet, Path: "/users", Handler: h.listUsers, Versions: route.V1, Admin: true},

@@ -10,6 +10,7 @@ import (
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/ids"
+	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -164,4 +165,29 @@ func (s *Store) APIKeys(ctx context.Context, tenantID string, p tenants.Page) ([
 		return nil, false, fmt.Errorf("list api keys: %w", err)
 	}
 	return out, more, nil
+}
+
+// UserEmail returns the email of the tenant's user userID, or
+// risks.ErrOwnerUnknown: a risk's user owner (risks.Owners).
+func (s *Store) UserEmail(ctx context.Context, tenantID, userID string) (string, error) {
+	var row userRow
+	err := take(s.tenant(ctx, tenantID).Select("email").Where("id = ?", userID), &row, risks.ErrOwnerUnknown, "get owner")
+	return row.Email, err
+}
+
+// SetAPIVersion stores after's pin and records tenant.api_version_moved.
+func (s *Store) SetAPIVersion(ctx context.Context, before, after tenants.Tenant) error {
+	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
+		var at *time.Time
+		if after.APIVersionMovedAt != nil {
+			u := after.APIVersionMovedAt.UTC()
+			at = &u
+		}
+		res := database.Conn(ctx, s.db).Model(&tenantRow{}).Where("id = ?", after.ID).Updates(map[string]any{
+			"api_version": after.APIVersion, "api_version_replaced": after.APIVersionReplaced, "api_version_moved_at": at})
+		if err := affected(res, tenants.ErrTenantNotFound, "move api version"); err != nil {
+			return changes.Change{}, err
+		}
+		return tenantChange(changes.TenantAPIVersionMoved, before, after), nil
+	})
 }

@@ -56,12 +56,17 @@ type tenantRow struct {
 	// a tenant. Sandboxes are no tenants of their own: every read of tenants skips
 	// them (live).
 	SandboxOf *string
+	// APIVersion, APIVersionReplaced, APIVersionMovedAt: the pin (migration 0018).
+	APIVersion         string
+	APIVersionReplaced *string
+	APIVersionMovedAt  *time.Time
 }
 
 func (tenantRow) TableName() string { return "tenants" }
 
 func (r tenantRow) toTenant() tenants.Tenant {
-	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt)}
+	return tenants.Tenant{ID: r.ID, Name: r.Name, CreatedAt: r.CreatedAt.UTC(), DisabledAt: utc(r.DisabledAt),
+		APIVersion: r.APIVersion, APIVersionReplaced: r.APIVersionReplaced, APIVersionMovedAt: utc(r.APIVersionMovedAt)}
 }
 
 type userRow struct {
@@ -115,7 +120,7 @@ func (r apiKeyRow) toKey() tenants.APIKey {
 	if mode != tenants.ModeTest {
 		mode = tenants.ModeLive
 	}
-		var cidrs []netip.Prefix
+	var cidrs []netip.Prefix
 	for _, c := range strings.Split(r.AllowedCidrs, ",") {
 		// Written by cidrsColumn from parsed prefixes: one that does not parse
 		// cannot be there, and would only narrow the key further.
@@ -175,8 +180,8 @@ func take(q *gorm.DB, dst any, notFound error, what string) error {
 
 // CreateTenant inserts t and its sandbox, in one statement.
 func (s *Store) CreateTenant(ctx context.Context, t tenants.Tenant) error {
-	rows := []tenantRow{{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC()},
-		{ID: ids.SandboxOf(t.ID), Name: t.Name, CreatedAt: t.CreatedAt.UTC(), SandboxOf: &t.ID}}
+	rows := []tenantRow{{ID: t.ID, Name: t.Name, CreatedAt: t.CreatedAt.UTC(), APIVersion: t.APIVersion},
+		{ID: ids.SandboxOf(t.ID), Name: t.Name, CreatedAt: t.CreatedAt.UTC(), SandboxOf: &t.ID, APIVersion: t.APIVersion}}
 	if err := database.Conn(ctx, s.db).Create(&rows).Error; err != nil {
 		return fmt.Errorf("create tenant: %w", err)
 	}
@@ -257,16 +262,23 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 		var row apiKeyRow
 		q := database.Conn(ctx, s.db).Where("secret_hash = ?", secretHash).
 			Where("tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)")
-		err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key")
-		return row.toKey(), err
+		if err := take(q, &row, tenants.ErrAPIKeyNotFound, "verify api key"); err != nil {
+			return tenants.APIKey{}, err
+		}
+		k := row.toKey()
+		var pin struct{ APIVersion string }
+		err := database.Conn(ctx, s.db).Table("tenants").Select("api_version").Where("id = ?", k.TenantID).Take(&pin).Error
+		k.TenantAPIVersion = pin.APIVersion
+		return k, err
 	}
 	ctx, cancel := database.Bound(ctx)
 	defer cancel()
 	var row apiKeyRow
 	var revoked, lastUsed, expires, recorded sql.NullTime
+	var pin string
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
 		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed,
-		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo)
+		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo, &pin)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
 	}
@@ -285,18 +297,20 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 			*t.dst = &v
 		}
 	}
-	return row.toKey(), nil
+	k := row.toKey()
+	k.TenantAPIVersion = pin
+	return k, nil
 }
 
 // selectKeyBySecret is APIKeyBySecretHash's statement (PostgreSQL placeholders);
 // selectKeyBySecretSQLite is the same with SQLite's.
 const (
-	selectKeyBySecret = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at,
-	expires_at, expiry_recorded_at, allowed_cidrs, rolled_to FROM api_keys
-	WHERE secret_hash = $1 AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
-	selectKeyBySecretSQLite = `SELECT id, tenant_id, name, scopes, mode, created_at, revoked_at, last_used_at,
-	expires_at, expiry_recorded_at, allowed_cidrs, rolled_to FROM api_keys
-	WHERE secret_hash = ? AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL)`
+	selectKeyBySecret = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = $1`
+	selectKeyBySecretSQLite = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = ?`
 )
 
 // RevokeAPIKey sets k's revoked_at once and records api_key.revoked; a key revoked

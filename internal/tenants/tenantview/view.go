@@ -57,7 +57,7 @@ type APIKey struct {
 // APIKeyOf returns k as the API shows it.
 func APIKeyOf(k tenants.APIKey) APIKey {
 	v := APIKey{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Mode: k.Mode, Livemode: k.Mode != tenants.ModeTest,
-		CreatedAt: k.CreatedAt.UTC(),
+		CreatedAt:  k.CreatedAt.UTC(),
 		LastUsedAt: utc(k.LastUsedAt), RevokedAt: utc(k.RevokedAt), ExpiresAt: utc(k.ExpiresAt),
 		AllowedCidrs: make([]string, len(k.AllowedCidrs))}
 	for i, p := range k.AllowedCidrs {
@@ -78,11 +78,13 @@ type Tenant struct {
 	ID       string `json:"id"`
 	Name     string `json:"name"`
 	Disabled bool   `json:"disabled"`
+	// APIVersion is the tenant's pinned API version (docs/api-versions.md).
+	APIVersion string `json:"apiVersion"`
 }
 
 // TenantOf returns t as its recorded changes show it.
 func TenantOf(t tenants.Tenant) Tenant {
-	return Tenant{ID: t.ID, Name: t.Name, Disabled: t.DisabledAt != nil}
+	return Tenant{ID: t.ID, Name: t.Name, Disabled: t.DisabledAt != nil, APIVersion: t.APIVersion}
 }
 
 func utc(t *time.Time) *time.Time {

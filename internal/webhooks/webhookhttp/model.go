@@ -1,6 +1,7 @@
 package webhookhttp
 
 import (
+	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/webhooks"
@@ -13,9 +14,12 @@ type deliveryRequest struct {
 	Data *findingRequest `json:"data"`
 }
 
-// findingRequest is "data": the risk's fields as in PATCH, plus externalId.
+// findingRequest is "data": the risk's fields as in PATCH, plus externalId; the
+// owner is a name, as senders of findings (scanners, no API version of their
+// own) have always written it.
 type findingRequest struct {
-	ExternalID     *string `json:"externalId"`
+	ExternalID     *string                   `json:"externalId"`
+	Owner          jsonbody.Optional[string] `json:"owner"`
 	riskview.Patch `json:",inline"`
 }
 
@@ -40,7 +44,17 @@ func (r deliveryRequest) event() (webhooks.Event, error) {
 		return ev, problem.Invalid("data/externalId", "is required")
 	}
 	ev.ID, ev.Type, ev.ExternalID = *r.ID, webhooks.EventType(*r.Type), *r.Data.ExternalID
-	change, nullField := r.Data.Update()
+	change, nullField, err := r.Data.Update()
+	if err != nil {
+		return ev, err
+	}
+	if r.Data.Owner.Set {
+		if r.Data.Owner.Null {
+			nullField = "owner"
+		}
+		name := r.Data.Owner.Value
+		change.Owner, change.OwnerUserID = &name, nil
+	}
 	if nullField != "" {
 		return ev, problem.Invalid("data/"+nullField, "cannot be null")
 	}

@@ -1,0 +1,35 @@
+package apiversion
+
+// V20270115 makes a risk's owner an object: one of the tenant's users, or a name.
+const V20270115 Version = "2027-01-15"
+
+// ownerObject is the change of 2027-01-15 (docs/api-versions.md): a risk's owner,
+// a string before, is {"userId": "usr_…" | null, "name": "…"}. Before it, a string
+// written is a name owner, and an owner reads as its name (a user owner's name is
+// the user's email).
+var ownerObject = Change{
+	Version:     V20270115,
+	Description: "A risk's `owner` is an object `{\"userId\", \"name\"}`: one of the tenant's users, or a name. Before, `owner` is a string: a user owner's email, or the name; a string written is a name owner.",
+	Resources:   []string{"risk"},
+	Request: func(obj Object) error {
+		switch owner := obj["owner"].(type) {
+		case string:
+			obj["owner"] = map[string]any{"name": owner}
+		case nil:
+			// absent or null: the newest version refuses a null owner as the old did
+		default:
+			return &ShapeError{Field: "owner", Detail: "must be a string (the owner's name)"}
+		}
+		return nil
+	},
+	Response: ownerName,
+}
+
+// ownerName turns an owner object back into its name; an object without owner (a
+// previousAttributes that did not change it) is left alone.
+func ownerName(obj Object) error {
+	if owner, ok := obj["owner"].(map[string]any); ok {
+		obj["owner"] = owner["name"]
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package tenanthttp
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/riskapi/riskapi/internal/apiversion"
+	"github.com/riskapi/riskapi/internal/jsonbody"
+	"github.com/riskapi/riskapi/internal/problem"
+	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
+)
+
+// tenantResponse is GET /v1/tenant: the caller's tenant and its API version pin
+// (docs/api-versions.md).
+type tenantResponse struct {
+	ID         string `json:"id"`
+	Name       string `json:"name"`
+	APIVersion string `json:"apiVersion"`
+	// Rollback is the move back the pin allows now, or null.
+	Rollback *rollback `json:"rollback"`
+}
+
+type rollback struct {
+	Version string    `json:"version"`
+	Until   time.Time `json:"until"`
+}
+
+type moveRequest struct {
+	Version *string `json:"version"`
+}
+
+func tenantOf(t tenants.Tenant, now time.Time) tenantResponse {
+	out := tenantResponse{ID: t.ID, Name: t.Name, APIVersion: t.APIVersion}
+	if t.APIVersionReplaced != nil && t.APIVersionMovedAt != nil {
+		if until := t.APIVersionMovedAt.Add(tenants.RollbackWindow).UTC(); now.Before(until) {
+			out.Rollback = &rollback{Version: *t.APIVersionReplaced, Until: until}
+		}
+	}
+	return out
+}
+
+func (h handlers) tenant(c echo.Context) error {
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.GetTenant(c.Request().Context(), tenant)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tenantOf(t, h.Tenants.Now()))
+}
+
+func (h handlers) moveAPIVersion(c echo.Context) error {
+	var req moveRequest
+	if err := jsonbody.DecodeRequest(c.Request(), &req); err != nil {
+		return err
+	}
+	if req.Version == nil {
+		return problem.Invalid("version", "is required")
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.MoveAPIVersion(c.Request().Context(), apiversion.API, tenant, *req.Version)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, tenantOf(t, h.Tenants.Now()))
+}
