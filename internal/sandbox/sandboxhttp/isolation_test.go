@@ -32,7 +32,7 @@ type idRoute func(o objects) apitest.Request
 // sharedByModes are the routes whose IDs are the tenant's account, which live and
 // test mode share (docs/sandboxes.md), and the unauthenticated inbound webhook,
 // whose source is found by name and acts in the mode it was made in.
-var sharedByModes = []string{"/v1/users/:id", "/v1/api-keys/:id", "/webhooks/inbound/:source", "/risks/:id"}
+var sharedByModes = []string{"/v1/users/:id", "/v1/api-keys/:id", "/v1/api-keys/:id/roll", "/webhooks/inbound/:source", "/risks/:id"}
 
 // idRoutes are the requests for every route with an ID of tenant data, by path
 // relative to the version; TestLiveAndTestDataAreApart fails on a route of the
@@ -53,6 +53,17 @@ var idRoutes = map[string]idRoute{
 	"GET /webhook-endpoints/:id/deliveries": func(o objects) apitest.Request {
 		return get("/webhook-endpoints/" + o.endpoint + "/deliveries")
 	},
+	"GET /webhook-endpoints/:id": func(o objects) apitest.Request { return get("/webhook-endpoints/" + o.endpoint) },
+	"PATCH /webhook-endpoints/:id": func(o objects) apitest.Request {
+		return apitest.Request{Method: http.MethodPatch, Path: "/webhook-endpoints/" + o.endpoint,
+			JSON: map[string]any{"description": "taken over"}}
+	},
+	"POST /webhook-endpoints/:id/disable": func(o objects) apitest.Request { return post("/webhook-endpoints/"+o.endpoint+"/disable", nil) },
+	"POST /webhook-endpoints/:id/enable":  func(o objects) apitest.Request { return post("/webhook-endpoints/"+o.endpoint+"/enable", nil) },
+	"POST /webhook-endpoints/:id/ping":    func(o objects) apitest.Request { return post("/webhook-endpoints/"+o.endpoint+"/ping", nil) },
+	"POST /webhook-endpoints/:id/roll-secret": func(o objects) apitest.Request {
+		return post("/webhook-endpoints/"+o.endpoint+"/roll-secret", map[string]any{"expiresIn": 0})
+	},
 	"DELETE /webhook-sources/:id": func(o objects) apitest.Request { return del("/webhook-sources/" + o.source) },
 	"GET /idempotency-keys/:key": func(o objects) apitest.Request {
 		return get("/idempotency-keys/" + o.idemKey + "?method=POST&path=%2Fv2%2Frisks")
@@ -62,6 +73,9 @@ var idRoutes = map[string]idRoute{
 
 func get(path string) apitest.Request { return apitest.Request{Method: http.MethodGet, Path: path} }
 func del(path string) apitest.Request { return apitest.Request{Method: http.MethodDelete, Path: path} }
+func post(path string, body map[string]any) apitest.Request {
+	return apitest.Request{Method: http.MethodPost, Path: path, JSON: body}
+}
 func write(method, path string) apitest.Request {
 	return apitest.Request{Method: method, Path: path, JSON: map[string]any{"title": "taken over", "status": "closed"}}
 }
