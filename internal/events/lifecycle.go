@@ -21,7 +21,9 @@ type EndpointUpdate struct {
 	URL         *string
 	Events      *[]string
 	Description *string
-	// APIVersion joins here with the versions branch's column (contract section 19).
+	// APIVersion, a version of apiversion.API checked by the caller, is the one
+	// its deliveries are rendered in from now on (docs/api-versions.md).
+	APIVersion *string
 }
 
 // Get returns the tenant's endpoint with id, or ErrEndpointNotFound.
@@ -32,6 +34,7 @@ func (s *Endpoints) Get(ctx context.Context, tenantID, id string) (*Endpoint, er
 // Update changes the members of the tenant's endpoint id that u gives and records
 // webhook_endpoint.updated (nothing when nothing changes). Errors:
 // ErrEndpointNotFound; VALIDATION_FAILED naming "url", "events" or "description".
+// The version's check is the edge's (API_VERSION_UNKNOWN, eventhttp).
 func (s *Endpoints) Update(ctx context.Context, tenantID, id string, u EndpointUpdate) (*Endpoint, error) {
 	var types []Type
 	if u.Events != nil {
@@ -64,6 +67,9 @@ func (s *Endpoints) Update(ctx context.Context, tenantID, id string, u EndpointU
 		}
 		if u.Description != nil {
 			e.Description = *u.Description
+		}
+		if u.APIVersion != nil {
+			e.APIVersion = *u.APIVersion
 		}
 	})
 }
@@ -167,7 +173,7 @@ func (s *Endpoints) change(ctx context.Context, tenantID, id string, action chan
 // sameEndpoint reports whether a and b store the same.
 func sameEndpoint(a, b *Endpoint) bool {
 	same := func(x, y *time.Time) bool { return (x == nil) == (y == nil) && (x == nil || x.Equal(*y)) }
-	return a.URL == b.URL && slices.Equal(a.Types, b.Types) && a.Description == b.Description &&
+	return a.URL == b.URL && slices.Equal(a.Types, b.Types) && a.Description == b.Description && a.APIVersion == b.APIVersion &&
 		a.Secret == b.Secret && a.PreviousSecret == b.PreviousSecret &&
 		same(a.DisabledAt, b.DisabledAt) && same(a.FailingSince, b.FailingSince) &&
 		same(a.PreviousSecretExpiresAt, b.PreviousSecretExpiresAt)

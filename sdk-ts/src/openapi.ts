@@ -2829,6 +2829,8 @@ export interface components {
             /** @description The types to subscribe to, or `["*"]` for every type. */
             events?: components["schemas"]["EndpointEventType"][];
             description?: string;
+            /** @description The API version its deliveries are rendered in from now on (docs/api-versions.md); an unknown one is 400 `API_VERSION_UNKNOWN`. */
+            apiVersion?: string;
         };
         WebhookEndpointSecretRoll: {
             /** @description Seconds the old secret keeps signing deliveries beside the new one (0 stops it at once). */

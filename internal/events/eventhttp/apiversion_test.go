@@ -61,3 +61,36 @@ func TestEachEndpointReceivesItsVersion(t *testing.T) {
 		t.Errorf("2027-01-15 endpoint received owner %v, want a name owner", owner(newRcv))
 	}
 }
+
+// TestPatchMovesAnEndpointsVersion: PATCH's apiVersion renders the endpoint's next
+// deliveries in that version (docs/api-versions.md); an unknown one is refused and
+// changes nothing.
+func TestPatchMovesAnEndpointsVersion(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	rcv := webhooktest.NewReceiver(t)
+	ep := createEndpoint(t, env, tok, rcv.URL()+"/hook", "risk.created")
+	env.Do(apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
+		JSON: map[string]any{"apiVersion": "2020-01-01"}}).ExpectProblem(http.StatusBadRequest, "API_VERSION_UNKNOWN")
+	var got map[string]any
+	env.Do(apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
+		JSON: map[string]any{"apiVersion": "2027-01-15"}}).Expect(http.StatusOK).Decode(&got)
+	if got["apiVersion"] != "2027-01-15" {
+		t.Fatalf("after PATCH the endpoint has %v", got["apiVersion"])
+	}
+	start(t, env)
+	env.Do(apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: a.Key,
+		JSON: map[string]any{"title": "DPA", "owner": "ann"}}).Expect(http.StatusCreated)
+	rcv.WaitIDs(t, 1, 10*time.Second)
+	var ev struct {
+		Data struct{ Object map[string]any }
+	}
+	if err := json.Unmarshal(rcv.Deliveries()[0].Body, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := ev.Data.Object["owner"].(map[string]any); o == nil || o["name"] != "ann" {
+		t.Errorf("the moved endpoint received owner %v, want the 2027-01-15 object", ev.Data.Object["owner"])
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -19,7 +20,8 @@ type endpointPatch struct {
 	URL         *string   `json:"url"`
 	Events      *[]string `json:"events"`
 	Description *string   `json:"description"`
-	// APIVersion joins here with the versions branch's column (contract section 19).
+	// APIVersion is the version its deliveries are rendered in from now on.
+	APIVersion *string `json:"apiVersion"`
 }
 
 // rollSecretRequest is POST /v1/webhook-endpoints/{id}/roll-secret's body.
@@ -68,8 +70,13 @@ func (h handlers) updateEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if req.APIVersion != nil {
+		if _, err := apiversion.API.Parse(*req.APIVersion); err != nil {
+			return problem.New(problem.APIVersionUnknown, "apiVersion: no API version is named %q", *req.APIVersion)
+		}
+	}
 	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id,
-		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description})
+		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description, APIVersion: req.APIVersion})
 	if err != nil {
 		return err
 	}
