@@ -32,6 +32,7 @@ var all = []*gormigrate.Migration{
 	m0015RegisterHeatmap,
 	m0016HeatCounts,
 	m0017SearchPerTenant,
+	m0021RegisterInTime,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.
