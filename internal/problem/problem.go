@@ -50,6 +50,12 @@ const (
 	ImportInProgress   Code = "IMPORT_IN_PROGRESS"
 	ConcurrencyLimited Code = "CONCURRENCY_LIMITED"
 	QueryTimeout       Code = "QUERY_TIMEOUT"
+	// SelfApproval: the requester of an acceptance may not approve or reject it
+	// (docs/register.md, Acceptances).
+	SelfApproval Code = "SELF_APPROVAL"
+	// AcceptanceDecided: the acceptance is no longer pending; it was approved,
+	// rejected or has expired.
+	AcceptanceDecided Code = "ACCEPTANCE_DECIDED"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -76,6 +82,8 @@ var statusOf = map[Code]int{
 	ImportInProgress:             http.StatusConflict,
 	ConcurrencyLimited:           http.StatusTooManyRequests,
 	QueryTimeout:                 http.StatusServiceUnavailable,
+	SelfApproval:                 http.StatusForbidden,
+	AcceptanceDecided:            http.StatusConflict,
 }
 
 var titleOf = map[Code]string{
@@ -101,6 +109,8 @@ var titleOf = map[Code]string{
 	ImportInProgress:             "Import in progress",
 	ConcurrencyLimited:           "Too many costly reads in flight",
 	QueryTimeout:                 "Query timed out",
+	SelfApproval:                 "Self-approval refused",
+	AcceptanceDecided:            "Acceptance already decided",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the
