@@ -31,6 +31,8 @@ import (
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/eventstore"
+	"github.com/riskapi/riskapi/internal/followup"
+	"github.com/riskapi/riskapi/internal/followup/followupstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/logfield"
@@ -40,6 +42,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/secretkey"
 	"github.com/riskapi/riskapi/internal/server"
 	"github.com/riskapi/riskapi/internal/sweep"
@@ -84,6 +87,8 @@ type Admin struct {
 
 	risks       *risks.Service
 	riskStore   *riskstore.Store
+	followup    *followup.Service
+	followStore *followupstore.Store
 	attachments attachments.Store
 	events      *eventstore.Store
 	emitter     *events.Emitter
@@ -145,14 +150,18 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
-	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore},
+	followStore := followupstore.New(db, rec)
+	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
 		Holds: database.NewHolds(db.DB)}
+	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
+		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, riskStore: riskStore, attachments: attStore, clock: opts.Now,
+		followup: follow, followStore: followStore,
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
@@ -304,7 +313,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	}
 	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
-		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
+		Attachments: m.attachments, Followup: m.followup, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
 		FingerprintKey: m.SecretKey.For(secretkey.Fingerprint), Tracing: m.tracing.Provider(),

@@ -172,3 +172,9 @@ type Users interface {
 type Risks interface {
 	Update(ctx context.Context, tenantID, id string, ifMatch risks.IfMatch, change func(*risks.Risk) error) (*risks.Risk, error)
 }
+
+// RiskReader reads a tenant's risk (risks.Store).
+type RiskReader interface {
+	// Get returns the tenant's risk with id, or risks.ErrNotFound.
+	Get(ctx context.Context, tenantID, id string) (*risks.Risk, error)
+}

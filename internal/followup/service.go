@@ -21,6 +21,9 @@ type UnitOfWork interface {
 type Service struct {
 	Store Store      // required
 	Risks Risks      // required: a review moves reviewDate, a decision the treatment
+	// RiskStore reads risks (the lists of a risk's reviews, actions, acceptances
+	// answer 404 for a risk that is not the tenant's). Required.
+	RiskStore RiskReader
 	Users Users      // required: an action's owner is a user of the tenant
 	Tx    UnitOfWork // required
 	// Snapshot is a risk's public JSON (riskview), kept with a decision. Required.

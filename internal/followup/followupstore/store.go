@@ -205,3 +205,17 @@ func (s *Store) Actions(ctx context.Context, tenantID string, f followup.ActionF
 	}
 	return out, more, nil
 }
+
+// DeleteByRisk removes the tenant's reviews, actions and acceptances of riskID, with
+// the risk (risks.Dependent), and returns how many rows it removed.
+func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int, error) {
+	n := 0
+	for _, table := range []string{"risk_reviews", "risk_actions", "acceptances"} {
+		res := s.tenant(ctx, tenantID).Table(table).Where("risk_id = ?", riskID).Delete(nil)
+		if res.Error != nil {
+			return n, fmt.Errorf("delete %s of risk: %w", table, res.Error)
+		}
+		n += int(res.RowsAffected)
+	}
+	return n, nil
+}
