@@ -158,6 +158,9 @@ type Store interface {
 	AcceptanceForUpdate(ctx context.Context, tenantID, id string) (*Acceptance, error)
 	// UpdateAcceptance stores after over before and records action.
 	UpdateAcceptance(ctx context.Context, action changes.Action, before, after *Acceptance) error
+	// Expire is UpdateAcceptance of an expiry (acceptance.expired), whose event
+	// takes eventID, the due-date notice's derived ID.
+	Expire(ctx context.Context, eventID string, before, after *Acceptance) error
 	// Acceptances lists the acceptances f selects.
 	Acceptances(ctx context.Context, tenantID string, f AcceptanceFilter) ([]*Acceptance, bool, error)
 }

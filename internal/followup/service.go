@@ -2,6 +2,7 @@ package followup
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
@@ -318,4 +319,41 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// ErrNotDue is Expire's report that the acceptance is no longer approved until
+// validUntil (decided otherwise, or already expired): nothing was written.
+var ErrNotDue = errors.New("acceptance is not approved until that date")
+
+// Expire ends the tenant's approved acceptance id whose validUntil has passed: its
+// status becomes expired, its event (acceptance.expired) takes eventID, and the
+// risk's treatment, when still accept, becomes null (risk.updated). In the unit of
+// work ctx carries (the due-date notice's). Errors: ErrNotDue,
+// ErrAcceptanceNotFound, the store's.
+func (s *Service) Expire(ctx context.Context, tenantID, id, validUntil, eventID string) error {
+	return s.Tx.InTx(ctx, func(ctx context.Context) error {
+		before, err := s.Store.AcceptanceForUpdate(ctx, tenantID, id)
+		if err != nil {
+			return err
+		}
+		if before.Status != AcceptanceApproved || before.ValidUntil != validUntil {
+			return ErrNotDue
+		}
+		now := s.now()
+		after := *before
+		after.Status, after.Version, after.UpdatedAt = AcceptanceExpired, before.Version+1, now
+		if err := s.Store.Expire(ctx, eventID, before, &after); err != nil {
+			return err
+		}
+		_, err = s.Risks.Update(ctx, tenantID, before.RiskID, nil, func(r *risks.Risk) error {
+			if r.Treatment == nil || *r.Treatment != risks.TreatmentAccept {
+				return nil // treated otherwise since: that decision stands
+			}
+			return r.Apply(risks.Update{Treatment: &risks.Nullable[risks.Treatment]{Null: true}}, now)
+		})
+		if errors.Is(err, risks.ErrNotFound) {
+			return nil
+		}
+		return err
+	})
 }
