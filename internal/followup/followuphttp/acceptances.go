@@ -107,7 +107,7 @@ func (h handlers) acceptances(c echo.Context) error {
 	default:
 		errs = append(errs, problem.FieldError{Field: "status", Detail: "must be one of pending, approved, rejected, expired"})
 	}
-	if err := problem.Join(perr, problem.Fields(errs)); err != nil {
+	if err := problem.Join(perr, fieldsError(errs)); err != nil {
 		return err
 	}
 	return h.listAcceptances(c, tenant, f)

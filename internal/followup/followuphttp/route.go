@@ -200,7 +200,7 @@ func (h handlers) actions(c echo.Context) error {
 	if f.DueBefore != "" && !risks.ValidDate(f.DueBefore) {
 		errs = append(errs, problem.FieldError{Field: "dueBefore", Detail: "must be a date YYYY-MM-DD"})
 	}
-	if err := problem.Join(perr, problem.Fields(errs)); err != nil {
+	if err := problem.Join(perr, fieldsError(errs)); err != nil {
 		return err
 	}
 	return h.listActions(c, tenant, f)
@@ -291,4 +291,13 @@ func (h handlers) ifMatch(c echo.Context) (risks.IfMatch, error) {
 		return nil, nil
 	}
 	return func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
+}
+
+// fieldsError is errs as one VALIDATION_FAILED problem, or nil (never a nil
+// *problem.Problem in an error).
+func fieldsError(errs []problem.FieldError) error {
+	if p := problem.Fields(errs); p != nil {
+		return p
+	}
+	return nil
 }
