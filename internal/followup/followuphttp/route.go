@@ -280,7 +280,7 @@ func (h handlers) patchAction(c echo.Context) error {
 // nil when not sent. Errors: 400 for a malformed header; 428 without one when
 // REQUIRE_IF_MATCH is set.
 func (h handlers) ifMatch(c echo.Context) (risks.IfMatch, error) {
-	l, given, err := etag.FromHeader(c.Request().Header, "If-Match")
+	l, given, err := etag.IfMatch(c.Request().Header)
 	switch {
 	case err != nil:
 		return nil, problem.Invalid("If-Match", err.Error())
