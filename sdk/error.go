@@ -39,6 +39,8 @@ const (
 	CodeImportInProgress             = "IMPORT_IN_PROGRESS"              // 409: the tenant's other import is running; retried after Retry-After
 	CodeConcurrencyLimited           = "CONCURRENCY_LIMITED"             // 429: too many of the tenant's costly reads at once; retried after Retry-After
 	CodeQueryTimeout                 = "QUERY_TIMEOUT"                   // 503: a read ran past the server's QUERY_TIMEOUT; retried after Retry-After
+	CodeSelfApproval                 = "SELF_APPROVAL"                   // 403: the requester of an acceptance cannot decide it
+	CodeAcceptanceDecided            = "ACCEPTANCE_DECIDED"              // 409: the acceptance is no longer pending
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -77,6 +79,8 @@ var (
 	ErrImportInProgress             = &Error{Code: CodeImportInProgress}
 	ErrConcurrencyLimited           = &Error{Code: CodeConcurrencyLimited}
 	ErrQueryTimeout                 = &Error{Code: CodeQueryTimeout}
+	ErrSelfApproval                 = &Error{Code: CodeSelfApproval}
+	ErrAcceptanceDecided            = &Error{Code: CodeAcceptanceDecided}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

@@ -21,7 +21,7 @@ func TestCodesMatchTheServer(t *testing.T) {
 			riskapi.ErrIdempotencyRequestInProgress, riskapi.ErrPayloadTooLarge, riskapi.ErrHeadersTooLarge, riskapi.ErrUnsupportedMediaType, riskapi.ErrPreconditionFailed, riskapi.ErrPreconditionRequired, riskapi.ErrRangeNotSatisfiable, riskapi.ErrIdempotencyKeyReused,
 			riskapi.ErrIdempotencyUnsupportedRoute, riskapi.ErrRateLimited, riskapi.ErrInternal, riskapi.ErrStoreUnavailable,
 			riskapi.ErrImportInProgress,
-			riskapi.ErrConcurrencyLimited, riskapi.ErrQueryTimeout}
+			riskapi.ErrConcurrencyLimited, riskapi.ErrQueryTimeout, riskapi.ErrSelfApproval, riskapi.ErrAcceptanceDecided}
 		n := slices.IndexFunc(sentinels, func(s *riskapi.Error) bool { return got.Is(s) })
 		if n < 0 && c != problem.MethodNotAllowed {
 			t.Errorf("no Err… sentinel matches %s", c)
