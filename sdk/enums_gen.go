@@ -7,11 +7,22 @@ type EventType string
 
 // The event types the server emits.
 const (
-	EventRiskCreated       EventType = "risk.created"
-	EventRiskUpdated       EventType = "risk.updated"
-	EventRiskDeleted       EventType = "risk.deleted"
-	EventAttachmentCreated EventType = "attachment.created"
-	EventAttachmentDeleted EventType = "attachment.deleted"
+	EventRiskCreated        EventType = "risk.created"
+	EventRiskUpdated        EventType = "risk.updated"
+	EventRiskDeleted        EventType = "risk.deleted"
+	EventAttachmentCreated  EventType = "attachment.created"
+	EventAttachmentDeleted  EventType = "attachment.deleted"
+	EventReviewCreated      EventType = "review.created"
+	EventActionCreated      EventType = "action.created"
+	EventActionUpdated      EventType = "action.updated"
+	EventAcceptanceCreated  EventType = "acceptance.created"
+	EventAcceptanceApproved EventType = "acceptance.approved"
+	EventAcceptanceRejected EventType = "acceptance.rejected"
+	EventRiskReviewDue      EventType = "risk.review_due"
+	EventRiskReviewOverdue  EventType = "risk.review_overdue"
+	EventActionOverdue      EventType = "action.overdue"
+	EventAcceptanceExpiring EventType = "acceptance.expiring"
+	EventAcceptanceExpired  EventType = "acceptance.expired"
 )
 
 // IdempotencyOutcome is what the server's idempotency engine did with a keyed
@@ -74,4 +85,15 @@ const (
 	ActionSessionFailed          AuditAction = "session.failed"
 	ActionTenantDisabled         AuditAction = "tenant.disabled"
 	ActionTenantEnabled          AuditAction = "tenant.enabled"
+	ActionReviewCreated          AuditAction = "review.created"
+	ActionActionCreated          AuditAction = "action.created"
+	ActionActionUpdated          AuditAction = "action.updated"
+	ActionAcceptanceCreated      AuditAction = "acceptance.created"
+	ActionAcceptanceApproved     AuditAction = "acceptance.approved"
+	ActionAcceptanceRejected     AuditAction = "acceptance.rejected"
+	ActionRiskReviewDue          AuditAction = "risk.review_due"
+	ActionRiskReviewOverdue      AuditAction = "risk.review_overdue"
+	ActionActionOverdue          AuditAction = "action.overdue"
+	ActionAcceptanceExpiring     AuditAction = "acceptance.expiring"
+	ActionAcceptanceExpired      AuditAction = "acceptance.expired"
 )

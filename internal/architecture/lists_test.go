@@ -187,7 +187,7 @@ func TestEventTypesHaveOneSource(t *testing.T) {
 		slices.DeleteFunc(specEnum(t, "EndpointEventType"), func(s string) bool { return s == "*" }))
 	sameList(t, "sdk-ts/src/openapi.ts (EventTypeName; npm run generate)", want, tsUnion(t, "EventTypeName"))
 	var doc []string
-	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z]+\\.[a-z]+)` \\|").FindAllStringSubmatch(readFile(t, "docs/events.md"), -1) {
+	for _, m := range regexp.MustCompile("(?m)^\\| `([a-z_]+\\.[a-z_]+)` \\|").FindAllStringSubmatch(readFile(t, "docs/events.md"), -1) {
 		doc = append(doc, m[1])
 	}
 	sameList(t, "docs/events.md (the table of types)", want, doc)

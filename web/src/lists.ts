@@ -12,6 +12,17 @@ const eventTypes: Record<EventType, true> = {
   "risk.deleted": true,
   "attachment.created": true,
   "attachment.deleted": true,
+  "review.created": true,
+  "action.created": true,
+  "action.updated": true,
+  "acceptance.created": true,
+  "acceptance.approved": true,
+  "acceptance.rejected": true,
+  "risk.review_due": true,
+  "risk.review_overdue": true,
+  "action.overdue": true,
+  "acceptance.expiring": true,
+  "acceptance.expired": true,
 };
 const scopes: Record<Scope, true> = {
   "risks:read": true,
@@ -48,6 +59,17 @@ const auditActions: Record<AuditAction, true> = {
   "session.failed": true,
   "tenant.disabled": true,
   "tenant.enabled": true,
+  "review.created": true,
+  "action.created": true,
+  "action.updated": true,
+  "acceptance.created": true,
+  "acceptance.approved": true,
+  "acceptance.rejected": true,
+  "risk.review_due": true,
+  "risk.review_overdue": true,
+  "action.overdue": true,
+  "acceptance.expiring": true,
+  "acceptance.expired": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */
