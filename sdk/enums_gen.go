@@ -60,6 +60,38 @@ const (
 	RiskTreatmentAvoid    RiskTreatment = "avoid"
 )
 
+// RiskReviewEvery is how often a risk is reviewed, an ISO 8601 period.
+type RiskReviewEvery string
+
+// The review cadences a risk can have.
+const (
+	ReviewEveryP1M RiskReviewEvery = "P1M"
+	ReviewEveryP3M RiskReviewEvery = "P3M"
+	ReviewEveryP6M RiskReviewEvery = "P6M"
+	ReviewEveryP1Y RiskReviewEvery = "P1Y"
+)
+
+// ActionStatus is where a treatment action stands.
+type ActionStatus string
+
+// The statuses an action can have; a new action is open.
+const (
+	ActionStatusOpen      ActionStatus = "open"
+	ActionStatusDone      ActionStatus = "done"
+	ActionStatusCancelled ActionStatus = "cancelled"
+)
+
+// AcceptanceStatus is where a risk's acceptance stands.
+type AcceptanceStatus string
+
+// The statuses an acceptance can have.
+const (
+	AcceptancePending  AcceptanceStatus = "pending"
+	AcceptanceApproved AcceptanceStatus = "approved"
+	AcceptanceRejected AcceptanceStatus = "rejected"
+	AcceptanceExpired  AcceptanceStatus = "expired"
+)
+
 // AuditAction names what an audit-log entry records, "<target type>.<verb>"
 // (AuditEntry.Action, AuditListParams.Action).
 type AuditAction string
