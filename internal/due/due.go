@@ -149,7 +149,9 @@ func (f *Finder) runKind(ctx context.Context, k Kind, today time.Time, now func(
 				n++
 			}
 		}
-		if len(items) < batch {
+		// Less than a batch is not the end: PerTenant may have cut one tenant's
+		// share; the next query starts past what this one claimed.
+		if len(items) == 0 {
 			break
 		}
 	}
