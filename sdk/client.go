@@ -64,6 +64,12 @@ type Client struct {
 	Events *EventsService
 	// AuditLog reads the tenant's audit log and risks' histories: /v2/audit-log.
 	AuditLog *AuditLogService
+	// Reviews records and lists reviews of risks: /v2/risks/{id}/reviews.
+	Reviews *ReviewsService
+	// Actions manages treatment actions: /v2/actions.
+	Actions *ActionsService
+	// Acceptances requests and lists acceptances: /v2/acceptances.
+	Acceptances *AcceptancesService
 
 	apiKey     string
 	baseURL    *url.URL
@@ -146,6 +152,9 @@ func NewClient(apiKey string, opts ...Option) (*Client, error) {
 	c.IdempotencyKeys = (*IdempotencyKeysService)(&c.common)
 	c.Events = (*EventsService)(&c.common)
 	c.AuditLog = (*AuditLogService)(&c.common)
+	c.Reviews = (*ReviewsService)(&c.common)
+	c.Actions = (*ActionsService)(&c.common)
+	c.Acceptances = (*AcceptancesService)(&c.common)
 	return c, nil
 }
 

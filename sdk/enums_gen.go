@@ -12,6 +12,17 @@ const (
 	EventRiskDeleted             EventType = "risk.deleted"
 	EventAttachmentCreated       EventType = "attachment.created"
 	EventAttachmentDeleted       EventType = "attachment.deleted"
+	EventReviewCreated           EventType = "review.created"
+	EventActionCreated           EventType = "action.created"
+	EventActionUpdated           EventType = "action.updated"
+	EventAcceptanceCreated       EventType = "acceptance.created"
+	EventAcceptanceApproved      EventType = "acceptance.approved"
+	EventAcceptanceRejected      EventType = "acceptance.rejected"
+	EventRiskReviewDue           EventType = "risk.review_due"
+	EventRiskReviewOverdue       EventType = "risk.review_overdue"
+	EventActionOverdue           EventType = "action.overdue"
+	EventAcceptanceExpiring      EventType = "acceptance.expiring"
+	EventAcceptanceExpired       EventType = "acceptance.expired"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
 )
 
@@ -50,6 +61,38 @@ const (
 	RiskTreatmentAvoid    RiskTreatment = "avoid"
 )
 
+// RiskReviewEvery is how often a risk is reviewed, an ISO 8601 period.
+type RiskReviewEvery string
+
+// The review cadences a risk can have.
+const (
+	ReviewEveryP1M RiskReviewEvery = "P1M"
+	ReviewEveryP3M RiskReviewEvery = "P3M"
+	ReviewEveryP6M RiskReviewEvery = "P6M"
+	ReviewEveryP1Y RiskReviewEvery = "P1Y"
+)
+
+// ActionStatus is where a treatment action stands.
+type ActionStatus string
+
+// The statuses an action can have; a new action is open.
+const (
+	ActionStatusOpen      ActionStatus = "open"
+	ActionStatusDone      ActionStatus = "done"
+	ActionStatusCancelled ActionStatus = "cancelled"
+)
+
+// AcceptanceStatus is where a risk's acceptance stands.
+type AcceptanceStatus string
+
+// The statuses an acceptance can have.
+const (
+	AcceptancePending  AcceptanceStatus = "pending"
+	AcceptanceApproved AcceptanceStatus = "approved"
+	AcceptanceRejected AcceptanceStatus = "rejected"
+	AcceptanceExpired  AcceptanceStatus = "expired"
+)
+
 // AuditAction names what an audit-log entry records, "<target type>.<verb>"
 // (AuditEntry.Action, AuditListParams.Action).
 type AuditAction string
@@ -84,4 +127,15 @@ const (
 	ActionTenantEnabled               AuditAction = "tenant.enabled"
 	ActionSandboxDataDeleted          AuditAction = "sandbox.data_deleted"
 	ActionTenantAPIVersionMoved       AuditAction = "tenant.api_version_moved"
+	ActionReviewCreated               AuditAction = "review.created"
+	ActionActionCreated               AuditAction = "action.created"
+	ActionActionUpdated               AuditAction = "action.updated"
+	ActionAcceptanceCreated           AuditAction = "acceptance.created"
+	ActionAcceptanceApproved          AuditAction = "acceptance.approved"
+	ActionAcceptanceRejected          AuditAction = "acceptance.rejected"
+	ActionRiskReviewDue               AuditAction = "risk.review_due"
+	ActionRiskReviewOverdue           AuditAction = "risk.review_overdue"
+	ActionActionOverdue               AuditAction = "action.overdue"
+	ActionAcceptanceExpiring          AuditAction = "acceptance.expiring"
+	ActionAcceptanceExpired           AuditAction = "acceptance.expired"
 )

@@ -44,6 +44,8 @@ const (
 	CodeAPIVersionUnknown            = "API_VERSION_UNKNOWN"             // 400: Riskapi-Version names no version; not retried
 	CodeAPIVersionMoveRefused        = "API_VERSION_MOVE_REFUSED"        // 400: the pin may not move back there; not retried
 	CodeOwnerUserUnknown             = "OWNER_USER_UNKNOWN"              // 400: owner.userId is no user of the tenant; not retried
+	CodeSelfApproval                 = "SELF_APPROVAL"                   // 403: the requester of an acceptance cannot decide it
+	CodeAcceptanceDecided            = "ACCEPTANCE_DECIDED"              // 409: the acceptance is no longer pending
 )
 
 // Outcomes of a 503 STORE_UNAVAILABLE, the value of Error.Outcome
@@ -87,6 +89,8 @@ var (
 	ErrAPIVersionUnknown            = &Error{Code: CodeAPIVersionUnknown}
 	ErrAPIVersionMoveRefused        = &Error{Code: CodeAPIVersionMoveRefused}
 	ErrOwnerUserUnknown             = &Error{Code: CodeOwnerUserUnknown}
+	ErrSelfApproval                 = &Error{Code: CodeSelfApproval}
+	ErrAcceptanceDecided            = &Error{Code: CodeAcceptanceDecided}
 )
 
 // Error is a non-2xx answer of the server, decoded from its RFC 9457

@@ -41,6 +41,9 @@ type Risk struct {
 	Treatment *RiskTreatment `json:"treatment"`
 	// ReviewDate is when the risk is next reviewed, YYYY-MM-DD; nil when none.
 	ReviewDate *string `json:"reviewDate"`
+	// ReviewEvery is how often the risk is reviewed (P1M, P3M, P6M, P1Y); nil
+	// when it has no cadence. A review sets ReviewDate to its day plus this.
+	ReviewEvery *RiskReviewEvery `json:"reviewEvery"`
 	// ResidualLikelihood is 1–5 after treatment; nil when not assessed.
 	ResidualLikelihood *int `json:"residualLikelihood"`
 	// ResidualImpact is 1–5 after treatment; nil when not assessed.
@@ -94,6 +97,8 @@ type RiskCreateParams struct {
 	Treatment RiskTreatment `json:"treatment,omitempty"`
 	// ReviewDate is YYYY-MM-DD; empty for none.
 	ReviewDate string `json:"reviewDate,omitempty"`
+	// ReviewEvery is P1M, P3M, P6M or P1Y; empty for no cadence.
+	ReviewEvery RiskReviewEvery `json:"reviewEvery,omitempty"`
 	// ResidualLikelihood is 1–5.
 	ResidualLikelihood *int `json:"residualLikelihood,omitempty"`
 	// ResidualImpact is 1–5.
@@ -135,6 +140,8 @@ type RiskUpdateParams struct {
 	Treatment *RiskTreatment
 	// ReviewDate, when set, is YYYY-MM-DD.
 	ReviewDate *string
+	// ReviewEvery, when set, replaces the review cadence.
+	ReviewEvery *RiskReviewEvery
 	// ResidualLikelihood is 1–5.
 	ResidualLikelihood *int
 	// ResidualImpact is 1–5.
@@ -146,9 +153,9 @@ type RiskUpdateParams struct {
 	// ClearLikelihood, ClearImpact and ClearRiskScore send the field as
 	// null, unsetting it. Setting one together with its value is an error.
 	ClearLikelihood, ClearImpact, ClearRiskScore bool
-	// ClearTreatment, ClearReviewDate, ClearResidualLikelihood and
-	// ClearResidualImpact do the same for those fields.
-	ClearTreatment, ClearReviewDate, ClearResidualLikelihood, ClearResidualImpact bool
+	// ClearTreatment, ClearReviewDate, ClearReviewEvery, ClearResidualLikelihood
+	// and ClearResidualImpact do the same for those fields.
+	ClearTreatment, ClearReviewDate, ClearReviewEvery, ClearResidualLikelihood, ClearResidualImpact bool
 }
 
 // MarshalJSON encodes the PATCH body: given fields only, cleared numbers as
@@ -187,6 +194,7 @@ func (p *RiskUpdateParams) MarshalJSON() ([]byte, error) {
 		Owner              *string           `json:"owner,omitempty"`
 		Treatment          json.RawMessage   `json:"treatment,omitempty"`
 		ReviewDate         json.RawMessage   `json:"reviewDate,omitempty"`
+		ReviewEvery        json.RawMessage   `json:"reviewEvery,omitempty"`
 		ResidualLikelihood json.RawMessage   `json:"residualLikelihood,omitempty"`
 		ResidualImpact     json.RawMessage   `json:"residualImpact,omitempty"`
 		Metadata           map[string]string `json:"metadata,omitempty"`
@@ -197,6 +205,9 @@ func (p *RiskUpdateParams) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	if w.ReviewDate, err = text("ReviewDate", p.ReviewDate, p.ClearReviewDate); err != nil {
+		return nil, err
+	}
+	if w.ReviewEvery, err = text("ReviewEvery", (*string)(p.ReviewEvery), p.ClearReviewEvery); err != nil {
 		return nil, err
 	}
 	if w.ResidualLikelihood, err = num("ResidualLikelihood", p.ResidualLikelihood, p.ClearResidualLikelihood); err != nil {

@@ -29,8 +29,12 @@ import (
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/due"
+	"github.com/riskapi/riskapi/internal/due/duestore"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/eventstore"
+	"github.com/riskapi/riskapi/internal/followup"
+	"github.com/riskapi/riskapi/internal/followup/followupstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/logfield"
@@ -40,6 +44,7 @@ import (
 	"github.com/riskapi/riskapi/internal/requestlog/requestlogstore"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
+	"github.com/riskapi/riskapi/internal/risks/riskview"
 	"github.com/riskapi/riskapi/internal/sandbox/sandboxstore"
 	"github.com/riskapi/riskapi/internal/secretkey"
 	"github.com/riskapi/riskapi/internal/server"
@@ -79,12 +84,17 @@ type Admin struct {
 	// Webhooks manages inbound webhook sources (api webhook create).
 	Webhooks *webhooks.Service
 	Logger   *slog.Logger
+	// Due finds what has come due in the register and emits its notices; Serve
+	// runs it on SCHEDULE_SPEC (docs/register.md, Due dates).
+	Due *due.Finder
 	// SecretKey is SECRET_KEY, loaded (docs/security.md): the keys that seal
 	// secrets, key fingerprints and sign sessions derive from it.
 	SecretKey secretkey.Key
 
 	risks       *risks.Service
 	riskStore   *riskstore.Store
+	followup    *followup.Service
+	followStore *followupstore.Store
 	attachments attachments.Store
 	events      *eventstore.Store
 	emitter     *events.Emitter
@@ -147,14 +157,20 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	attStore := attachmentstore.New(db, rec)
 	riskStore := riskstore.New(db.DB, rec)
 	// Deleting a risk deletes its attachment rows in the same unit of work.
-	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore},
+	followStore := followupstore.New(db, rec)
+	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
 		Holds: database.NewHolds(db.DB), Owners: tenStore}
+	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
+		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
+	finder := &due.Finder{Store: duestore.New(db.DB, rec), Now: opts.Now, Logger: log}
+	finder.Kinds = dueKinds(finder.Store.(*duestore.Store), riskStore, followStore, follow, cfg.Due.ReviewDueDays)
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, riskStore: riskStore, attachments: attStore, clock: opts.Now,
+		followup: follow, followStore: followStore, Due: finder,
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
@@ -306,7 +322,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	}
 	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
-		Attachments: m.attachments, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
+		Attachments: m.attachments, Followup: m.followup, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		Sandbox:         sandboxstore.New(m.DB.DB, m.recorder),
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
@@ -494,6 +510,14 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	}); err != nil {
 		ln.Close()
 		return fmt.Errorf("SWEEP_SCHEDULE: %w", err)
+	}
+	// Every instance looks for what has come due; each notice is emitted once
+	// however many look (internal/due). cron skips a run while the last still runs.
+	if _, err := sched.AddJob(a.Config.Due.Schedule, cron.NewChain(cron.SkipIfStillRunning(cron.DiscardLogger)).Then(cron.FuncJob(func() {
+		_, _ = a.Due.Run(ctx) // Run logs its failures
+	}))); err != nil {
+		ln.Close()
+		return fmt.Errorf("SCHEDULE_SPEC: %w", err)
 	}
 	sched.Start()
 	defer func() { <-sched.Stop().Done() }()

@@ -39,6 +39,19 @@ const (
 	TenantEnabled               Action = "tenant.enabled"
 	SandboxDataDeleted          Action = "sandbox.data_deleted"
 	TenantAPIVersionMoved       Action = "tenant.api_version_moved"
+	ReviewCreated               Action = "review.created"
+	ActionCreated               Action = "action.created"
+	ActionUpdated               Action = "action.updated"
+	AcceptanceCreated           Action = "acceptance.created"
+	AcceptanceApproved          Action = "acceptance.approved"
+	AcceptanceRejected          Action = "acceptance.rejected"
+	// The due-date notices (docs/register.md, Due dates): emitted by the schedule,
+	// once per (kind, object, due date), each with a derived event ID (Change.EventID).
+	RiskReviewDue      Action = "risk.review_due"
+	RiskReviewOverdue  Action = "risk.review_overdue"
+	ActionOverdue      Action = "action.overdue"
+	AcceptanceExpiring Action = "acceptance.expiring"
+	AcceptanceExpired  Action = "acceptance.expired"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -87,6 +100,17 @@ var Registry = []Declared{
 	{TenantEnabled, false, "`api tenant enable` (actor `system`)", "`disabled`"},
 	{SandboxDataDeleted, false, "`DELETE /v1/sandbox/data`, in the tenant's live audit log (`target.id`: the sandbox)", "how many of each kind of record were erased"},
 	{TenantAPIVersionMoved, false, "`POST /v1/tenant/api-version`", "`apiVersion`"},
+	{ReviewCreated, true, "`POST /v{1,2}/risks/{id}/reviews` (the risk's `reviewDate` moves: `risk.updated`)", "the review"},
+	{ActionCreated, true, "`POST /v{1,2}/risks/{id}/actions`", "the action's fields"},
+	{ActionUpdated, true, "`PATCH /v{1,2}/actions/{id}`", "the action's fields that changed"},
+	{AcceptanceCreated, true, "`POST /v{1,2}/risks/{id}/acceptances` (status `pending`)", "the acceptance"},
+	{AcceptanceApproved, true, "`POST /v1/acceptances/{id}/approve` by an admin other than the requester (the risk's `treatment` becomes `accept`: `risk.updated`)", "`status`, `decidedBy`, `decisionNote`, `decidedAt`, `riskSnapshot`"},
+	{AcceptanceRejected, true, "`POST /v1/acceptances/{id}/reject` by an admin other than the requester", "`status`, `decidedBy`, `decisionNote`, `decidedAt`, `riskSnapshot`"},
+	{RiskReviewDue, true, "the schedule, `REVIEW_DUE_DAYS` before the risk's `reviewDate` (actor `system`; once per risk and date)", "the risk, as found"},
+	{RiskReviewOverdue, true, "the schedule, the day after the risk's `reviewDate` passed with no review (actor `system`; once per risk and date)", "the risk, as found"},
+	{ActionOverdue, true, "the schedule, the day after an open action's `dueDate` (actor `system`; once per action and date)", "the action, as found"},
+	{AcceptanceExpiring, true, "the schedule, 14 days before an approved acceptance's `validUntil` (actor `system`; once per acceptance and date)", "the acceptance, as found"},
+	{AcceptanceExpired, true, "the schedule, the day after an approved acceptance's `validUntil`: its status becomes `expired` (and the risk's `treatment` null: `risk.updated`; actor `system`)", "`status`"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

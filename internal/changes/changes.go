@@ -57,6 +57,10 @@ type Change struct {
 	// and so appear in neither Before nor After: a recorder may say that they
 	// changed, never what to (e.g. "password" on user.password_changed).
 	Secret []string
+	// EventID, when set, is the ID the change's event takes instead of a new one: a
+	// due-date notice's, derived from (kind, object, due date) (ids.Derived), so the
+	// same notice found twice is the same event (docs/register.md).
+	EventID string
 }
 
 // View is a resource's public form: the value whose JSON the API returns for it

@@ -21,6 +21,7 @@ type Config struct {
 	Uploads     Uploads
 	RateLimit   RateLimit
 	Sweep       Sweep
+	Due         Due
 	Outbound    Outbound
 	Tracing     Tracing
 }
@@ -170,6 +171,17 @@ type Sweep struct {
 	// audits usually look back on): how long audit-log entries are kept
 	// (docs/audit-log.md).
 	AuditLogTTL time.Duration
+}
+
+// Due configures the schedule that finds what has come due in the register and
+// emits its notices, once each (docs/register.md, Due dates).
+type Due struct {
+	// Schedule is SCHEDULE_SPEC, a robfig/cron spec, default "@every 1m": how often
+	// each instance looks.
+	Schedule string
+	// ReviewDueDays is REVIEW_DUE_DAYS, default 7: how many days before a risk's
+	// reviewDate risk.review_due is emitted.
+	ReviewDueDays int
 }
 
 // Outbound configures the delivery of events to webhook endpoints (docs/events.md).

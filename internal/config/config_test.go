@@ -41,6 +41,7 @@ func TestDefaults(t *testing.T) {
 		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32, QueryTimeout: 10 * time.Second},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
+		Due:       config.Due{Schedule: "@every 1m", ReviewDueDays: 7},
 		RateLimit: config.RateLimit{RPS: 100, Burst: 200, RedisPrefix: "riskapi:"}, Outbound: config.Outbound{RetryFor: 72 * time.Hour, EndpointsMax: 16, EndpointConcurrency: 2, AutoDisableAfter: 72 * time.Hour},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -61,6 +62,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "AUDIT_LOG_TTL": "2160h", "WEBHOOK_ENDPOINTS_MAX": "3",
 		"WEBHOOK_ENDPOINT_CONCURRENCY": "4", "MAX_CONNS_PER_CLIENT": "0", "SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "INSTANCE_MAX_COSTLY": "5", "QUERY_TIMEOUT": "2s",
+		"SCHEDULE_SPEC": "@every 1s", "REVIEW_DUE_DAYS": "3",
 	}
 	got, err := load(env)
 	if err != nil {
@@ -76,7 +78,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		Database:  config.Database{URL: "postgres://db/x", SecretKey: strings.Repeat("k", 32), MaxConns: 8, ReadURL: "postgres://replica/x", QueryTimeout: 2 * time.Second}, Auth: config.Auth{JWTSecret: strings.Repeat("s", 32)},
 		Idempotency: config.Idempotency{TTL: time.Hour, Lease: 30 * time.Second, Required: true},
 		Sweep: config.Sweep{Schedule: "@hourly", RequestLogTTL: 48 * time.Hour, EventTTL: 48 * time.Hour,
-			AuditLogTTL: 2160 * time.Hour}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
+			AuditLogTTL: 2160 * time.Hour}, Due: config.Due{Schedule: "@every 1s", ReviewDueDays: 3}, Uploads: config.Uploads{Dir: "/tmp/u", MaxBytes: 1024, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
 		Outbound: config.Outbound{RetryFor: time.Hour, AllowPrivate: true, EndpointsMax: 3, EndpointConcurrency: 4, AutoDisableAfter: 72 * time.Hour}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("from the environment (-want +got):\n%s", diff)
@@ -114,6 +116,8 @@ func TestBadValues(t *testing.T) {
 		{"lease not a duration", "IDEMPOTENCY_LEASE", "1"},
 		{"required not a bool", "IDEMPOTENCY_REQUIRED", "maybe"},
 		{"schedule", "SWEEP_SCHEDULE", "every ten minutes"},
+		{"due schedule", "SCHEDULE_SPEC", "every minute"},
+		{"review due days", "REVIEW_DUE_DAYS", "-1"},
 		{"request log ttl zero", "REQUEST_LOG_TTL", "0s"},
 		{"request log ttl not a duration", "REQUEST_LOG_TTL", "30 days"},
 		{"upload bytes", "MAX_UPLOAD_BYTES", "1GB"},

@@ -103,6 +103,19 @@ var settings = []setting{
 		c.Sweep.Schedule = v
 		return nil
 	}},
+	{"SCHEDULE_SPEC", "schedule-spec", "@every 1m", "robfig/cron spec of the due-date finder (docs/register.md)", func(c *Config, v string) error {
+		if _, err := cron.ParseStandard(v); err != nil {
+			return fmt.Errorf("SCHEDULE_SPEC is not a cron spec: %v", err)
+		}
+		c.Due.Schedule = v
+		return nil
+	}},
+	{"REVIEW_DUE_DAYS", "review-due-days", "7", "days before reviewDate that risk.review_due is emitted", func(c *Config, v string) (err error) {
+		if c.Due.ReviewDueDays, err = strconv.Atoi(v); err != nil || c.Due.ReviewDueDays < 0 || c.Due.ReviewDueDays > 365 {
+			return fmt.Errorf("REVIEW_DUE_DAYS must be a whole number of days from 0 to 365, got %q", v)
+		}
+		return nil
+	}},
 	{"REQUEST_LOG_TTL", "request-log-ttl", "720h", "how long request-log entries are kept",
 		duration("REQUEST_LOG_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Sweep.RequestLogTTL })},
 	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", func(c *Config, v string) error {

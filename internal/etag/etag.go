@@ -116,3 +116,8 @@ func (l List) match(o string, weakToo bool) bool {
 	}
 	return false
 }
+
+// IfMatch is FromHeader of a request's If-Match: the one place it is read, for
+// every write that honours it (a risk's, an action's), so a precondition and the
+// 412 refusing it cannot read the header differently.
+func IfMatch(h http.Header) (List, bool, error) { return FromHeader(h, "If-Match") }

@@ -40,10 +40,19 @@ func (e *Emitter) Emit(ctx context.Context, tenantID string, typ Type, object an
 
 // emit is Emit with data.previousAttributes, left out when prev is nil.
 func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage) (*Event, error) {
+	return e.emitWithID(ctx, "", tenantID, typ, object, prev)
+}
+
+// emitWithID is emit of an event whose ID is id (a due-date notice's derived ID),
+// or a new one when id is "".
+func (e *Emitter) emitWithID(ctx context.Context, id, tenantID string, typ Type, object any, prev map[string]json.RawMessage) (*Event, error) {
 	if e.RetryFor <= 0 {
 		return nil, errNoRetryWindow
 	}
-	ev, err := e.build(ctx, tenantID, typ, object, prev, e.now())
+	ev, err := e.build(ctx, id, tenantID, typ, object, prev, e.now())
+	if err != nil {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +72,7 @@ func (e *Emitter) emit(ctx context.Context, tenantID string, typ Type, object an
 
 // emission is one event of emitAll.
 type emission struct {
+	id       string // "" for a new ID
 	tenantID string
 	typ      Type
 	object   any
@@ -81,7 +91,7 @@ func (e *Emitter) emitAll(ctx context.Context, es []emission) error {
 	at := e.now()
 	evs := make([]*Event, len(es))
 	for i, m := range es {
-		ev, err := e.build(ctx, m.tenantID, m.typ, m.object, m.prev, at)
+		ev, err := e.build(ctx, m.id, m.tenantID, m.typ, m.object, m.prev, at)
 		if err != nil {
 			return err
 		}
@@ -104,9 +114,13 @@ func (e *Emitter) now() time.Time {
 	return now().UTC().Truncate(time.Microsecond)
 }
 
-// build is the event of typ on object, created at, with its payload.
-func (e *Emitter) build(ctx context.Context, tenantID string, typ Type, object any, prev map[string]json.RawMessage, at time.Time) (*Event, error) {
-	ev := &Event{ID: ids.New(ids.Event), TenantID: tenantID, Type: typ, CreatedAt: at}
+// build is the event of typ on object, created at, with its payload; its ID is id,
+// or a new one when id is "".
+func (e *Emitter) build(ctx context.Context, id, tenantID string, typ Type, object any, prev map[string]json.RawMessage, at time.Time) (*Event, error) {
+	if id == "" {
+		id = ids.New(ids.Event)
+	}
+	ev := &Event{ID: id, TenantID: tenantID, Type: typ, CreatedAt: at}
 	var env envelope
 	env.ID, env.Type, env.CreatedAt, env.Data.Object = ev.ID, typ, ev.CreatedAt, object
 	env.Livemode = ids.Livemode(tenantID)

@@ -30,7 +30,7 @@ func (r Recorder) Record(ctx context.Context, c changes.Change) error {
 	if !ok || err != nil {
 		return err
 	}
-	_, err = r.Emitter.emit(ctx, m.tenantID, m.typ, m.object, m.prev)
+	_, err = r.Emitter.emitWithID(ctx, m.id, m.tenantID, m.typ, m.object, m.prev)
 	return err
 }
 
@@ -68,5 +68,5 @@ func emissionOf(c changes.Change) (emission, bool, error) {
 			return emission{}, false, err
 		}
 	}
-	return emission{tenantID: c.TenantID, typ: typ, object: object, prev: prev}, true, nil
+	return emission{id: c.EventID, tenantID: c.TenantID, typ: typ, object: object, prev: prev}, true, nil
 }

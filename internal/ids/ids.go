@@ -4,6 +4,7 @@
 package ids
 
 import (
+	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"regexp"
@@ -31,6 +32,11 @@ const (
 	// Sandbox names a tenant's sandbox, the data scope of its test mode
 	// (docs/sandboxes.md): SandboxOf derives it from the tenant's ID.
 	Sandbox = "sbx"
+	// Review, Action and Acceptance name a risk's reviews, treatment actions and
+	// acceptances (docs/register.md).
+	Review     = "rev"
+	Action     = "act"
+	Acceptance = "acc"
 )
 
 // SandboxOf returns the ID of tenant's sandbox: "sbx_" and the tenant ID's digits
@@ -67,6 +73,24 @@ func NewAt(prefix string, t time.Time) string {
 	for i := range 6 {
 		u[i] = byte(ms >> (40 - 8*i))
 	}
+	return prefix + "_" + hex.EncodeToString(u[:])
+}
+
+// Derived returns an ID with prefix that is a function of its arguments alone: the
+// UUIDv7 time of at's millisecond and, for its random bits, those of a SHA-256 of
+// key. A due-date notice's event takes Derived(Event, due moment, kind|object|date),
+// so every instance that finds the same notice mints the same ID, and a moved date
+// another (docs/register.md).
+func Derived(prefix string, at time.Time, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	var u uuid.UUID
+	copy(u[:], sum[:16])
+	ms := uint64(at.UnixMilli())
+	for i := range 6 {
+		u[i] = byte(ms >> (40 - 8*i))
+	}
+	u[6] = 0x70 | u[6]&0x0f // version 7
+	u[8] = 0x80 | u[8]&0x3f // RFC 9562 variant
 	return prefix + "_" + hex.EncodeToString(u[:])
 }
 

@@ -11,3 +11,6 @@ var RollbackHeatCounts = m0016HeatCounts.Rollback
 
 // RollbackSearchPerTenant undoes 0017, whose triggers name risks' text columns.
 var RollbackSearchPerTenant = m0017SearchPerTenant.Rollback
+
+// RollbackRegisterInTime undoes 0021, whose index names 0013's review_date.
+var RollbackRegisterInTime = m0021RegisterInTime.Rollback

@@ -35,6 +35,7 @@ var all = []*gormigrate.Migration{
 	m0018APIVersions,
 	m0019Sandboxes,
 	m0020Lifecycle,
+	m0021RegisterInTime,
 	m0022ViaMCP,
 }
 

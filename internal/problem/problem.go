@@ -64,6 +64,12 @@ const (
 	APIVersionMoveRefused Code = "API_VERSION_MOVE_REFUSED"
 	// OwnerUserUnknown: a risk's owner names a userId that is no user of the tenant.
 	OwnerUserUnknown Code = "OWNER_USER_UNKNOWN"
+	// SelfApproval: the requester of an acceptance may not approve or reject it
+	// (docs/register.md, Acceptances).
+	SelfApproval Code = "SELF_APPROVAL"
+	// AcceptanceDecided: the acceptance is no longer pending; it was approved,
+	// rejected or has expired.
+	AcceptanceDecided Code = "ACCEPTANCE_DECIDED"
 )
 
 // statusOf is the one code→status map; a Problem's status always comes from here.
@@ -95,6 +101,8 @@ var statusOf = map[Code]int{
 	APIVersionUnknown:            http.StatusBadRequest,
 	APIVersionMoveRefused:        http.StatusBadRequest,
 	OwnerUserUnknown:             http.StatusBadRequest,
+	SelfApproval:                 http.StatusForbidden,
+	AcceptanceDecided:            http.StatusConflict,
 }
 
 var titleOf = map[Code]string{
@@ -125,6 +133,8 @@ var titleOf = map[Code]string{
 	APIVersionUnknown:            "Unknown API version",
 	APIVersionMoveRefused:        "API version move refused",
 	OwnerUserUnknown:             "Owner is no user of the tenant",
+	SelfApproval:                 "Self-approval refused",
+	AcceptanceDecided:            "Acceptance already decided",
 }
 
 // Codes returns every code, sorted: the catalogue docs/errors.md describes and the

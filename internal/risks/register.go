@@ -32,6 +32,30 @@ var Statuses = []Status{StatusOpen, StatusMitigated, StatusClosed}
 // DateLayout is the form of a review date: a calendar date, no time or zone.
 const DateLayout = "2006-01-02"
 
+// Cadence is how often a risk is reviewed (reviewEvery): an ISO 8601 period
+// (docs/register.md). A review sets reviewDate to its day plus the cadence.
+type Cadence string
+
+// The cadences a risk can have.
+const (
+	EveryMonth    Cadence = "P1M"
+	EveryQuarter  Cadence = "P3M"
+	EveryHalfYear Cadence = "P6M"
+	EveryYear     Cadence = "P1Y"
+)
+
+// Cadences lists every cadence, in the order the API documents them.
+var Cadences = []Cadence{EveryMonth, EveryQuarter, EveryHalfYear, EveryYear}
+
+// Valid reports whether c is one of Cadences.
+func (c Cadence) Valid() bool { return slices.Contains(Cadences, c) }
+
+// After returns the date (DateLayout) c after day: the next review's date.
+func (c Cadence) After(day time.Time) string {
+	months := map[Cadence]int{EveryMonth: 1, EveryQuarter: 3, EveryHalfYear: 6, EveryYear: 12}[c]
+	return day.AddDate(0, months, 0).Format(DateLayout)
+}
+
 // ValidDate reports whether s is a real calendar date written YYYY-MM-DD.
 func ValidDate(s string) bool {
 	d, err := time.Parse(DateLayout, s)

@@ -50,6 +50,8 @@ type Risk struct {
 	ExternalID  *string // set by inbound webhooks and imports: the sender's finding ID
 	Treatment   *Treatment
 	ReviewDate  *string // YYYY-MM-DD, nil when none
+	// ReviewEvery is the review cadence; nil when the risk has none.
+	ReviewEvery *Cadence
 	// ResidualLikelihood and ResidualImpact are the assessment after treatment,
 	// 1–5 or nil; ResidualScore is always their product (nil unless both are set).
 	ResidualLikelihood *int
@@ -85,6 +87,7 @@ type Fields struct {
 	OwnerUserID *string
 	Treatment   *Treatment
 	ReviewDate  *string
+	ReviewEvery *Cadence
 	// ResidualLikelihood, ResidualImpact: 1–5.
 	ResidualLikelihood *int
 	ResidualImpact     *int
@@ -114,6 +117,7 @@ type Update struct {
 	OwnerUserID *string
 	Treatment   *Nullable[Treatment]
 	ReviewDate  *Nullable[string]
+	ReviewEvery *Nullable[Cadence]
 	// ResidualLikelihood, ResidualImpact: 1–5, or Null to clear.
 	ResidualLikelihood *Nullable[int]
 	ResidualImpact     *Nullable[int]
@@ -134,6 +138,7 @@ func (u Update) Fields() Fields {
 	return Fields{Title: u.Title, Description: u.Description, Category: u.Category,
 		Likelihood: num(u.Likelihood), Impact: num(u.Impact), RiskScore: num(u.RiskScore),
 		Status: u.Status, Owner: u.Owner, OwnerUserID: u.OwnerUserID, Treatment: value(u.Treatment), ReviewDate: value(u.ReviewDate),
+		ReviewEvery:        value(u.ReviewEvery),
 		ResidualLikelihood: num(u.ResidualLikelihood), ResidualImpact: num(u.ResidualImpact),
 		Metadata: mergeMetadata(nil, u.Metadata)}
 }
@@ -195,6 +200,7 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 	set(&next.RiskScore, u.RiskScore)
 	set(&next.Treatment, u.Treatment)
 	set(&next.ReviewDate, u.ReviewDate)
+	set(&next.ReviewEvery, u.ReviewEvery)
 	set(&next.ResidualLikelihood, u.ResidualLikelihood)
 	set(&next.ResidualImpact, u.ResidualImpact)
 	next.Metadata = mergeMetadata(r.Metadata, u.Metadata)
@@ -240,7 +246,7 @@ func (r *Risk) assign(f Fields) error {
 		r.OwnerUserID = f.OwnerUserID
 	}
 	r.Likelihood, r.Impact, r.RiskScore = f.Likelihood, f.Impact, f.RiskScore
-	r.Treatment, r.ReviewDate = f.Treatment, f.ReviewDate
+	r.Treatment, r.ReviewDate, r.ReviewEvery = f.Treatment, f.ReviewDate, f.ReviewEvery
 	r.ResidualLikelihood, r.ResidualImpact = f.ResidualLikelihood, f.ResidualImpact
 	r.ResidualScore = derivedScore(r.ResidualLikelihood, r.ResidualImpact)
 	r.Metadata = mergeMetadata(nil, f.Metadata)
@@ -302,6 +308,9 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 	}
 	if r.ReviewDate != nil && !ValidDate(*r.ReviewDate) {
 		bad("reviewDate", "must be a date YYYY-MM-DD, or null")
+	}
+	if r.ReviewEvery != nil && !r.ReviewEvery.Valid() {
+		bad("reviewEvery", "must be one of P1M, P3M, P6M, P1Y, or null")
 	}
 	if d := ValidateMetadata(r.Metadata); d != "" {
 		bad("metadata", d)

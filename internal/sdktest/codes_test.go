@@ -22,7 +22,8 @@ func TestCodesMatchTheServer(t *testing.T) {
 			riskapi.ErrIdempotencyUnsupportedRoute, riskapi.ErrRateLimited, riskapi.ErrInternal, riskapi.ErrStoreUnavailable,
 			riskapi.ErrImportInProgress,
 			riskapi.ErrConcurrencyLimited, riskapi.ErrQueryTimeout, riskapi.ErrAPIKeyExpired, riskapi.ErrIPNotAllowed,
-			riskapi.ErrAPIVersionUnknown, riskapi.ErrAPIVersionMoveRefused, riskapi.ErrOwnerUserUnknown}
+			riskapi.ErrAPIVersionUnknown, riskapi.ErrAPIVersionMoveRefused, riskapi.ErrOwnerUserUnknown,
+			riskapi.ErrSelfApproval, riskapi.ErrAcceptanceDecided}
 		n := slices.IndexFunc(sentinels, func(s *riskapi.Error) bool { return got.Is(s) })
 		if n < 0 && c != problem.MethodNotAllowed {
 			t.Errorf("no Err… sentinel matches %s", c)

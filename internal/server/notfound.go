@@ -5,6 +5,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/events"
+	"github.com/riskapi/riskapi/internal/followup"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/requestlog"
 	"github.com/riskapi/riskapi/internal/risks"
@@ -21,6 +22,8 @@ var notFound = []struct {
 }{
 	{risks.ErrNotFound, "no such risk"},
 	{attachments.ErrNotFound, "no such attachment"},
+	{followup.ErrActionNotFound, "no such action"},
+	{followup.ErrAcceptanceNotFound, "no such acceptance"},
 	{webhooks.ErrFindingNotFound, "no risk has this finding's externalId; send finding.created first"},
 	{tenants.ErrTenantNotFound, "no such tenant"},
 	{tenants.ErrUserNotFound, "no such user"},

@@ -23,6 +23,7 @@ import (
 	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/database"
 	"github.com/riskapi/riskapi/internal/events/eventhttp"
+	"github.com/riskapi/riskapi/internal/followup"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ratelimit"
 	"github.com/riskapi/riskapi/internal/requestid"
@@ -45,6 +46,8 @@ type Deps struct {
 	Idempotency idempotency.Store
 	// Attachments stores attachment rows (their bytes go to config.Uploads.Dir).
 	Attachments attachments.Store
+	// Followup runs reviews, actions and acceptances (docs/register.md). Required.
+	Followup *followup.Service
 	// Webhooks verifies and processes inbound webhook deliveries.
 	Webhooks *webhooks.Service
 	// RequestLog receives one entry per authenticated request (a requestlog.Writer).

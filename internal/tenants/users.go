@@ -233,3 +233,12 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	}
 	return u, err
 }
+
+// IsUser reports whether id is a user of the tenant (an action's owner must be).
+func (s *Service) IsUser(ctx context.Context, tenantID, id string) (bool, error) {
+	_, err := s.User(ctx, tenantID, id)
+	if errors.Is(err, ErrUserNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}

@@ -10,6 +10,7 @@ import { Attachments, multipartBody, type UploadSource } from "./attachments.js"
 import { AuditLog } from "./audit.js";
 import type { RiskApiError } from "./errors.js";
 import { Events } from "./events.js";
+import { Acceptances, Actions, Reviews } from "./followup.js";
 import { IdempotencyKeys, Requests } from "./requests.js";
 import { DEFAULT_MAX_WAIT_MS } from "./retry.js";
 import { Risks, jsonBody } from "./risks.js";
@@ -98,6 +99,12 @@ export class RiskApi {
   readonly attachments: Attachments;
   /** Events of the tenant (risk.created, …). */
   readonly events: Events;
+  /** Reviews of risks. */
+  readonly reviews: Reviews;
+  /** Treatment actions. */
+  readonly actions: Actions;
+  /** Acceptances of risks (deciding one: session mode, admins). */
+  readonly acceptances: Acceptances;
   /** The tenant's request log. */
   readonly requests: Requests;
   /** The idempotency inspector. */
@@ -130,6 +137,9 @@ export class RiskApi {
     this.risks = new Risks(send);
     this.attachments = new Attachments(send);
     this.events = new Events(send, session);
+    this.reviews = new Reviews(send);
+    this.actions = new Actions(send);
+    this.acceptances = new Acceptances(send, session);
     this.requests = new Requests(send);
     this.idempotencyKeys = new IdempotencyKeys(send);
     this.auditLog = new AuditLog(send);

@@ -17,6 +17,7 @@ export { Risks } from "./risks.js";
 export { linesOf, riskQuery, type RiskExport, type RiskImportParams } from "./register.js";
 export { Attachments, type AttachmentContent, type AttachmentUploadParams, type UploadSource } from "./attachments.js";
 export { Events } from "./events.js";
+export { Reviews, Actions, Acceptances } from "./followup.js";
 export { Requests, IdempotencyKeys } from "./requests.js";
 export { AuditLog, type AuditExport } from "./audit.js";
 export { Account } from "./account.js";
@@ -34,6 +35,15 @@ export {
 } from "./retry.js";
 export type { CallOptions, ResponseInfo, RetryEvent } from "./transport.js";
 export type {
+  Acceptance,
+  AcceptanceCreateParams,
+  AcceptanceListParams,
+  Action,
+  ActionCreateParams,
+  ActionListParams,
+  ActionUpdateParams,
+  Review,
+  ReviewCreateParams,
   ApiKey,
   ApiKeyMode,
   SandboxErased,

@@ -1916,6 +1916,492 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/risks/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's reviews
+         * @description Newest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v1ListReviews"];
+        put?: never;
+        /**
+         * Record a review of a risk
+         * @description Records who reviewed the risk and what they found, and sets its `reviewDate` to today
+         *     (UTC) plus its `reviewEvery` — or null when it has no cadence (a review leaves nothing
+         *     scheduled). The risk's change is a `risk.updated` (its version moves); the review is
+         *     `review.created`. See `docs/register.md`.
+         */
+        post: operations["v1CreateReview"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdReviews"];
+        /**
+         * List a risk's reviews (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListReviews"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's actions
+         * @description Oldest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v1ListRiskActions"];
+        put?: never;
+        /**
+         * Add a treatment action to a risk
+         * @description An open task with an owner — a user of the caller's tenant (400 naming `ownerId`
+         *     otherwise) — and an optional due date. `action.overdue` is emitted once the day after
+         *     the due date while it is open.
+         */
+        post: operations["v1CreateAction"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdActions"];
+        /**
+         * List a risk's actions (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRiskActions"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's actions
+         * @description Oldest first, filtered by `ownerId`, `status` and `dueBefore` (all must hold). An unknown
+         *     parameter or a bad value is 400 naming it.
+         */
+        get: operations["v1ListActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Actions"];
+        /**
+         * List the tenant's actions (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListActions"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/actions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1ActionsId"];
+        head?: never;
+        /**
+         * Change an action
+         * @description Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
+         *     risk (contract section 12): a stale version is 412 with the action as stored in
+         *     `current`. A change that alters nothing keeps the version and emits nothing.
+         */
+        patch: operations["v1UpdateAction"];
+        trace?: never;
+    };
+    "/v1/risks/{id}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's acceptances
+         * @description Newest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v1ListRiskAcceptances"];
+        put?: never;
+        /**
+         * Request the acceptance of a risk
+         * @description Creates a `pending` acceptance requested by the caller. `validUntil` is after today and
+         *     at most one year from today (UTC). An admin other than the requester approves or rejects
+         *     it (`/v1` only).
+         */
+        post: operations["v1CreateAcceptance"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdAcceptances"];
+        /**
+         * List a risk's acceptances (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListRiskAcceptances"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's acceptances
+         * @description Newest first, `status` filtering (`pending` are those awaiting a decision).
+         */
+        get: operations["v1ListAcceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1Acceptances"];
+        /**
+         * List the tenant's acceptances (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1ListAcceptances"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's reviews
+         * @description Requires scope `risks:read`. Newest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v2ListReviews"];
+        put?: never;
+        /**
+         * Record a review of a risk
+         * @description Requires scope `risks:write`. Records who reviewed the risk and what they found, and sets its `reviewDate` to today
+         *     (UTC) plus its `reviewEvery` — or null when it has no cadence (a review leaves nothing
+         *     scheduled). The risk's change is a `risk.updated` (its version moves); the review is
+         *     `review.created`. See `docs/register.md`.
+         */
+        post: operations["v2CreateReview"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdReviews"];
+        /**
+         * List a risk's reviews (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListReviews"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/{id}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's actions
+         * @description Requires scope `risks:read`. Oldest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v2ListRiskActions"];
+        put?: never;
+        /**
+         * Add a treatment action to a risk
+         * @description Requires scope `risks:write`. An open task with an owner — a user of the caller's tenant (400 naming `ownerId`
+         *     otherwise) — and an optional due date. `action.overdue` is emitted once the day after
+         *     the due date while it is open.
+         */
+        post: operations["v2CreateAction"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdActions"];
+        /**
+         * List a risk's actions (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRiskActions"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's actions
+         * @description Requires scope `risks:read`. Oldest first, filtered by `ownerId`, `status` and `dueBefore` (all must hold). An unknown
+         *     parameter or a bad value is 400 naming it.
+         */
+        get: operations["v2ListActions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Actions"];
+        /**
+         * List the tenant's actions (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListActions"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/actions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2ActionsId"];
+        head?: never;
+        /**
+         * Change an action
+         * @description Requires scope `risks:write`. Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
+         *     risk (contract section 12): a stale version is 412 with the action as stored in
+         *     `current`. A change that alters nothing keeps the version and emits nothing.
+         */
+        patch: operations["v2UpdateAction"];
+        trace?: never;
+    };
+    "/v2/risks/{id}/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a risk's acceptances
+         * @description Requires scope `risks:read`. Newest first. An unknown risk, or another tenant's, is 404.
+         */
+        get: operations["v2ListRiskAcceptances"];
+        put?: never;
+        /**
+         * Request the acceptance of a risk
+         * @description Requires scope `risks:write`. Creates a `pending` acceptance requested by the caller. `validUntil` is after today and
+         *     at most one year from today (UTC). An admin other than the requester approves or rejects
+         *     it (`/v1` only).
+         */
+        post: operations["v2CreateAcceptance"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdAcceptances"];
+        /**
+         * List a risk's acceptances (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListRiskAcceptances"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/acceptances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tenant's acceptances
+         * @description Requires scope `risks:read`. Newest first, `status` filtering (`pending` are those awaiting a decision).
+         */
+        get: operations["v2ListAcceptances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2Acceptances"];
+        /**
+         * List the tenant's acceptances (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2ListAcceptances"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/acceptances/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an acceptance
+         * @description An admin other than the requester approves it: the risk's `treatment` becomes `accept`, and the acceptance keeps the risk as
+         *     it was when decided (`riskSnapshot`). It is `approved` until `validUntil`, then `expired`
+         *     (and the risk's `treatment` null). The requester is 403 `SELF_APPROVAL`; an
+         *     acceptance no longer pending is 409 `ACCEPTANCE_DECIDED`. `/v1` only: deciding is an
+         *     admin's, and API keys are never admins.
+         */
+        post: operations["v1ApproveAcceptance"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AcceptancesIdApprove"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/acceptances/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject an acceptance
+         * @description An admin other than the requester rejects it, keeping the risk as it was when decided (`riskSnapshot`). The requester is 403 `SELF_APPROVAL`; an
+         *     acceptance no longer pending is 409 `ACCEPTANCE_DECIDED`. `/v1` only: deciding is an
+         *     admin's, and API keys are never admins.
+         */
+        post: operations["v1RejectAcceptance"];
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AcceptancesIdReject"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/inbound/{source}": {
         parameters: {
             query?: never;
@@ -2088,7 +2574,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved";
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2176,6 +2662,7 @@ export interface components {
          *       "owner": "alice@example.com",
          *       "treatment": "mitigate",
          *       "reviewDate": "2025-06-30",
+         *       "reviewEvery": "P3M",
          *       "residualLikelihood": 2,
          *       "residualImpact": 3,
          *       "residualScore": 6,
@@ -2211,6 +2698,7 @@ export interface components {
              * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
              */
             reviewDate: string | null;
+            reviewEvery: components["schemas"]["ReviewEvery"];
             /** @description Likelihood after treatment. */
             residualLikelihood: number | null;
             /** @description Impact after treatment. */
@@ -2289,6 +2777,7 @@ export interface components {
              * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
              */
             reviewDate?: string | null;
+            reviewEvery?: components["schemas"]["ReviewEvery"];
             /** @description Likelihood after treatment. */
             residualLikelihood?: number | null;
             /** @description Impact after treatment. */
@@ -2605,12 +3094,12 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "webhook_endpoint.disabled";
         /**
          * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
          * @enum {string}
          */
-        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled";
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "webhook_endpoint.disabled";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -2618,7 +3107,7 @@ export interface components {
          *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
          *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["ReviewCreatedEvent"] | components["schemas"]["ActionCreatedEvent"] | components["schemas"]["ActionUpdatedEvent"] | components["schemas"]["AcceptanceCreatedEvent"] | components["schemas"]["AcceptanceApprovedEvent"] | components["schemas"]["AcceptanceRejectedEvent"] | components["schemas"]["RiskReviewDueEvent"] | components["schemas"]["RiskReviewOverdueEvent"] | components["schemas"]["ActionOverdueEvent"] | components["schemas"]["AcceptanceExpiringEvent"] | components["schemas"]["AcceptanceExpiredEvent"];
         /** @description `risk.created`: `data.object` is the risk as created. */
         RiskCreatedEvent: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -2720,6 +3209,295 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description `review.created`: `data.object` is the review; the risk's moved `reviewDate` is its own `risk.updated`. */
+        ReviewCreatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "review.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ReviewEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `action.created`: `data.object` is the action as created. */
+        ActionCreatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "action.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ActionEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `action.updated`: `data.object` is the action after the change; `data.previousAttributes` the previous values of the members that changed. */
+        ActionUpdatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "action.updated";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ActionEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `acceptance.created`: `data.object` is the acceptance, `pending`. */
+        AcceptanceCreatedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "acceptance.created";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AcceptanceEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `acceptance.approved`: `data.object` is the acceptance, approved, with `riskSnapshot`. */
+        AcceptanceApprovedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "acceptance.approved";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AcceptanceEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `acceptance.rejected`: `data.object` is the acceptance, rejected, with `riskSnapshot`. */
+        AcceptanceRejectedEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "acceptance.rejected";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AcceptanceEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.review_due`: the risk's `reviewDate` is `REVIEW_DUE_DAYS` (default 7) away; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
+        RiskReviewDueEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.review_due";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.review_overdue`: the risk's `reviewDate` passed with no review; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
+        RiskReviewOverdueEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.review_overdue";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["RiskEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `action.overdue`: the open action's `dueDate` passed; `data.object` is the action. Once per action and date; its `id` derived from them. */
+        ActionOverdueEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "action.overdue";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ActionEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `acceptance.expiring`: the approved acceptance's `validUntil` is 14 days away; `data.object` is the acceptance. Once per acceptance and date. */
+        AcceptanceExpiringEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "acceptance.expiring";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AcceptanceEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description `acceptance.expired`: the acceptance's `validUntil` passed: it is `expired` (and the risk's `treatment` null, a `risk.updated`). Once per acceptance and date. */
+        AcceptanceExpiredEvent: {
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "acceptance.expired";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["AcceptanceEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        /**
+         * @description How often the risk is reviewed (ISO 8601 period); a review sets `reviewDate` to its day plus this. Null for no cadence.
+         * @enum {string|null}
+         */
+        ReviewEvery: "P1M" | "P3M" | "P6M" | "P1Y" | null;
+        Actor: {
+            /** @enum {string} */
+            type: "user" | "api_key" | "webhook_source" | "system";
+            id: string;
+            /** @description A user's address as it was when they acted; null for other actors. */
+            email: string | null;
+        };
+        Review: {
+            id: string;
+            riskId: string;
+            note: string;
+            /** @enum {string} */
+            outcome: "unchanged" | "changed";
+            reviewer: components["schemas"]["Actor"];
+            /**
+             * Format: date
+             * @description The `reviewDate` the review gave the risk; null when it has no `reviewEvery`.
+             */
+            nextReviewDate: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        ReviewCreate: {
+            note?: string;
+            /** @enum {string} */
+            outcome: "unchanged" | "changed";
+        };
+        ReviewList: {
+            data: components["schemas"]["Review"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @enum {string} */
+        ActionStatus: "open" | "done" | "cancelled";
+        Action: {
+            id: string;
+            riskId: string;
+            title: string;
+            /** @description A user of the tenant (`usr_…`). */
+            ownerId: string;
+            /** Format: date */
+            dueDate: string | null;
+            status: components["schemas"]["ActionStatus"];
+            /**
+             * Format: int64
+             * @description 1 at creation, one more for each change; also the `ETag`, quoted.
+             */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ActionCreate: {
+            title: string;
+            ownerId: string;
+            /** Format: date */
+            dueDate?: string | null;
+        };
+        ActionPatch: {
+            title?: string;
+            ownerId?: string;
+            /** Format: date */
+            dueDate?: string | null;
+            status?: components["schemas"]["ActionStatus"];
+        };
+        ActionList: {
+            data: components["schemas"]["Action"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description The `PRECONDITION_FAILED` problem of a conditional write of an action, `current` the action as stored now. */
+        ActionPreconditionProblem: components["schemas"]["Problem"] & {
+            current: components["schemas"]["Action"];
+        };
+        /** @enum {string} */
+        AcceptanceStatus: "pending" | "approved" | "rejected" | "expired";
+        Acceptance: {
+            id: string;
+            riskId: string;
+            justification: string;
+            /**
+             * Format: date
+             * @description The last day it holds; at most a year after it was requested.
+             */
+            validUntil: string;
+            status: components["schemas"]["AcceptanceStatus"];
+            requestedBy: components["schemas"]["Actor"];
+            decidedBy: components["schemas"]["Actor"] | null;
+            decisionNote: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The risk as it was when the acceptance was decided; null while pending. */
+            riskSnapshot: components["schemas"]["Risk"] | null;
+            /** Format: int64 */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        AcceptanceCreate: {
+            justification: string;
+            /** Format: date */
+            validUntil: string;
+        };
+        AcceptanceDecision: {
+            note?: string;
+        };
+        AcceptanceList: {
+            data: components["schemas"]["Acceptance"][];
+            hasMore: boolean;
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        ReviewEventData: {
+            object: components["schemas"]["Review"];
+        };
+        ActionEventData: {
+            object: components["schemas"]["Action"];
+            /** @description On `action.updated`, the previous values of the members that changed. */
+            previousAttributes?: Record<string, never>;
+        };
+        AcceptanceEventData: {
+            object: components["schemas"]["Acceptance"];
+            /** @description On a decision or expiry, the previous values of the members that changed. */
+            previousAttributes?: Record<string, never>;
+        };
         RiskEventData: {
             object: components["schemas"]["Risk"];
         };
@@ -2753,6 +3531,7 @@ export interface components {
              * @description When the risk is next reviewed, `YYYY-MM-DD`; null for none.
              */
             reviewDate?: string | null;
+            reviewEvery?: components["schemas"]["ReviewEvery"];
             /** @description Likelihood after treatment. */
             residualLikelihood?: number | null;
             /** @description Impact after treatment. */
@@ -3061,7 +3840,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "API_KEY_EXPIRED" | "IP_NOT_ALLOWED" | "API_VERSION_UNKNOWN" | "API_VERSION_MOVE_REFUSED" | "OWNER_USER_UNKNOWN";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "SELF_APPROVAL" | "ACCEPTANCE_DECIDED";
         Health: {
             /** @example ok */
             status: string;
@@ -3476,6 +4255,120 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["WebhookSourceCreated"];
+            };
+        };
+        /** @description The review. */
+        Review: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Review"];
+            };
+        };
+        /** @description One page of the risk's reviews, newest first. */
+        ReviewList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewList"];
+            };
+        };
+        /** @description The action; `ETag` is its version. */
+        Action: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Action"];
+            };
+        };
+        /** @description The new action; `ETag` is its version. */
+        ActionCreated: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Action"];
+            };
+        };
+        /** @description One page of actions, oldest first. */
+        ActionList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ActionList"];
+            };
+        };
+        /** @description The acceptance; `ETag` is its version. */
+        Acceptance: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                ETag: components["headers"]["ETag"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Acceptance"];
+            };
+        };
+        /** @description One page of acceptances, newest first. */
+        AcceptanceList: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AcceptanceList"];
+            };
+        };
+        /**
+         * @description `PRECONDITION_FAILED`: `If-Match` names none of the action's stored version. `current`
+         *     holds the action as stored now; nothing was changed.
+         */
+        ActionPreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ActionPreconditionProblem"];
             };
         };
         /**
@@ -3941,6 +4834,24 @@ export interface components {
          * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
          */
         RiskId: string;
+        /**
+         * @description Action ID (`act_…`).
+         * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        ActionId: string;
+        /**
+         * @description Acceptance ID (`acc_…`).
+         * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        AcceptanceId: string;
+        /** @description Only the actions of this owner (a user ID, `usr_…`). */
+        ActionOwnerId: string;
+        /** @description Only actions of this status. */
+        ActionStatusFilter: components["schemas"]["ActionStatus"];
+        /** @description Only actions due before this date. */
+        DueBefore: string;
+        /** @description Only acceptances of this status. */
+        AcceptanceStatusFilter: components["schemas"]["AcceptanceStatus"];
         /**
          * @description Attachment ID (`att_…`).
          * @example att_0193b2c5e1a47c3d9e8f7a6b5c4d3e2f
@@ -4710,7 +5621,7 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
+                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,reviewEvery,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
                      *     risk_0193b2c4d5e67f8091a2b3c4d5e6f708,,Vendor contract missing a DPA,,compliance,3,4,12,open,alice@example.com,mitigate,2025-06-30,2,3,6,"{""ticket"":""SEC-42""}",1,2025-01-01T09:30:00Z,2025-01-01T09:30:00Z
                      */
                     "text/csv": string;
@@ -6598,7 +7509,7 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
+                     * @example id,externalId,title,description,category,likelihood,impact,riskScore,status,owner,treatment,reviewDate,reviewEvery,residualLikelihood,residualImpact,residualScore,metadata,version,createdAt,updatedAt
                      *     risk_0193b2c4d5e67f8091a2b3c4d5e6f708,,Vendor contract missing a DPA,,compliance,3,4,12,open,alice@example.com,mitigate,2025-06-30,2,3,6,"{""ticket"":""SEC-42""}",1,2025-01-01T09:30:00Z,2025-01-01T09:30:00Z
                      */
                     "text/csv": string;
@@ -9099,6 +10010,1306 @@ export interface operations {
             429: components["responses"]["HeadProblem"];
             500: components["responses"]["HeadProblem"];
             503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1ListReviews: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ReviewList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1CreateReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["Review"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListReviews: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1ListRiskActions: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ActionList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1CreateAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["ActionCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRiskActions: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1ListActions: {
+        parameters: {
+            query?: {
+                /** @description Only the actions of this owner (a user ID, `usr_…`). */
+                ownerId?: components["parameters"]["ActionOwnerId"];
+                /** @description Only actions of this status. */
+                status?: components["parameters"]["ActionStatusFilter"];
+                /** @description Only actions due before this date. */
+                dueBefore?: components["parameters"]["DueBefore"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ActionList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1Actions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListActions: {
+        parameters: {
+            query?: {
+                /** @description Only the actions of this owner (a user ID, `usr_…`). */
+                ownerId?: components["parameters"]["ActionOwnerId"];
+                /** @description Only actions of this status. */
+                status?: components["parameters"]["ActionStatusFilter"];
+                /** @description Only actions due before this date. */
+                dueBefore?: components["parameters"]["DueBefore"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    optionsV1ActionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v1UpdateAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Action"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["ActionPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1ListRiskAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AcceptanceList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v1CreateAcceptance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptanceCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["Acceptance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdAcceptances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListRiskAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1ListAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Only acceptances of this status. */
+                status?: components["parameters"]["AcceptanceStatusFilter"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AcceptanceList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1Acceptances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1ListAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Only acceptances of this status. */
+                status?: components["parameters"]["AcceptanceStatusFilter"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2ListReviews: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ReviewList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2CreateReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["Review"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksIdReviews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListReviews: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2ListRiskActions: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ActionList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2CreateAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["ActionCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksIdActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRiskActions: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2ListActions: {
+        parameters: {
+            query?: {
+                /** @description Only the actions of this owner (a user ID, `usr_…`). */
+                ownerId?: components["parameters"]["ActionOwnerId"];
+                /** @description Only actions of this status. */
+                status?: components["parameters"]["ActionStatusFilter"];
+                /** @description Only actions due before this date. */
+                dueBefore?: components["parameters"]["DueBefore"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["ActionList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2Actions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListActions: {
+        parameters: {
+            query?: {
+                /** @description Only the actions of this owner (a user ID, `usr_…`). */
+                ownerId?: components["parameters"]["ActionOwnerId"];
+                /** @description Only actions of this status. */
+                status?: components["parameters"]["ActionStatusFilter"];
+                /** @description Only actions due before this date. */
+                dueBefore?: components["parameters"]["DueBefore"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    optionsV2ActionsId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v2UpdateAction: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionPatch"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Action"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            412: components["responses"]["ActionPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2ListRiskAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AcceptanceList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    v2CreateAcceptance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptanceCreate"];
+            };
+        };
+        responses: {
+            201: components["responses"]["Acceptance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksIdAcceptances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListRiskAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2ListAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Only acceptances of this status. */
+                status?: components["parameters"]["AcceptanceStatusFilter"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["AcceptanceList"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2Acceptances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2ListAcceptances: {
+        parameters: {
+            query?: {
+                /** @description Only acceptances of this status. */
+                status?: components["parameters"]["AcceptanceStatusFilter"];
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description Opaque; the `nextCursor` of the previous page. Omit for the first page. A malformed
+                 *     cursor is 400 `VALIDATION_FAILED`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1ApproveAcceptance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptanceDecision"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acceptance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1AcceptancesIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    v1RejectAcceptance: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptanceDecision"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Acceptance"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1AcceptancesIdReject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
         };
     };
     receiveWebhook: {

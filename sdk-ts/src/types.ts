@@ -93,6 +93,35 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A review of a risk (docs/register.md). */
+export type Review = Schemas["Review"];
+/** The body of POST /risks/{id}/reviews: `outcome` "unchanged" or "changed". */
+export type ReviewCreateParams = Schemas["ReviewCreate"];
+/** A treatment action of a risk, with an owner user and a due date. */
+export type Action = Schemas["Action"];
+/** The body of POST /risks/{id}/actions. */
+export type ActionCreateParams = Schemas["ActionCreate"];
+/** The body of PATCH /actions/{id}. */
+export type ActionUpdateParams = Schemas["ActionPatch"];
+/** The filters of GET /actions. */
+export interface ActionListParams {
+  ownerId?: string;
+  status?: Schemas["ActionStatus"];
+  dueBefore?: string;
+  limit?: number;
+  cursor?: string;
+}
+/** An acceptance of a risk, pending, approved, rejected or expired. */
+export type Acceptance = Schemas["Acceptance"];
+/** The body of POST /risks/{id}/acceptances. */
+export type AcceptanceCreateParams = Schemas["AcceptanceCreate"];
+/** The filters of GET /acceptances. */
+export interface AcceptanceListParams {
+  status?: Schemas["AcceptanceStatus"];
+  limit?: number;
+  cursor?: string;
+}
+
 /** One committed change (risk.created, …), as listed and as delivered to webhook endpoints. */
 export type Event = Schemas["Event"];
 /** The type of an event, e.g. "risk.created". */

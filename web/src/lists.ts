@@ -12,6 +12,17 @@ const eventTypes: Record<EventType, true> = {
   "risk.deleted": true,
   "attachment.created": true,
   "attachment.deleted": true,
+  "review.created": true,
+  "action.created": true,
+  "action.updated": true,
+  "acceptance.created": true,
+  "acceptance.approved": true,
+  "acceptance.rejected": true,
+  "risk.review_due": true,
+  "risk.review_overdue": true,
+  "action.overdue": true,
+  "acceptance.expiring": true,
+  "acceptance.expired": true,
   "webhook_endpoint.disabled": true,
 };
 const scopes: Record<Scope, true> = {
@@ -58,6 +69,17 @@ const auditActions: Record<AuditAction, true> = {
   "tenant.enabled": true,
   "sandbox.data_deleted": true,
   "tenant.api_version_moved": true,
+  "review.created": true,
+  "action.created": true,
+  "action.updated": true,
+  "acceptance.created": true,
+  "acceptance.approved": true,
+  "acceptance.rejected": true,
+  "risk.review_due": true,
+  "risk.review_overdue": true,
+  "action.overdue": true,
+  "acceptance.expiring": true,
+  "acceptance.expired": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -27,6 +28,9 @@ type want struct {
 	targetID  string // "" only where the target has no ID (session.failed)
 	// changes, when set, must equal the entry's changes as JSON.
 	changes string
+	// also are the actions of the other entries the request records, one each
+	// (a review also changes its risk: risk.updated).
+	also []string
 }
 
 // fixture is what a case's request works on; secrets collects every secret and
@@ -120,8 +124,17 @@ func check(t *testing.T, res *apitest.Response, w want, got []*audit.Entry) {
 		}
 		return
 	}
-	if len(got) != 1 {
-		t.Fatalf("recorded %d entries, want exactly one %s: %s", len(got), w.action, jsonOf(t, got))
+	var others []string
+	got = slices.DeleteFunc(slices.Clone(got), func(e *audit.Entry) bool {
+		if e.Action != w.action && slices.Contains(w.also, e.Action) {
+			others = append(others, e.Action)
+			return true
+		}
+		return false
+	})
+	slices.Sort(others)
+	if len(got) != 1 || !slices.Equal(others, slices.Sorted(slices.Values(w.also))) {
+		t.Fatalf("recorded %d entries and %v, want exactly one %s and %v: %s", len(got), others, w.action, w.also, jsonOf(t, got))
 	}
 	e := got[0]
 	targetType, _, _ := strings.Cut(w.action, ".")
@@ -378,12 +391,83 @@ func writeCases() map[string]writeCase {
 	}
 	for _, v := range []string{"v1", "v2"} {
 		addRiskCases(cs, v)
+		addFollowupCases(cs, v)
 	}
 	return cs
 }
 
 // addRiskCases adds the risk and attachment routes under version v, called with the
 // admin's session (v1) or the tenant's API key (v2).
+func addFollowupCases(cs map[string]writeCase, v string) {
+	who := func(f fixture) (bearer string, w want) {
+		if v == "v1" {
+			return f.a.Token, want{actorType: "user", actorID: f.a.UserID, email: f.a.Email}
+		}
+		return f.a.Key, want{actorType: "api_key", actorID: f.a.KeyID}
+	}
+	cs["POST /"+v+"/risks/{id}/reviews"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		id := createRisk(t, f.env, f.a.Key, "reviewed")
+		f.begin(t)
+		res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/" + v + "/risks/" + id + "/reviews", Bearer: bearer,
+			Header: ua, JSON: map[string]any{"outcome": "unchanged"}}).Expect(http.StatusCreated)
+		w.action, w.targetID = "review.created", res.Map()["id"].(string)
+		return res, w
+	}
+	cs["POST /"+v+"/risks/{id}/actions"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		id := createRisk(t, f.env, f.a.Key, "treated")
+		f.begin(t)
+		res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/" + v + "/risks/" + id + "/actions", Bearer: bearer,
+			Header: ua, JSON: map[string]any{"title": "fix", "ownerId": f.a.UserID}}).Expect(http.StatusCreated)
+		w.action, w.targetID = "action.created", res.Map()["id"].(string)
+		return res, w
+	}
+	cs["PATCH /"+v+"/actions/{id}"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		id := createRisk(t, f.env, f.a.Key, "treated")
+		act := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + id + "/actions", Bearer: f.a.Key,
+			JSON: map[string]any{"title": "fix", "ownerId": f.a.UserID}}).Expect(http.StatusCreated).Map()["id"].(string)
+		f.begin(t)
+		res := f.env.Do(apitest.Request{Method: http.MethodPatch, Path: "/" + v + "/actions/" + act, Bearer: bearer,
+			Header: ua, JSON: map[string]any{"status": "done"}}).Expect(http.StatusOK)
+		w.action, w.targetID, w.changes = "action.updated", act, `{"status":{"from":"open","to":"done"}}`
+		return res, w
+	}
+	cs["POST /"+v+"/risks/{id}/acceptances"] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+		bearer, w := who(f)
+		id := createRisk(t, f.env, f.a.Key, "accepted")
+		f.begin(t)
+		res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/" + v + "/risks/" + id + "/acceptances", Bearer: bearer,
+			Header: ua, JSON: map[string]any{"justification": "cheap", "validUntil": time.Now().UTC().AddDate(0, 1, 0).Format("2006-01-02")}}).
+			Expect(http.StatusCreated)
+		w.action, w.targetID = "acceptance.created", res.Map()["id"].(string)
+		return res, w
+	}
+	if v != "v1" {
+		return
+	}
+	for _, verb := range []string{"approve", "reject"} {
+		cs["POST /v1/acceptances/{id}/"+verb] = func(t *testing.T, f fixture) (*apitest.Response, want) {
+			id := createRisk(t, f.env, f.a.Key, "accepted")
+			// Requested by the key: the signed-in admin may decide it.
+			acc := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + id + "/acceptances", Bearer: f.a.Key,
+				JSON: map[string]any{"justification": "cheap", "validUntil": time.Now().UTC().AddDate(0, 1, 0).Format("2006-01-02")}}).
+				Expect(http.StatusCreated).Map()["id"].(string)
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/acceptances/" + acc + "/" + verb, Bearer: f.a.Token,
+				Header: ua, JSON: map[string]any{"note": "ok"}}).Expect(http.StatusOK)
+			w := want{actorType: "user", actorID: f.a.UserID, email: f.a.Email, action: "acceptance." + verb + "d", targetID: acc}
+			if verb == "reject" {
+				w.action = "acceptance.rejected"
+			} else {
+				w.action, w.also = "acceptance.approved", []string{"risk.updated"}
+			}
+			return res, w
+		}
+	}
+}
+
 func addRiskCases(cs map[string]writeCase, v string) {
 	who := func(f fixture) (bearer string, w want) {
 		if v == "v1" {

@@ -57,7 +57,7 @@ func (h handlers) target(c echo.Context) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	l, given, err := etag.FromHeader(c.Request().Header, "If-Match")
+	l, given, err := etag.IfMatch(c.Request().Header)
 	switch {
 	case err != nil:
 		return target{}, problem.Invalid("If-Match", err.Error())

@@ -66,6 +66,7 @@ type row struct {
 	Version     int64
 	Treatment   *string
 	ReviewDate  *string // YYYY-MM-DD, so text order is date order
+	ReviewEvery *string
 	// ResidualScore is stored, though derived, so lists could filter on it alone.
 	ResidualLikelihood *int
 	ResidualImpact     *int
@@ -89,7 +90,7 @@ func toRow(r *risks.Risk) *row {
 	return &row{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
 		Category: r.Category, Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore,
 		Status: string(r.Status), Owner: r.Owner, OwnerUserID: r.OwnerUserID, ExternalID: r.ExternalID, Version: r.Version,
-		Treatment: treatment, ReviewDate: r.ReviewDate, ResidualLikelihood: r.ResidualLikelihood,
+		Treatment: treatment, ReviewDate: r.ReviewDate, ReviewEvery: (*string)(r.ReviewEvery), ResidualLikelihood: r.ResidualLikelihood,
 		ResidualImpact: r.ResidualImpact, ResidualScore: r.ResidualScore, Metadata: metadataText(r.Metadata),
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}
 }
@@ -103,7 +104,7 @@ func toRisk(w *row) *risks.Risk {
 	return &risks.Risk{ID: w.ID, TenantID: w.TenantID, Title: w.Title, Description: w.Description,
 		Category: w.Category, Likelihood: w.Likelihood, Impact: w.Impact, RiskScore: w.RiskScore,
 		Status: risks.Status(w.Status), Owner: w.Owner, OwnerUserID: w.OwnerUserID, ExternalID: w.ExternalID, Version: w.Version,
-		Treatment: treatment, ReviewDate: w.ReviewDate, ResidualLikelihood: w.ResidualLikelihood,
+		Treatment: treatment, ReviewDate: w.ReviewDate, ReviewEvery: (*risks.Cadence)(w.ReviewEvery), ResidualLikelihood: w.ResidualLikelihood,
 		ResidualImpact: w.ResidualImpact, ResidualScore: w.ResidualScore, Metadata: metadataOf(w.Metadata),
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }

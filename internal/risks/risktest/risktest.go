@@ -18,10 +18,11 @@ import (
 // where the generic one ("<Field> <n>", an integer from 1 to 5) would be refused, or
 // nil to leave the field unset (the domain derives it).
 var valid = map[string]func(n int) any{
-	"Status":     func(n int) any { return []risks.Status{risks.StatusMitigated, risks.StatusClosed}[n%2] },
-	"Treatment":  func(n int) any { return risks.Treatments[n%len(risks.Treatments)] },
-	"ReviewDate": func(n int) any { return fmt.Sprintf("2025-01-%02d", 1+n%28) },
-	"RiskScore":  func(int) any { return nil }, // derived: Likelihood × Impact
+	"Status":      func(n int) any { return []risks.Status{risks.StatusMitigated, risks.StatusClosed}[n%2] },
+	"Treatment":   func(n int) any { return risks.Treatments[n%len(risks.Treatments)] },
+	"ReviewDate":  func(n int) any { return fmt.Sprintf("2025-01-%02d", 1+n%28) },
+	"RiskScore":   func(int) any { return nil }, // derived: Likelihood × Impact
+	"ReviewEvery": func(n int) any { return risks.Cadences[n%len(risks.Cadences)] },
 }
 
 // Fields returns client-writable fields with every member given, valid, and for

@@ -19,7 +19,7 @@ import (
 // ownerId, a user owner's ID (empty for a name owner). An import reads the
 // same names; ReadOnlyColumns it ignores.
 var Columns = []string{"id", "externalId", "title", "description", "category", "likelihood", "impact",
-	"riskScore", "status", "owner", "ownerId", "treatment", "reviewDate", "residualLikelihood", "residualImpact",
+	"riskScore", "status", "owner", "ownerId", "treatment", "reviewDate", "reviewEvery", "residualLikelihood", "residualImpact",
 	"residualScore", "metadata", "version", "createdAt", "updatedAt"}
 
 // ReadOnlyColumns are the columns of an export an import ignores: the server sets
@@ -45,9 +45,13 @@ func Cells(r *risks.Risk) []string {
 	if r.Treatment != nil {
 		treatment = string(*r.Treatment)
 	}
+	every := ""
+	if r.ReviewEvery != nil {
+		every = string(*r.ReviewEvery)
+	}
 	md, _ := json.Marshal(Of(r).Metadata) // a map of strings always marshals
 	out := []string{r.ID, text(r.ExternalID), r.Title, r.Description, r.Category, num(r.Likelihood),
-		num(r.Impact), num(r.RiskScore), string(r.Status), r.Owner, text(r.OwnerUserID), treatment, text(r.ReviewDate),
+		num(r.Impact), num(r.RiskScore), string(r.Status), r.Owner, text(r.OwnerUserID), treatment, text(r.ReviewDate), every,
 		num(r.ResidualLikelihood), num(r.ResidualImpact), num(r.ResidualScore), string(md),
 		strconv.FormatInt(r.Version, 10), r.CreatedAt.UTC().Format(time.RFC3339Nano),
 		r.UpdatedAt.UTC().Format(time.RFC3339Nano)}
@@ -148,6 +152,8 @@ func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldE
 			u.Treatment = &risks.Nullable[risks.Treatment]{Value: risks.Treatment(v), Null: v == ""}
 		case "reviewDate":
 			u.ReviewDate = &risks.Nullable[string]{Value: v, Null: v == ""}
+		case "reviewEvery":
+			u.ReviewEvery = &risks.Nullable[risks.Cadence]{Value: risks.Cadence(v), Null: v == ""}
 		case "likelihood":
 			u.Likelihood, err = cellInt(v)
 		case "impact":

@@ -31,6 +31,8 @@ type Risk struct {
 	Owner       Owner   `json:"owner"`
 	Treatment   *string `json:"treatment"`
 	ReviewDate  *string `json:"reviewDate"` // YYYY-MM-DD
+	// ReviewEvery is the review cadence: P1M, P3M, P6M, P1Y or null.
+	ReviewEvery *string `json:"reviewEvery"`
 	// ResidualScore is read-only: residualLikelihood × residualImpact, or null.
 	ResidualLikelihood *int              `json:"residualLikelihood"`
 	ResidualImpact     *int              `json:"residualImpact"`
@@ -55,9 +57,14 @@ func Of(r *risks.Risk) Risk {
 		t := string(*r.Treatment)
 		treatment = &t
 	}
+	var every *string
+	if r.ReviewEvery != nil {
+		e := string(*r.ReviewEvery)
+		every = &e
+	}
 	return Risk{ID: r.ID, Title: r.Title, Description: r.Description, Category: r.Category,
 		Likelihood: r.Likelihood, Impact: r.Impact, RiskScore: r.RiskScore, Status: string(r.Status),
-		Owner: Owner{UserID: r.OwnerUserID, Name: r.Owner}, Treatment: treatment, ReviewDate: r.ReviewDate,
+		Owner: Owner{UserID: r.OwnerUserID, Name: r.Owner}, Treatment: treatment, ReviewDate: r.ReviewDate, ReviewEvery: every,
 		ResidualLikelihood: r.ResidualLikelihood, ResidualImpact: r.ResidualImpact,
 		ResidualScore: r.ResidualScore, Metadata: md,
 		Version: r.Version, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
@@ -77,6 +84,7 @@ type Write struct {
 	Owner       *OwnerWrite   `json:"owner"`
 	Treatment   *string       `json:"treatment"`
 	ReviewDate  *string       `json:"reviewDate"`
+	ReviewEvery *string       `json:"reviewEvery"`
 	// ResidualLikelihood, ResidualImpact: 1–5.
 	ResidualLikelihood *jsonbody.Int     `json:"residualLikelihood"`
 	ResidualImpact     *jsonbody.Int     `json:"residualImpact"`
@@ -93,6 +101,10 @@ func (w Write) Fields() (risks.Fields, error) {
 	if w.Treatment != nil {
 		t := risks.Treatment(*w.Treatment)
 		f.Treatment = &t
+	}
+	if w.ReviewEvery != nil {
+		e := risks.Cadence(*w.ReviewEvery)
+		f.ReviewEvery = &e
 	}
 	if w.Status != nil {
 		s := risks.Status(*w.Status)
@@ -151,6 +163,7 @@ type Patch struct {
 	Owner       jsonbody.Optional[OwnerWrite]   `json:"owner"`
 	Treatment   jsonbody.Optional[string]       `json:"treatment"`
 	ReviewDate  jsonbody.Optional[string]       `json:"reviewDate"`
+	ReviewEvery jsonbody.Optional[string]       `json:"reviewEvery"`
 	// ResidualLikelihood, ResidualImpact: 1–5, null clears.
 	ResidualLikelihood jsonbody.Optional[jsonbody.Int] `json:"residualLikelihood"`
 	ResidualImpact     jsonbody.Optional[jsonbody.Int] `json:"residualImpact"`
@@ -213,6 +226,9 @@ func (p Patch) Update() (risks.Update, string, error) {
 	}
 	if p.ReviewDate.Set {
 		u.ReviewDate = &risks.Nullable[string]{Value: p.ReviewDate.Value, Null: p.ReviewDate.Null}
+	}
+	if p.ReviewEvery.Set {
+		u.ReviewEvery = &risks.Nullable[risks.Cadence]{Value: risks.Cadence(p.ReviewEvery.Value), Null: p.ReviewEvery.Null}
 	}
 	return u, "", nil
 }

@@ -101,7 +101,7 @@ func TestEveryFieldIsShownEverywhere(t *testing.T) {
 		"docs/openapi.yaml RiskFields": specProperties(t, "RiskFields"),
 		"sdk.RiskCreateParams":         jsonMembers[riskapi.RiskCreateParams](),
 		"sdk.RiskUpdateParams": domainFields[riskapi.RiskUpdateParams]("Params", "ClearLikelihood", "ClearImpact", "ClearRiskScore",
-			"ClearTreatment", "ClearReviewDate", "ClearResidualLikelihood", "ClearResidualImpact"),
+			"ClearTreatment", "ClearReviewDate", "ClearReviewEvery", "ClearResidualLikelihood", "ClearResidualImpact"),
 	} {
 		if diff := cmp.Diff(writable, got); diff != "" {
 			t.Errorf("%s differs from the domain's writable fields (-risks.Fields +%s):\n%s", name, name, diff)

@@ -1,0 +1,118 @@
+// Package followupview is the public shape of reviews, actions and acceptances: the
+// JSON responses, events and audit entries show (docs/openapi.yaml).
+package followupview
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/riskapi/riskapi/internal/changes"
+	"github.com/riskapi/riskapi/internal/etag"
+	"github.com/riskapi/riskapi/internal/followup"
+)
+
+// Actor is who did something: a user (email set) or an API key.
+type Actor struct {
+	Type  string  `json:"type"`
+	ID    string  `json:"id"`
+	Email *string `json:"email"`
+}
+
+func actorOf(a changes.Actor) Actor {
+	out := Actor{Type: string(a.Type), ID: a.ID}
+	if a.Email != "" {
+		e := a.Email
+		out.Email = &e
+	}
+	return out
+}
+
+// Review is a review as the API shows it.
+type Review struct {
+	ID             string    `json:"id"`
+	RiskID         string    `json:"riskId"`
+	Note           string    `json:"note"`
+	Outcome        string    `json:"outcome"`
+	Reviewer       Actor     `json:"reviewer"`
+	NextReviewDate *string   `json:"nextReviewDate"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+// Resource implements changes.View.
+func (Review) Resource() string { return "review" }
+
+// OfReview returns r as the API shows it.
+func OfReview(r *followup.Review) Review {
+	return Review{ID: r.ID, RiskID: r.RiskID, Note: r.Note, Outcome: string(r.Outcome),
+		Reviewer: actorOf(r.Reviewer), NextReviewDate: r.NextReviewDate, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// Action is a treatment action as the API shows it.
+type Action struct {
+	ID        string    `json:"id"`
+	RiskID    string    `json:"riskId"`
+	Title     string    `json:"title"`
+	OwnerID   string    `json:"ownerId"`
+	DueDate   *string   `json:"dueDate"`
+	Status    string    `json:"status"`
+	Version   int64     `json:"version"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Resource implements changes.View.
+func (Action) Resource() string { return "action" }
+
+// OfAction returns a as the API shows it.
+func OfAction(a *followup.Action) Action {
+	return Action{ID: a.ID, RiskID: a.RiskID, Title: a.Title, OwnerID: a.OwnerID, DueDate: a.DueDate,
+		Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+}
+
+// ActionETag is the entity tag of a's responses: its version, quoted.
+func ActionETag(a *followup.Action) string { return etag.Strong(strconv.FormatInt(a.Version, 10)) }
+
+// Acceptance is an acceptance as the API shows it.
+type Acceptance struct {
+	ID            string          `json:"id"`
+	RiskID        string          `json:"riskId"`
+	Justification string          `json:"justification"`
+	ValidUntil    string          `json:"validUntil"`
+	Status        string          `json:"status"`
+	RequestedBy   Actor           `json:"requestedBy"`
+	DecidedBy     *Actor          `json:"decidedBy"`
+	DecisionNote  *string         `json:"decisionNote"`
+	DecidedAt     *time.Time      `json:"decidedAt"`
+	RiskSnapshot  json.RawMessage `json:"riskSnapshot"` // the risk at the decision, or null
+	Version       int64           `json:"version"`
+	CreatedAt     time.Time       `json:"createdAt"`
+	UpdatedAt     time.Time       `json:"updatedAt"`
+}
+
+// Resource implements changes.View.
+func (Acceptance) Resource() string { return "acceptance" }
+
+// OfAcceptance returns a as the API shows it.
+func OfAcceptance(a *followup.Acceptance) Acceptance {
+	out := Acceptance{ID: a.ID, RiskID: a.RiskID, Justification: a.Justification, ValidUntil: a.ValidUntil,
+		Status: string(a.Status), RequestedBy: actorOf(a.RequestedBy), DecisionNote: a.DecisionNote,
+		RiskSnapshot: a.RiskSnapshot, Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+	if out.RiskSnapshot == nil {
+		out.RiskSnapshot = json.RawMessage("null")
+	}
+	if a.DecidedBy != nil {
+		d := actorOf(*a.DecidedBy)
+		out.DecidedBy = &d
+	}
+	if a.DecidedAt != nil {
+		t := a.DecidedAt.UTC()
+		out.DecidedAt = &t
+	}
+	return out
+}
+
+// AcceptanceETag is the entity tag of a's responses: its version, quoted.
+func AcceptanceETag(a *followup.Acceptance) string {
+	return etag.Strong(strconv.FormatInt(a.Version, 10))
+}
