@@ -12,6 +12,7 @@ const (
 	EventRiskDeleted             EventType = "risk.deleted"
 	EventAttachmentCreated       EventType = "attachment.created"
 	EventAttachmentDeleted       EventType = "attachment.deleted"
+	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
 	EventReviewCreated           EventType = "review.created"
 	EventActionCreated           EventType = "action.created"
 	EventActionUpdated           EventType = "action.updated"
@@ -23,7 +24,6 @@ const (
 	EventActionOverdue           EventType = "action.overdue"
 	EventAcceptanceExpiring      EventType = "acceptance.expiring"
 	EventAcceptanceExpired       EventType = "acceptance.expired"
-	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
 )
 
 // IdempotencyOutcome is what the server's idempotency engine did with a keyed

@@ -46,6 +46,16 @@ func SandboxOf(tenant string) string {
 	return Sandbox + "_" + strings.TrimPrefix(tenant, Tenant+"_")
 }
 
+// AccountOf returns the tenant whose data scope scope is: the tenant itself, or
+// the tenant of a sandbox ("sbx_0193…" → "ten_0193…"). Users are the account's,
+// shared by both modes (docs/sandboxes.md).
+func AccountOf(scope string) string {
+	if rest, ok := strings.CutPrefix(scope, Sandbox+"_"); ok {
+		return Tenant + "_" + rest
+	}
+	return scope
+}
+
 // Livemode reports whether scope, a tenant ID or its sandbox's, holds live data.
 func Livemode(scope string) bool { return !strings.HasPrefix(scope, Sandbox+"_") }
 

@@ -234,9 +234,11 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	return u, err
 }
 
-// IsUser reports whether id is a user of the tenant (an action's owner must be).
+// IsUser reports whether id is a user of the tenant, or of the tenant whose sandbox
+// tenantID is (an action's owner must be).
 func (s *Service) IsUser(ctx context.Context, tenantID, id string) (bool, error) {
-	_, err := s.User(ctx, tenantID, id)
+	// A sandbox's actions are owned by the account's users (docs/sandboxes.md).
+	_, err := s.User(ctx, ids.AccountOf(tenantID), id)
 	if errors.Is(err, ErrUserNotFound) {
 		return false, nil
 	}

@@ -3094,12 +3094,12 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "webhook_endpoint.disabled";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
         /**
          * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
          * @enum {string}
          */
-        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "webhook_endpoint.disabled";
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -3840,7 +3840,7 @@ export interface components {
          * @description Stable, machine-readable error code. See `docs/errors.md`.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "SELF_APPROVAL" | "ACCEPTANCE_DECIDED";
+        ErrorCode: "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "PRECONDITION_FAILED" | "PRECONDITION_REQUIRED" | "PAYLOAD_TOO_LARGE" | "HEADERS_TOO_LARGE" | "RANGE_NOT_SATISFIABLE" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_UNSUPPORTED_ROUTE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL" | "STORE_UNAVAILABLE" | "IMPORT_IN_PROGRESS" | "CONCURRENCY_LIMITED" | "QUERY_TIMEOUT" | "API_KEY_EXPIRED" | "IP_NOT_ALLOWED" | "API_VERSION_UNKNOWN" | "API_VERSION_MOVE_REFUSED" | "OWNER_USER_UNKNOWN" | "SELF_APPROVAL" | "ACCEPTANCE_DECIDED";
         Health: {
             /** @example ok */
             status: string;

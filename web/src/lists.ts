@@ -12,6 +12,7 @@ const eventTypes: Record<EventType, true> = {
   "risk.deleted": true,
   "attachment.created": true,
   "attachment.deleted": true,
+  "webhook_endpoint.disabled": true,
   "review.created": true,
   "action.created": true,
   "action.updated": true,
@@ -23,7 +24,6 @@ const eventTypes: Record<EventType, true> = {
   "action.overdue": true,
   "acceptance.expiring": true,
   "acceptance.expired": true,
-  "webhook_endpoint.disabled": true,
 };
 const scopes: Record<Scope, true> = {
   "risks:read": true,

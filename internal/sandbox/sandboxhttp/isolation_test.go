@@ -18,11 +18,13 @@ type mode struct {
 	key     string      // an API key of the mode (/v2)
 	session string      // the tenant's admin session (/v1)
 	header  http.Header // what the session sends to be in this mode
+	user    string      // the tenant's admin, an owner the mode's actions may name
 }
 
 // objects are one mode's resources, one of each kind a route takes the ID of.
 type objects struct {
 	risk, attachment, event, endpoint, source, idemKey, request string
+	action, acceptance, user                                    string
 }
 
 // idRoute is a route that takes an ID, and the request it makes for another
@@ -64,6 +66,28 @@ var idRoutes = map[string]idRoute{
 	"POST /webhook-endpoints/:id/roll-secret": func(o objects) apitest.Request {
 		return post("/webhook-endpoints/"+o.endpoint+"/roll-secret", map[string]any{"expiresIn": 0})
 	},
+	"GET /risks/:id/reviews": func(o objects) apitest.Request { return get("/risks/" + o.risk + "/reviews") },
+	"POST /risks/:id/reviews": func(o objects) apitest.Request {
+		return post("/risks/"+o.risk+"/reviews", map[string]any{"outcome": "unchanged"})
+	},
+	"GET /risks/:id/actions": func(o objects) apitest.Request { return get("/risks/" + o.risk + "/actions") },
+	"POST /risks/:id/actions": func(o objects) apitest.Request {
+		return post("/risks/"+o.risk+"/actions", map[string]any{"title": "taken over", "ownerId": o.user, "dueDate": "2030-01-01"})
+	},
+	"PATCH /actions/:id": func(o objects) apitest.Request {
+		return apitest.Request{Method: http.MethodPatch, Path: "/actions/" + o.action, JSON: map[string]any{"status": "done"}}
+	},
+	"GET /risks/:id/acceptances": func(o objects) apitest.Request { return get("/risks/" + o.risk + "/acceptances") },
+	"POST /risks/:id/acceptances": func(o objects) apitest.Request {
+		return post("/risks/"+o.risk+"/acceptances", map[string]any{"justification": "taken over",
+			"validUntil": time.Now().AddDate(0, 6, 0).Format(time.DateOnly)})
+	},
+	"POST /acceptances/:id/approve": func(o objects) apitest.Request {
+		return post("/acceptances/"+o.acceptance+"/approve", map[string]any{"note": "x"})
+	},
+	"POST /acceptances/:id/reject": func(o objects) apitest.Request {
+		return post("/acceptances/"+o.acceptance+"/reject", map[string]any{"note": "x"})
+	},
 	"DELETE /webhook-sources/:id": func(o objects) apitest.Request { return del("/webhook-sources/" + o.source) },
 	"GET /idempotency-keys/:key": func(o objects) apitest.Request {
 		return get("/idempotency-keys/" + o.idemKey + "?method=POST&path=%2Fv2%2Frisks")
@@ -91,8 +115,11 @@ func TestLiveAndTestDataAreApart(t *testing.T) {
 	env := apitest.New(t, func(c *config.Config) { c.Outbound.AllowPrivate = true })
 	a := env.Tenant("Acme")
 	session := apitest.Login(t, env, a).Token
-	live := mode{name: "live", key: a.Key, session: session, header: http.Header{}}
-	test := mode{name: "test", key: env.TestKey(a), session: session, header: http.Header{"Riskapi-Mode": {"test"}}}
+	var me struct{ User struct{ ID string } }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/me", Bearer: session}).Expect(http.StatusOK).Decode(&me)
+	user := me.User.ID
+	live := mode{name: "live", key: a.Key, session: session, header: http.Header{}, user: user}
+	test := mode{name: "test", key: env.TestKey(a), session: session, header: http.Header{"Riskapi-Mode": {"test"}}, user: user}
 
 	// Every route with an ID has its case, or is named shared.
 	for _, r := range env.App.Echo.Routes() {
@@ -132,12 +159,22 @@ func TestLiveAndTestDataAreApart(t *testing.T) {
 			}
 		}
 		// The other mode's lists hold nothing of the owner's.
-		for _, list := range []string{"/v2/risks", "/v2/events", "/v2/audit-log", "/v2/requests"} {
+		for _, list := range []string{"/v2/risks", "/v2/events", "/v2/audit-log"} {
 			res := env.Do(apitest.Request{Method: http.MethodGet, Path: list, Bearer: other.key}).Expect(http.StatusOK)
 			for _, id := range []string{o.risk, o.event, o.request} {
 				if strings.Contains(res.Body.String(), id) {
 					t.Errorf("%s of the %s mode lists %s of the %s mode", list, other.name, id, owner.name)
 				}
+			}
+		}
+		// The other mode's request log holds its own probes above, whose paths name
+		// the owner's IDs; none of its entries is the owner's request.
+		var reqs struct{ Data []struct{ ID string } }
+		env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/requests?limit=100", Bearer: other.key}).
+			Expect(http.StatusOK).Decode(&reqs)
+		for _, e := range reqs.Data {
+			if e.ID == o.request {
+				t.Errorf("/v2/requests of the %s mode lists %s of the %s mode", other.name, o.request, owner.name)
 			}
 		}
 		eps := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/webhook-endpoints", Bearer: other.session,
@@ -198,6 +235,13 @@ func make(t *testing.T, env *apitest.Env, m mode) objects {
 		t.Fatalf("%s mode: %d risk.created events, want its one", m.name, len(evs.Data))
 	}
 	o.event = evs.Data[0].ID
+	o.user = m.user
+	o.action = env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + o.risk + "/actions", Bearer: m.key,
+		JSON: map[string]any{"title": m.name + " action", "ownerId": m.user, "dueDate": "2030-01-01"}}).
+		Expect(http.StatusCreated).Map()["id"].(string)
+	o.acceptance = env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + o.risk + "/acceptances", Bearer: m.key,
+		JSON: map[string]any{"justification": m.name + " acceptance", "validUntil": time.Now().AddDate(0, 6, 0).Format(time.DateOnly)}}).
+		Expect(http.StatusCreated).Map()["id"].(string)
 	o.endpoint = env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints", Bearer: m.session,
 		Header: m.header, JSON: map[string]any{"url": "http://127.0.0.1:9/" + m.name}}).
 		Expect(http.StatusCreated).Map()["id"].(string)

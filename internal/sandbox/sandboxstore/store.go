@@ -30,7 +30,8 @@ func New(db *gorm.DB, rec changes.Recorder) *Store {
 // the heat counts after the risks whose deletion adds to them. Kept (Kept) are the
 // tables of the tenant's configuration. sandboxstore's test fails when a table
 // keyed by tenant is in neither list.
-var Erased = []string{"webhook_attempts", "webhook_deliveries", "events", "attachments", "risks",
+var Erased = []string{"webhook_attempts", "webhook_deliveries", "events", "due_notices", "acceptances",
+	"risk_actions", "risk_reviews", "attachments", "risks",
 	"risk_heat_counts", "request_log_entries", "audit_log"}
 
 // Kept are the tables keyed by tenant whose sandbox rows EraseData keeps: its

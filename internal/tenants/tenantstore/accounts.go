@@ -171,7 +171,8 @@ func (s *Store) APIKeys(ctx context.Context, tenantID string, p tenants.Page) ([
 // risks.ErrOwnerUnknown: a risk's user owner (risks.Owners).
 func (s *Store) UserEmail(ctx context.Context, tenantID, userID string) (string, error) {
 	var row userRow
-	err := take(s.tenant(ctx, tenantID).Select("email").Where("id = ?", userID), &row, risks.ErrOwnerUnknown, "get owner")
+	// A sandbox's risks are owned by the account's users (docs/sandboxes.md).
+	err := take(s.tenant(ctx, ids.AccountOf(tenantID)).Select("email").Where("id = ?", userID), &row, risks.ErrOwnerUnknown, "get owner")
 	return row.Email, err
 }
 
