@@ -3288,9 +3288,9 @@ export interface components {
         RiskStatusFilter: string;
         /** @description One treatment or a comma-separated list (`accept,transfer`). */
         RiskTreatmentFilter: string;
-        /** @description Exact match (case-sensitive). */
+        /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
         RiskCategoryFilter: string;
-        /** @description Exact match (case-sensitive). */
+        /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
         RiskOwnerFilter: string;
         /** @description `riskScore` at least this (risks without a score are left out). */
         RiskMinScore: number;
@@ -3678,9 +3678,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -3804,9 +3804,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -3880,9 +3880,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -3972,9 +3972,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -4043,9 +4043,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -4148,9 +4148,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5364,9 +5364,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5491,9 +5491,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5568,9 +5568,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5660,9 +5660,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5731,9 +5731,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5836,9 +5836,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
