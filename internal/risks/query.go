@@ -8,8 +8,8 @@ import "time"
 type Query struct {
 	Statuses   []Status
 	Treatments []Treatment
-	Category   *string // exact
-	Owner      *string // exact
+	Category   *string // the whole value, in any letter case
+	Owner      *string // the whole value, in any letter case ("" selects risks without an owner)
 	// OwnerUserID is a user owner's ID, exact (ownerId=).
 	OwnerUserID *string
 	// MinScore, MaxScore bound riskScore, inclusive; a risk without a score fails both.

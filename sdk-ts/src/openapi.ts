@@ -4777,9 +4777,9 @@ export interface components {
         RiskStatusFilter: string;
         /** @description One treatment or a comma-separated list (`accept,transfer`). */
         RiskTreatmentFilter: string;
-        /** @description Exact match (case-sensitive). */
+        /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
         RiskCategoryFilter: string;
-        /** @description Exact match (case-sensitive). */
+        /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
         RiskOwnerFilter: string;
         /** @description `riskScore` at least this (risks without a score are left out). */
         RiskMinScore: number;
@@ -5189,9 +5189,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5315,9 +5315,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5391,9 +5391,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5483,9 +5483,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5554,9 +5554,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -5659,9 +5659,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7075,9 +7075,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7202,9 +7202,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7279,9 +7279,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7371,9 +7371,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7442,9 +7442,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
@@ -7547,9 +7547,9 @@ export interface operations {
                 status?: components["parameters"]["RiskStatusFilter"];
                 /** @description One treatment or a comma-separated list (`accept,transfer`). */
                 treatment?: components["parameters"]["RiskTreatmentFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 category?: components["parameters"]["RiskCategoryFilter"];
-                /** @description Exact match (case-sensitive). */
+                /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];

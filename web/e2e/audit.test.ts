@@ -43,7 +43,7 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const row = rows(page).first();
     expect(await row.locator("td:nth-child(2)").textContent()).toBe(admin.email);
     expect(await row.locator("td:nth-child(4)").textContent()).toBe(`risk ${risk.id}`);
-    expect(await row.locator("td:nth-child(5)").textContent()).toBe("owner Ada → Grace");
+    expect(await row.locator("td:nth-child(5)").textContent()).toBe("Owner: Ada → Grace");
     expect(await row.locator("td:nth-child(7)").textContent()).toMatch(/^(127\.0\.0\.1|::1)$/);
 
     // Another filter from the form goes into the URL; Back brings the first one back.
@@ -83,13 +83,15 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const history = page.getByRole("region", { name: "History" }).getByRole("listitem").filter({ has: page.locator(".entry-head") });
     await expect.poll(() => history.count()).toBe(2);
     expect(await history.nth(0).locator(".entry-head").textContent()).toContain(`${admin.email} created it`);
-    // The creation lists what it set, not the members it left empty ("description none → (empty)", "metadata none → {}").
-    const created = await history.nth(0).locator("ul.changes li code").allTextContents();
-    expect(created).toEqual(expect.arrayContaining(["title", "owner"]));
-    expect(created).not.toContain("description");
-    expect(created).not.toContain("metadata");
+    // The creation lists what it set, not the members it left empty ("description none → (empty)", "metadata none → {}"),
+    // by their names in words, each with its value (not "none → Ada").
+    const created = await history.nth(0).locator("ul.changes li .field").allTextContents();
+    expect(created).toEqual(expect.arrayContaining(["Title", "Owner"]));
+    expect(created).not.toContain("Description");
+    expect(created).not.toContain("Metadata");
+    expect(await history.nth(0).locator("ul.changes").textContent()).not.toContain("none →");
     expect(await history.nth(1).locator(".entry-head").textContent()).toContain(`${admin.email} updated it`);
-    expect(await history.nth(1).locator("ul.changes").textContent()).toBe("owner Ada → Grace");
+    expect(await history.nth(1).locator("ul.changes").textContent()).toBe("Owner: Ada → Grace");
   });
 
   it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {

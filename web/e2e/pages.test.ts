@@ -79,6 +79,42 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.getByRole("heading", { name: "Risks" }).waitFor();
   });
 
+  it("names each page in the document's title, a risk's page with the risk's title", async () => {
+    // Every tab and history entry said "riskapi", whichever page it was.
+    const { page } = await env.browser();
+    await page.goto("/");
+    await page.getByRole("button", { name: "Sign in" }).waitFor();
+    await expect.poll(() => page.title()).toBe("Sign in · riskapi");
+    await signIn(page, await env.server().account());
+    await expect.poll(() => page.title()).toBe("Risks · riskapi");
+    const pages: [string, string, string][] = [
+      ["Request log", "Request log", "Request log · riskapi"],
+      ["Events", "Events", "Events · riskapi"],
+      ["Audit log", "Audit log", "Audit log · riskapi"],
+      ["Admin", "Admin", "Admin · riskapi"],
+    ];
+    for (const [link, heading, title] of pages) {
+      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: link }).click();
+      await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+      await expect.poll(() => page.title()).toBe(title);
+    }
+    await page.goto("/account/password");
+    await page.getByRole("heading", { name: "Change password" }).waitFor();
+    await expect.poll(() => page.title()).toBe("Change password · riskapi");
+    await page.goto("/no/such/page");
+    await page.getByRole("heading", { name: "Page not found" }).waitFor();
+    await expect.poll(() => page.title()).toBe("Page not found · riskapi");
+
+    const title = unique("Titled risk");
+    expect((await page.request.post("/v1/risks", { data: { title } })).status()).toBe(201);
+    await page.goto("/");
+    await page.getByRole("link", { name: title }).click();
+    await page.getByRole("heading", { name: title, level: 1 }).waitFor();
+    await expect.poll(() => page.title()).toBe(`${title} · riskapi`);
+    await page.getByRole("link", { name: "← Risks" }).click();
+    await expect.poll(() => page.title()).toBe("Risks · riskapi");
+  });
+
   it("keeps the list's page and the request log's filters in the URL across a reload", async () => {
     const { page } = await signedIn();
     const prefix = unique("Paged by URL");

@@ -37,6 +37,27 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     expect(await header(page).getAttribute("class")).toContain("refused");
   });
 
+  it("keeps a title over the server's limit in the form when the create is refused, the error beside it", async () => {
+    // Sent past the input's maxlength (a script, or a change queued by an older
+    // page): the refusal came back with its error beside an empty Title.
+    const page = await signedIn();
+    const form = page.getByRole("form", { name: "New risk" });
+    const title = form.getByRole("textbox", { name: /^Title/ });
+    const long = "t".repeat(250);
+    await title.evaluate((el, v) => {
+      const input = el as HTMLInputElement;
+      input.value = v;
+      input.dispatchEvent(new Event("input", { bubbles: true }));
+    }, long);
+    await form.getByLabel("Category").fill("Operations");
+    await form.getByRole("button", { name: "Create risk" }).click();
+    await settled(page, "Create risk", "refused");
+    await expect.poll(() => title.getAttribute("aria-invalid")).toBe("true");
+    expect(await title.inputValue()).toBe(long);
+    expect(await form.getByLabel("Category").inputValue()).toBe("Operations");
+    expect(await page.locator(`#${await title.getAttribute("aria-describedby")}`).textContent()).toMatch(/200/);
+  });
+
   it("shows what was typed in an edit of a risk deleted meanwhile, since its form went with it", async () => {
     const page = await signedIn();
     const title = unique("Deleted under the edit");

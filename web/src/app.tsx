@@ -12,6 +12,7 @@ import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, signOutPending, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
+import { pageTitle, titled } from "./title";
 
 // Every page is a chunk of its own, loaded when first shown, or preloaded
 // once someone is signed in (lazy.tsx): the first load is the sign-in form
@@ -125,6 +126,12 @@ export function App() {
   useEffect(() => {
     if (signedInNow) preloadViews();
   }, [signedInNow]);
+
+  // Each page's title names it; a risk's page puts the risk's own title once read (useTitle).
+  const titleKey = session === undefined ? "" : session === null ? "signed-out" : path;
+  useEffect(() => {
+    if (titleKey) document.title = titleKey === "signed-out" ? titled("Sign in") : pageTitle(titleKey);
+  }, [titleKey]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignIn onSubmit={RisksPage.preload} onSignedIn={signedIn} signOutWaits={signOutWaits} />;

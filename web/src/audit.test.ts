@@ -70,10 +70,10 @@ describe("an entry as shown", () => {
       scopes: { from: ["risks:read"], to: [] },
     };
     expect(changeLines(changes)).toEqual([
-      { field: "likelihood", secret: false, from: "none", to: "4" },
-      { field: "password", secret: true, from: "", to: "" },
-      { field: "scopes", secret: false, from: '["risks:read"]', to: "[]" },
-      { field: "title", secret: false, from: "Flood", to: "Flood in the cellar" },
+      { field: "likelihood", label: "Likelihood", secret: false, added: true, from: "none", to: "4" },
+      { field: "password", label: "Password", secret: true, added: false, from: "", to: "" },
+      { field: "scopes", label: "Scopes", secret: false, added: false, from: '["risks:read"]', to: "[]" },
+      { field: "title", label: "Title", secret: false, added: false, from: "Flood", to: "Flood in the cellar" },
     ]);
     expect(changeLines(null)).toEqual([]);
     expect([shown(""), shown(false), shown({ a: 1 })]).toEqual(["(empty)", "false", '{"a":1}']);

@@ -81,10 +81,20 @@ export function actorName(a: AuditEntry["actor"]): string {
 /** A change of one member, in words: `from` → `to`, or only that a secret changed. */
 export interface ChangeLine {
   field: string;
+  /** The member's name in words, for people: "Residual likelihood" for residualLikelihood. */
+  label: string;
   /** True for a secret or password: the log says only that it changed. */
   secret: boolean;
+  /** True when the member had no value before (a creation's, or one first set): shown as its new value, not "none → X". */
+  added: boolean;
   from: string;
   to: string;
+}
+
+/** fieldLabel is a member's name in words: camelCase and snake_case split, the first word capitalised ("riskScore" → "Risk score"). */
+export function fieldLabel(field: string): string {
+  const words = field.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replaceAll("_", " ").toLowerCase();
+  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /**
@@ -100,7 +110,9 @@ export function changeLines(changes: AuditEntry["changes"], action?: AuditAction
     .filter(([, c]) => !(created && c !== "changed" && isEmpty(c.to)))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([field, c]: [string, AuditChange]) =>
-      c === "changed" ? { field, secret: true, from: "", to: "" } : { field, secret: false, from: shown(c.from), to: shown(c.to) });
+      c === "changed"
+        ? { field, label: fieldLabel(field), secret: true, added: false, from: "", to: "" }
+        : { field, label: fieldLabel(field), secret: false, added: c.from === null || c.from === undefined, from: shown(c.from), to: shown(c.to) });
 }
 
 /** isEmpty is true for a value that holds nothing: null, "", {} or []. */

@@ -210,8 +210,9 @@ func TestListFiltersAndSorts(t *testing.T) {
 		{"treatment=accept,avoid", func(r full) bool {
 			return r.Treatment != nil && (*r.Treatment == "accept" || *r.Treatment == "avoid")
 		}},
-		{"category=Cloud", func(r full) bool { return r.Category == "Cloud" }},
-		{"owner=alice", func(r full) bool { return r.Owner == "alice" }},
+		// The whole value in any letter case: "Cloud" and "cloud", "alice" and "Alice".
+		{"category=Cloud", func(r full) bool { return strings.EqualFold(r.Category, "Cloud") }},
+		{"owner=alice", func(r full) bool { return strings.EqualFold(r.Owner, "alice") }},
 		{"owner=", func(r full) bool { return r.Owner == "" }},
 		{"minScore=10", score(10, 25)},
 		{"maxScore=6", score(1, 6)},

@@ -39,8 +39,11 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	if len(q.Treatments) > 0 {
 		db = db.Where(plus+"treatment IN ?", q.Treatments)
 	}
-	db = where(db, "category = ?", q.Category)
-	db = where(db, "owner = ?", q.Owner)
+	// The whole value in any letter case (docs/register.md): no index answers these
+	// filters either way (they are costly reads), so folding the column costs nothing
+	// more. SQLite's lower() folds ASCII letters only; PostgreSQL's every letter.
+	db = where(db, "lower(category) = lower(?)", q.Category)
+	db = where(db, "lower(owner) = lower(?)", q.Owner)
 	db = where(db, "owner_user_id = ?", q.OwnerUserID)
 	db = where(db, "risk_score >= ?", q.MinScore)
 	db = where(db, "risk_score <= ?", q.MaxScore)

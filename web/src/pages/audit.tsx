@@ -100,7 +100,11 @@ export function When({ at }: { at: string }) {
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
 }
 
-/** ChangeList shows each changed member: from → to, or only "changed" for a secret; a creation's empty members are left out. */
+/**
+ * ChangeList shows each changed member by its name in words: from → to, only
+ * the new value when it had none (a creation's values, a field first set), or
+ * only "changed" for a secret; a creation's empty members are left out.
+ */
 export function ChangeList({ changes, action }: { changes: AuditEntry["changes"]; action?: AuditEntry["action"] }) {
   const lines = changeLines(changes, action);
   if (lines.length === 0) return <span class="meta">—</span>;
@@ -108,8 +112,8 @@ export function ChangeList({ changes, action }: { changes: AuditEntry["changes"]
     <ul class="changes">
       {lines.map((l) => (
         <li key={l.field}>
-          <code>{l.field}</code>{" "}
-          {l.secret ? <em>changed</em> : <><span class="from">{l.from}</span> → <span class="to">{l.to}</span></>}
+          <span class="field" title={l.field}>{l.label}</span>{": "}
+          {l.secret ? <em>changed</em> : l.added ? <span class="to">{l.to}</span> : <><span class="from">{l.from}</span> → <span class="to">{l.to}</span></>}
         </li>
       ))}
     </ul>

@@ -14,6 +14,7 @@ import type { Change } from "../outbox/change";
 import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline, useSettled } from "../state";
+import { useTitle } from "../title";
 import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
@@ -47,6 +48,7 @@ export function RiskPage({ id }: { id: string }) {
   }, [id]);
   useEffect(load, [load, online]);
   useSettled(load);
+  useTitle(risk?.title);
   if (offline && !risk) return <section><Offline what="this risk" /><p><a href="/">Back to risks</a></p></section>;
   if (error && !risk) return <section><p class="error" role="alert">{error}</p><p><a href="/">Back to risks</a></p></section>;
   if (!risk) return <p class="loading">Loading…</p>;

@@ -79,7 +79,7 @@ function RiskList({ view }: { view: ListView }) {
             <tr>
               <SortHeader view={view} field="title">Title</SortHeader>
               <SortHeader view={view} field="riskScore">Score</SortHeader>
-              <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th>
+              <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th><th scope="col">Category</th>
               <SortHeader view={view} field="reviewDate">Review</SortHeader>
               <SortHeader view={view} field="updatedAt">Updated</SortHeader>
             </tr>
@@ -88,7 +88,7 @@ function RiskList({ view }: { view: ListView }) {
             {pendingCreates.map((c) => (
               <tr key={c.key} class="pending">
                 <td class="title">{titleOf(c)} <span class="badge pending">pending</span></td>
-                <td>{scoreOf(c)}</td><td></td><td>open</td><td></td><td></td><td></td><td>not sent yet</td>
+                <td>{scoreOf(c)}</td><td></td><td>open</td><td></td><td></td><td>{categoryOf(c)}</td><td></td><td>not sent yet</td>
               </tr>
             ))}
             {page?.data.map((r) => {
@@ -104,13 +104,14 @@ function RiskList({ view }: { view: ListView }) {
                   <td>{r.status}</td>
                   <td>{r.treatment ?? ""}</td>
                   <td>{r.owner}</td>
+                  <td>{r.category}</td>
                   <ReviewCell date={r.reviewDate} />
                   <td>{new Date(r.updatedAt).toLocaleString()}</td>
                 </tr>
               );
             })}
             {page && page.data.length === 0 && pendingCreates.length === 0 && (
-              <tr><td colSpan={8} class="empty">{viewURL({ ...view, cursors: [] }) === "/" ? "No risks yet." : "No risks match."}</td></tr>
+              <tr><td colSpan={9} class="empty">{viewURL({ ...view, cursors: [] }) === "/" ? "No risks yet." : "No risks match."}</td></tr>
             )}
           </tbody>
         </table>
@@ -132,6 +133,10 @@ function RiskList({ view }: { view: ListView }) {
 
 function titleOf(c: Change): string {
   return c.body?.kind === "json" ? String((c.body.json as { title?: unknown }).title ?? "") : "";
+}
+
+function categoryOf(c: Change): string {
+  return c.body?.kind === "json" ? String((c.body.json as { category?: unknown }).category ?? "") : "";
 }
 
 function scoreOf(c: Change): string {
