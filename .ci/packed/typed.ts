@@ -11,6 +11,9 @@ export function describe(e: Event): string {
     case "attachment.created":
     case "attachment.deleted":
       return e.data.object.sha256;
+    default:
+      // New event types come without a new API version (docs/events.md).
+      return e.id;
   }
 }
 

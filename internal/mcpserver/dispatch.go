@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -244,63 +245,36 @@ func csvForm(text string) ([]byte, string, error) {
 	return b.Bytes(), w.FormDataContentType(), nil
 }
 
-// recorder keeps a /v2 answer in memory: the tool's result is built from it.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func newRecorder() *recorder { return &recorder{header: http.Header{}} }
-
-func (r *recorder) Header() http.Header { return r.header }
-
-func (r *recorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-}
-
-func (r *recorder) Write(p []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.body.Write(p)
-}
-
-// Flush lets a route that flushes (none of the tools' today) write into the buffer.
-func (r *recorder) Flush() {}
-
 // result turns the route's answer into the tool's: a 2xx is the structured result
 // (its body under result, replayed, the ETag); anything else a tool error carrying
 // the problem, its code in the tool vocabulary (toolCode) and retryAfter.
-func (t boundTool) result(rec *recorder) *mcp.CallToolResult {
-	if rec.status >= 200 && rec.status < 300 {
-		out := map[string]any{"status": rec.status, "requestId": rec.header.Get("X-Request-Id")}
-		if rec.body.Len() > 0 {
-			out["result"] = json.RawMessage(slices.Clone(rec.body.Bytes()))
+func (t boundTool) result(rec *httptest.ResponseRecorder) *mcp.CallToolResult {
+	if rec.Code >= 200 && rec.Code < 300 {
+		out := map[string]any{"status": rec.Code, "requestId": rec.Header().Get("X-Request-Id")}
+		if rec.Body.Len() > 0 {
+			out["result"] = json.RawMessage(slices.Clone(rec.Body.Bytes()))
 		}
 		if t.write() {
-			out["replayed"] = rec.header.Get("Idempotent-Replayed") == "true"
+			out["replayed"] = rec.Header().Get("Idempotent-Replayed") == "true"
 		}
-		if etag := rec.header.Get("ETag"); etag != "" {
+		if etag := rec.Header().Get("ETag"); etag != "" {
 			out["etag"] = etag
 		}
 		return structured(out, false)
 	}
 	var p map[string]any
-	if err := json.Unmarshal(rec.body.Bytes(), &p); err != nil || p == nil {
-		p = map[string]any{"status": rec.status, "code": "INTERNAL", "detail": http.StatusText(rec.status)}
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || p == nil {
+		p = map[string]any{"status": rec.Code, "code": "INTERNAL", "detail": http.StatusText(rec.Code)}
 	}
 	if code, ok := p["code"].(string); ok {
 		p["code"] = toolCode(code)
 	}
-	if ra := rec.header.Get("Retry-After"); ra != "" {
+	if ra := rec.Header().Get("Retry-After"); ra != "" {
 		if n, err := strconv.Atoi(ra); err == nil {
 			p["retryAfter"] = n
 		}
 	}
-	if id := rec.header.Get("X-Request-Id"); id != "" {
+	if id := rec.Header().Get("X-Request-Id"); id != "" {
 		p["requestId"] = id
 	}
 	return structured(p, true)

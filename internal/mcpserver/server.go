@@ -14,6 +14,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -152,7 +153,7 @@ func run(routes http.Handler, t boundTool) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
-		rec := newRecorder()
+		rec := httptest.NewRecorder()
 		routes.ServeHTTP(rec, inner)
 		return t.result(rec), nil
 	}
