@@ -25,6 +25,20 @@ var ownerObject = Change{
 	Response: ownerName,
 }
 
+// snapshotOwner is the same change seen in an acceptance: its riskSnapshot is the
+// risk as the decider saw it, rendered like every risk (docs/register.md).
+var snapshotOwner = Change{
+	Version:     V20270115,
+	Description: "An acceptance's `riskSnapshot` shows the risk's `owner` as risks do: an object from this version, a string before.",
+	Resources:   []string{"acceptance"},
+	Response: func(obj Object) error {
+		if snap, ok := obj["riskSnapshot"].(map[string]any); ok {
+			return ownerName(snap)
+		}
+		return nil
+	},
+}
+
 // ownerName turns an owner object back into its name; an object without owner (a
 // previousAttributes that did not change it) is left alone.
 func ownerName(obj Object) error {

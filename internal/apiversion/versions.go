@@ -14,7 +14,7 @@ const (
 // changes are the version changes, oldest first: one Change per dated change, in a
 // file of its own named for its version and what it changes (e.g.
 // v20270115_owner.go), appended here.
-var changes = []Change{ownerObject}
+var changes = []Change{ownerObject, snapshotOwner}
 
 // API is riskapi's versions and their changes.
 var API = must(New([]Version{V20261201, V20270115}, changes))

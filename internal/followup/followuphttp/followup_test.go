@@ -155,7 +155,7 @@ func TestAcceptanceSignOff(t *testing.T) {
 	requester := env.User(a.ID, tenants.RoleAdmin)
 	approver := env.User(a.ID, tenants.RoleAdmin)
 	member := env.User(a.ID, tenants.RoleMember)
-	id := newRisk(t, env, a.Key, map[string]any{"title": "t", "treatment": "mitigate"})
+	id := newRisk(t, env, a.Key, map[string]any{"title": "t", "treatment": "mitigate", "owner": "ann"})
 	path := "/v1/risks/" + id + "/acceptances"
 	tooLate := today(env).AddDate(1, 0, 1).Format("2006-01-02")
 	env.Do(apitest.Request{Method: http.MethodPost, Path: path, Bearer: requester.Token,
@@ -191,6 +191,28 @@ func TestAcceptanceSignOff(t *testing.T) {
 	}
 	if n := len(eventsOfType(t, env, a.Key, "acceptance.approved")); n != 1 {
 		t.Errorf("%d acceptance.approved events, want 1", n)
+	}
+	// The snapshot is a risk, in the request's version (docs/api-versions.md): the
+	// tenant's pin 2026-12-01 reads the owner as a string, 2027-01-15 as an object.
+	if snap["owner"] != "ann" {
+		t.Errorf("snapshot owner in 2026-12-01 = %v, want \"ann\"", snap["owner"])
+	}
+	var newest struct{ Data []map[string]any }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/acceptances?status=approved", Bearer: a.ReadKey,
+		Header: http.Header{"Riskapi-Version": {"2027-01-15"}}}).Expect(http.StatusOK).Decode(&newest)
+	if len(newest.Data) == 1 {
+		if o, _ := newest.Data[0]["riskSnapshot"].(map[string]any)["owner"].(map[string]any); o == nil || o["name"] != "ann" {
+			t.Errorf("snapshot owner in 2027-01-15 = %v, want the name owner object", newest.Data[0]["riskSnapshot"])
+		}
+	}
+	var evs struct{ Data []map[string]any }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/events?type=acceptance.approved", Bearer: a.Key}).
+		Expect(http.StatusOK).Decode(&evs)
+	if len(evs.Data) == 1 {
+		obj := evs.Data[0]["data"].(map[string]any)["object"].(map[string]any)
+		if owner := obj["riskSnapshot"].(map[string]any)["owner"]; owner != "ann" {
+			t.Errorf("acceptance.approved in 2026-12-01 shows the snapshot's owner as %v, want \"ann\"", owner)
+		}
 	}
 }
 

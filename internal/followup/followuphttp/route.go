@@ -47,11 +47,11 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodGet, Path: "/risks/:id/actions", Handler: h.riskActions, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/actions", Handler: h.actions, Versions: route.Both, Scope: read},
 		{Method: http.MethodPatch, Path: "/actions/:id", Handler: h.patchAction, Versions: route.Both, Scope: write},
-		{Method: http.MethodPost, Path: "/risks/:id/acceptances", Handler: h.requestAcceptance, Versions: route.Both, Scope: write},
-		{Method: http.MethodGet, Path: "/risks/:id/acceptances", Handler: h.riskAcceptances, Versions: route.Both, Scope: read},
-		{Method: http.MethodGet, Path: "/acceptances", Handler: h.acceptances, Versions: route.Both, Scope: read},
-		{Method: http.MethodPost, Path: "/acceptances/:id/approve", Handler: h.decide(true), Versions: route.V1, Scope: write, Admin: true},
-		{Method: http.MethodPost, Path: "/acceptances/:id/reject", Handler: h.decide(false), Versions: route.V1, Scope: write, Admin: true},
+		{Method: http.MethodPost, Path: "/risks/:id/acceptances", Handler: h.requestAcceptance, Versions: route.Both, Scope: write, Resource: "acceptance"},
+		{Method: http.MethodGet, Path: "/risks/:id/acceptances", Handler: h.riskAcceptances, Versions: route.Both, Scope: read, Resource: "acceptance"},
+		{Method: http.MethodGet, Path: "/acceptances", Handler: h.acceptances, Versions: route.Both, Scope: read, Resource: "acceptance"},
+		{Method: http.MethodPost, Path: "/acceptances/:id/approve", Handler: h.decide(true), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
+		{Method: http.MethodPost, Path: "/acceptances/:id/reject", Handler: h.decide(false), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
 	}
 }
 

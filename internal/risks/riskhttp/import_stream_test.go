@@ -97,11 +97,24 @@ func TestOneImportPerTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := make(chan *apitest.Response, 1)
-	go func() { first <- importFile(env, a.Key, "", "externalId,title\nHELD,renamed\nNEW-1,new\n", nil) }()
+	startFirst := func() {
+		go func() { first <- importFile(env, a.Key, "", "externalId,title\nHELD,renamed\nNEW-1,new\n", nil) }()
+	}
+	startFirst()
 	// The first import has passed its checks once the tenant's lock is taken;
-	// retry until the second is refused (the first may not have started yet).
+	// retry until the second is refused (the first may not have started yet). A
+	// probe may take the lock before the first does, and the first is then refused
+	// itself: send it again.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		select {
+		case r := <-first:
+			if r.Code != http.StatusConflict {
+				t.Fatalf("the first import ended while its risk was held: %d %s", r.Code, r.Body.String())
+			}
+			startFirst()
+		default:
+		}
 		res := importFile(env, a.Key, "?dryRun=true", "title\nsecond\n", nil)
 		if res.Code == http.StatusConflict {
 			res.ExpectProblem(http.StatusConflict, "IMPORT_IN_PROGRESS")
