@@ -9,7 +9,7 @@ function entry(id: string, action: AuditEntry["action"] = "risk.updated"): Audit
   return {
     id, occurredAt: "2026-12-02T05:40:00.123456Z", actor: { type: "user", id: "usr_1", email: "ann@example.com" },
     action, target: { type: "risk", id: "risk_1" }, changes: { status: { from: "open", to: "mitigated" } },
-    requestId: "req_1", ip: "203.0.113.7", userAgent: "test", via: null, client: null,
+    requestId: "req_1", ip: "203.0.113.7", userAgent: "test", livemode: true, via: null, client: null,
   };
 }
 
