@@ -23,6 +23,9 @@ export async function openBrowser(baseUrl: string): Promise<Browser> {
     executablePath,
     headless: true,
     baseURL: baseUrl,
+    // The dashboard speaks API version 2026-12-01 (its SDK's, docs/api-versions.md),
+    // and so do the tests' own page.request calls, whatever the tenant's pin.
+    extraHTTPHeaders: { "Riskapi-Version": "2026-12-01" },
     viewport: { width: 1280, height: 800 },
     acceptDownloads: true,
     args: [
