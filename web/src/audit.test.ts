@@ -79,6 +79,11 @@ describe("an entry as shown", () => {
     expect([shown(""), shown(false), shown({ a: 1 })]).toEqual(["(empty)", "false", '{"a":1}']);
   });
 
+  it("shows an owner the audit log recorded as an object by its name", () => {
+    expect(changeLines({ owner: { from: { userId: null, name: "Ada" }, to: { userId: "usr_1", name: "grace@example.com" } } }))
+      .toEqual([{ field: "owner", label: "Owner", secret: false, added: false, from: "Ada", to: "grace@example.com" }]);
+  });
+
   it("leaves a creation's empty members out, and keeps them for an update", () => {
     const changes: AuditEntry["changes"] = {
       title: { from: null, to: "Flood" },

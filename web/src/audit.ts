@@ -122,9 +122,18 @@ function isEmpty(v: unknown): boolean {
   return typeof v === "object" && Object.keys(v).length === 0;
 }
 
-/** shown is a member's value as text: "none" for null (no value), strings as they are, anything else as JSON. */
+/**
+ * shown is a member's value as text: "none" for null (no value), strings as they are,
+ * an owner ({"userId","name"}, how the audit log records it since 2027-01-15) as its
+ * name, anything else as JSON.
+ */
 export function shown(v: unknown): string {
   if (v === null || v === undefined) return "none";
   if (typeof v === "string") return v === "" ? "(empty)" : v;
+  if (isOwner(v)) return shown(v.name);
   return JSON.stringify(v);
+}
+
+function isOwner(v: unknown): v is { userId: string | null; name: string } {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && "userId" in v && "name" in v && Object.keys(v).length === 2;
 }
