@@ -24,6 +24,7 @@ const (
 	EventActionOverdue           EventType = "action.overdue"
 	EventAcceptanceExpiring      EventType = "acceptance.expiring"
 	EventAcceptanceExpired       EventType = "acceptance.expired"
+	EventAPIKeyExpiring          EventType = "api_key.expiring"
 )
 
 // IdempotencyOutcome is what the server's idempotency engine did with a keyed
@@ -138,4 +139,5 @@ const (
 	ActionActionOverdue               AuditAction = "action.overdue"
 	ActionAcceptanceExpiring          AuditAction = "acceptance.expiring"
 	ActionAcceptanceExpired           AuditAction = "acceptance.expired"
+	ActionAPIKeyExpiring              AuditAction = "api_key.expiring"
 )

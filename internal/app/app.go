@@ -163,7 +163,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
 		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
 	finder := &due.Finder{Store: duestore.New(db.DB, rec), Now: opts.Now, Logger: log}
-	finder.Kinds = dueKinds(finder.Store.(*duestore.Store), riskStore, followStore, follow, cfg.Due.ReviewDueDays)
+	finder.Kinds = dueKinds(finder.Store.(*duestore.Store), riskStore, followStore, tenStore, follow, cfg.Due.ReviewDueDays)
 	hookStore, err := openWebhookStore(ctx, db, authstore.New(db.DB, nil), key, evStore)
 	if err != nil {
 		db.Close()

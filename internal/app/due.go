@@ -13,12 +13,19 @@ import (
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 	"github.com/riskapi/riskapi/internal/risks/riskview"
+	"github.com/riskapi/riskapi/internal/tenants"
+	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
+	"github.com/riskapi/riskapi/internal/tenants/tenantview"
 )
 
+// keyExpiringDays is how long before an API key's expiresAt api_key.expiring falls
+// due (docs/register.md, Due dates).
+const keyExpiringDays = 7
+
 // dueKinds are the kinds of due-date notice the schedule looks for
-// (docs/register.md, Due dates): a new kind (api_key.expiring, once keys expire) is
-// one more Kind here, its action declared in changes.Registry.
-func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, follow *followup.Service, reviewDueDays int) []due.Kind {
+// (docs/register.md, Due dates): a new kind is one more Kind here, its action
+// declared in changes.Registry.
+func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, ts *tenantstore.Store, follow *followup.Service, reviewDueDays int) []due.Kind {
 	riskNotice := func(action changes.Action) func(ctx context.Context, it due.Item, eventID string) error {
 		return func(ctx context.Context, it due.Item, eventID string) error {
 			r, err := rs.GetForUpdate(ctx, it.TenantID, it.ObjectID)
@@ -49,6 +56,24 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.AcceptanceExpiring,
 			Target: changes.Target{ID: a.ID}, After: followupview.OfAcceptance(a), EventID: eventID})
 	}
+	// A key rolled already has its successor: its end is the overlap its roll chose,
+	// nothing to remind anyone of; a revoked key has no end to come.
+	keys := due.Source{Table: "api_keys", DateColumn: "expires_at", Timestamp: true,
+		Where: "t.revoked_at IS NULL AND t.rolled_to = ''"}
+	keyNotice := func(ctx context.Context, it due.Item, eventID string) error {
+		k, err := ts.APIKeyByID(ctx, it.ObjectID)
+		if errors.Is(err, tenants.ErrAPIKeyNotFound) {
+			return due.ErrMoved
+		}
+		if err != nil {
+			return err
+		}
+		if k.RevokedAt != nil || k.RolledTo != "" || k.ExpiresAt == nil || k.ExpiresAt.UTC().Format(due.DateLayout) != it.DueDate {
+			return due.ErrMoved
+		}
+		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.APIKeyExpiring,
+			Target: changes.Target{ID: k.ID}, After: tenantview.APIKeyOf(k), EventID: eventID})
+	}
 	reviews := due.Source{Table: "risks", DateColumn: "review_date", Where: "t.status <> 'closed'"}
 	approved := due.Source{Table: "acceptances", DateColumn: "valid_until", Where: "t.status = 'approved'"}
 	return []due.Kind{
@@ -78,5 +103,6 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 				}
 				return err
 			}},
+		{Action: changes.APIKeyExpiring, Source: keys, Lead: keyExpiringDays, Notice: keyNotice},
 	}
 }

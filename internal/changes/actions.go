@@ -52,6 +52,7 @@ const (
 	ActionOverdue      Action = "action.overdue"
 	AcceptanceExpiring Action = "acceptance.expiring"
 	AcceptanceExpired  Action = "acceptance.expired"
+	APIKeyExpiring     Action = "api_key.expiring"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -111,6 +112,7 @@ var Registry = []Declared{
 	{ActionOverdue, true, "the schedule, the day after an open action's `dueDate` (actor `system`; once per action and date)", "the action, as found"},
 	{AcceptanceExpiring, true, "the schedule, 14 days before an approved acceptance's `validUntil` (actor `system`; once per acceptance and date)", "the acceptance, as found"},
 	{AcceptanceExpired, true, "the schedule, the day after an approved acceptance's `validUntil`: its status becomes `expired` (and the risk's `treatment` null: `risk.updated`; actor `system`)", "`status`"},
+	{APIKeyExpiring, true, "the schedule, 7 days before an unrevoked, unrolled API key's `expiresAt` (actor `system`; once per key and date)", "the key, as found (never its secret)"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

@@ -35,6 +35,10 @@ type Source struct {
 	Table      string
 	DateColumn string
 	Where      string
+	// Timestamp says DateColumn is a timestamp (stored in UTC: api_keys.expires_at)
+	// rather than a YYYY-MM-DD date: its due date is its UTC day, which the store
+	// writes in its dialect's SQL.
+	Timestamp bool
 }
 
 // Kind is one kind of notice: its event type, where its items are, when they fall

@@ -2574,7 +2574,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -3094,12 +3094,12 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
         /**
          * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
          * @enum {string}
          */
-        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired";
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -3107,7 +3107,7 @@ export interface components {
          *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
          *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["ReviewCreatedEvent"] | components["schemas"]["ActionCreatedEvent"] | components["schemas"]["ActionUpdatedEvent"] | components["schemas"]["AcceptanceCreatedEvent"] | components["schemas"]["AcceptanceApprovedEvent"] | components["schemas"]["AcceptanceRejectedEvent"] | components["schemas"]["RiskReviewDueEvent"] | components["schemas"]["RiskReviewOverdueEvent"] | components["schemas"]["ActionOverdueEvent"] | components["schemas"]["AcceptanceExpiringEvent"] | components["schemas"]["AcceptanceExpiredEvent"];
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["ReviewCreatedEvent"] | components["schemas"]["ActionCreatedEvent"] | components["schemas"]["ActionUpdatedEvent"] | components["schemas"]["AcceptanceCreatedEvent"] | components["schemas"]["AcceptanceApprovedEvent"] | components["schemas"]["AcceptanceRejectedEvent"] | components["schemas"]["RiskReviewDueEvent"] | components["schemas"]["RiskReviewOverdueEvent"] | components["schemas"]["ActionOverdueEvent"] | components["schemas"]["AcceptanceExpiringEvent"] | components["schemas"]["AcceptanceExpiredEvent"] | components["schemas"]["ApiKeyExpiringEvent"];
         /** @description `risk.created`: `data.object` is the risk as created. */
         RiskCreatedEvent: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -3362,6 +3362,25 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["AcceptanceEventData"];
             request: components["schemas"]["EventRequest"];
+        };
+        /** @description `api_key.expiring`: the key's `expiresAt` is 7 days away (or less, for a key created closer to it); `data.object` is the key, never its secret. Not sent for a revoked key, nor for one rolled already (its successor exists). Once per key and date; its `id` derived from them. */
+        ApiKeyExpiringEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "api_key.expiring";
+            /** Format: date-time */
+            createdAt: string;
+            data: components["schemas"]["ApiKeyEventData"];
+            request: components["schemas"]["EventRequest"];
+        };
+        ApiKeyEventData: {
+            object: components["schemas"]["ApiKey"];
         };
         /**
          * @description How often the risk is reviewed (ISO 8601 period); a review sets `reviewDate` to its day plus this. Null for no cadence.

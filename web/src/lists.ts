@@ -24,6 +24,7 @@ const eventTypes: Record<EventType, true> = {
   "action.overdue": true,
   "acceptance.expiring": true,
   "acceptance.expired": true,
+  "api_key.expiring": true,
 };
 const scopes: Record<Scope, true> = {
   "risks:read": true,
@@ -80,6 +81,7 @@ const auditActions: Record<AuditAction, true> = {
   "action.overdue": true,
   "acceptance.expiring": true,
   "acceptance.expired": true,
+  "api_key.expiring": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */

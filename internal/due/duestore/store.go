@@ -34,15 +34,16 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context) error) er
 
 // Find implements due.Store. The window function keeps each tenant to perTenant
 // items of the batch; the partial indexes of migration 0021 serve the date range.
+// A timestamp source's range is on the column itself, so its index serves it too
+// (idx_api_keys_expires_at): [from 00:00 UTC, the day after to 00:00 UTC).
 func (s *Store) Find(ctx context.Context, kind changes.Action, src due.Source, from, to string, limit, perTenant int) ([]due.Item, error) {
 	col := "t." + src.DateColumn
-	where := col + " <= ?"
-	args := []any{to}
-	if from != "" {
-		where += " AND " + col + " >= ?"
-		args = append(args, from)
-	} else {
-		where += " AND " + col + " IS NOT NULL"
+	where, args, err := dateRange(col, src.Timestamp, from, to)
+	if err != nil {
+		return nil, err
+	}
+	if src.Timestamp {
+		col = s.utcDay(col)
 	}
 	if src.Where != "" {
 		where += " AND (" + src.Where + ")"
@@ -68,6 +69,41 @@ func (s *Store) Find(ctx context.Context, kind changes.Action, src due.Source, f
 		out[i] = due.Item{TenantID: r.TenantID, ObjectID: r.ID, DueDate: r.DueDate}
 	}
 	return out, nil
+}
+
+// dateRange is the condition that col falls in [from, to] (from "" for no lower
+// bound), and its arguments.
+func dateRange(col string, timestamp bool, from, to string) (string, []any, error) {
+	if !timestamp {
+		if from == "" {
+			return col + " <= ? AND " + col + " IS NOT NULL", []any{to}, nil
+		}
+		return col + " <= ? AND " + col + " >= ?", []any{to, from}, nil
+	}
+	end, err := time.Parse(due.DateLayout, to)
+	if err != nil {
+		return "", nil, fmt.Errorf("find due: window end %q: %w", to, err)
+	}
+	where, args := col+" < ?", []any{end.AddDate(0, 0, 1)}
+	if from != "" {
+		start, err := time.Parse(due.DateLayout, from)
+		if err != nil {
+			return "", nil, fmt.Errorf("find due: window start %q: %w", from, err)
+		}
+		where, args = where+" AND "+col+" >= ?", append(args, start)
+	}
+	return where, args, nil
+}
+
+// utcDay is the SQL of timestamp column col's UTC day, YYYY-MM-DD, in the store's
+// dialect: what a due_notices row's due_date holds for it.
+func (s *Store) utcDay(col string) string {
+	if s.db.Dialector.Name() == string(database.Postgres) {
+		return "to_char(" + col + " AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+	}
+	// SQLite's date() reads the driver's "YYYY-MM-DD HH:MM:SS.fff+00:00" and
+	// answers the UTC day.
+	return "date(" + col + ")"
 }
 
 // claimSQL inserts a notice unless one of the same ID or (kind, object, due date)
