@@ -165,6 +165,37 @@ type Store interface {
 	Expire(ctx context.Context, eventID string, before, after *Acceptance) error
 	// Acceptances lists the acceptances f selects.
 	Acceptances(ctx context.Context, tenantID string, f AcceptanceFilter) ([]*Acceptance, bool, error)
+	// MyWork returns what q's user has to do in the tenant's data.
+	MyWork(ctx context.Context, tenantID string, q MyWorkQuery) (*MyWork, error)
+}
+
+// MyWorkQuery selects a user's My work (docs/register.md, My work).
+type MyWorkQuery struct {
+	UserID string
+	// Admin: the user decides acceptances, so those others requested are theirs.
+	Admin bool
+	// ReviewBy is the last reviewDate (YYYY-MM-DD) that makes a review due: today
+	// plus REVIEW_DUE_DAYS.
+	ReviewBy string
+	// Limit bounds each list; each reports whether it had more.
+	Limit int
+}
+
+// DueReview is a review due (or overdue) on a risk the user owns.
+type DueReview struct {
+	RiskID      string
+	Title       string
+	ReviewDate  string
+	ReviewEvery *string
+}
+
+// MyWork is a user's due reviews (earliest first), open actions (earliest due
+// first, undated last) and acceptances awaiting their decision (oldest first).
+type MyWork struct {
+	Reviews                                      []DueReview
+	Actions                                      []*Action
+	Acceptances                                  []*Acceptance
+	MoreReviews, MoreActions, MoreAcceptances bool
 }
 
 // Users says whether a user belongs to a tenant (internal/tenants.Service.User).

@@ -357,3 +357,15 @@ func (s *Service) Expire(ctx context.Context, tenantID, id, validUntil, eventID 
 		return err
 	})
 }
+
+// MyWork returns the user's My work in the tenant's data (docs/register.md, My
+// work): reviews due within reviewDueDays of today or overdue on risks they own,
+// their open actions, and, for an admin, the acceptances others requested, at most
+// limit of each; and today (YYYY-MM-DD, UTC), which tells a due review from an
+// overdue one.
+func (s *Service) MyWork(ctx context.Context, tenantID, userID string, admin bool, reviewDueDays, limit int) (*MyWork, string, error) {
+	day := today(s.now())
+	w, err := s.Store.MyWork(ctx, tenantID, MyWorkQuery{UserID: userID, Admin: admin,
+		ReviewBy: day.AddDate(0, 0, reviewDueDays).Format(time.DateOnly), Limit: limit})
+	return w, day.Format(time.DateOnly), err
+}

@@ -57,7 +57,8 @@ func table(d Deps, cfg config.Config) []route.Route {
 		MaxImportRows: cfg.Uploads.MaxImportRows, ImportTimeout: cfg.Uploads.ImportTimeout, Now: d.Now})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
-	rs = append(rs, followuphttp.Routes(followuphttp.Config{Service: d.Followup, RequireIfMatch: cfg.HTTP.RequireIfMatch})...)
+	rs = append(rs, followuphttp.Routes(followuphttp.Config{Service: d.Followup, RequireIfMatch: cfg.HTTP.RequireIfMatch,
+		ReviewDueDays: cfg.Due.ReviewDueDays})...)
 	rs = append(rs, eventhttp.Routes(d.Events)...)
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
 	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)

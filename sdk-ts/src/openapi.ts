@@ -2098,6 +2098,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/my-work": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the signed-in user has to do
+         * @description The `My work` of the signed-in user (contract section 20, `docs/register.md`): in the
+         *     request's data (live, or the sandbox's with `Riskapi-Mode: test`),
+         *     - `reviews`: the risks they own (`owner.userId`, a user owner) that are not `closed`
+         *       and whose `reviewDate` is at most `reviewDueDays` (`REVIEW_DUE_DAYS`) away or has
+         *       passed, earliest first; `state` is `overdue` once the date has passed, else `due`;
+         *     - `actions`: their open actions, earliest `dueDate` first (none last);
+         *     - `acceptances`: for an admin, the `pending` acceptances requested by someone else —
+         *       those awaiting their decision — oldest first; always empty for any other role.
+         *     Each list holds at most `limit` items (default 20); `hasMore` says there are more
+         *     (see `GET /v1/risks?ownerId=&reviewBefore=`, `GET /v1/actions?ownerId=&status=open`,
+         *     `GET /v1/acceptances?status=pending` for all of them). Sessions only: an API key
+         *     has no user (401).
+         */
+        get: operations["v1GetMyWork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1MyWork"];
+        /**
+         * What the signed-in user has to do (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetMyWork"];
+        patch?: never;
+        trace?: never;
+    };
     "/v1/acceptances": {
         parameters: {
             query?: never;
@@ -3382,6 +3421,35 @@ export interface components {
         ApiKeyEventData: {
             object: components["schemas"]["ApiKey"];
         };
+        MyWork: {
+            /** @description `REVIEW_DUE_DAYS`: how far ahead a `reviewDate` makes a review due. */
+            reviewDueDays: number;
+            reviews: {
+                data: components["schemas"]["MyWorkReview"][];
+                hasMore: boolean;
+            };
+            actions: {
+                data: components["schemas"]["Action"][];
+                hasMore: boolean;
+            };
+            acceptances: {
+                data: components["schemas"]["Acceptance"][];
+                hasMore: boolean;
+            };
+        };
+        /** @description A review due (or overdue) on a risk the user owns. */
+        MyWorkReview: {
+            riskId: string;
+            title: string;
+            /** Format: date */
+            reviewDate: string;
+            reviewEvery: components["schemas"]["ReviewEvery"];
+            /**
+             * @description `overdue` once `reviewDate` has passed (UTC), else `due`.
+             * @enum {string}
+             */
+            state: "due" | "overdue";
+        };
         /**
          * @description How often the risk is reviewed (ISO 8601 period); a review sets `reviewDate` to its day plus this. Null for no cadence.
          * @enum {string|null}
@@ -4359,6 +4427,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["Acceptance"];
+            };
+        };
+        /** @description The signed-in user's due reviews, open actions and acceptances to decide. */
+        MyWork: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["MyWork"];
             };
         };
         /** @description One page of acceptances, newest first. */
@@ -10549,6 +10630,58 @@ export interface operations {
             400: components["responses"]["HeadProblem"];
             401: components["responses"]["HeadProblem"];
             404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1GetMyWork: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["MyWork"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1MyWork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetMyWork: {
+        parameters: {
+            query?: {
+                /** @description Page size. Out of range is 400 `VALIDATION_FAILED`. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
             429: components["responses"]["HeadProblem"];
             500: components["responses"]["HeadProblem"];
             503: components["responses"]["HeadProblem"];

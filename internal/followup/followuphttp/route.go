@@ -28,17 +28,21 @@ type Config struct {
 	Service *followup.Service
 	// RequireIfMatch refuses a PATCH of an action without If-Match (428).
 	RequireIfMatch bool
+	// ReviewDueDays is REVIEW_DUE_DAYS: how far ahead a reviewDate makes a review
+	// due on My work, as it makes risk.review_due.
+	ReviewDueDays int
 }
 
 type handlers struct {
 	svc            *followup.Service
 	requireIfMatch bool
+	reviewDueDays  int
 }
 
 // Routes declares the routes: reads need risks:read, writes risks:write, every
 // write honours Idempotency-Key; approve and reject are admin-only, so /v1 only.
 func Routes(cfg Config) []route.Route {
-	h := handlers{svc: cfg.Service, requireIfMatch: cfg.RequireIfMatch}
+	h := handlers{svc: cfg.Service, requireIfMatch: cfg.RequireIfMatch, reviewDueDays: cfg.ReviewDueDays}
 	read, write := tenants.ScopeRisksRead, tenants.ScopeRisksWrite
 	return []route.Route{
 		{Method: http.MethodPost, Path: "/risks/:id/reviews", Handler: h.review, Versions: route.Both, Scope: write},
@@ -52,6 +56,8 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodGet, Path: "/acceptances", Handler: h.acceptances, Versions: route.Both, Scope: read, Resource: "acceptance"},
 		{Method: http.MethodPost, Path: "/acceptances/:id/approve", Handler: h.decide(true), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
 		{Method: http.MethodPost, Path: "/acceptances/:id/reject", Handler: h.decide(false), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
+		// A session's user's own work: an API key has no user.
+		{Method: http.MethodGet, Path: "/my-work", Handler: h.myWork, Versions: route.V1, Scope: read},
 	}
 }
 
@@ -300,4 +306,28 @@ func fieldsError(errs []problem.FieldError) error {
 		return p
 	}
 	return nil
+}
+
+// myWork answers GET /v1/my-work: the signed-in user's due reviews, open actions
+// and acceptances awaiting their decision, in the request's data (live or sandbox).
+func (h handlers) myWork(c echo.Context) error {
+	p, err := route.Principal(c)
+	if err != nil {
+		return err
+	}
+	limit, lerr := route.LimitOf(c)
+	var errs []problem.FieldError
+	for k := range c.QueryParams() {
+		if k != "limit" {
+			errs = append(errs, problem.FieldError{Field: k, Detail: "is not a parameter of this route"})
+		}
+	}
+	if err := problem.Join(lerr, fieldsError(errs)); err != nil {
+		return err
+	}
+	w, today, err := h.svc.MyWork(c.Request().Context(), p.Scope, p.CredentialID, p.Admin(), h.reviewDueDays, limit)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, followupview.OfMyWork(w, h.reviewDueDays, today))
 }

@@ -116,3 +116,50 @@ func OfAcceptance(a *followup.Acceptance) Acceptance {
 func AcceptanceETag(a *followup.Acceptance) string {
 	return etag.Strong(strconv.FormatInt(a.Version, 10))
 }
+
+// MyWork is GET /v1/my-work's answer (docs/openapi.yaml, MyWork).
+type MyWork struct {
+	ReviewDueDays int              `json:"reviewDueDays"`
+	Reviews       List[DueReview]  `json:"reviews"`
+	Actions       List[Action]     `json:"actions"`
+	Acceptances   List[Acceptance] `json:"acceptances"`
+}
+
+// List is one of MyWork's lists: at most its limit, and whether there were more.
+type List[T any] struct {
+	Data    []T  `json:"data"`
+	HasMore bool `json:"hasMore"`
+}
+
+// DueReview is a review due on a risk the user owns: state "overdue" once its
+// reviewDate has passed (before today, UTC), else "due".
+type DueReview struct {
+	RiskID      string  `json:"riskId"`
+	Title       string  `json:"title"`
+	ReviewDate  string  `json:"reviewDate"`
+	ReviewEvery *string `json:"reviewEvery"`
+	State       string  `json:"state"`
+}
+
+// OfMyWork returns w as the API shows it; today is YYYY-MM-DD, UTC.
+func OfMyWork(w *followup.MyWork, reviewDueDays int, today string) MyWork {
+	out := MyWork{ReviewDueDays: reviewDueDays,
+		Reviews:     List[DueReview]{Data: []DueReview{}, HasMore: w.MoreReviews},
+		Actions:     List[Action]{Data: []Action{}, HasMore: w.MoreActions},
+		Acceptances: List[Acceptance]{Data: []Acceptance{}, HasMore: w.MoreAcceptances}}
+	for _, r := range w.Reviews {
+		state := "due"
+		if r.ReviewDate < today {
+			state = "overdue"
+		}
+		out.Reviews.Data = append(out.Reviews.Data, DueReview{RiskID: r.RiskID, Title: r.Title, ReviewDate: r.ReviewDate,
+			ReviewEvery: r.ReviewEvery, State: state})
+	}
+	for _, a := range w.Actions {
+		out.Actions.Data = append(out.Actions.Data, OfAction(a))
+	}
+	for _, a := range w.Acceptances {
+		out.Acceptances.Data = append(out.Acceptances.Data, OfAcceptance(a))
+	}
+	return out
+}
