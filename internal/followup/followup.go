@@ -192,9 +192,9 @@ type DueReview struct {
 // MyWork is a user's due reviews (earliest first), open actions (earliest due
 // first, undated last) and acceptances awaiting their decision (oldest first).
 type MyWork struct {
-	Reviews                                      []DueReview
-	Actions                                      []*Action
-	Acceptances                                  []*Acceptance
+	Reviews                                   []DueReview
+	Actions                                   []*Action
+	Acceptances                               []*Acceptance
 	MoreReviews, MoreActions, MoreAcceptances bool
 }
 
