@@ -36,6 +36,7 @@ import (
 	"github.com/riskapi/riskapi/internal/followup"
 	"github.com/riskapi/riskapi/internal/followup/followupstore"
 	"github.com/riskapi/riskapi/internal/idempotency"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/idempotency/gormstore"
 	"github.com/riskapi/riskapi/internal/logfield"
 	"github.com/riskapi/riskapi/internal/migrations"
@@ -160,6 +161,16 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	followStore := followupstore.New(db, rec)
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
 		Holds: database.NewHolds(db.DB), Owners: tenStore}
+	// A deleted user's risks, live and in the sandbox (whose risks the account's
+	// users own), become name owners in the deletion's transaction.
+	ten.UserDeleted = func(ctx context.Context, u tenants.User) error {
+		for _, scope := range []string{u.TenantID, ids.SandboxOf(u.TenantID)} {
+			if _, err := riskService.DisownUser(ctx, scope, u.ID, u.Email); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
 		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
 	finder := &due.Finder{Store: duestore.New(db.DB, rec), Now: opts.Now, Logger: log}

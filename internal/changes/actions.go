@@ -74,7 +74,7 @@ type Declared struct {
 // docs/audit-log.md's table is generated from.
 var Registry = []Declared{
 	{RiskCreated, true, "`POST /v{1,2}/risks`; an import's new row; an inbound `finding.created` (actor: the source)", "the risk's fields"},
-	{RiskUpdated, true, "`PATCH`, `PUT /v{1,2}/risks/{id}`; an import's row with a known `externalId`; an inbound `finding.updated` (or a re-sent `finding.created`)", "the risk's fields that changed"},
+	{RiskUpdated, true, "`PATCH`, `PUT /v{1,2}/risks/{id}`; an import's row with a known `externalId`; an inbound `finding.updated` (or a re-sent `finding.created`); each risk a deleted user owned (`DELETE /v1/users/{id}`: it becomes a name owner)", "the risk's fields that changed"},
 	{RiskDeleted, true, "`DELETE /v{1,2}/risks/{id}`", "the risk's fields"},
 	{AttachmentCreated, true, "an upload (`POST /v{1,2}/risks/{id}/attachments`)", "the attachment's metadata"},
 	{AttachmentDeleted, true, "`DELETE /v{1,2}/attachments/{id}`; each attachment removed with its risk", "the attachment's metadata"},

@@ -77,6 +77,42 @@ func (s *Service) Update(ctx context.Context, tenantID, id string, ifMatch IfMat
 	return out, err
 }
 
+// disownBatch is how many of a deleted user's risks DisownUser reads at a time.
+const disownBatch = 200
+
+// DisownUser makes each of the tenant's risks that userID owns a name owner named
+// email (the name a user owner already shows), each an update like any other: its
+// version moves and it records risk.updated, with the actor ctx carries. Run in the
+// transaction that deletes the user (tenants.Service.UserDeleted), so that no risk
+// is left naming a user who is gone — an export of it would not import again, and
+// a PUT of it as read would be refused (docs/register.md, Owners). It returns how
+// many risks it changed.
+func (s *Service) DisownUser(ctx context.Context, tenantID, userID, email string) (int, error) {
+	n := 0
+	err := s.Tx.InTx(ctx, func(ctx context.Context) error {
+		uid := userID
+		for {
+			owned, _, err := s.Store.List(ctx, tenantID, Filter{Query: Query{OwnerUserID: &uid}, Limit: disownBatch})
+			if err != nil {
+				return err
+			}
+			if len(owned) == 0 {
+				return nil
+			}
+			for _, r := range owned {
+				if _, err := s.Update(ctx, tenantID, r.ID, nil, func(r *Risk) error {
+					r.Owner, r.OwnerUserID = email, nil
+					return nil
+				}); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+	})
+	return n, err
+}
+
 // Delete removes the tenant's risk id, if ifMatch holds, and then every dependent's
 // rows of it, in one unit of work. The risk is read locked and deleted first, so
 // that the deletion records the risk as last stored, and on PostgreSQL waits for an

@@ -47,6 +47,12 @@ type Service struct {
 
 	dummyOnce sync.Once
 	dummy     []byte // see dummyHash
+
+	// UserDeleted, when set, runs in the transaction that deletes u, after the
+	// deletion: what else refers to the user lets go of them there (risks.Service.
+	// DisownUser: their risks get a name owner), so that nothing names a user that
+	// is gone. Its error undoes the deletion.
+	UserDeleted func(ctx context.Context, u User) error
 }
 
 // timestamp is now as every timestamp of the API is: UTC, to the microsecond

@@ -118,6 +118,11 @@ func (s *Service) DeleteUser(ctx context.Context, tenantID, id string, also func
 		if err := s.store.DeleteUser(ctx, u); err != nil {
 			return err
 		}
+		if s.UserDeleted != nil {
+			if err := s.UserDeleted(ctx, u); err != nil {
+				return err
+			}
+		}
 		if also != nil {
 			return also(ctx)
 		}
