@@ -80,7 +80,7 @@ func TestDeletingAUserLeavesTheirRisksANameOwner(t *testing.T) {
 	}
 	env.Do(apitest.Request{Method: http.MethodPut, Path: "/v2/risks/" + owned["id"].(string), Bearer: a.Key,
 		Header: http.Header{apiversion.Header: newest[apiversion.Header], "If-Match": {read.Header().Get("ETag")}},
-		JSON: body}).Expect(http.StatusOK)
+		JSON:   body}).Expect(http.StatusOK)
 
 	// The export imports back: every row unchanged.
 	export := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/export?format=csv", Bearer: a.Key}).Expect(http.StatusOK)
