@@ -56,24 +56,6 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.AcceptanceExpiring,
 			Target: changes.Target{ID: a.ID}, After: followupview.OfAcceptance(a), EventID: eventID})
 	}
-	// A key rolled already has its successor: its end is the overlap its roll chose,
-	// nothing to remind anyone of; a revoked key has no end to come.
-	keys := due.Source{Table: "api_keys", DateColumn: "expires_at", Timestamp: true,
-		Where: "t.revoked_at IS NULL AND t.rolled_to = ''"}
-	keyNotice := func(ctx context.Context, it due.Item, eventID string) error {
-		k, err := ts.APIKeyByID(ctx, it.ObjectID)
-		if errors.Is(err, tenants.ErrAPIKeyNotFound) {
-			return due.ErrMoved
-		}
-		if err != nil {
-			return err
-		}
-		if k.RevokedAt != nil || k.RolledTo != "" || k.ExpiresAt == nil || k.ExpiresAt.UTC().Format(due.DateLayout) != it.DueDate {
-			return due.ErrMoved
-		}
-		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.APIKeyExpiring,
-			Target: changes.Target{ID: k.ID}, After: tenantview.APIKeyOf(k), EventID: eventID})
-	}
 	reviews := due.Source{Table: "risks", DateColumn: "review_date", Where: "t.status <> 'closed'"}
 	approved := due.Source{Table: "acceptances", DateColumn: "valid_until", Where: "t.status = 'approved'"}
 	return []due.Kind{
@@ -103,6 +85,30 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 				}
 				return err
 			}},
-		{Action: changes.APIKeyExpiring, Source: keys, Lead: keyExpiringDays, Notice: keyNotice},
+		keyExpiring(ds, ts),
 	}
+}
+
+// keyExpiring is the kind api_key.expiring: keyExpiringDays before a key's
+// expiresAt (its UTC day).
+func keyExpiring(ds *duestore.Store, ts *tenantstore.Store) due.Kind {
+	// A key rolled already has its successor: its end is the overlap its roll chose,
+	// nothing to remind anyone of; a revoked key has no end to come.
+	keys := due.Source{Table: "api_keys", DateColumn: "expires_at", Timestamp: true,
+		Where: "t.revoked_at IS NULL AND t.rolled_to = ''"}
+	keyNotice := func(ctx context.Context, it due.Item, eventID string) error {
+		k, err := ts.APIKeyByID(ctx, it.ObjectID)
+		if errors.Is(err, tenants.ErrAPIKeyNotFound) {
+			return due.ErrMoved
+		}
+		if err != nil {
+			return err
+		}
+		if k.RevokedAt != nil || k.RolledTo != "" || k.ExpiresAt == nil || k.ExpiresAt.UTC().Format(due.DateLayout) != it.DueDate {
+			return due.ErrMoved
+		}
+		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.APIKeyExpiring,
+			Target: changes.Target{ID: k.ID}, After: tenantview.APIKeyOf(k), EventID: eventID})
+	}
+	return due.Kind{Action: changes.APIKeyExpiring, Source: keys, Lead: keyExpiringDays, Notice: keyNotice}
 }

@@ -54,7 +54,7 @@ func newEvents(a *Admin, reg prometheus.Registerer, o WebhookOptions) *Events {
 	worker.AfterFailures = func(ctx context.Context) { autoDisable(ctx, endpoints, a.Logger) }
 	return &Events{Endpoints: endpoints, Worker: worker,
 		HTTP: eventhttp.Config{Events: a.events, Endpoints: endpoints, Wake: worker, Metrics: eventhttp.NewMetrics(reg),
-			Pinger: sender},
+			Pinger: sender, RequireIfMatch: a.Config.HTTP.RequireIfMatch},
 		store: a.events, dialect: a.DB.Dialect}
 }
 

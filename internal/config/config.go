@@ -31,8 +31,9 @@ type Config struct {
 // change them.
 type HTTP struct {
 	Addr string // ADDR, default ":8080"
-	// RequireIfMatch refuses a PATCH, PUT or DELETE of a risk without If-Match with
-	// 428 PRECONDITION_REQUIRED: REQUIRE_IF_MATCH, default false.
+	// RequireIfMatch refuses a PATCH, PUT or DELETE of a risk, and a PATCH of an
+	// action or a webhook endpoint, without If-Match with 428
+	// PRECONDITION_REQUIRED: REQUIRE_IF_MATCH, default false.
 	RequireIfMatch bool
 	// MaxJSONBytes bounds a JSON request body (413 PAYLOAD_TOO_LARGE past it,
 	// docs/errors.md). Not a variable: 1 MiB.

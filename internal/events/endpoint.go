@@ -48,6 +48,10 @@ type Endpoint struct {
 	// FailingSince is the first failed attempt since its last delivered one, nil
 	// when its last attempt delivered.
 	FailingSince *time.Time
+	// Version is 1 at creation and one more for each change of it made through
+	// Endpoints (migration 0025): its ETag, which a PATCH's If-Match names. The
+	// delivery worker's bookkeeping (FailingSince) does not move it.
+	Version int64
 }
 
 // Secrets are the secrets its deliveries are signed with at now: the current one,
@@ -93,7 +97,7 @@ func NewEndpoint(ctx context.Context, guard AddressChecker, tenantID, rawURL str
 	if err != nil {
 		return nil, err
 	}
-	return &Endpoint{ID: ids.New(ids.Endpoint), TenantID: tenantID, URL: u.String(), Types: ts,
+	return &Endpoint{ID: ids.New(ids.Endpoint), TenantID: tenantID, Version: 1, URL: u.String(), Types: ts,
 		Secret: secret, CreatedAt: now}, nil
 }
 

@@ -31,11 +31,24 @@ func (s *Endpoints) Get(ctx context.Context, tenantID, id string) (*Endpoint, er
 	return s.Store.Endpoint(ctx, tenantID, id)
 }
 
-// Update changes the members of the tenant's endpoint id that u gives and records
-// webhook_endpoint.updated (nothing when nothing changes). Errors:
-// ErrEndpointNotFound; VALIDATION_FAILED naming "url", "events" or "description".
-// The version's check is the edge's (API_VERSION_UNKNOWN, eventhttp).
-func (s *Endpoints) Update(ctx context.Context, tenantID, id string, u EndpointUpdate) (*Endpoint, error) {
+// IfMatch reports whether an endpoint's version satisfies the request's If-Match;
+// nil when none was sent.
+type IfMatch func(version int64) bool
+
+// StaleEndpointError refuses a write whose If-Match does not name the endpoint's
+// version: Current is the endpoint as stored now.
+type StaleEndpointError struct{ Current *Endpoint }
+
+func (e *StaleEndpointError) Error() string {
+	return "webhook endpoint " + e.Current.ID + " changed since it was read"
+}
+
+// Update changes the members of the tenant's endpoint id that u gives, if ifMatch
+// (nil: none sent) holds for its version, and records webhook_endpoint.updated
+// (nothing when nothing changes). Errors: ErrEndpointNotFound; *StaleEndpointError;
+// VALIDATION_FAILED naming "url", "events" or "description". The version's check is
+// the edge's (API_VERSION_UNKNOWN, eventhttp).
+func (s *Endpoints) Update(ctx context.Context, tenantID, id string, ifMatch IfMatch, u EndpointUpdate) (*Endpoint, error) {
 	var types []Type
 	if u.Events != nil {
 		ts, err := parseTypes(*u.Events)
@@ -58,7 +71,7 @@ func (s *Endpoints) Update(ctx context.Context, tenantID, id string, u EndpointU
 	if u.Description != nil && len([]rune(*u.Description)) > MaxDescriptionLength {
 		return nil, problem.Invalid("description", "must be at most 500 characters")
 	}
-	return s.change(ctx, tenantID, id, changes.WebhookEndpointUpdated, func(e *Endpoint) {
+	return s.changeIf(ctx, tenantID, id, ifMatch, changes.WebhookEndpointUpdated, func(e *Endpoint) {
 		if u.URL != nil {
 			e.URL = url
 		}
@@ -145,8 +158,15 @@ func (s *Endpoints) AutoDisable(ctx context.Context) (int, error) {
 }
 
 // change reads the tenant's endpoint under its tenant's endpoint lock, applies
-// edit to a copy and saves it, recording action, unless edit changed nothing.
+// edit to a copy and saves it one version on, recording action, unless edit
+// changed nothing.
 func (s *Endpoints) change(ctx context.Context, tenantID, id string, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
+	return s.changeIf(ctx, tenantID, id, nil, action, edit)
+}
+
+// changeIf is change when ifMatch (nil: none sent) holds for the version read
+// under the lock. Errors: *StaleEndpointError when it does not.
+func (s *Endpoints) changeIf(ctx context.Context, tenantID, id string, ifMatch IfMatch, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
 	var after *Endpoint
 	err := s.Store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.Store.LockEndpoints(ctx, tenantID); err != nil {
@@ -156,12 +176,16 @@ func (s *Endpoints) change(ctx context.Context, tenantID, id string, action chan
 		if err != nil {
 			return err
 		}
+		if ifMatch != nil && !ifMatch(before.Version) {
+			return &StaleEndpointError{Current: before}
+		}
 		e := *before
 		edit(&e)
 		after = &e
 		if sameEndpoint(before, after) {
 			return nil
 		}
+		after.Version = before.Version + 1
 		return s.Store.SaveEndpoint(ctx, before, after, action)
 	})
 	if err != nil {

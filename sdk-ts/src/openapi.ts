@@ -1315,7 +1315,9 @@ export interface paths {
          * @description Administrators only. Changes the members given (`url`, `events`, `description`); the
          *     others stay. The URL is checked as at creation (400 naming `url`). Events queued
          *     already go to the new URL. Recorded as `webhook_endpoint.updated` (nothing when
-         *     nothing changes).
+         *     nothing changes). `If-Match` as for a risk (contract section 12): a stale version
+         *     is 412 `PRECONDITION_FAILED` with the endpoint as stored in `current`; without one,
+         *     428 `PRECONDITION_REQUIRED` when the server runs with `REQUIRE_IF_MATCH=true`.
          */
         patch: operations["v1UpdateWebhookEndpoint"];
         trace?: never;
@@ -3528,6 +3530,10 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        /** @description The `PRECONDITION_FAILED` problem of a conditional write of a webhook endpoint, `current` the endpoint as stored now. */
+        WebhookEndpointPreconditionProblem: components["schemas"]["Problem"] & {
+            current: components["schemas"]["WebhookEndpoint"];
+        };
         /** @description The `PRECONDITION_FAILED` problem of a conditional write of an action, `current` the action as stored now. */
         ActionPreconditionProblem: components["schemas"]["Problem"] & {
             current: components["schemas"]["Action"];
@@ -3646,6 +3652,11 @@ export interface components {
             deliveries: number;
         };
         WebhookEndpoint: {
+            /**
+             * Format: int64
+             * @description 1 at creation, one more for each change made through its routes (`PATCH`, disable, enable, roll-secret, an automatic disable); also the `ETag`, quoted, that `PATCH`'s `If-Match` names. Delivery bookkeeping (`failingSince`) does not move it.
+             */
+            version: number;
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
             /** @description The tenant's note on it; empty when none. */
@@ -4004,10 +4015,11 @@ export interface components {
                 "application/json": components["schemas"]["Redelivery"];
             };
         };
-        /** @description The endpoint; never its secret. */
+        /** @description The endpoint; never its secret. `ETag` is its version. */
         WebhookEndpoint: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -4453,6 +4465,22 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["AcceptanceList"];
+            };
+        };
+        /**
+         * @description `PRECONDITION_FAILED`: `If-Match` names none of the endpoint's stored version. `current`
+         *     holds the endpoint as stored now; nothing was changed.
+         */
+        WebhookEndpointPreconditionFailed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["WebhookEndpointPreconditionProblem"];
             };
         };
         /**
@@ -8781,6 +8809,17 @@ export interface operations {
                  * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -8803,8 +8842,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["WebhookEndpointPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -4,8 +4,10 @@
 package endpointview
 
 import (
+	"strconv"
 	"time"
 
+	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/ids"
 )
@@ -23,6 +25,9 @@ type Endpoint struct {
 	// Livemode is false for an endpoint of the tenant's sandbox: it receives the
 	// sandbox's events only (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
+	// Version is 1 at creation, one more for each change made through its routes;
+	// its ETag, quoted, which PATCH's If-Match names.
+	Version int64 `json:"version"`
 	// Description is the tenant's note on it, "" when none.
 	Description string `json:"description"`
 	// DisabledAt is when it was disabled, null while enabled.
@@ -45,7 +50,7 @@ func Of(e *events.Endpoint) Endpoint {
 		}
 	}
 	v := Endpoint{ID: e.ID, URL: e.URL, Events: types, APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC(), Description: e.Description,
-		Livemode:   ids.Livemode(e.TenantID),
+		Livemode: ids.Livemode(e.TenantID), Version: e.Version,
 		DisabledAt: utc(e.DisabledAt), FailingSince: utc(e.FailingSince)}
 	if e.PreviousSecret != "" {
 		v.PreviousSecretExpiresAt = utc(e.PreviousSecretExpiresAt)
@@ -63,3 +68,6 @@ func utc(t *time.Time) *time.Time {
 
 // Resource implements changes.View.
 func (Endpoint) Resource() string { return "webhook_endpoint" }
+
+// ETag is the entity tag of e's responses: its version, quoted.
+func ETag(e *events.Endpoint) string { return etag.Strong(strconv.FormatInt(e.Version, 10)) }

@@ -1,12 +1,15 @@
 package eventhttp
 
 import (
+	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/riskapi/riskapi/internal/apiversion"
+	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/events"
 	"github.com/riskapi/riskapi/internal/events/endpointview"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -58,7 +61,30 @@ func (h handlers) getEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	return respondEndpoint(c, e)
+}
+
+// respondEndpoint answers e, 200, with its ETag.
+func respondEndpoint(c echo.Context, e *events.Endpoint) error {
+	c.Response().Header().Set("ETag", endpointview.ETag(e))
 	return c.JSON(http.StatusOK, endpointview.Of(e))
+}
+
+// ifMatch reads If-Match as for a risk (contract section 12, docs/openapi.yaml):
+// nil when not sent. Errors: 400 for a malformed header; 428 without one when
+// REQUIRE_IF_MATCH is set.
+func (h handlers) ifMatch(c echo.Context) (events.IfMatch, error) {
+	l, given, err := etag.IfMatch(c.Request().Header)
+	switch {
+	case err != nil:
+		return nil, problem.Invalid("If-Match", err.Error())
+	case !given && h.RequireIfMatch:
+		return nil, problem.New(problem.PreconditionRequired,
+			`this server requires If-Match on writes: send the ETag of the version you read (or "*")`)
+	case !given:
+		return nil, nil
+	}
+	return func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
 }
 
 func (h handlers) updateEndpoint(c echo.Context) error {
@@ -75,12 +101,22 @@ func (h handlers) updateEndpoint(c echo.Context) error {
 			return problem.New(problem.APIVersionUnknown, "apiVersion: no API version is named %q", *req.APIVersion)
 		}
 	}
-	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id,
-		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description, APIVersion: req.APIVersion})
+	ifMatch, err := h.ifMatch(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, endpointview.Of(e))
+	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id, ifMatch,
+		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description, APIVersion: req.APIVersion})
+	var stale *events.StaleEndpointError
+	if errors.As(err, &stale) {
+		return &problem.Problem{Code: problem.PreconditionFailed, Current: endpointview.Of(stale.Current),
+			Detail: "If-Match does not name the endpoint's version " + endpointview.ETag(stale.Current) +
+				` (it changed since you read it): "current" holds it as stored now`}
+	}
+	if err != nil {
+		return err
+	}
+	return respondEndpoint(c, e)
 }
 
 func (h handlers) disableEndpoint(c echo.Context) error { return h.setDisabled(c, true) }
@@ -96,7 +132,7 @@ func (h handlers) setDisabled(c echo.Context, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, endpointview.Of(e))
+	return respondEndpoint(c, e)
 }
 
 func (h handlers) pingEndpoint(c echo.Context) error {

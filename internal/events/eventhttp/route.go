@@ -40,6 +40,9 @@ type Config struct {
 	// Pinger sends an endpoint its test message at once (delivery.Sender).
 	// Required for POST /v1/webhook-endpoints/{id}/ping.
 	Pinger Pinger
+	// RequireIfMatch refuses a PATCH of an endpoint without If-Match (428), as
+	// REQUIRE_IF_MATCH does a risk's.
+	RequireIfMatch bool
 }
 
 // Pinger sends an endpoint.ping (delivery.Sender.Ping).

@@ -30,6 +30,8 @@ type endpointRow struct {
 	PreviousSecret          string // sealed like Secret; "" when none
 	PreviousSecretExpiresAt *time.Time
 	FailingSince            *time.Time
+	// Migration 0025.
+	Version int64
 }
 
 func (endpointRow) TableName() string { return "webhook_endpoints" }
@@ -49,7 +51,7 @@ func (s *Store) toEndpoint(r *endpointRow) (*events.Endpoint, error) {
 	return &events.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.URL, Secret: secret,
 		Types: parseTypesColumn(r.EventTypes), APIVersion: r.APIVersion, CreatedAt: r.CreatedAt.UTC(), Description: r.Description,
 		DisabledAt: utc(r.DisabledAt), PreviousSecret: prev, PreviousSecretExpiresAt: utc(r.PreviousSecretExpiresAt),
-		FailingSince: utc(r.FailingSince)}, nil
+		FailingSince: utc(r.FailingSince), Version: r.Version}, nil
 }
 
 func utc(t *time.Time) *time.Time {
@@ -83,7 +85,8 @@ func (s *Store) CreateEndpoint(ctx context.Context, e *events.Endpoint) error {
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		row := &endpointRow{ID: e.ID, TenantID: e.TenantID, URL: e.URL, Secret: sealed,
-			EventTypes: typesColumn(e.Types), APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC(), Description: e.Description}
+			EventTypes: typesColumn(e.Types), APIVersion: e.APIVersion, CreatedAt: e.CreatedAt.UTC(), Description: e.Description,
+			Version: 1}
 		if err := database.Conn(ctx, s.db).Create(row).Error; err != nil {
 			return changes.Change{}, fmt.Errorf("create endpoint: %w", err)
 		}

@@ -45,8 +45,8 @@ func (s *Store) SaveEndpoint(ctx context.Context, before, after *events.Endpoint
 		}
 	}
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
-		res := s.tenant(ctx, after.TenantID).Model(&endpointRow{}).Where("id = ?", after.ID).Updates(map[string]any{
-			"url": after.URL, "event_types": typesColumn(after.Types), "description": after.Description,
+		res := s.tenant(ctx, after.TenantID).Model(&endpointRow{}).Where("id = ? AND version = ?", after.ID, before.Version).Updates(map[string]any{
+			"version": after.Version, "url": after.URL, "event_types": typesColumn(after.Types), "description": after.Description,
 			"api_version": after.APIVersion,
 			"disabled_at": utc(after.DisabledAt), "secret": sealed, "previous_secret": prev,
 			"previous_secret_expires_at": utc(after.PreviousSecretExpiresAt), "failing_since": utc(after.FailingSince),

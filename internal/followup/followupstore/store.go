@@ -220,56 +220,41 @@ func (s *Store) DeleteByRisk(ctx context.Context, tenantID, riskID string) (int,
 	return n, nil
 }
 
-// MyWork implements followup.Store: three bounded reads, each served by an index
-// on (tenant, user): risks_tenant_owner_user, idx_risk_actions_owner,
-// idx_acceptances_status.
+// dueReviewRow is the part of a risk's row My work shows.
+type dueReviewRow struct {
+	ID          string
+	Title       string
+	ReviewDate  string
+	ReviewEvery *string
+}
+
+// MyWork implements followup.Store: three bounded reads (the first page of each
+// list), each served by an index on (tenant, user): risks_tenant_owner_user,
+// idx_risk_actions_owner, idx_acceptances_status.
 func (s *Store) MyWork(ctx context.Context, tenantID string, q followup.MyWorkQuery) (*followup.MyWork, error) {
 	out := &followup.MyWork{}
-	var due []struct {
-		ID          string
-		Title       string
-		ReviewDate  string
-		ReviewEvery *string
-	}
-	err := s.tenant(ctx, tenantID).Table("risks").Select("id, title, review_date, review_every").
-		Where("owner_user_id = ? AND status <> 'closed' AND review_date IS NOT NULL AND review_date <= ?", q.UserID, q.ReviewBy).
-		Order("review_date, id").Limit(q.Limit + 1).Scan(&due).Error
+	var err error
+	reviews := s.tenant(ctx, tenantID).Table("risks").Select("id, title, review_date, review_every").
+		Where("owner_user_id = ? AND status <> 'closed' AND review_date IS NOT NULL AND review_date <= ?", q.UserID, q.ReviewBy)
+	out.Reviews, out.MoreReviews, err = database.PageSorted(reviews, database.Sorted{Column: "review_date"}, nil, q.Limit,
+		func(r *dueReviewRow) followup.DueReview {
+			return followup.DueReview{RiskID: r.ID, Title: r.Title, ReviewDate: r.ReviewDate, ReviewEvery: r.ReviewEvery}
+		})
 	if err != nil {
 		return nil, fmt.Errorf("my work: reviews: %w", err)
 	}
-	for _, r := range due {
-		out.Reviews = append(out.Reviews, followup.DueReview{RiskID: r.ID, Title: r.Title, ReviewDate: r.ReviewDate, ReviewEvery: r.ReviewEvery})
-	}
-	out.Reviews, out.MoreReviews = cut(out.Reviews, q.Limit)
-	var actions []actionRow
-	err = s.tenant(ctx, tenantID).Where("owner_id = ? AND status = ?", q.UserID, string(followup.ActionOpen)).
-		Order("due_date IS NULL, due_date, id").Limit(q.Limit + 1).Find(&actions).Error
+	actions := s.tenant(ctx, tenantID).Model(&actionRow{}).Where("owner_id = ? AND status = ?", q.UserID, string(followup.ActionOpen))
+	out.Actions, out.MoreActions, err = database.PageSorted(actions, database.Sorted{Column: "due_date", Nullable: true}, nil, q.Limit, toAction)
 	if err != nil {
 		return nil, fmt.Errorf("my work: actions: %w", err)
 	}
-	for i := range actions {
-		out.Actions = append(out.Actions, toAction(&actions[i]))
-	}
-	out.Actions, out.MoreActions = cut(out.Actions, q.Limit)
 	if q.Admin {
-		var accs []acceptanceRow
-		err = s.tenant(ctx, tenantID).Where("status = ? AND requested_by <> ?", string(followup.AcceptancePending), q.UserID).
-			Order("id").Limit(q.Limit + 1).Find(&accs).Error
+		pending := s.tenant(ctx, tenantID).Model(&acceptanceRow{}).
+			Where("status = ? AND requested_by <> ?", string(followup.AcceptancePending), q.UserID)
+		out.Acceptances, out.MoreAcceptances, err = database.Page(pending, database.OldestFirst, "", q.Limit, toAcceptance)
 		if err != nil {
 			return nil, fmt.Errorf("my work: acceptances: %w", err)
 		}
-		for i := range accs {
-			out.Acceptances = append(out.Acceptances, toAcceptance(&accs[i]))
-		}
-		out.Acceptances, out.MoreAcceptances = cut(out.Acceptances, q.Limit)
 	}
 	return out, nil
-}
-
-// cut keeps the first limit of xs and reports whether there were more.
-func cut[T any](xs []T, limit int) ([]T, bool) {
-	if len(xs) > limit {
-		return xs[:limit], true
-	}
-	return xs, false
 }

@@ -1,0 +1,66 @@
+package eventhttp_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/config"
+)
+
+// TestPatchEndpointIfMatch: an endpoint carries a version, its ETag; a PATCH whose
+// If-Match names it changes the endpoint and moves the version; one naming an older
+// version is 412 PRECONDITION_FAILED with the endpoint as stored in current, and
+// changes nothing; with REQUIRE_IF_MATCH, a PATCH without If-Match is 428 and one
+// with "*" goes through. A disable moves the version too.
+func TestPatchEndpointIfMatch(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate, func(c *config.Config) { c.HTTP.RequireIfMatch = true })
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	ep := createEndpoint(t, env, tok, "http://127.0.0.1:9/hook", "risk.created")
+	path := "/v1/webhook-endpoints/" + ep.ID
+	patch := func(ifMatch string, body map[string]any) *apitest.Response {
+		h := http.Header{}
+		if ifMatch != "" {
+			h.Set("If-Match", ifMatch)
+		}
+		return apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: path, Bearer: tok, Header: h, JSON: body})
+	}
+	read := apitest.Do(t, env, apitest.Request{Method: "GET", Path: path, Bearer: tok}).Expect(200)
+	v1 := read.Header().Get("ETag")
+	if v1 != `"1"` || read.Map()["version"] != 1.0 {
+		t.Fatalf("a new endpoint's ETag %s, version %v; want \"1\", 1", v1, read.Map()["version"])
+	}
+
+	patch("", map[string]any{"description": "no precondition"}).ExpectProblem(428, "PRECONDITION_REQUIRED")
+	res := patch(v1, map[string]any{"description": "first"}).Expect(200)
+	v2 := res.Header().Get("ETag")
+	if v2 != `"2"` || res.Map()["version"] != 2.0 {
+		t.Fatalf("after a PATCH: ETag %s, body %v", v2, res.Map())
+	}
+	// Another admin's PATCH read version 1: refused, the endpoint as stored in current.
+	stale := patch(v1, map[string]any{"description": "lost update"}).ExpectProblem(412, "PRECONDITION_FAILED").Map()
+	current, _ := stale["current"].(map[string]any)
+	if current == nil || current["description"] != "first" || current["version"] != 2.0 {
+		t.Fatalf("412's current = %v, want the endpoint at version 2", stale["current"])
+	}
+	patch(`W/"2"`, map[string]any{"description": "weak"}).ExpectProblem(412, "PRECONDITION_FAILED")
+	patch(`"x`, map[string]any{"description": "bad"}).ExpectProblem(400, "VALIDATION_FAILED")
+	if got := getEndpoint(t, env, tok, ep.ID); got.Description != "first" {
+		t.Fatalf("description %q after refused PATCHes, want first", got.Description)
+	}
+	// A PATCH that changes nothing keeps the version.
+	if etag := patch(v2, map[string]any{"description": "first"}).Expect(200).Header().Get("ETag"); etag != v2 {
+		t.Fatalf("a PATCH changing nothing moved the ETag to %s", etag)
+	}
+	disabled := post(t, env, tok, path+"/disable", map[string]any{}).Expect(200)
+	if etag := disabled.Header().Get("ETag"); etag != `"3"` {
+		t.Fatalf("ETag after disable %s, want \"3\"", etag)
+	}
+	patch(v2, map[string]any{"url": "http://127.0.0.1:9/other"}).ExpectProblem(412, "PRECONDITION_FAILED")
+	patch("*", map[string]any{"url": "http://127.0.0.1:9/other"}).Expect(200)
+	if n := len(auditOf(t, env, tok, "webhook_endpoint.updated")); n != 2 {
+		t.Fatalf("%d webhook_endpoint.updated entries, want 2 (refused PATCHes record nothing)", n)
+	}
+}
