@@ -19,10 +19,11 @@ type Erased struct {
 	// ID is the sandbox's (ids.SandboxOf of the tenant).
 	ID string `json:"id"`
 	// Livemode is always false: a sandbox is test data.
-	Livemode        bool  `json:"livemode"`
-	Risks           int64 `json:"risks"`
-	Attachments     int64 `json:"attachments"`
-	Events          int64 `json:"events"`
+	Livemode    bool  `json:"livemode"`
+	Risks       int64 `json:"risks"`
+	Attachments int64 `json:"attachments"`
+	Events      int64 `json:"events"`
+	// Deliveries counts each delivery once, queued or logged (webhook_attempts).
 	Deliveries      int64 `json:"deliveries"`
 	IdempotencyKeys int64 `json:"idempotencyKeys"`
 	RequestLog      int64 `json:"requestLogEntries"`

@@ -3058,6 +3058,7 @@ export interface components {
             risks: number;
             attachments: number;
             events: number;
+            /** @description The deliveries of its events to its endpoints, each once whether it was still queued, in the delivery log (delivered, failed, skipped) or both (a retry pending). */
             deliveries: number;
             idempotencyKeys: number;
             requestLogEntries: number;

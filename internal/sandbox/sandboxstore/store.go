@@ -44,8 +44,13 @@ func (s *Store) EraseData(ctx context.Context, tenantID string) (sandbox.Erased,
 	out := sandbox.Of(tenantID)
 	err := s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		out = sandbox.Of(tenantID) // a retried unit of work counts again
-		counts := map[string]*int64{"webhook_attempts": nil, "webhook_deliveries": &out.Deliveries,
-			"events": &out.Events, "attachments": &out.Attachments, "risks": &out.Risks,
+		// A delivery is counted once whether it waits in the queue, is logged
+		// (delivered, failed, skipped: webhook_attempts) or both (a retry pending):
+		// counting the queue alone answered 0 once every delivery had gone through.
+		if err := s.countDeliveries(ctx, out.ID, &out.Deliveries); err != nil {
+			return changes.Change{}, err
+		}
+		counts := map[string]*int64{"events": &out.Events, "attachments": &out.Attachments, "risks": &out.Risks,
 			"request_log_entries": &out.RequestLog, "audit_log": &out.AuditLog}
 		conn := database.Conn(ctx, s.db)
 		// Inbound findings are keyed by source: those of the sandbox's sources.
@@ -79,4 +84,16 @@ func (s *Store) EraseData(ctx context.Context, tenantID string) (sandbox.Erased,
 // sandbox), in ctx's unit of work.
 func (s *Store) tenant(ctx context.Context, table, tenantID string) *gorm.DB {
 	return database.Conn(ctx, s.db).Table(table).Scopes(database.OfTenant(tenantID))
+}
+
+// countDeliveries sets *n to how many deliveries of the scope's events there are:
+// those queued and those in the delivery log, each once.
+func (s *Store) countDeliveries(ctx context.Context, scope string, n *int64) error {
+	err := database.Conn(ctx, s.db).Raw(`SELECT COUNT(*) FROM (
+		SELECT delivery_id AS id FROM webhook_attempts WHERE tenant_id = ?
+		UNION SELECT id FROM webhook_deliveries WHERE tenant_id = ?) d`, scope, scope).Scan(n).Error
+	if err != nil {
+		return fmt.Errorf("count sandbox deliveries: %w", err)
+	}
+	return nil
 }
