@@ -159,6 +159,21 @@ func (s *ActionsService) Create(ctx context.Context, riskID string, p *ActionCre
 	return out, nil
 }
 
+// Get returns the action id (GET /v2/actions/{id}); its ETag is Action.ETag.
+// Errors: *Error 404 NOT_FOUND.
+func (s *ActionsService) Get(ctx context.Context, id string) (*Action, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	out := new(Action)
+	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/actions/"+url.PathEscape(id), nil, nil, nil, out)
+	if err != nil {
+		return nil, err
+	}
+	out.LastResponse = info
+	return out, nil
+}
+
 // ActionUpdateParams change an action; nil members are kept. Params.IfMatch
 // makes the change conditional (412 PRECONDITION_FAILED when stale).
 type ActionUpdateParams struct {
@@ -263,6 +278,21 @@ func (s *AcceptancesService) Request(ctx context.Context, riskID string, p *Acce
 	}
 	out := new(Acceptance)
 	info, err := s.client.doJSON(ctx, http.MethodPost, "/v2/risks/"+url.PathEscape(riskID)+"/acceptances", nil, &p.Params, p, out)
+	if err != nil {
+		return nil, err
+	}
+	out.LastResponse = info
+	return out, nil
+}
+
+// Get returns the acceptance id (GET /v2/acceptances/{id}). Errors: *Error 404
+// NOT_FOUND.
+func (s *AcceptancesService) Get(ctx context.Context, id string) (*Acceptance, error) {
+	if id == "" {
+		return nil, errEmptyID
+	}
+	out := new(Acceptance)
+	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/acceptances/"+url.PathEscape(id), nil, nil, nil, out)
 	if err != nil {
 		return nil, err
 	}

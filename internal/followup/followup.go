@@ -148,6 +148,8 @@ type Store interface {
 	// ActionForUpdate returns the tenant's action, locked until ctx's transaction
 	// ends. Errors: ErrActionNotFound.
 	ActionForUpdate(ctx context.Context, tenantID, id string) (*Action, error)
+	// Action returns the tenant's action. Errors: ErrActionNotFound.
+	Action(ctx context.Context, tenantID, id string) (*Action, error)
 	// UpdateAction stores after over before and records action.updated.
 	UpdateAction(ctx context.Context, before, after *Action) error
 	// Actions lists the actions f selects.
@@ -158,6 +160,8 @@ type Store interface {
 	// AcceptanceForUpdate returns the tenant's acceptance, locked until ctx's
 	// transaction ends. Errors: ErrAcceptanceNotFound.
 	AcceptanceForUpdate(ctx context.Context, tenantID, id string) (*Acceptance, error)
+	// Acceptance returns the tenant's acceptance. Errors: ErrAcceptanceNotFound.
+	Acceptance(ctx context.Context, tenantID, id string) (*Acceptance, error)
 	// UpdateAcceptance stores after over before and records action.
 	UpdateAcceptance(ctx context.Context, action changes.Action, before, after *Acceptance) error
 	// Expire is UpdateAcceptance of an expiry (acceptance.expired), whose event

@@ -51,6 +51,12 @@ func TestRegisterInTimeThroughTheSDK(t *testing.T) {
 	if !errors.Is(err, riskapi.ErrPreconditionFailed) {
 		t.Errorf("a stale If-Match: %v, want PRECONDITION_FAILED", err)
 	}
+	if got, err := c.Actions.Get(ctx, act.ID); err != nil || got.Status != done || got.Version != 2 {
+		t.Errorf("Actions.Get = %+v, %v; want the done action at version 2", got, err)
+	}
+	if _, err := c.Actions.Get(ctx, "act_0193b2c4d5e67f8091a2b3c4d5e6f708"); !errors.Is(err, riskapi.ErrNotFound) {
+		t.Errorf("Actions.Get of no action: %v, want NOT_FOUND", err)
+	}
 	if acts, err := riskapi.Collect(c.Actions.List(ctx, &riskapi.ActionListParams{OwnerID: owner.ID, Status: done})); err != nil || len(acts) != 1 {
 		t.Errorf("done actions of the owner = %d, %v; want 1", len(acts), err)
 	}
@@ -58,6 +64,9 @@ func TestRegisterInTimeThroughTheSDK(t *testing.T) {
 	acc, err := c.Acceptances.Request(ctx, r.ID, &riskapi.AcceptanceCreateParams{Justification: "cheap", ValidUntil: until})
 	if err != nil || acc.Status != "pending" || acc.RequestedBy.Type != "api_key" {
 		t.Fatalf("acceptance = %+v, %v", acc, err)
+	}
+	if got, err := c.Acceptances.Get(ctx, acc.ID); err != nil || got.ID != acc.ID || got.Status != "pending" {
+		t.Errorf("Acceptances.Get = %+v, %v", got, err)
 	}
 	if accs, err := riskapi.Collect(c.Acceptances.List(ctx, &riskapi.AcceptanceListParams{Status: "pending"})); err != nil || len(accs) != 1 {
 		t.Errorf("pending acceptances = %d, %v; want 1", len(accs), err)

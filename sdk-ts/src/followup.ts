@@ -40,6 +40,11 @@ export class Actions {
     return (await this.send({ method: "POST", path: riskPath(riskId, "actions"), body: jsonBody(params), expect: "json" }, opts)).json as Action;
   }
 
+  /** The action (GET /actions/{id}); its version is its ETag. */
+  async get(id: string, opts?: CallOptions): Promise<Action> {
+    return (await this.send({ method: "GET", path: "/actions/" + encodeURIComponent(id), expect: "json" }, opts)).json as Action;
+  }
+
   /** Changes the action (PATCH /actions/{id}). */
   async update(id: string, params: ActionUpdateParams, opts?: CallOptions): Promise<Action> {
     return (await this.send({ method: "PATCH", path: "/actions/" + encodeURIComponent(id), body: jsonBody(params), expect: "json" }, opts)).json as Action;
@@ -71,6 +76,11 @@ export class Acceptances {
   /** Requests the acceptance of the risk until validUntil, at most a year away (POST /risks/{id}/acceptances). */
   async request(riskId: string, params: AcceptanceCreateParams, opts?: CallOptions): Promise<Acceptance> {
     return (await this.send({ method: "POST", path: riskPath(riskId, "acceptances"), body: jsonBody(params), expect: "json" }, opts)).json as Acceptance;
+  }
+
+  /** The acceptance (GET /acceptances/{id}). */
+  async get(id: string, opts?: CallOptions): Promise<Acceptance> {
+    return (await this.send({ method: "GET", path: "/acceptances/" + encodeURIComponent(id), expect: "json" }, opts)).json as Acceptance;
   }
 
   /** Approves it (POST /v1/acceptances/{id}/approve): the risk's treatment becomes accept. The requester gets 403 SELF_APPROVAL. */

@@ -139,3 +139,19 @@ describe("attachments.delete", () => {
     expect(seen[0]!.headers.get("Idempotency-Key")).toBeTruthy();
   });
 });
+
+describe("actions.get and acceptances.get", () => {
+  it("read one action and one acceptance by ID, and reject an unknown one with NOT_FOUND", async () => {
+    const action = { id: "act_1", riskId: "risk_1", title: "fix", ownerId: "usr_1", dueDate: null, status: "open", version: 2,
+      createdAt: "2026-12-01T00:00:00Z", updatedAt: "2026-12-01T00:00:00Z" };
+    const { client, seen } = fakeClient([json(200, action), json(200, { id: "acc_1", status: "pending" }), problem(404, "NOT_FOUND")]);
+    expect((await client.actions.get("act_1")).version).toBe(2);
+    expect((await client.acceptances.get("acc_1")).id).toBe("acc_1");
+    const err = await client.actions.get("act_2").catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RiskApiError);
+    expect((err as RiskApiError).code).toBe("NOT_FOUND");
+    expect(seen.map((s) => `${s.method} ${s.url.pathname}`)).toEqual([
+      "GET /v2/actions/act_1", "GET /v2/acceptances/acc_1", "GET /v2/actions/act_2",
+    ]);
+  });
+});

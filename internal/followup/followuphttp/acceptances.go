@@ -73,6 +73,22 @@ func (h handlers) decide(approve bool) echo.HandlerFunc {
 	}
 }
 
+func (h handlers) getAcceptance(c echo.Context) error {
+	id := c.Param("id")
+	if !ids.Valid(ids.Acceptance, id) {
+		return followup.ErrAcceptanceNotFound
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Store.Acceptance(c.Request().Context(), tenant, id)
+	if err != nil {
+		return err
+	}
+	return respondAcceptance(c, http.StatusOK, a)
+}
+
 func (h handlers) riskAcceptances(c echo.Context) error {
 	tenant, riskID, err := riskOf(c)
 	if err != nil {

@@ -50,10 +50,12 @@ func Routes(cfg Config) []route.Route {
 		{Method: http.MethodPost, Path: "/risks/:id/actions", Handler: h.createAction, Versions: route.Both, Scope: write},
 		{Method: http.MethodGet, Path: "/risks/:id/actions", Handler: h.riskActions, Versions: route.Both, Scope: read},
 		{Method: http.MethodGet, Path: "/actions", Handler: h.actions, Versions: route.Both, Scope: read},
+		{Method: http.MethodGet, Path: "/actions/:id", Handler: h.getAction, Versions: route.Both, Scope: read},
 		{Method: http.MethodPatch, Path: "/actions/:id", Handler: h.patchAction, Versions: route.Both, Scope: write},
 		{Method: http.MethodPost, Path: "/risks/:id/acceptances", Handler: h.requestAcceptance, Versions: route.Both, Scope: write, Resource: "acceptance"},
 		{Method: http.MethodGet, Path: "/risks/:id/acceptances", Handler: h.riskAcceptances, Versions: route.Both, Scope: read, Resource: "acceptance"},
 		{Method: http.MethodGet, Path: "/acceptances", Handler: h.acceptances, Versions: route.Both, Scope: read, Resource: "acceptance"},
+		{Method: http.MethodGet, Path: "/acceptances/:id", Handler: h.getAcceptance, Versions: route.Both, Scope: read, Resource: "acceptance"},
 		{Method: http.MethodPost, Path: "/acceptances/:id/approve", Handler: h.decide(true), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
 		{Method: http.MethodPost, Path: "/acceptances/:id/reject", Handler: h.decide(false), Versions: route.V1, Scope: write, Admin: true, Resource: "acceptance"},
 		// A session's user's own work: an API key has no user.
@@ -218,6 +220,22 @@ func (h handlers) listActions(c echo.Context, tenant string, f followup.ActionFi
 		return err
 	}
 	return c.JSON(http.StatusOK, route.NewPage(as, more, func(a *followup.Action) string { return a.ID }, followupview.OfAction))
+}
+
+func (h handlers) getAction(c echo.Context) error {
+	id := c.Param("id")
+	if !ids.Valid(ids.Action, id) {
+		return followup.ErrActionNotFound
+	}
+	tenant, err := route.Tenant(c)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Store.Action(c.Request().Context(), tenant, id)
+	if err != nil {
+		return err
+	}
+	return respondAction(c, http.StatusOK, a)
 }
 
 // actionPatch is the body of PATCH /actions/{id}.

@@ -99,8 +99,17 @@ func (s *Store) CreateAcceptance(ctx context.Context, a *followup.Acceptance) er
 // AcceptanceForUpdate reads the tenant's acceptance locked. Errors:
 // followup.ErrAcceptanceNotFound.
 func (s *Store) AcceptanceForUpdate(ctx context.Context, tenantID, id string) (*followup.Acceptance, error) {
+	return s.acceptance(s.forUpdate(s.tenant(ctx, tenantID)), id)
+}
+
+// Acceptance reads the tenant's acceptance. Errors: followup.ErrAcceptanceNotFound.
+func (s *Store) Acceptance(ctx context.Context, tenantID, id string) (*followup.Acceptance, error) {
+	return s.acceptance(s.tenant(ctx, tenantID), id)
+}
+
+func (s *Store) acceptance(q *gorm.DB, id string) (*followup.Acceptance, error) {
 	var w acceptanceRow
-	err := s.forUpdate(s.tenant(ctx, tenantID).Where("id = ?", id)).Take(&w).Error
+	err := q.Where("id = ?", id).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, followup.ErrAcceptanceNotFound
 	}

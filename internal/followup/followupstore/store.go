@@ -156,8 +156,17 @@ func (s *Store) CreateAction(ctx context.Context, a *followup.Action) error {
 
 // ActionForUpdate reads the tenant's action locked. Errors: followup.ErrActionNotFound.
 func (s *Store) ActionForUpdate(ctx context.Context, tenantID, id string) (*followup.Action, error) {
+	return s.action(s.forUpdate(s.tenant(ctx, tenantID)), id)
+}
+
+// Action reads the tenant's action. Errors: followup.ErrActionNotFound.
+func (s *Store) Action(ctx context.Context, tenantID, id string) (*followup.Action, error) {
+	return s.action(s.tenant(ctx, tenantID), id)
+}
+
+func (s *Store) action(q *gorm.DB, id string) (*followup.Action, error) {
 	var w actionRow
-	err := s.forUpdate(s.tenant(ctx, tenantID).Where("id = ?", id)).Take(&w).Error
+	err := q.Where("id = ?", id).Take(&w).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, followup.ErrActionNotFound
 	}
