@@ -2041,7 +2041,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get an action
+         * @description The action, with its version as `ETag`; 404 when it is no action of the tenant (or of its sandbox, in test mode).
+         */
+        get: operations["v1GetAction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2050,7 +2054,11 @@ export interface paths {
          * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
          */
         options: operations["optionsV1ActionsId"];
-        head?: never;
+        /**
+         * Get an action (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetAction"];
         /**
          * Change an action
          * @description Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
@@ -2136,6 +2144,40 @@ export interface paths {
          * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
          */
         head: operations["headV1GetMyWork"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/acceptances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an acceptance
+         * @description The acceptance, with its version as `ETag`; its `riskSnapshot` shows the risk in the request's version. 404 when it is no acceptance of the tenant (or of its sandbox, in test mode).
+         */
+        get: operations["v1GetAcceptance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1AcceptancesId"];
+        /**
+         * Get an acceptance (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1GetAcceptance"];
         patch?: never;
         trace?: never;
     };
@@ -2290,7 +2332,11 @@ export interface paths {
             };
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get an action
+         * @description Requires scope `risks:read`. The action, with its version as `ETag`; 404 when it is no action of the tenant (or of its sandbox, in test mode).
+         */
+        get: operations["v2GetAction"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2299,7 +2345,11 @@ export interface paths {
          * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
          */
         options: operations["optionsV2ActionsId"];
-        head?: never;
+        /**
+         * Get an action (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetAction"];
         /**
          * Change an action
          * @description Requires scope `risks:write`. Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
@@ -2346,6 +2396,40 @@ export interface paths {
          * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
          */
         head: operations["headV2ListRiskAcceptances"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/acceptances/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an acceptance
+         * @description Requires scope `risks:read`. The acceptance, with its version as `ETag`; its `riskSnapshot` shows the risk in the request's version. 404 when it is no acceptance of the tenant (or of its sandbox, in test mode).
+         */
+        get: operations["v2GetAcceptance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2AcceptancesId"];
+        /**
+         * Get an acceptance (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2GetAcceptance"];
         patch?: never;
         trace?: never;
     };
@@ -10478,6 +10562,29 @@ export interface operations {
             503: components["responses"]["HeadProblem"];
         };
     };
+    v1GetAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Action"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     optionsV1ActionsId: {
         parameters: {
             query?: never;
@@ -10494,6 +10601,29 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+        };
+    };
+    headV1GetAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v1UpdateAction: {
@@ -10724,6 +10854,70 @@ export interface operations {
             200: components["responses"]["HeadOk"];
             400: components["responses"]["HeadProblem"];
             401: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1GetAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Acceptance"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1AcceptancesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1GetAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
             429: components["responses"]["HeadProblem"];
             500: components["responses"]["HeadProblem"];
             503: components["responses"]["HeadProblem"];
@@ -11119,6 +11313,29 @@ export interface operations {
             503: components["responses"]["HeadProblem"];
         };
     };
+    v2GetAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Action"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     optionsV2ActionsId: {
         parameters: {
             query?: never;
@@ -11135,6 +11352,29 @@ export interface operations {
         requestBody?: never;
         responses: {
             204: components["responses"]["Options"];
+        };
+    };
+    headV2GetAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Action ID (`act_…`).
+                 * @example act_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["ActionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
         };
     };
     v2UpdateAction: {
@@ -11311,6 +11551,70 @@ export interface operations {
         responses: {
             200: components["responses"]["HeadOk"];
             400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2GetAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Acceptance"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2AcceptancesId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2GetAcceptance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Acceptance ID (`acc_…`).
+                 * @example acc_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["AcceptanceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
             401: components["responses"]["HeadProblem"];
             404: components["responses"]["HeadProblem"];
             429: components["responses"]["HeadProblem"];
