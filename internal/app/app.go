@@ -228,6 +228,9 @@ type Maintenance struct {
 	// HeatCountFolder folds the heat map's delta counts (PostgreSQL; a no-op on
 	// SQLite, whose triggers fold in place); Sweep runs it.
 	HeatCountFolder *sweep.Batched
+	// DueNoticeSweeper deletes due-date notices past due.RetentionDays; Sweep
+	// runs it.
+	DueNoticeSweeper *sweep.ByAge
 }
 
 // OpenMaintenance opens Admin and wires the sweeps.
@@ -254,6 +257,9 @@ func OpenMaintenance(ctx context.Context, cfg config.Config, log *slog.Logger, o
 		// writes; a batch never makes a writer wait (riskstore.Store.FoldHeatCounts).
 		HeatCountFolder: &sweep.Batched{Name: "heat count fold", Batch: a.riskStore.FoldHeatCounts,
 			Pacing: sweepPacing(a.DB.Dialect), Logger: log},
+		// A day past the retention: no kind's window reaches back to what it deletes.
+		DueNoticeSweeper: &sweep.ByAge{Name: "due notice sweep", DeleteBefore: a.Due.Store.(*duestore.Store).DeleteBefore,
+			TTL: (due.RetentionDays + 1) * 24 * time.Hour, Pacing: sweepPacing(a.DB.Dialect), Now: opts.Now, Logger: log},
 	}, nil
 }
 
@@ -387,6 +393,11 @@ func (a *Maintenance) Sweep(ctx context.Context) (int, error) {
 			a.Logger.Error("api key expiry sweep failed", slog.String("error", kerr.Error()))
 		} else if m > 0 {
 			a.Logger.Info("api key expiry sweep", slog.Int("recorded", m))
+		}
+	}
+	if ctx.Err() == nil {
+		if _, derr := a.DueNoticeSweeper.Sweep(ctx); derr != nil {
+			a.Logger.Error("due notice sweep failed", slog.String("error", derr.Error()))
 		}
 	}
 	if ctx.Err() == nil {

@@ -60,9 +60,10 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 	approved := due.Source{Table: "acceptances", DateColumn: "valid_until", Where: "t.status = 'approved'"}
 	return []due.Kind{
 		{Action: changes.RiskReviewDue, Source: reviews, Lead: reviewDueDays, Notice: riskNotice(changes.RiskReviewDue)},
-		{Action: changes.RiskReviewOverdue, Source: reviews, Lead: -1, Notice: riskNotice(changes.RiskReviewOverdue)},
+		{Action: changes.RiskReviewOverdue, Source: reviews, Lead: -1, Lookback: due.RetentionDays,
+			Notice: riskNotice(changes.RiskReviewOverdue)},
 		{Action: changes.ActionOverdue, Source: due.Source{Table: "risk_actions", DateColumn: "due_date", Where: "t.status = 'open'"},
-			Lead: -1, Notice: func(ctx context.Context, it due.Item, eventID string) error {
+			Lead: -1, Lookback: due.RetentionDays, Notice: func(ctx context.Context, it due.Item, eventID string) error {
 				a, err := fs.ActionForUpdate(ctx, it.TenantID, it.ObjectID)
 				if errors.Is(err, followup.ErrActionNotFound) {
 					return due.ErrMoved

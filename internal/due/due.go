@@ -50,6 +50,13 @@ type Kind struct {
 	// Lead is how many days before the due date the notice falls due; -1 for the
 	// day after it (overdue, expired).
 	Lead int
+	// Lookback, for a kind of Lead -1 whose items stay due once noticed (a review
+	// still overdue, an action still open), is how many days past its date an item
+	// is still looked for: RetentionDays, so that a notice the sweep removed is
+	// never found missing, and a run does not read every item ever overdue. 0 for
+	// no bound: a kind whose notice makes its item leave the source (an expired
+	// acceptance is no longer approved).
+	Lookback int
 	// Notice records the notice of it, with its derived event ID, in the
 	// transaction ctx carries (the claim's). It returns ErrMoved when the object no
 	// longer has that due date (changed since it was found): nothing is emitted.
@@ -59,11 +66,19 @@ type Kind struct {
 // ErrMoved is a Notice's report that its object's date moved since it was found.
 var ErrMoved = errors.New("due: the object's date moved since it was found")
 
+// RetentionDays is how long a notice is kept in due_notices, counted from its due
+// date: the sweep removes older ones (docs/register.md, Due dates). No kind looks
+// for an item that far back, so none is noticed twice.
+const RetentionDays = 180
+
 // window is the range of due dates that have come due for k today: [from, to],
 // from "" for no lower bound.
 func (k Kind) window(today time.Time) (from, to string) {
 	if k.Lead < 0 {
-		return "", today.AddDate(0, 0, -1).Format(DateLayout)
+		if k.Lookback > 0 {
+			from = today.AddDate(0, 0, -k.Lookback).Format(DateLayout)
+		}
+		return from, today.AddDate(0, 0, -1).Format(DateLayout)
 	}
 	return today.Format(DateLayout), today.AddDate(0, 0, k.Lead).Format(DateLayout)
 }

@@ -125,3 +125,17 @@ func (s *Store) Claim(ctx context.Context, id string, kind changes.Action, it du
 func (s *Store) Record(ctx context.Context, c changes.Change) error {
 	return s.point.Write(ctx, func(context.Context) (changes.Change, error) { return c, nil })
 }
+
+// DeleteBefore deletes up to limit notices whose due date is before cutoff's UTC
+// day (sweep.ByAge; the cutoff is RetentionDays and a day back, so no kind's window
+// reaches them) through idx_due_notices_due_date, and returns how many.
+func (s *Store) DeleteBefore(ctx context.Context, cutoff time.Time, limit int) (int, error) {
+	conn := database.Conn(ctx, s.db)
+	sub := conn.Session(&gorm.Session{NewDB: true}).Table("due_notices").Select("id").
+		Where("due_date < ?", cutoff.UTC().Format(due.DateLayout)).Order("due_date").Limit(limit)
+	res := conn.Table("due_notices").Where("id IN (?)", sub).Delete(map[string]any{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("sweep due notices: %w", res.Error)
+	}
+	return int(res.RowsAffected), nil
+}
