@@ -74,6 +74,7 @@ var idRoutes = map[string]idRoute{
 	"POST /risks/:id/actions": func(o objects) apitest.Request {
 		return post("/risks/"+o.risk+"/actions", map[string]any{"title": "taken over", "ownerId": o.user, "dueDate": "2030-01-01"})
 	},
+	"GET /actions/:id": func(o objects) apitest.Request { return get("/actions/" + o.action) },
 	"PATCH /actions/:id": func(o objects) apitest.Request {
 		return apitest.Request{Method: http.MethodPatch, Path: "/actions/" + o.action, JSON: map[string]any{"status": "done"}}
 	},
@@ -82,6 +83,7 @@ var idRoutes = map[string]idRoute{
 		return post("/risks/"+o.risk+"/acceptances", map[string]any{"justification": "taken over",
 			"validUntil": time.Now().AddDate(0, 6, 0).Format(time.DateOnly)})
 	},
+	"GET /acceptances/:id": func(o objects) apitest.Request { return get("/acceptances/" + o.acceptance) },
 	"POST /acceptances/:id/approve": func(o objects) apitest.Request {
 		return post("/acceptances/"+o.acceptance+"/approve", map[string]any{"note": "x"})
 	},
