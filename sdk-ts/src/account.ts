@@ -7,7 +7,7 @@
 import type { Send } from "./page.js";
 import { jsonBody } from "./risks.js";
 import type { CallOptions } from "./transport.js";
-import type { Me } from "./types.js";
+import type { Me, MyWork } from "./types.js";
 
 /** The signed-in user's own account. */
 export class Account {
@@ -36,6 +36,16 @@ export class Account {
   async me(opts?: CallOptions): Promise<Me> {
     this.session("account.me");
     return (await this.send({ method: "GET", path: "/me", expect: "json" }, opts)).json as Me;
+  }
+
+  /**
+   * The signed-in user's My work (GET /v1/my-work): reviews due or overdue on the
+   * risks they own, their open actions by due date, and (an admin's) the
+   * acceptances others requested; at most `limit` (1–100, default 20) of each.
+   */
+  async myWork(params: { limit?: number } = {}, opts?: CallOptions): Promise<MyWork> {
+    this.session("account.myWork");
+    return (await this.send({ method: "GET", path: "/my-work", query: { ...params }, expect: "json" }, opts)).json as MyWork;
   }
 
   /**

@@ -64,6 +64,7 @@ export type {
   IdempotencyOutcome,
   ListParams,
   Me,
+  MyWork,
   Page,
   Problem,
   RequestListParams,

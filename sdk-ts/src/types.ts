@@ -134,6 +134,8 @@ export type IdempotencyOutcome = Schemas["IdempotencyOutcome"];
 export type IdempotencyKeyState = Schemas["IdempotencyKeyState"];
 /** The signed-in user and their tenant (GET /v1/me). */
 export type Me = Schemas["Me"];
+/** GET /v1/my-work: the signed-in user's due reviews, open actions and acceptances to decide. */
+export type MyWork = Schemas["MyWork"];
 /** A role: "admin" or "member". */
 export type Role = Schemas["Role"];
 /** A user of the tenant. */

@@ -93,9 +93,19 @@ describe("session mode (the dashboard: /v1 and the cookie)", () => {
     ]);
   });
 
+  it("reads My work in session mode, with its limit", async () => {
+    const work = { reviewDueDays: 7, reviews: { data: [{ riskId: "risk_1", title: "t", reviewDate: "2026-12-01", reviewEvery: null, state: "overdue" }], hasMore: false },
+      actions: { data: [], hasMore: false }, acceptances: { data: [], hasMore: false } };
+    const { client, seen } = fakeClient([json(200, work)], { session: true });
+    const got = await client.account.myWork({ limit: 5 });
+    expect(got.reviews.data[0]!.state).toBe("overdue");
+    expect(seen[0]!.method + " " + seen[0]!.url.pathname + seen[0]!.url.search).toBe("GET /v1/my-work?limit=5");
+  });
+
   it("refuses session-only calls on an API key client before sending", async () => {
     const { client, seen } = fakeClient([json(200, {})]);
     await expect(client.account.me()).rejects.toThrow(/session client/);
+    await expect(client.account.myWork()).rejects.toThrow(/session client/);
     await expect(client.users.listPage()).rejects.toThrow(/session client/);
     expect(seen).toHaveLength(0);
     expect(() => new RiskApi({ session: true, apiKey: "rk_x" })).toThrow(TypeError);
