@@ -40,7 +40,13 @@ func TestPatchEndpointIfMatch(t *testing.T) {
 		t.Fatalf("after a PATCH: ETag %s, body %v", v2, res.Map())
 	}
 	// Another admin's PATCH read version 1: refused, the endpoint as stored in current.
-	stale := patch(v1, map[string]any{"description": "lost update"}).ExpectProblem(412, "PRECONDITION_FAILED").Map()
+	spec := apitest.LoadSpec(t, "../../../docs/openapi.yaml")
+	spec.Check(t, "GET", path, nil, read)
+	spec.Check(t, "PATCH", path, nil, res)
+	staleRes := patch(v1, map[string]any{"description": "lost update"}).ExpectProblem(412, "PRECONDITION_FAILED")
+	spec.Check(t, "PATCH", path, nil, staleRes)
+	spec.Check(t, "PATCH", path, nil, patch("", map[string]any{"description": "x"}).ExpectProblem(428, "PRECONDITION_REQUIRED"))
+	stale := staleRes.Map()
 	current, _ := stale["current"].(map[string]any)
 	if current == nil || current["description"] != "first" || current["version"] != 2.0 {
 		t.Fatalf("412's current = %v, want the endpoint at version 2", stale["current"])

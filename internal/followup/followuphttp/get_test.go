@@ -34,14 +34,17 @@ func TestGetActionAndAcceptance(t *testing.T) {
 	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/acceptances/" + accID + "/approve", Bearer: other.Token,
 		JSON: map[string]any{}}).Expect(http.StatusOK)
 
+	spec := apitest.LoadSpec(t, "../../../docs/openapi.yaml")
 	for _, c := range []struct{ path, bearer string }{{"/v2", a.Key}, {"/v1", owner.Token}} {
 		res := env.Do(apitest.Request{Method: http.MethodGet, Path: c.path + "/actions/" + act["id"].(string), Bearer: c.bearer}).
 			Expect(http.StatusOK)
+		spec.Check(t, http.MethodGet, c.path+"/actions/"+act["id"].(string), nil, res)
 		if got := res.Map(); got["title"] != "fix it" || got["version"] != 2.0 || res.Header().Get("ETag") != `"2"` {
 			t.Errorf("GET %s/actions: %v, ETag %s; want the action at version 2", c.path, got, res.Header().Get("ETag"))
 		}
 		res = env.Do(apitest.Request{Method: http.MethodGet, Path: c.path + "/acceptances/" + accID, Bearer: c.bearer, Header: newest}).
 			Expect(http.StatusOK)
+		spec.Check(t, http.MethodGet, c.path+"/acceptances/"+accID, nil, res)
 		got := res.Map()
 		snap, _ := got["riskSnapshot"].(map[string]any)
 		if got["status"] != "approved" || res.Header().Get("ETag") != `"2"` || snap == nil {

@@ -79,7 +79,9 @@ func TestMyWork(t *testing.T) {
 		}
 	}
 	var w work
-	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/my-work", Bearer: me.Token}).Expect(http.StatusOK).Decode(&w)
+	res := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/my-work", Bearer: me.Token}).Expect(http.StatusOK)
+	apitest.LoadSpec(t, "../../../docs/openapi.yaml").Check(t, http.MethodGet, "/v1/my-work", nil, res)
+	res.Decode(&w)
 	if w.ReviewDueDays != 7 {
 		t.Errorf("reviewDueDays = %d, want the default 7", w.ReviewDueDays)
 	}

@@ -60,7 +60,9 @@ func TestEraseCountsDeliveredDeliveries(t *testing.T) {
 		t.Fatalf("delivery logs hold %d and %d attempts, want 2 each before erasing", logged(good), logged(bad))
 	}
 
-	out := env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/sandbox/data", Bearer: session}).Expect(http.StatusOK).Map()
+	erased := env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/sandbox/data", Bearer: session}).Expect(http.StatusOK)
+	apitest.LoadSpec(t, "../../../docs/openapi.yaml").Check(t, http.MethodDelete, "/v1/sandbox/data", nil, erased)
+	out := erased.Map()
 	if out["deliveries"] != 4.0 || out["events"] != 2.0 {
 		t.Errorf("erased %v: want 4 deliveries (2 delivered, 2 failed awaiting a retry) of 2 events", out)
 	}

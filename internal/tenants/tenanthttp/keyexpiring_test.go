@@ -13,8 +13,9 @@ import (
 func expiringEvents(t *testing.T, env *apitest.Env, key string) []map[string]any {
 	t.Helper()
 	var page struct{ Data []map[string]any }
-	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/events?limit=100&type=api_key.expiring", Bearer: key}).
-		Expect(200).Decode(&page)
+	res := apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/events?limit=100&type=api_key.expiring", Bearer: key}).Expect(200)
+	apitest.LoadSpec(t, "../../../docs/openapi.yaml").Check(t, "GET", "/v2/events?limit=100&type=api_key.expiring", nil, res)
+	res.Decode(&page)
 	return page.Data
 }
 
