@@ -3,9 +3,11 @@ package database
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 )
 
@@ -58,6 +60,24 @@ func WithQueryTimeout(ctx context.Context, d time.Duration) context.Context {
 func QueryTimedOut(ctx context.Context) bool {
 	m, ok := ctx.Value(queryTimeoutKey{}).(*queryMark)
 	return ok && m.expired.Load()
+}
+
+// noteServerTimeout records for QueryTimedOut a read's statement that PostgreSQL
+// itself cancelled at its statement_timeout (readBound), the backstop of the
+// client's cancel: the read is answered 503 QUERY_TIMEOUT as when the client's
+// deadline came first.
+func noteServerTimeout(ctx context.Context, err error) {
+	if err == nil || ctx == nil {
+		return
+	}
+	q, ok := ctx.Value(queryTimeoutKey{}).(*queryMark)
+	if !ok {
+		return
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "57014" && strings.Contains(pgErr.Message, "statement timeout") {
+		q.expired.Store(true)
+	}
 }
 
 // Bound returns ctx bounded by the call timeout it is marked with (WithCallTimeout)
@@ -138,6 +158,7 @@ func startCall(tx *gorm.DB) {
 // returned rows still to be read.
 func endCall(write, rows bool) func(*gorm.DB) {
 	return func(tx *gorm.DB) {
+		noteServerTimeout(tx.Statement.Context, tx.Error)
 		if write {
 			markAutocommit(tx)
 		}

@@ -104,11 +104,13 @@ func BeginStatements(dc any) []string {
 	return []string{"BEGIN"}
 }
 
-// BeginTx begins a transaction with riskapi's bounds (txBounds). With the default
-// options, BEGIN and the bounds go in one round trip (one simple-protocol query);
-// others take a second.
+// BeginTx begins a transaction with riskapi's bounds (txBounds) and, for a read's
+// transaction, its statement deadline (readBound). With the default options, BEGIN
+// and the bounds go in one round trip (one simple-protocol query); others take a
+// second.
 func (c *hangUpConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if c.bounds == "" {
+	bounds := joinBounds(c.bounds, readBound(ctx))
+	if bounds == "" {
 		return c.stdConn.BeginTx(ctx, opts)
 	}
 	if opts != (driver.TxOptions{}) {
@@ -116,7 +118,7 @@ func (c *hangUpConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		if err != nil {
 			return nil, err
 		}
-		if _, err := c.Conn().Exec(ctx, c.bounds); err != nil {
+		if _, err := c.Conn().Exec(ctx, bounds); err != nil {
 			_ = tx.Rollback()
 			return nil, err
 		}
@@ -125,11 +127,42 @@ func (c *hangUpConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 	if c.Conn().IsClosed() {
 		return nil, driver.ErrBadConn
 	}
-	tx, err := c.Conn().BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; " + c.bounds})
+	tx, err := c.Conn().BeginTx(ctx, pgx.TxOptions{BeginQuery: "BEGIN; " + bounds})
 	if err != nil {
 		return nil, err
 	}
 	return boundedTx{ctx: ctx, tx: tx}, nil
+}
+
+// readBoundMargin is how much longer than a read's query timeout PostgreSQL's own
+// statement_timeout is (readBound): the client's cancel request at the timeout
+// normally stops the statement first and is recorded for QueryTimedOut; the
+// server's timeout is the backstop for a cancel that cannot arrive (the process
+// died, the network to the server dropped).
+const readBoundMargin = time.Second
+
+// readBound is the SET LOCAL statement_timeout of a transaction begun for a read
+// (a context marked by WithQueryTimeout): its query timeout plus readBoundMargin,
+// enforced by the server itself, for exactly that transaction (SET LOCAL: it never
+// stays on a pooled connection, nor reaches a write's transaction). "" for any other
+// context. docs/register.md, Costly reads.
+func readBound(ctx context.Context) string {
+	q, ok := ctx.Value(queryTimeoutKey{}).(*queryMark)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("SET LOCAL statement_timeout = %d", (q.d + readBoundMargin).Milliseconds())
+}
+
+// joinBounds joins the non-empty statements of a, b into one simple-protocol query.
+func joinBounds(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }
 
 // boundedTx is the database/sql face of a pgx transaction, as pgx's stdlib adapter

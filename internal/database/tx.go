@@ -100,6 +100,7 @@ func RunInTx(ctx context.Context, db *gorm.DB, fn func(ctx context.Context) erro
 	if InTx(ctx) {
 		return runCarrying(ctx, db, fn)
 	}
+	defer func() { noteServerTimeout(ctx, err) }()
 	ctx, cancel := bounded(ctx)
 	defer cancel()
 	if db.Dialector.Name() == string(Postgres) {
