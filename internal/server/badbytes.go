@@ -2,6 +2,7 @@ package server
 
 import (
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -24,8 +25,10 @@ var readHeaders = []string{
 }
 
 // refuseBadBytes answers 400 VALIDATION_FAILED, naming each offender, a request with
-// a NUL byte or invalid UTF-8 in a query parameter's name or value or in a header
-// riskapi reads (docs/errors.md): PostgreSQL text refuses both (SQLSTATE 22021) and
+// a NUL byte or invalid UTF-8 in its path (named by the route's parameter that holds
+// it: an id no object can have, which a keyed write would otherwise record with its
+// idempotency key), in a query parameter's name or value or in a header riskapi
+// reads (docs/errors.md): PostgreSQL text refuses both (SQLSTATE 22021) and
 // SQLite would store or search them as they came, so they are refused at the edge,
 // the same on either store, before any route looks at them. JSON bodies get the
 // same check as they are decoded (jsonbody); net/http already refuses a NUL in any
@@ -34,6 +37,9 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		var bad []problem.FieldError
+		if !cleanText(req.URL.Path) {
+			bad = append(bad, problem.FieldError{Field: badPathParam(c), Detail: badBytesDetail("path parameter")})
+		}
 		if req.URL.RawQuery != "" {
 			params := c.QueryParams()
 			for _, name := range slices.Sorted(maps.Keys(params)) {
@@ -65,6 +71,22 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// badPathParam names the route's path parameter whose value is not clean text, or
+// "path" when none does (a path no route matched).
+func badPathParam(c echo.Context) string {
+	values := c.ParamValues()
+	for i, name := range c.ParamNames() {
+		if i >= len(values) {
+			break
+		}
+		v, err := url.PathUnescape(values[i])
+		if err != nil || !cleanText(v) || !cleanText(values[i]) {
+			return name
+		}
+	}
+	return "path"
 }
 
 // cookieRead reports whether a request to path may read the session cookie: only
