@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 )
 
 // Rendering an answer in an older version touches a member or two of each object
@@ -14,12 +15,6 @@ import (
 // rest through as they are, in their order.
 
 var errNotObject = errors.New("apiversion: not a JSON object")
-
-// member is one member of a JSON object: its key and its value's bytes.
-type member struct {
-	key string
-	val []byte
-}
 
 // skipSpace returns the index of the first non-space byte of b at or after i.
 func skipSpace(b []byte, i int) int {
@@ -77,211 +72,218 @@ func skipValue(b []byte, i int) (int, error) {
 	return j, nil
 }
 
-// members splits a JSON object into its members, in order.
-func members(b []byte) ([]member, error) {
+// eachMember calls f with each member of the JSON object b, in order: where its
+// key starts, the key as written (quoted), and its value's span.
+func eachMember(b []byte, f func(at int, rawKey []byte, val, valEnd int) error) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return nil, errNotObject
+		return errNotObject
 	}
-	var out []member
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return out, nil
+		return nil
 	}
 	for {
 		end, err := skipValue(b, i)
 		if err != nil || b[i] != '"' {
-			return nil, errNotObject
+			return errNotObject
 		}
-		var key string
-		if err := json.Unmarshal(b[i:end], &key); err != nil {
-			return nil, err
-		}
+		at, rawKey := i, b[i:end]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return nil, errNotObject
+			return errNotObject
 		}
 		i = skipSpace(b, i+1)
 		vend, err := skipValue(b, i)
 		if err != nil {
-			return nil, err
-		}
-		out = append(out, member{key: key, val: b[i:vend]})
-		i = skipSpace(b, vend)
-		if i >= len(b) {
-			return nil, errNotObject
-		}
-		if b[i] == '}' {
-			return out, nil
-		}
-		if b[i] != ',' {
-			return nil, errNotObject
-		}
-		i = skipSpace(b, i+1)
-	}
-}
-
-// elements splits a JSON array into its elements' bytes.
-func elements(b []byte) ([][]byte, error) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
-		return nil, errNotObject
-	}
-	var out [][]byte
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == ']' {
-		return out, nil
-	}
-	for {
-		end, err := skipValue(b, i)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b[i:end])
-		i = skipSpace(b, end)
-		if i >= len(b) {
-			return nil, errNotObject
-		}
-		if b[i] == ']' {
-			return out, nil
-		}
-		if b[i] != ',' {
-			return nil, errNotObject
-		}
-		i = skipSpace(b, i+1)
-	}
-}
-
-// writeObject appends ms as a JSON object.
-func writeObject(buf *bytes.Buffer, ms []member) error {
-	buf.WriteByte('{')
-	for i, m := range ms {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		k, err := json.Marshal(m.key)
-		if err != nil {
 			return err
 		}
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(m.val)
+		if err := f(at, rawKey, i, vend); err != nil {
+			return err
+		}
+		i = skipSpace(b, vend)
+		if i >= len(b) {
+			return errNotObject
+		}
+		if b[i] == '}' {
+			return nil
+		}
+		if b[i] != ',' {
+			return errNotObject
+		}
+		i = skipSpace(b, i+1)
 	}
-	buf.WriteByte('}')
+}
+
+// keyIs reports whether rawKey, a quoted key, is k.
+func keyIs(rawKey []byte, k string) bool {
+	if bytes.IndexByte(rawKey, '\\') < 0 {
+		return len(rawKey) == len(k)+2 && string(rawKey[1:len(rawKey)-1]) == k
+	}
+	var key string
+	return json.Unmarshal(rawKey, &key) == nil && key == k
+}
+
+// decodeValue decodes one value as DecodeObject does (numbers as json.Number).
+func decodeValue(b []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	err := d.Decode(&v)
+	return v, err
+}
+
+// writeMember appends "key":value.
+func writeMember(dst *bytes.Buffer, key string, v any) error {
+	k, err := json.Marshal(key)
+	if err != nil {
+		return err
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	dst.Write(k)
+	dst.WriteByte(':')
+	dst.Write(enc)
 	return nil
 }
 
-// editMembers returns the object b with the members named keys passed through
-// t: t sees an Object of those of them b has (decoded as DecodeObject does) and
-// edits it in place; what it leaves replaces them, in their places, members it
-// removes are dropped and members it adds come last. The other members are kept
-// byte for byte. An object with none of keys is passed to t empty.
-func editMembers(b []byte, keys []string, t func(Object) error) ([]byte, error) {
-	ms, err := members(b)
-	if err != nil {
-		return nil, err
+// renderObject appends the object b to dst with the members named keys passed
+// through t: t sees an Object of those of them b has (decoded as DecodeObject
+// does) and edits it in place; what it leaves replaces them in their places and
+// members it adds come last. The other bytes are copied as they are. A member t
+// removes is errDeep: the whole decode renders it.
+func renderObject(dst *bytes.Buffer, b []byte, keys []string, t func(Object) error) error {
+	type span struct {
+		key     string
+		at, end int
 	}
+	var spans [4]span
+	touched, n := spans[:0], 0
 	obj := Object{}
-	for _, m := range ms {
-		if slices.Contains(keys, m.key) {
-			d := json.NewDecoder(bytes.NewReader(m.val))
-			d.UseNumber()
-			var v any
-			if err := d.Decode(&v); err != nil {
-				return nil, err
+	err := eachMember(b, func(at int, rawKey []byte, val, end int) error {
+		n++
+		for _, k := range keys {
+			if keyIs(rawKey, k) {
+				v, err := decodeValue(b[val:end])
+				if err != nil {
+					return err
+				}
+				obj[k] = v
+				touched = append(touched, span{k, at, end})
 			}
-			obj[m.key] = v
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	had := len(obj)
 	if err := t(obj); err != nil {
-		return nil, err
+		return err
 	}
 	if had == 0 && len(obj) == 0 {
-		return b, nil
+		dst.Write(b)
+		return nil
 	}
-	out := ms[:0:0]
-	for _, m := range ms {
-		if !slices.Contains(keys, m.key) {
-			out = append(out, m)
-			continue
-		}
-		v, ok := obj[m.key]
+	pos := 0
+	for _, s := range touched {
+		v, ok := obj[s.key]
 		if !ok {
-			continue
+			return errDeep
 		}
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
+		dst.Write(b[pos:s.at])
+		if err := writeMember(dst, s.key, v); err != nil {
+			return err
 		}
-		out = append(out, member{key: m.key, val: enc})
-		delete(obj, m.key)
+		delete(obj, s.key)
+		pos = s.end
 	}
+	if len(obj) == 0 {
+		dst.Write(b[pos:])
+		return nil
+	}
+	closing := bytes.LastIndexByte(b, '}')
+	dst.Write(b[pos:closing])
 	added := make([]string, 0, len(obj))
 	for k := range obj {
 		added = append(added, k)
 	}
 	slices.Sort(added)
 	for _, k := range added {
-		enc, err := json.Marshal(obj[k])
-		if err != nil {
-			return nil, err
+		if n > 0 {
+			dst.WriteByte(',')
 		}
-		out = append(out, member{key: k, val: enc})
+		n++
+		if err := writeMember(dst, k, obj[k]); err != nil {
+			return err
+		}
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 16)
-	if err := writeObject(&buf, out); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	dst.Write(b[closing:])
+	return nil
 }
 
-// editMember returns the object b with its member key's value passed through f
-// (b as it is without that member).
-func editMember(b []byte, key string, f func([]byte) ([]byte, error)) ([]byte, error) {
-	ms, err := members(b)
+// renderMember appends the object b to dst with its member key's value rendered
+// by f (b as it is without that member).
+func renderMember(dst *bytes.Buffer, b []byte, key string, f func(dst *bytes.Buffer, val []byte) error) error {
+	pos := 0
+	err := eachMember(b, func(_ int, rawKey []byte, val, end int) error {
+		if pos > 0 || !keyIs(rawKey, key) {
+			return nil
+		}
+		dst.Write(b[:val])
+		pos = end
+		return f(dst, b[val:end])
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	at := slices.IndexFunc(ms, func(m member) bool { return m.key == key })
-	if at < 0 {
-		return b, nil
-	}
-	val, err := f(ms[at].val)
-	if err != nil {
-		return nil, err
-	}
-	ms[at].val = val
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 16)
-	if err := writeObject(&buf, ms); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	dst.Write(b[pos:])
+	return nil
 }
 
-// editElements returns the array b with each element passed through f.
-func editElements(b []byte, f func([]byte) ([]byte, error)) ([]byte, error) {
-	els, err := elements(b)
-	if err != nil {
-		return nil, err
+// renderElements appends the array b to dst with each element rendered by f.
+func renderElements(dst *bytes.Buffer, b []byte, f func(dst *bytes.Buffer, el []byte) error) error {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return errNotObject
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 16*len(els))
-	buf.WriteByte('[')
-	for i, el := range els {
-		out, err := f(el)
+	pos := 0
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		dst.Write(b)
+		return nil
+	}
+	for {
+		end, err := skipValue(b, i)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if i > 0 {
-			buf.WriteByte(',')
+		dst.Write(b[pos:i])
+		if err := f(dst, b[i:end]); err != nil {
+			return err
 		}
-		buf.Write(out)
+		pos = end
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return errNotObject
+		}
+		if b[i] == ']' {
+			dst.Write(b[pos:])
+			return nil
+		}
+		if b[i] != ',' {
+			return errNotObject
+		}
+		i = skipSpace(b, i+1)
 	}
-	buf.WriteByte(']')
-	return buf.Bytes(), nil
+}
+
+// isObject reports whether b is a JSON object (not null).
+func isObject(b []byte) bool {
+	i := skipSpace(b, 0)
+	return i < len(b) && b[i] == '{'
 }
 
 // shallowMembers returns the members the back transforms (pick) of the changes
@@ -305,16 +307,6 @@ func (s *Set) shallowMembers(v Version, resource string, pick func(Change) Trans
 	return keys, true, nil
 }
 
-// isPage reports whether b, a JSON object, is a page: its "data" is an array.
-func isPage(ms []member) ([]byte, bool) {
-	for _, m := range ms {
-		if m.key == "data" {
-			return m.val, len(m.val) > 0 && m.val[0] == '['
-		}
-	}
-	return nil, false
-}
-
 // errDeep says a change on the way does not name its members: the body is
 // rendered by decoding it whole.
 var errDeep = errors.New("apiversion: a change touches the whole object")
@@ -332,7 +324,7 @@ func pickEvent(c Change) Transform {
 // body (a change without Members, bytes it does not follow), which the whole
 // decode then renders.
 func (s *Set) shallowResponse(v Version, resource string, body []byte) ([]byte, bool, error) {
-	one := func(ev []byte) ([]byte, error) { return s.shallowEvent(v, ev) }
+	one := func(dst *bytes.Buffer, ev []byte) error { return s.renderEvent(dst, v, ev) }
 	if resource != "event" {
 		keys, ok, err := s.shallowMembers(v, resource, pickResponse)
 		if err != nil {
@@ -344,65 +336,83 @@ func (s *Set) shallowResponse(v Version, resource string, body []byte) ([]byte, 
 		if len(keys) == 0 {
 			return body, true, nil
 		}
-		one = func(o []byte) ([]byte, error) {
-			return editMembers(o, keys, func(obj Object) error { return s.Response(v, resource, obj) })
+		one = func(dst *bytes.Buffer, o []byte) error {
+			return renderObject(dst, o, keys, func(obj Object) error { return s.Response(v, resource, obj) })
 		}
 	}
-	ms, err := members(body)
-	if err != nil {
+	page := false
+	if err := eachMember(body, func(_ int, rawKey []byte, val, _ int) error {
+		if keyIs(rawKey, "data") && body[val] == '[' {
+			page = true
+		}
+		return nil
+	}); err != nil {
 		return nil, false, nil
 	}
-	var out []byte
-	if _, page := isPage(ms); page {
-		out, err = editMember(body, "data", func(b []byte) ([]byte, error) { return editElements(b, one) })
+	var dst bytes.Buffer
+	dst.Grow(len(body) + len(body)/8)
+	var err error
+	if page {
+		err = renderMember(&dst, body, "data", func(dst *bytes.Buffer, b []byte) error { return renderElements(dst, b, one) })
 	} else {
-		out, err = one(body)
+		err = one(&dst, body)
 	}
 	if errors.Is(err, errDeep) || errors.Is(err, errNotObject) {
 		return nil, false, nil
 	}
-	return out, true, err
+	return dst.Bytes(), true, err
 }
 
 // shallowEvent renders one event's bytes in v as EventObject does.
 func (s *Set) shallowEvent(v Version, ev []byte) ([]byte, error) {
-	ms, err := members(ev)
-	if err != nil {
+	var dst bytes.Buffer
+	dst.Grow(len(ev) + 64)
+	if err := s.renderEvent(&dst, v, ev); err != nil {
 		return nil, err
 	}
+	return dst.Bytes(), nil
+}
+
+// renderEvent appends one event rendered in v to dst.
+func (s *Set) renderEvent(dst *bytes.Buffer, v Version, ev []byte) error {
 	var typ string
-	for _, m := range ms {
-		if m.key == "type" {
-			if err := json.Unmarshal(m.val, &typ); err != nil {
-				return nil, err
-			}
+	err := eachMember(ev, func(_ int, rawKey []byte, val, end int) error {
+		if keyIs(rawKey, "type") {
+			return json.Unmarshal(ev[val:end], &typ)
 		}
-	}
-	resource, _, _ := bytes.Cut([]byte(typ), []byte("."))
-	keys, ok, err := s.shallowMembers(v, string(resource), pickEvent)
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return err
+	}
+	resource, _, _ := strings.Cut(typ, ".")
+	keys, ok, err := s.shallowMembers(v, resource, pickEvent)
+	if err != nil {
+		return err
 	}
 	if !ok {
-		return nil, errDeep
+		return errDeep
 	}
 	if len(keys) == 0 {
-		return ev, nil
+		dst.Write(ev)
+		return nil
 	}
-	object := func(o []byte) ([]byte, error) {
-		if i := skipSpace(o, 0); i >= len(o) || o[i] != '{' {
-			return o, nil // null: nothing to render
+	object := func(dst *bytes.Buffer, o []byte) error {
+		if !isObject(o) {
+			dst.Write(o) // null: nothing to render
+			return nil
 		}
-		return editMembers(o, keys, func(obj Object) error { return s.Event(v, string(resource), obj) })
+		return renderObject(dst, o, keys, func(obj Object) error { return s.Event(v, resource, obj) })
 	}
-	return editMember(ev, "data", func(d []byte) ([]byte, error) {
-		if i := skipSpace(d, 0); i >= len(d) || d[i] != '{' {
-			return d, nil
+	return renderMember(dst, ev, "data", func(dst *bytes.Buffer, d []byte) error {
+		if !isObject(d) {
+			dst.Write(d)
+			return nil
 		}
-		d, err := editMember(d, "object", object)
-		if err != nil {
-			return nil, err
+		var inner bytes.Buffer
+		if err := renderMember(&inner, d, "object", object); err != nil {
+			return err
 		}
-		return editMember(d, "previousAttributes", object)
+		return renderMember(dst, inner.Bytes(), "previousAttributes", object)
 	})
 }
