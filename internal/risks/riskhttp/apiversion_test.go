@@ -3,6 +3,7 @@ package riskhttp_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,5 +208,46 @@ func TestRequestLogRecordsTheVersion(t *testing.T) {
 		if len(got) != 1 || got[0] != string(v) {
 			t.Errorf("?apiVersion=%s lists %v", v, got)
 		}
+	}
+}
+
+// TestEveryAnswerNamesItsVersion: answers no route's chain versions — the router's
+// 404, a 401 without credentials — still say which version they are in (the one
+// named, else the newest); two Riskapi-Version headers are refused, neither taken.
+func TestEveryAnswerNamesItsVersion(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.TenantAt("Acme", apiversion.V20261201)
+	old := http.Header{apiversion.Header: {string(apiversion.V20261201)}}
+	for _, c := range []struct {
+		name   string
+		req    apitest.Request
+		status int
+		want   apiversion.Version
+	}{
+		{"no route", apitest.Request{Method: http.MethodGet, Path: "/v2/nothing-here", Bearer: a.Key}, http.StatusNotFound, apiversion.API.Newest()},
+		{"no route, named", apitest.Request{Method: http.MethodGet, Path: "/v1/nothing-here", Header: old}, http.StatusNotFound, apiversion.V20261201},
+		{"no credentials", apitest.Request{Method: http.MethodGet, Path: "/v2/risks"}, http.StatusUnauthorized, apiversion.API.Newest()},
+		{"no credentials, named", apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Header: old}, http.StatusUnauthorized, apiversion.V20261201},
+		{"a bad key", apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: "rk_live_nope"}, http.StatusUnauthorized, apiversion.API.Newest()},
+		{"the pin", apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}, http.StatusOK, apiversion.V20261201},
+	} {
+		res := env.Do(c.req).Expect(c.status)
+		if got := res.Header().Values(apiversion.Header); len(got) != 1 || got[0] != string(c.want) {
+			t.Errorf("%s: %s %v, want %s", c.name, apiversion.Header, got, c.want)
+		}
+	}
+	two := http.Header{apiversion.Header: {"2026-12-01", "2027-01-15"}}
+	for _, bearer := range []string{a.Key, ""} {
+		res := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: bearer, Header: two,
+			JSON: map[string]any{"title": "t", "owner": "ann"}}).ExpectProblem(http.StatusBadRequest, "API_VERSION_UNKNOWN")
+		if res.Header().Get(apiversion.Header) != "" || !strings.Contains(res.Body.String(), "send one") {
+			t.Errorf("two versions: %s %q, %s", apiversion.Header, res.Header().Get(apiversion.Header), res.Body)
+		}
+	}
+	var page struct{ Data []any }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}).Expect(http.StatusOK).Decode(&page)
+	if len(page.Data) != 0 {
+		t.Errorf("a refused request wrote %d risks", len(page.Data))
 	}
 }
