@@ -251,3 +251,40 @@ func TestEveryAnswerNamesItsVersion(t *testing.T) {
 		t.Errorf("a refused request wrote %d risks", len(page.Data))
 	}
 }
+
+// TestOldPutOfAUserOwnerIsVisible: a 2026-12-01 client PUTting back the owner it
+// read (a user's email) makes a name owner, as docs/api-versions.md says; the change
+// is visible to the newest version, in the answer and in the risk.updated event's
+// previousAttributes, which keep the user it was.
+func TestOldPutOfAUserOwnerIsVisible(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.TenantAt("Acme", apiversion.V20270115)
+	old, cur := inVersion(apiversion.V20261201), inVersion(apiversion.V20270115)
+	uid := userID(t, env, a)
+	id := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, Header: cur,
+		JSON: map[string]any{"title": "t", "owner": map[string]any{"userId": uid}}}).Expect(http.StatusCreated).Map()["id"].(string)
+	read := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + id, Bearer: a.Key, Header: old}).Expect(http.StatusOK).Map()
+	env.Do(apitest.Request{Method: http.MethodPut, Path: "/v2/risks/" + id, Bearer: a.Key, Header: old,
+		JSON: map[string]any{"title": read["title"], "owner": read["owner"]}}).Expect(http.StatusOK)
+	now := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + id, Bearer: a.Key, Header: cur}).Expect(http.StatusOK).Map()
+	if owner, _ := now["owner"].(map[string]any); owner == nil || owner["userId"] != nil || owner["name"] != a.Email {
+		t.Fatalf("owner after the old PUT = %v, want the name owner %s", now["owner"], a.Email)
+	}
+	var events struct {
+		Data []struct {
+			Type string
+			Data struct {
+				PreviousAttributes map[string]any
+			}
+		}
+	}
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/events?type=risk.updated", Bearer: a.Key, Header: cur}).Expect(http.StatusOK).Decode(&events)
+	if len(events.Data) == 0 {
+		t.Fatal("no risk.updated event")
+	}
+	prev, _ := events.Data[0].Data.PreviousAttributes["owner"].(map[string]any)
+	if prev == nil || prev["userId"] != uid {
+		t.Errorf("previousAttributes = %v, want the user owner %s", events.Data[0].Data.PreviousAttributes, uid)
+	}
+}
