@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -359,9 +360,11 @@ func (s *Set) shallowResponse(v Version, resource string, body []byte) ([]byte, 
 		if len(keys) == 0 {
 			return body, true, nil
 		}
-		one = func(dst *bytes.Buffer, o []byte) error {
-			return renderObject(dst, o, keys, func(obj Object) error { return s.Response(v, resource, obj) })
+		back, err := s.backOnce(v, resource, pickResponse)
+		if err != nil {
+			return nil, true, err
 		}
+		one = func(dst *bytes.Buffer, o []byte) error { return renderObject(dst, o, keys, back) }
 	}
 	page := false
 	if err := eachMember(body, func(_ int, rawKey []byte, val, _ int) error {
@@ -438,4 +441,23 @@ func (s *Set) renderEvent(dst *bytes.Buffer, v Version, ev []byte) error {
 		}
 		return renderMember(dst, inner.Bytes(), "previousAttributes", object)
 	})
+}
+
+// backOnce is Response (or Event, by pick) with the changes after v looked up once,
+// for the many objects of a page.
+func (s *Set) backOnce(v Version, resource string, pick func(Change) Transform) (Transform, error) {
+	after, err := s.after(v, resource)
+	if err != nil {
+		return nil, err
+	}
+	return func(obj Object) error {
+		for _, c := range slices.Backward(after) {
+			if t := pick(c); t != nil {
+				if err := t(obj); err != nil {
+					return fmt.Errorf("apiversion: back to %s (%s): %w", v, c.Version, err)
+				}
+			}
+		}
+		return nil
+	}, nil
 }
