@@ -19,7 +19,7 @@ const Version = "0.1.0"
 // APIVersion is the API version this SDK's types are written for, sent as
 // Riskapi-Version on every request (docs/api-versions.md): its answers keep these
 // shapes whatever the tenant's pin.
-const APIVersion = "2026-12-01"
+const APIVersion = "2027-01-15"
 
 // Defaults of the client's options. They follow docs/sdk.md (Retry policy): each
 // wait is capped at 30 s and a whole call is given up after about a minute.

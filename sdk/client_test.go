@@ -467,7 +467,7 @@ func TestErrorWithoutProblemBody(t *testing.T) {
 func TestUpdateSendsOnlySetFields(t *testing.T) {
 	c, srv, _ := newTestClient(t)
 	ctx := context.Background()
-	if _, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "t", Owner: "alice", Likelihood: riskapi.Ptr(2), Impact: riskapi.Ptr(5)}); err != nil {
+	if _, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "t", Owner: &riskapi.RiskOwnerParams{Name: riskapi.Ptr("alice")}, Likelihood: riskapi.Ptr(2), Impact: riskapi.Ptr(5)}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := c.Risks.Update(ctx, "risk_1", &riskapi.RiskUpdateParams{
@@ -487,7 +487,7 @@ func TestUpdateSendsOnlySetFields(t *testing.T) {
 	if req.Method != http.MethodPatch || req.Key == "" {
 		t.Errorf("sent %s with key %q, want PATCH with a key", req.Method, req.Key)
 	}
-	if r.Owner != "alice" || r.Status != riskapi.RiskStatusMitigated || r.Impact != nil || *r.Likelihood != 2 {
+	if r.Owner.Name != "alice" || r.Owner.UserID != nil || r.Status != riskapi.RiskStatusMitigated || r.Impact != nil || *r.Likelihood != 2 {
 		t.Errorf("updated risk = %+v", r)
 	}
 
@@ -500,14 +500,14 @@ func TestUpdateSendsOnlySetFields(t *testing.T) {
 func TestReplaceAndDelete(t *testing.T) {
 	c, srv, _ := newTestClient(t)
 	ctx := context.Background()
-	if _, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "old", Owner: "alice"}); err != nil {
+	if _, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "old", Owner: &riskapi.RiskOwnerParams{UserID: riskapi.Ptr("usr_1")}}); err != nil {
 		t.Fatal(err)
 	}
 	r, err := c.Risks.Replace(ctx, "risk_1", &riskapi.RiskReplaceParams{Title: "new", Category: "legal"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Title != "new" || r.Owner != "" || r.Category != "legal" {
+	if r.Title != "new" || r.Owner.Name != "" || r.Owner.UserID != nil || r.Category != "legal" {
 		t.Errorf("replaced risk = %+v, want owner gone", r)
 	}
 	if m := srv.recorded()[1].Method; m != http.MethodPut {
@@ -1000,5 +1000,44 @@ func TestStoreUnavailableOutcome(t *testing.T) {
 	}
 	if apiErr.IdempotencyKey == "" {
 		t.Errorf("the error does not carry the key to retry with")
+	}
+}
+
+// TestOwnerNewestShape: the SDK is written for the newest API version, so it
+// names it on every request and sends and reads owner as an object — a user
+// owner by id, a name owner by name (docs/api-versions.md, 2027-01-15).
+func TestOwnerNewestShape(t *testing.T) {
+	c, srv, _ := newTestClient(t)
+	ctx := context.Background()
+	r, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "t", Owner: &riskapi.RiskOwnerParams{UserID: riskapi.Ptr("usr_7")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Owner == nil || r.Owner.UserID == nil || *r.Owner.UserID != "usr_7" {
+		t.Errorf("owner = %+v, want the user usr_7", r.Owner)
+	}
+	if _, err := c.Risks.Update(ctx, r.ID, &riskapi.RiskUpdateParams{Owner: &riskapi.RiskOwnerParams{Name: riskapi.Ptr("Security team")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Risks.ListPage(ctx, &riskapi.RiskListParams{RiskFilter: riskapi.RiskFilter{OwnerID: riskapi.Ptr("usr_7")}}); err != nil {
+		t.Fatal(err)
+	}
+	rec := srv.recorded()
+	for _, q := range rec {
+		if v := q.Header.Values("Riskapi-Version"); len(v) != 1 || v[0] != "2027-01-15" {
+			t.Errorf("%s %s sent Riskapi-Version %q, want 2027-01-15 once", q.Method, q.Path, v)
+		}
+	}
+	var created, patched map[string]any
+	json.Unmarshal(rec[0].Body, &created)
+	json.Unmarshal(rec[1].Body, &patched)
+	if want := map[string]any{"userId": "usr_7"}; !reflect.DeepEqual(created["owner"], want) {
+		t.Errorf("POST owner = %#v, want %#v", created["owner"], want)
+	}
+	if want := map[string]any{"name": "Security team"}; !reflect.DeepEqual(patched["owner"], want) {
+		t.Errorf("PATCH owner = %#v, want %#v", patched["owner"], want)
+	}
+	if q := rec[2].RawQuery; !strings.Contains(q, "ownerId=usr_7") {
+		t.Errorf("list query = %q, want ownerId=usr_7", q)
 	}
 }

@@ -116,7 +116,9 @@ func ExampleRisksService_Update() {
 	defer srv.Close()
 	ctx := context.Background()
 	c, _ := riskapi.NewClient(testAPIKey, riskapi.WithBaseURL(srv.URL))
-	r, _ := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "No DPA", Owner: "alice", Likelihood: riskapi.Ptr(3), Impact: riskapi.Ptr(4)})
+	r, _ := c.Risks.Create(ctx, &riskapi.RiskCreateParams{
+		Title: "No DPA", Owner: &riskapi.RiskOwnerParams{Name: riskapi.Ptr("alice")}, Likelihood: riskapi.Ptr(3), Impact: riskapi.Ptr(4),
+	})
 
 	r, err := c.Risks.Update(ctx, r.ID, &riskapi.RiskUpdateParams{
 		Status: riskapi.Ptr(riskapi.RiskStatusMitigated),
@@ -125,7 +127,7 @@ func ExampleRisksService_Update() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(r.Title, r.Owner, r.Status, *r.RiskScore)
+	fmt.Println(r.Title, r.Owner.Name, r.Status, *r.RiskScore)
 	// Output: No DPA alice mitigated 6
 }
 

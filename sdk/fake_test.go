@@ -286,14 +286,14 @@ func (f *fakeServer) idempotency(next http.Handler) http.Handler {
 // riskFields is the writable part of a risk on the wire; pointers tell
 // "absent" from a value, json.RawMessage tells null from absent for PATCH.
 type riskFields struct {
-	Title       *string             `json:"title"`
-	Description *string             `json:"description"`
-	Category    *string             `json:"category"`
-	Likelihood  json.RawMessage     `json:"likelihood"`
-	Impact      json.RawMessage     `json:"impact"`
-	RiskScore   json.RawMessage     `json:"riskScore"`
-	Status      *riskapi.RiskStatus `json:"status"`
-	Owner       *string             `json:"owner"`
+	Title       *string                  `json:"title"`
+	Description *string                  `json:"description"`
+	Category    *string                  `json:"category"`
+	Likelihood  json.RawMessage          `json:"likelihood"`
+	Impact      json.RawMessage          `json:"impact"`
+	RiskScore   json.RawMessage          `json:"riskScore"`
+	Status      *riskapi.RiskStatus      `json:"status"`
+	Owner       *riskapi.RiskOwnerParams `json:"owner"`
 }
 
 // apply writes the given fields onto r; for PUT and POST, r starts blank.
@@ -325,7 +325,18 @@ func (in *riskFields) apply(r *riskapi.Risk) {
 		r.Status = *in.Status
 	}
 	if in.Owner != nil {
-		r.Owner = *in.Owner
+		// as the server: a user owner's name is their email, which the fake
+		// does not know, so it shows the id
+		o := &riskapi.RiskOwner{UserID: in.Owner.UserID}
+		if in.Owner.Name != nil {
+			o.Name = *in.Owner.Name
+		} else if o.UserID != nil {
+			o.Name = *o.UserID + "@example.com"
+		}
+		r.Owner = o
+	}
+	if r.Owner == nil {
+		r.Owner = &riskapi.RiskOwner{}
 	}
 	if in.RiskScore == nil && r.Likelihood != nil && r.Impact != nil && (in.Likelihood != nil || in.Impact != nil) {
 		s := *r.Likelihood * *r.Impact

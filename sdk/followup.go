@@ -43,6 +43,9 @@ type Review struct {
 	NextReviewDate *string   `json:"nextReviewDate"`
 	CreatedAt      time.Time `json:"createdAt"`
 
+	// Livemode is false for test data: the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
+
 	// LastResponse describes the HTTP exchange that returned this review.
 	LastResponse *APIResponse `json:"-"`
 }
@@ -122,6 +125,9 @@ type Action struct {
 	Version   int64     `json:"version"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Livemode is false for test data: the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this action.
 	LastResponse *APIResponse `json:"-"`
@@ -252,6 +258,9 @@ type Acceptance struct {
 	Version      int64     `json:"version"`
 	CreatedAt    time.Time `json:"createdAt"`
 	UpdatedAt    time.Time `json:"updatedAt"`
+
+	// Livemode is false for test data: the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 
 	// LastResponse describes the HTTP exchange that returned this acceptance.
 	LastResponse *APIResponse `json:"-"`

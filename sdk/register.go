@@ -20,8 +20,10 @@ type RiskFilter struct {
 	Status    []RiskStatus
 	Treatment []RiskTreatment
 	// Category and Owner, when non-nil, must match exactly (Ptr("") selects
-	// risks without one).
+	// risks without one); Owner is the owner's name (a user owner's email).
 	Category, Owner *string
+	// OwnerID, when non-nil, selects the risks owned by that user ("usr_…").
+	OwnerID *string
 	// MinScore and MaxScore bound riskScore, inclusive, when 1–25.
 	MinScore, MaxScore int
 	// Likelihood, Impact, ResidualLikelihood and ResidualImpact select risks whose
@@ -56,7 +58,7 @@ func (f *RiskFilter) addTo(q url.Values) {
 	}
 	join("status", statuses)
 	join("treatment", treatments)
-	for name, v := range map[string]*string{"category": f.Category, "owner": f.Owner} {
+	for name, v := range map[string]*string{"category": f.Category, "owner": f.Owner, "ownerId": f.OwnerID} {
 		if v != nil {
 			q.Set(name, *v)
 		}

@@ -34,8 +34,10 @@ type Risk struct {
 	RiskScore *int `json:"riskScore"`
 	// Status is open, mitigated or closed.
 	Status RiskStatus `json:"status"`
-	// Owner names who is responsible, e.g. an email; empty when not set.
-	Owner string `json:"owner"`
+	// Owner is who is responsible: one of the tenant's users, or a name. The
+	// server always sends it; a risk without owner has an empty Name and a nil
+	// UserID.
+	Owner *RiskOwner `json:"owner"`
 	// Treatment is the decision taken: accept, mitigate, transfer or avoid;
 	// nil when none.
 	Treatment *RiskTreatment `json:"treatment"`
@@ -71,6 +73,26 @@ type Risk struct {
 	LastResponse *APIResponse `json:"-"`
 }
 
+// RiskOwner is a risk's owner as the server answers it (API version
+// 2027-01-15, docs/api-versions.md): one of the tenant's users, or a name.
+type RiskOwner struct {
+	// UserID is the user's id, "usr_…", for a user owner; nil for a name owner.
+	UserID *string `json:"userId"`
+	// Name is the user's email for a user owner, else the name given; empty
+	// when the risk has no owner.
+	Name string `json:"name"`
+}
+
+// RiskOwnerParams name a risk's owner in a write. Set exactly one field:
+// UserID for one of the tenant's users (else 400 OWNER_USER_UNKNOWN), Name for
+// anyone else; both or neither is 400 VALIDATION_FAILED.
+type RiskOwnerParams struct {
+	// UserID is a user of the tenant, "usr_…".
+	UserID *string `json:"userId,omitempty"`
+	// Name is free text, e.g. a team; Ptr("") means no owner.
+	Name *string `json:"name,omitempty"`
+}
+
 // RiskCreateParams are the fields of a new risk. Only Title is required;
 // empty strings and nil pointers are left out of the request, so the server
 // applies its defaults.
@@ -91,8 +113,9 @@ type RiskCreateParams struct {
 	RiskScore *int `json:"riskScore,omitempty"`
 	// Status defaults to open.
 	Status RiskStatus `json:"status,omitempty"`
-	// Owner names who is responsible, e.g. an email.
-	Owner string `json:"owner,omitempty"`
+	// Owner is who is responsible: set one of UserID (a user of the tenant)
+	// and Name; nil for no owner.
+	Owner *RiskOwnerParams `json:"owner,omitempty"`
 	// Treatment is accept, mitigate, transfer or avoid; empty for none.
 	Treatment RiskTreatment `json:"treatment,omitempty"`
 	// ReviewDate is YYYY-MM-DD; empty for none.
@@ -134,8 +157,9 @@ type RiskUpdateParams struct {
 	RiskScore *int
 	// Status, when set, moves the risk to open, mitigated or closed.
 	Status *RiskStatus
-	// Owner, when set, replaces the owner; Ptr("") empties it.
-	Owner *string
+	// Owner, when set, replaces the owner: one of UserID and Name;
+	// &RiskOwnerParams{Name: Ptr("")} removes it.
+	Owner *RiskOwnerParams
 	// Treatment, when set, replaces the treatment.
 	Treatment *RiskTreatment
 	// ReviewDate, when set, is YYYY-MM-DD.
@@ -191,7 +215,7 @@ func (p *RiskUpdateParams) MarshalJSON() ([]byte, error) {
 		Impact             json.RawMessage   `json:"impact,omitempty"`
 		RiskScore          json.RawMessage   `json:"riskScore,omitempty"`
 		Status             *RiskStatus       `json:"status,omitempty"`
-		Owner              *string           `json:"owner,omitempty"`
+		Owner              *RiskOwnerParams  `json:"owner,omitempty"`
 		Treatment          json.RawMessage   `json:"treatment,omitempty"`
 		ReviewDate         json.RawMessage   `json:"reviewDate,omitempty"`
 		ReviewEvery        json.RawMessage   `json:"reviewEvery,omitempty"`

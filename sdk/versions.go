@@ -56,8 +56,8 @@ const MaxModifyAttempts = 5
 // always decides on the latest version.
 //
 //	r, err := c.Risks.Modify(ctx, id, func(r *riskapi.Risk) (*riskapi.RiskUpdateParams, error) {
-//		owner := strings.ToLower(r.Owner)
-//		return &riskapi.RiskUpdateParams{Owner: &owner}, nil
+//		title := strings.TrimSpace(r.Title)
+//		return &riskapi.RiskUpdateParams{Title: &title}, nil
 //	})
 //
 // change must not keep the params it returns between calls; its

@@ -36,6 +36,10 @@ type Change struct {
 	Description string
 	// Resources are the resource types whose objects it changes ("risk").
 	Resources []string
+	// Members are the top-level members of an object its Response and Event
+	// transforms read or write ("owner"): an answer is rendered by decoding only
+	// those (shallow.go). Nil: the transforms see the whole object, decoded.
+	Members []string
 	// Request takes a request body written in the version before Version to the
 	// shape of Version (forward).
 	Request Transform
@@ -180,3 +184,6 @@ func (s *Set) after(v Version, resource string) ([]Change, error) {
 	}
 	return out, nil
 }
+
+// Changes returns the changes, oldest first (docs/api-versions.md lists them).
+func (s *Set) Changes() []Change { return slices.Clone(s.changes) }

@@ -3,6 +3,7 @@ package apiversion
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 )
@@ -56,6 +57,9 @@ func (s *Set) RequestBody(v Version, resource string, body []byte) ([]byte, erro
 // data.previousAttributes. Errors: ErrUnknown, a transform's, a body that is no
 // JSON object.
 func (s *Set) ResponseBody(v Version, resource string, body []byte) ([]byte, error) {
+	if out, ok, err := s.shallowResponse(v, resource, body); ok {
+		return out, err
+	}
 	obj, err := DecodeObject(body)
 	if err != nil {
 		return nil, err
@@ -102,6 +106,9 @@ func (s *Set) EventObject(v Version, ev Object) error {
 func (s *Set) EventBody(v Version, body []byte) ([]byte, error) {
 	if !s.touchesAny(v) {
 		return body, nil
+	}
+	if out, err := s.shallowEvent(v, body); !errors.Is(err, errDeep) && !errors.Is(err, errNotObject) {
+		return out, err
 	}
 	ev, err := DecodeObject(body)
 	if err != nil {

@@ -11,6 +11,7 @@ var ownerObject = Change{
 	Version:     V20270115,
 	Description: "A risk's `owner` is an object `{\"userId\", \"name\"}`: one of the tenant's users, or a name. Before, `owner` is a string: a user owner's email, or the name; a string written is a name owner.",
 	Resources:   []string{"risk"},
+	Members:     []string{"owner"},
 	Request: func(obj Object) error {
 		switch owner := obj["owner"].(type) {
 		case string:
@@ -31,6 +32,7 @@ var snapshotOwner = Change{
 	Version:     V20270115,
 	Description: "An acceptance's `riskSnapshot` shows the risk's `owner` as risks do: an object from this version, a string before.",
 	Resources:   []string{"acceptance"},
+	Members:     []string{"riskSnapshot"},
 	Response: func(obj Object) error {
 		if snap, ok := obj["riskSnapshot"].(map[string]any); ok {
 			return ownerName(snap)

@@ -1,6 +1,7 @@
 package mcpserver_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -77,9 +78,12 @@ func TestTenantsAreIsolated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var refusal map[string]any
+	json.NewDecoder(resp.Body).Decode(&refusal)
 	resp.Body.Close()
-	if resp.StatusCode < 400 {
-		t.Fatalf("another key on A's session: %d", resp.StatusCode)
+	if resp.StatusCode != http.StatusForbidden || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/problem+json") ||
+		refusal["code"] != "FORBIDDEN" || refusal["status"] != float64(http.StatusForbidden) {
+		t.Fatalf("another key on A's session: %d %s %v, want a 403 FORBIDDEN problem", resp.StatusCode, resp.Header.Get("Content-Type"), refusal)
 	}
 	// No key at all: 401 before any MCP message is read.
 	req, _ = http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))

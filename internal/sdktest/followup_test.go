@@ -33,7 +33,7 @@ func TestRegisterInTimeThroughTheSDK(t *testing.T) {
 	rv, err := c.Reviews.Create(ctx, r.ID, &riskapi.ReviewCreateParams{Outcome: "unchanged", Note: "fine"})
 	y, m, d := env.Clock.Now().UTC().Date()
 	want := time.Date(y, m, d, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0).Format("2006-01-02")
-	if err != nil || rv.NextReviewDate == nil || *rv.NextReviewDate != want {
+	if err != nil || rv.NextReviewDate == nil || *rv.NextReviewDate != want || !rv.Livemode {
 		t.Fatalf("review = %+v, %v; want next review %s", rv, err, want)
 	}
 	if reviews, err := riskapi.Collect(c.Reviews.List(ctx, r.ID, nil)); err != nil || len(reviews) != 1 {

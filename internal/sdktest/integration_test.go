@@ -714,7 +714,7 @@ func TestRealEndToEnd(t *testing.T) {
 
 	r, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{
 		Title: "Vendor contract missing a DPA", Description: "No data processing agreement",
-		Category: "compliance", Likelihood: riskapi.Ptr(3), Impact: riskapi.Ptr(4), Owner: "dpo@example.com",
+		Category: "compliance", Likelihood: riskapi.Ptr(3), Impact: riskapi.Ptr(4), Owner: &riskapi.RiskOwnerParams{Name: riskapi.Ptr("dpo@example.com")},
 	})
 	if err != nil {
 		t.Fatalf("Create: %v", err)
@@ -730,7 +730,7 @@ func TestRealEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Get: %v", err)
 	}
-	if got.Title != r.Title || got.Description != r.Description || got.Category != "compliance" || got.Owner != "dpo@example.com" ||
+	if got.Title != r.Title || got.Description != r.Description || got.Category != "compliance" || got.Owner.Name != "dpo@example.com" || got.Owner.UserID != nil ||
 		*got.RiskScore != 12 || !got.CreatedAt.Equal(r.CreatedAt) || got.LastResponse.IdempotencyKey != "" {
 		t.Errorf("Get = %+v, want %+v (and no key on a read)", got, r)
 	}
@@ -773,11 +773,11 @@ func TestRealEndToEnd(t *testing.T) {
 	}
 
 	// Update: only the fields given change; a new likelihood re-derives the score.
-	up, err := c.Risks.Update(ctx, r.ID, &riskapi.RiskUpdateParams{Likelihood: riskapi.Ptr(5), Status: riskapi.Ptr(riskapi.RiskStatusMitigated), Owner: riskapi.Ptr("")})
+	up, err := c.Risks.Update(ctx, r.ID, &riskapi.RiskUpdateParams{Likelihood: riskapi.Ptr(5), Status: riskapi.Ptr(riskapi.RiskStatusMitigated), Owner: &riskapi.RiskOwnerParams{Name: riskapi.Ptr("")}})
 	if err != nil {
 		t.Fatalf("Update: %v", err)
 	}
-	if up.Title != r.Title || up.Description != r.Description || *up.RiskScore != 20 || up.Status != riskapi.RiskStatusMitigated || up.Owner != "" {
+	if up.Title != r.Title || up.Description != r.Description || *up.RiskScore != 20 || up.Status != riskapi.RiskStatusMitigated || up.Owner.Name != "" {
 		t.Errorf("Update = %+v, want the same title and description, score 20, mitigated, no owner", up)
 	}
 	cleared, err := c.Risks.Update(ctx, r.ID, &riskapi.RiskUpdateParams{ClearRiskScore: true})

@@ -18,7 +18,7 @@ func TestRealIfMatchAndModify(t *testing.T) {
 	s := startReal(t)
 	c := s.client(t, s.acme.Key, s.srv.URL, newStepClock())
 	ctx := context.Background()
-	r, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "t", Owner: "alice"})
+	r, err := c.Risks.Create(ctx, &riskapi.RiskCreateParams{Title: "t", Owner: name("alice")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,14 +30,14 @@ func TestRealIfMatchAndModify(t *testing.T) {
 		t.Fatalf("update: %+v, %v", theirs, err)
 	}
 
-	stale := &riskapi.RiskUpdateParams{Owner: riskapi.Ptr("bob")}
+	stale := &riskapi.RiskUpdateParams{Owner: name("bob")}
 	stale.IfMatch = r.ETag()
 	_, err = c.Risks.Update(ctx, r.ID, stale)
 	var se *riskapi.StaleRiskError
 	if !errors.As(err, &se) || !errors.Is(err, riskapi.ErrPreconditionFailed) || se.Err.Status != http.StatusPreconditionFailed {
 		t.Fatalf("stale update: %v, want a *StaleRiskError that is ErrPreconditionFailed", err)
 	}
-	if se.Current == nil || se.Current.Version != 2 || se.Current.Title != "theirs" || se.Current.Owner != "alice" {
+	if se.Current == nil || se.Current.Version != 2 || se.Current.Title != "theirs" || se.Current.Owner.Name != "alice" {
 		t.Fatalf("Current = %+v, want the stored version 2", se.Current)
 	}
 	del := &riskapi.RiskDeleteParams{}
@@ -56,12 +56,12 @@ func TestRealIfMatchAndModify(t *testing.T) {
 				return nil, err
 			}
 		}
-		return &riskapi.RiskUpdateParams{Owner: riskapi.Ptr(cur.Owner + "+bob")}, nil
+		return &riskapi.RiskUpdateParams{Owner: name(cur.Owner.Name + "+bob")}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 2 || got.Title != "newer" || got.Owner != "alice+bob" || got.Version != 4 {
+	if calls != 2 || got.Title != "newer" || got.Owner.Name != "alice+bob" || got.Version != 4 {
 		t.Fatalf("Modify after %d calls: %+v; want both changes kept at version 4 after 2 calls", calls, got)
 	}
 	sentinel := errors.New("no change wanted")
@@ -69,3 +69,6 @@ func TestRealIfMatchAndModify(t *testing.T) {
 		t.Fatalf("Modify returned %v, want change's error", err)
 	}
 }
+
+// name is a name owner for a write.
+func name(n string) *riskapi.RiskOwnerParams { return &riskapi.RiskOwnerParams{Name: &n} }

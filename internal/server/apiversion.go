@@ -28,6 +28,11 @@ import (
 func namedVersion(authenticated bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			if named := c.Request().Header.Values(apiversion.Header); len(named) > 1 {
+				// Not the first one: a proxy or a client's defaults added one, and
+				// which was meant is the client's to say (docs/errors.md).
+				return problem.New(problem.APIVersionUnknown, "Riskapi-Version: %d headers name versions; send one", len(named))
+			}
 			text := c.Request().Header.Get(apiversion.Header)
 			if text == "" {
 				if !authenticated {
@@ -60,6 +65,29 @@ func pinnedVersion(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		setVersion(c, v)
+		return next(c)
+	}
+}
+
+// answeredVersion gives every /v1 and /v2 answer a Riskapi-Version, also those no
+// route's chain version: the router's 404, a 401 before the tenant (and so its pin)
+// is known. Those are in the version the request named, else the newest; a
+// request refused for its version names none.
+func answeredVersion(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p := c.Request().URL.Path
+		if !strings.HasPrefix(p, "/v1/") && !strings.HasPrefix(p, "/v2/") && p != "/v1" && p != "/v2" {
+			return next(c)
+		}
+		switch named := c.Request().Header.Values(apiversion.Header); len(named) {
+		case 0:
+			c.Response().Header().Set(apiversion.Header, string(apiversion.API.Newest()))
+		case 1:
+			if v, err := apiversion.API.Parse(strings.TrimSpace(named[0])); err == nil {
+				c.Response().Header().Set(apiversion.Header, string(v))
+			}
+		}
+		// (a refused version names none)
 		return next(c)
 	}
 }

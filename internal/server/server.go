@@ -112,6 +112,9 @@ func New(d Deps, cfg config.Config) (*echo.Echo, error) {
 	useChain(e, d.Logger, newHTTPMetrics(d.Metrics), cfg.Idempotency.Leases().Store, cfg.Database.QueryTimeout)
 	// Before anything reads a parameter or header (docs/errors.md).
 	e.Use(refuseBadBytes)
+	// Every /v1 and /v2 answer names its version, the router's 404 too
+	// (docs/api-versions.md); a route's chain sets the one it is in.
+	e.Use(answeredVersion)
 	// Inside the request id: where every change the request records was asked from.
 	e.Use(origin)
 	// Inside the request id, outside every route's idempotency and unit of work: it

@@ -10,6 +10,7 @@ import (
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/etag"
 	"github.com/riskapi/riskapi/internal/followup"
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 // Actor is who did something: a user (email set) or an API key.
@@ -37,6 +38,8 @@ type Review struct {
 	Reviewer       Actor     `json:"reviewer"`
 	NextReviewDate *string   `json:"nextReviewDate"`
 	CreatedAt      time.Time `json:"createdAt"`
+	// Livemode is false for an object of the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Resource implements changes.View.
@@ -45,7 +48,8 @@ func (Review) Resource() string { return "review" }
 // OfReview returns r as the API shows it.
 func OfReview(r *followup.Review) Review {
 	return Review{ID: r.ID, RiskID: r.RiskID, Note: r.Note, Outcome: string(r.Outcome),
-		Reviewer: actorOf(r.Reviewer), NextReviewDate: r.NextReviewDate, CreatedAt: r.CreatedAt.UTC()}
+		Reviewer: actorOf(r.Reviewer), NextReviewDate: r.NextReviewDate, CreatedAt: r.CreatedAt.UTC(),
+		Livemode: ids.Livemode(r.TenantID)}
 }
 
 // Action is a treatment action as the API shows it.
@@ -59,6 +63,8 @@ type Action struct {
 	Version   int64     `json:"version"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	// Livemode is false for an object of the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Resource implements changes.View.
@@ -67,7 +73,8 @@ func (Action) Resource() string { return "action" }
 // OfAction returns a as the API shows it.
 func OfAction(a *followup.Action) Action {
 	return Action{ID: a.ID, RiskID: a.RiskID, Title: a.Title, OwnerID: a.OwnerID, DueDate: a.DueDate,
-		Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+		Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		Livemode: ids.Livemode(a.TenantID)}
 }
 
 // ActionETag is the entity tag of a's responses: its version, quoted.
@@ -88,6 +95,8 @@ type Acceptance struct {
 	Version       int64           `json:"version"`
 	CreatedAt     time.Time       `json:"createdAt"`
 	UpdatedAt     time.Time       `json:"updatedAt"`
+	// Livemode is false for an object of the tenant's sandbox (docs/sandboxes.md).
+	Livemode bool `json:"livemode"`
 }
 
 // Resource implements changes.View.
@@ -97,7 +106,8 @@ func (Acceptance) Resource() string { return "acceptance" }
 func OfAcceptance(a *followup.Acceptance) Acceptance {
 	out := Acceptance{ID: a.ID, RiskID: a.RiskID, Justification: a.Justification, ValidUntil: a.ValidUntil,
 		Status: string(a.Status), RequestedBy: actorOf(a.RequestedBy), DecisionNote: a.DecisionNote,
-		RiskSnapshot: a.RiskSnapshot, Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+		RiskSnapshot: a.RiskSnapshot, Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		Livemode: ids.Livemode(a.TenantID)}
 	if out.RiskSnapshot == nil {
 		out.RiskSnapshot = json.RawMessage("null")
 	}

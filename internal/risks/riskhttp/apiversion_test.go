@@ -3,6 +3,7 @@ package riskhttp_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -207,5 +208,83 @@ func TestRequestLogRecordsTheVersion(t *testing.T) {
 		if len(got) != 1 || got[0] != string(v) {
 			t.Errorf("?apiVersion=%s lists %v", v, got)
 		}
+	}
+}
+
+// TestEveryAnswerNamesItsVersion: answers no route's chain versions — the router's
+// 404, a 401 without credentials — still say which version they are in (the one
+// named, else the newest); two Riskapi-Version headers are refused, neither taken.
+func TestEveryAnswerNamesItsVersion(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.TenantAt("Acme", apiversion.V20261201)
+	old := http.Header{apiversion.Header: {string(apiversion.V20261201)}}
+	for _, c := range []struct {
+		name   string
+		req    apitest.Request
+		status int
+		want   apiversion.Version
+	}{
+		{"no route", apitest.Request{Method: http.MethodGet, Path: "/v2/nothing-here", Bearer: a.Key}, http.StatusNotFound, apiversion.API.Newest()},
+		{"no route, named", apitest.Request{Method: http.MethodGet, Path: "/v1/nothing-here", Header: old}, http.StatusNotFound, apiversion.V20261201},
+		{"no credentials", apitest.Request{Method: http.MethodGet, Path: "/v2/risks"}, http.StatusUnauthorized, apiversion.API.Newest()},
+		{"no credentials, named", apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Header: old}, http.StatusUnauthorized, apiversion.V20261201},
+		{"a bad key", apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: "rk_live_nope"}, http.StatusUnauthorized, apiversion.API.Newest()},
+		{"the pin", apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}, http.StatusOK, apiversion.V20261201},
+	} {
+		res := env.Do(c.req).Expect(c.status)
+		if got := res.Header().Values(apiversion.Header); len(got) != 1 || got[0] != string(c.want) {
+			t.Errorf("%s: %s %v, want %s", c.name, apiversion.Header, got, c.want)
+		}
+	}
+	two := http.Header{apiversion.Header: {"2026-12-01", "2027-01-15"}}
+	for _, bearer := range []string{a.Key, ""} {
+		res := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: bearer, Header: two,
+			JSON: map[string]any{"title": "t", "owner": "ann"}}).ExpectProblem(http.StatusBadRequest, "API_VERSION_UNKNOWN")
+		if res.Header().Get(apiversion.Header) != "" || !strings.Contains(res.Body.String(), "send one") {
+			t.Errorf("two versions: %s %q, %s", apiversion.Header, res.Header().Get(apiversion.Header), res.Body)
+		}
+	}
+	var page struct{ Data []any }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}).Expect(http.StatusOK).Decode(&page)
+	if len(page.Data) != 0 {
+		t.Errorf("a refused request wrote %d risks", len(page.Data))
+	}
+}
+
+// TestOldPutOfAUserOwnerIsVisible: a 2026-12-01 client PUTting back the owner it
+// read (a user's email) makes a name owner, as docs/api-versions.md says; the change
+// is visible to the newest version, in the answer and in the risk.updated event's
+// previousAttributes, which keep the user it was.
+func TestOldPutOfAUserOwnerIsVisible(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.TenantAt("Acme", apiversion.V20270115)
+	old, cur := inVersion(apiversion.V20261201), inVersion(apiversion.V20270115)
+	uid := userID(t, env, a)
+	id := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, Header: cur,
+		JSON: map[string]any{"title": "t", "owner": map[string]any{"userId": uid}}}).Expect(http.StatusCreated).Map()["id"].(string)
+	read := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + id, Bearer: a.Key, Header: old}).Expect(http.StatusOK).Map()
+	env.Do(apitest.Request{Method: http.MethodPut, Path: "/v2/risks/" + id, Bearer: a.Key, Header: old,
+		JSON: map[string]any{"title": read["title"], "owner": read["owner"]}}).Expect(http.StatusOK)
+	now := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/" + id, Bearer: a.Key, Header: cur}).Expect(http.StatusOK).Map()
+	if owner, _ := now["owner"].(map[string]any); owner == nil || owner["userId"] != nil || owner["name"] != a.Email {
+		t.Fatalf("owner after the old PUT = %v, want the name owner %s", now["owner"], a.Email)
+	}
+	var events struct {
+		Data []struct {
+			Type string
+			Data struct {
+				PreviousAttributes map[string]any
+			}
+		}
+	}
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/events?type=risk.updated", Bearer: a.Key, Header: cur}).Expect(http.StatusOK).Decode(&events)
+	if len(events.Data) == 0 {
+		t.Fatal("no risk.updated event")
+	}
+	prev, _ := events.Data[0].Data.PreviousAttributes["owner"].(map[string]any)
+	if prev == nil || prev["userId"] != uid {
+		t.Errorf("previousAttributes = %v, want the user owner %s", events.Data[0].Data.PreviousAttributes, uid)
 	}
 }
