@@ -2659,7 +2659,10 @@ export interface components {
          *       "impact": 4,
          *       "riskScore": 12,
          *       "status": "open",
-         *       "owner": "alice@example.com",
+         *       "owner": {
+         *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33",
+         *         "name": "alice@example.com"
+         *       },
          *       "treatment": "mitigate",
          *       "reviewDate": "2025-06-30",
          *       "reviewEvery": "P3M",
@@ -2687,11 +2690,7 @@ export interface components {
             impact: number | null;
             riskScore: number | null;
             status: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
-             *     string, a user owner's email or the name (docs/api-versions.md).
-             */
-            owner: components["schemas"]["Owner"] | string;
+            owner: components["schemas"]["Owner"];
             treatment: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -2766,11 +2765,7 @@ export interface components {
              */
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): `{"userId"}` (a user of the tenant, else 400
-             *     `OWNER_USER_UNKNOWN`) or `{"name"}`. 2026-12-01: a string, a name owner.
-             */
-            owner?: components["schemas"]["OwnerWrite"] | string;
+            owner?: components["schemas"]["OwnerWrite"];
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -3520,11 +3515,7 @@ export interface components {
             impact?: number | null;
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
-             *     string, a user owner's email or the name (docs/api-versions.md).
-             */
-            owner?: components["schemas"]["Owner"] | string;
+            owner?: components["schemas"]["Owner"];
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -3814,13 +3805,13 @@ export interface components {
         RiskPreconditionProblem: components["schemas"]["Problem"] & {
             current: components["schemas"]["Risk"];
         };
-        /** @description A risk's owner (2027-01-15): one of the tenant's users (`userId`, with their email as `name`), or a name (`userId` null). */
+        /** @description A risk's owner: one of the tenant's users (`userId`, with their email as `name`), or a name (`userId` null). In 2026-12-01 it is a string instead (docs/api-versions.md). */
         Owner: {
             /** @example usr_01a24ac2e7c9733bbddc38a8b9be1f33 */
             userId: string | null;
             name: string;
         };
-        /** @description An owner as a write gives it (2027-01-15), exactly one of `userId` and `name`. */
+        /** @description An owner as a write gives it, exactly one of `userId` (a user of the tenant, else 400 `OWNER_USER_UNKNOWN`) and `name`. In 2026-12-01 a write gives a string, a name owner (docs/api-versions.md). */
         OwnerWrite: {
             userId?: string;
             name?: string;
@@ -4958,7 +4949,9 @@ export interface components {
                  *       "category": "compliance",
                  *       "likelihood": 3,
                  *       "impact": 4,
-                 *       "owner": "alice@example.com"
+                 *       "owner": {
+                 *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["RiskCreate"];
@@ -4974,7 +4967,9 @@ export interface components {
                  *       "likelihood": 2,
                  *       "impact": 4,
                  *       "status": "mitigated",
-                 *       "owner": "alice@example.com"
+                 *       "owner": {
+                 *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["RiskReplace"];

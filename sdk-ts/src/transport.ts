@@ -16,7 +16,7 @@ export const SDK_VERSION = "0.1.0";
  * every request (docs/api-versions.md): answers keep these shapes whatever the
  * tenant's pin.
  */
-export const API_VERSION = "2026-12-01";
+export const API_VERSION = "2027-01-15";
 
 /** Per-call options that every method accepts as its last argument. */
 export interface CallOptions {
