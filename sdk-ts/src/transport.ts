@@ -317,7 +317,9 @@ function headers(
   if (!h.has("Riskapi-Mode") && cfg.testData?.()) h.set("Riskapi-Mode", "test");
   h.set("Accept", req.accept ?? "application/json");
   if (cfg.userAgent) h.set("User-Agent", cfg.userAgent);
-  h.set("Riskapi-Version", API_VERSION);
+  // A caller's own Riskapi-Version wins: a write kept as data and sent later (the
+  // dashboard's outbox) goes in the version its body was written in.
+  if (!h.has("Riskapi-Version")) h.set("Riskapi-Version", API_VERSION);
   // A FormData body has no contentType here: fetch sets it, with the boundary.
   if (contentType) h.set("Content-Type", contentType);
   if (key !== undefined) h.set("Idempotency-Key", key);

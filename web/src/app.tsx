@@ -26,6 +26,7 @@ const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.Request
 const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
 const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
+const MyWorkPage = lazy(() => import("./pages/mywork").then((m) => m.MyWorkPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
 const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
 
@@ -157,7 +158,8 @@ export function App() {
 
 function page(path: string, session: Session) {
   const risk = /^\/risks\/([^/]+)$/.exec(path);
-  if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} />;
+  if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} admin={isAdmin(session)} />;
+  if (path === "/my-work") return <MyWorkPage session={session} />;
   if (path === "/") return <RisksPage />;
   if (path === "/requests") return <RequestsPage />;
   if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
@@ -187,6 +189,7 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
       <a href="/" class="brand">riskapi</a>
       <nav aria-label="Main">
         <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
+        <a href="/my-work" aria-current={path === "/my-work" ? "page" : undefined}>My work</a>
         <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
         <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
         {isAdmin(session) && <a href="/audit" aria-current={path === "/audit" ? "page" : undefined}>Audit log</a>}

@@ -9,6 +9,7 @@ import { useRef, useState } from "preact/hooks";
 import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
+import { ownerName } from "../owners";
 import { FilterBar } from "../register/filters";
 import { ReviewCell, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
@@ -103,7 +104,7 @@ function RiskList({ view }: { view: ListView }) {
                   <td>{r.residualScore ?? ""}</td>
                   <td>{r.status}</td>
                   <td>{r.treatment ?? ""}</td>
-                  <td>{r.owner}</td>
+                  <td>{ownerName(r.owner)}</td>
                   <td>{r.category}</td>
                   <ReviewCell date={r.reviewDate} />
                   <td>{new Date(r.updatedAt).toLocaleString()}</td>
