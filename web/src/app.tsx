@@ -28,6 +28,9 @@ const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
 const MyWorkPage = lazy(() => import("./pages/mywork").then((m) => m.MyWorkPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
+// Seldom shown: the sign-out question about unsent changes, and the app's own "Page not found".
+const ConfirmSignOut = lazy(() => import("./shell-rare").then((m) => m.ConfirmSignOut), { quiet: true });
+const NotFound = lazy(() => import("./shell-rare").then((m) => m.NotFound));
 const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
 
 /** App renders the dashboard. */
@@ -169,17 +172,6 @@ function page(path: string, session: Session) {
   return <NotFound />;
 }
 
-/** NotFound is the app's own page for a path it does not have. */
-function NotFound() {
-  return (
-    <section>
-      <h1>Page not found</h1>
-      <p>There is no page at <code>{location.pathname}</code>.</p>
-      <p><a href="/">Go to the risks</a></p>
-    </section>
-  );
-}
-
 /** Header: navigation (Audit log and Admin for admins only), the pending-changes indicator, the user's menu. */
 function Header(props: { path: string; session: Session; online: boolean; mode: Mode; onSignOut: () => void }) {
   const { path, session } = props;
@@ -212,21 +204,5 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
       </details>
       <button type="button" class="secondary" onClick={props.onSignOut}>Sign out</button>
     </header>
-  );
-}
-
-/** ConfirmSignOut asks what becomes of changes not yet sent. */
-function ConfirmSignOut(props: { count: number; onChoose: (c: "keep" | "discard") => void; onCancel: () => void }) {
-  const n = props.count;
-  return (
-    <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
-      <span>
-        {n === 1 ? "1 change has" : `${n} changes have`} not reached the server yet. Keep {n === 1 ? "it" : "them"} in this
-        browser until you sign in again, or discard {n === 1 ? "it" : "them"}? Nobody else can send or see {n === 1 ? "it" : "them"}.
-      </span>
-      <button type="button" class="secondary" onClick={() => props.onChoose("keep")}>Keep and sign out</button>
-      <button type="button" class="danger" onClick={() => props.onChoose("discard")}>Discard and sign out</button>
-      <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-    </div>
   );
 }

@@ -192,12 +192,10 @@ export function withPending<T extends object>(stored: T, path: string, changes: 
 
 /**
  * ownerKey makes owners comparable across their shapes: a user by their id,
- * else the name ({userId} written and {userId, name} read are the same owner).
+ * else the name ({userId} written and {userId, name} read are the same owner),
+ * a string (2026-12-01) as a name.
  */
-function ownerKey(o: unknown): string {
-  if (o && typeof o === "object") {
-    const { userId, name } = o as { userId?: string | null; name?: string };
-    return userId ? `user:${userId}` : `name:${name ?? ""}`;
-  }
-  return `name:${typeof o === "string" ? o : ""}`;
+function ownerKey(o: unknown): unknown {
+  const v = o as { userId?: string | null; name?: string } | null;
+  return typeof v === "object" ? v?.userId || "n:" + v?.name : "n:" + String(o);
 }

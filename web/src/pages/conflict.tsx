@@ -7,7 +7,7 @@
 import type { Risk } from "../api";
 import type { Change, Fields } from "../outbox/change";
 import { metadataClash } from "../outbox/merge";
-import { ownerName } from "../owners";
+import { ownerName } from "./common";
 import { outbox } from "../state";
 
 /** The edit form's labels, by the field's JSON name. */

@@ -11,10 +11,9 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, etag, type Acceptance, type Action, type Review, type Risk } from "../api";
 import type { Change } from "../outbox/change";
 import { withPending } from "../outbox/merge";
-import { ownerName, useOwnerChoices, type OwnerChoice } from "../owners";
 import { identity } from "../session";
 import { outbox, useSettled } from "../state";
-import { Field, fieldErrors, useRefusal, useSubmitOnce, type FieldErrors } from "./common";
+import { Field, fieldErrors, ownerName, useOwnerChoices, useRefusal, useSubmitOnce, type FieldErrors, type OwnerChoice } from "./common";
 
 /** How many of each a risk's page lists: the newest reviews and acceptances, the first actions. */
 const SHOWN = 50;

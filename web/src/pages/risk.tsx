@@ -15,12 +15,11 @@ import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline, useSettled } from "../state";
 import { useTitle } from "../title";
-import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, isOffline, KeptAside, Offline, ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
 import { AttachmentDelete } from "../register/attachment";
 import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
-import { ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice } from "../owners";
 import { FollowUp } from "./followup";
 
 /** RiskPage shows and edits the risk `id`. */

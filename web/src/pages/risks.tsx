@@ -9,13 +9,12 @@ import { useRef, useState } from "preact/hooks";
 import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
-import { ownerName } from "../owners";
 import { FilterBar } from "../register/filters";
 import { ReviewCell, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, KeptAside, Offline, ownerName, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 
 // The heat map, export and import are chunks of their own: the list comes first.
 const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
