@@ -301,4 +301,10 @@ describe("API version", () => {
     expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual({ title: "t", owner: { userId: "usr_1" } });
     expect(r.owner).toEqual({ userId: "usr_1", name: "ada@example.com" });
   });
+
+  it("sends the caller's own Riskapi-Version instead: a write kept as data goes in the version it was written in", async () => {
+    const { client, seen } = fakeClient([json(200, { ...risk("risk_1"), owner: "Ada" })]);
+    await client.request({ method: "PATCH", path: "/risks/risk_1", json: { owner: "Ada" } }, { headers: { "Riskapi-Version": "2026-12-01" } });
+    expect(seen[0]!.headers.get("Riskapi-Version")).toBe("2026-12-01");
+  });
 });
