@@ -28,9 +28,11 @@ const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
 const MyWorkPage = lazy(() => import("./pages/mywork").then((m) => m.MyWorkPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
-// Seldom shown: the sign-out question about unsent changes, and the app's own "Page not found".
-const ConfirmSignOut = lazy(() => import("./shell-rare").then((m) => m.ConfirmSignOut), { quiet: true });
-const NotFound = lazy(() => import("./shell-rare").then((m) => m.NotFound));
+// Seldom shown: the sign-out question about unsent changes, and the app's own "Page
+// not found". They ride in the risk list's chunk, which is fetched at start-up for
+// anyone signed in (above), so the question is there when signing out offline.
+const ConfirmSignOut = lazy(() => import("./pages/risks").then((m) => m.ConfirmSignOut), { quiet: true });
+const NotFound = lazy(() => import("./pages/risks").then((m) => m.NotFound));
 const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
 
 /** App renders the dashboard. */

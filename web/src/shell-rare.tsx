@@ -1,7 +1,9 @@
 /**
- * The shell's seldom-shown parts, a chunk of their own so that the first load
- * (the sign-in form) does not carry them: the question asked when signing out
- * with changes not yet sent, and the app's own "Page not found".
+ * The shell's seldom-shown parts, kept out of the first load (the sign-in
+ * form): the question asked when signing out with changes not yet sent, and
+ * the app's own "Page not found". They load with the risk list's chunk
+ * (pages/risks.tsx re-exports them), which a signed-in browser fetches at
+ * start-up, so the question is there offline too.
  */
 
 /** NotFound is the app's own page for a path it does not have. */

@@ -16,6 +16,9 @@ import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
 import { Field, fieldErrors, KeptAside, Offline, ownerName, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 
+// The shell's seldom-shown parts travel with the list (app.tsx says why).
+export { ConfirmSignOut, NotFound } from "../shell-rare";
+
 // The heat map, export and import are chunks of their own: the list comes first.
 const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
 const ExportLinks = lazy(() => import("../register/transfer").then((m) => m.ExportLinks));
