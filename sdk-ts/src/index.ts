@@ -33,6 +33,7 @@ export {
   DEFAULT_MAX_WAIT_MS,
   type RetryDecision,
 } from "./retry.js";
+export { API_VERSION } from "./transport.js";
 export type { CallOptions, ResponseInfo, RetryEvent } from "./transport.js";
 export type {
   Acceptance,
@@ -44,6 +45,8 @@ export type {
   ActionUpdateParams,
   Review,
   ReviewCreateParams,
+  Owner,
+  OwnerWrite,
   ApiKey,
   ApiKeyMode,
   SandboxErased,

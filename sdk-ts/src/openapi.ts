@@ -2784,7 +2784,10 @@ export interface components {
          *       "impact": 4,
          *       "riskScore": 12,
          *       "status": "open",
-         *       "owner": "alice@example.com",
+         *       "owner": {
+         *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33",
+         *         "name": "alice@example.com"
+         *       },
          *       "treatment": "mitigate",
          *       "reviewDate": "2025-06-30",
          *       "reviewEvery": "P3M",
@@ -2812,11 +2815,7 @@ export interface components {
             impact: number | null;
             riskScore: number | null;
             status: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
-             *     string, a user owner's email or the name (docs/api-versions.md).
-             */
-            owner: components["schemas"]["Owner"] | string;
+            owner: components["schemas"]["Owner"];
             treatment: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -2891,11 +2890,7 @@ export interface components {
              */
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): `{"userId"}` (a user of the tenant, else 400
-             *     `OWNER_USER_UNKNOWN`) or `{"name"}`. 2026-12-01: a string, a name owner.
-             */
-            owner?: components["schemas"]["OwnerWrite"] | string;
+            owner?: components["schemas"]["OwnerWrite"];
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -3550,6 +3545,8 @@ export interface components {
             email: string | null;
         };
         Review: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             riskId: string;
             note: string;
@@ -3578,6 +3575,8 @@ export interface components {
         /** @enum {string} */
         ActionStatus: "open" | "done" | "cancelled";
         Action: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             riskId: string;
             title: string;
@@ -3626,6 +3625,8 @@ export interface components {
         /** @enum {string} */
         AcceptanceStatus: "pending" | "approved" | "rejected" | "expired";
         Acceptance: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             id: string;
             riskId: string;
             justification: string;
@@ -3698,11 +3699,7 @@ export interface components {
             impact?: number | null;
             riskScore?: number | null;
             status?: components["schemas"]["RiskStatus"];
-            /**
-             * @description 2027-01-15 (newest): an object, one of the tenant's users or a name. 2026-12-01: a
-             *     string, a user owner's email or the name (docs/api-versions.md).
-             */
-            owner?: components["schemas"]["Owner"] | string;
+            owner?: components["schemas"]["Owner"];
             treatment?: components["schemas"]["RiskTreatment"];
             /**
              * Format: date
@@ -3997,13 +3994,13 @@ export interface components {
         RiskPreconditionProblem: components["schemas"]["Problem"] & {
             current: components["schemas"]["Risk"];
         };
-        /** @description A risk's owner (2027-01-15): one of the tenant's users (`userId`, with their email as `name`), or a name (`userId` null). */
+        /** @description A risk's owner: one of the tenant's users (`userId`, with their email as `name`), or a name (`userId` null). In 2026-12-01 it is a string instead (docs/api-versions.md). */
         Owner: {
             /** @example usr_01a24ac2e7c9733bbddc38a8b9be1f33 */
             userId: string | null;
             name: string;
         };
-        /** @description An owner as a write gives it (2027-01-15), exactly one of `userId` and `name`. */
+        /** @description An owner as a write gives it, exactly one of `userId` (a user of the tenant, else 400 `OWNER_USER_UNKNOWN`) and `name`. In 2026-12-01 a write gives a string, a name owner (docs/api-versions.md). */
         OwnerWrite: {
             userId?: string;
             name?: string;
@@ -5171,7 +5168,9 @@ export interface components {
                  *       "category": "compliance",
                  *       "likelihood": 3,
                  *       "impact": 4,
-                 *       "owner": "alice@example.com"
+                 *       "owner": {
+                 *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["RiskCreate"];
@@ -5187,7 +5186,9 @@ export interface components {
                  *       "likelihood": 2,
                  *       "impact": 4,
                  *       "status": "mitigated",
-                 *       "owner": "alice@example.com"
+                 *       "owner": {
+                 *         "userId": "usr_01a24ac2e7c9733bbddc38a8b9be1f33"
+                 *       }
                  *     }
                  */
                 "application/json": components["schemas"]["RiskReplace"];

@@ -113,7 +113,7 @@ export class Risks {
    * latest version.
    *
    * ```ts
-   * const r = await client.risks.modify(id, (r) => ({ owner: r.owner.toLowerCase() }));
+   * const r = await client.risks.modify(id, (r) => ({ owner: { name: r.owner.name.toLowerCase() } }));
    * ```
    *
    * `opts.ifMatch` is set by modify; each write gets its own idempotency key

@@ -16,7 +16,7 @@ export const SDK_VERSION = "0.1.0";
  * every request (docs/api-versions.md): answers keep these shapes whatever the
  * tenant's pin.
  */
-export const API_VERSION = "2026-12-01";
+export const API_VERSION = "2027-01-15";
 
 /** Per-call options that every method accepts as its last argument. */
 export interface CallOptions {
@@ -317,7 +317,9 @@ function headers(
   if (!h.has("Riskapi-Mode") && cfg.testData?.()) h.set("Riskapi-Mode", "test");
   h.set("Accept", req.accept ?? "application/json");
   if (cfg.userAgent) h.set("User-Agent", cfg.userAgent);
-  h.set("Riskapi-Version", API_VERSION);
+  // A caller's own Riskapi-Version wins: a write kept as data and sent later (the
+  // dashboard's outbox) goes in the version its body was written in.
+  if (!h.has("Riskapi-Version")) h.set("Riskapi-Version", API_VERSION);
   // A FormData body has no contentType here: fetch sets it, with the boundary.
   if (contentType) h.set("Content-Type", contentType);
   if (key !== undefined) h.set("Idempotency-Key", key);

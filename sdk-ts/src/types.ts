@@ -7,22 +7,22 @@ import type { components, paths } from "./openapi.js";
 
 type Schemas = components["schemas"];
 
-/**
- * The spec's owner spans versions (a string in 2026-12-01, an object after); this
- * SDK sends API_VERSION, so its owner is the string (docs/api-versions.md).
- */
-type OwnerAsString<T> = T extends { owner?: unknown } ? Omit<T, "owner"> & { owner?: string } : T;
-
 /** A risk as the server returns it; `likelihood`, `impact` and `riskScore` are null when not assessed. */
-export type Risk = Omit<Schemas["Risk"], "owner"> & { owner: string };
+export type Risk = Schemas["Risk"];
+/** A risk's owner as read: one of the tenant's users (`userId`, `name` their email) or a name (`userId` null). */
+export type Owner = Schemas["Owner"];
+/** A risk's owner as written: exactly one of `{userId}` (a user of the tenant) and `{name}`. */
+export type OwnerWrite = { userId: string; name?: never } | { name: string; userId?: never };
+/** The spec's write owner is one object with both members optional; the SDK's says exactly one. */
+type OwnerOneOf<T> = T extends { owner?: unknown } ? Omit<T, "owner"> & { owner?: OwnerWrite } : T;
 /** The status of a risk: "open", "mitigated" or "closed". */
 export type RiskStatus = Schemas["RiskStatus"];
 /** The body of POST /v2/risks: `title` is required; `status` defaults to "open". */
-export type RiskCreateParams = OwnerAsString<paths["/v2/risks"]["post"]["requestBody"]["content"]["application/json"]>;
+export type RiskCreateParams = OwnerOneOf<paths["/v2/risks"]["post"]["requestBody"]["content"]["application/json"]>;
 /** The body of PUT /v2/risks/{id}: a full replace, shaped like a create. */
-export type RiskReplaceParams = OwnerAsString<paths["/v2/risks/{id}"]["put"]["requestBody"]["content"]["application/json"]>;
+export type RiskReplaceParams = OwnerOneOf<paths["/v2/risks/{id}"]["put"]["requestBody"]["content"]["application/json"]>;
 /** The body of PATCH /v2/risks/{id}: only the fields given change; `null` unsets a number. */
-export type RiskUpdateParams = OwnerAsString<paths["/v2/risks/{id}"]["patch"]["requestBody"]["content"]["application/json"]>;
+export type RiskUpdateParams = OwnerOneOf<paths["/v2/risks/{id}"]["patch"]["requestBody"]["content"]["application/json"]>;
 /** A file attached to a risk. */
 export type Attachment = Schemas["Attachment"];
 /** An RFC 9457 problem document, as the server sends it on every 4xx/5xx. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NetworkError, RiskApi, RiskApiError, type ResponseInfo } from "../src/index.js";
+import { API_VERSION, NetworkError, RiskApi, RiskApiError, type ResponseInfo } from "../src/index.js";
 import { fakeClient, json, problem, risk } from "./fake.js";
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -288,5 +288,23 @@ describe("test data (docs/sandboxes.md)", () => {
     expect(seen[0]!.method).toBe("DELETE");
     expect(seen[0]!.url.pathname).toBe("/v1/sandbox/data");
     expect(seen[0]!.headers.has("Idempotency-Key")).toBe(false);
+  });
+});
+
+describe("API version", () => {
+  it("sends Riskapi-Version 2027-01-15 on reads and writes, and writes owners as objects", async () => {
+    const { client, seen } = fakeClient([json(201, { ...risk("risk_1"), owner: { userId: "usr_1", name: "ada@example.com" } })]);
+    const r = await client.risks.create({ title: "t", owner: { userId: "usr_1" } });
+    await client.risks.get("risk_1");
+    expect(API_VERSION).toBe("2027-01-15");
+    expect(seen.map((s) => s.headers.get("Riskapi-Version"))).toEqual(["2027-01-15", "2027-01-15"]);
+    expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual({ title: "t", owner: { userId: "usr_1" } });
+    expect(r.owner).toEqual({ userId: "usr_1", name: "ada@example.com" });
+  });
+
+  it("sends the caller's own Riskapi-Version instead: a write kept as data goes in the version it was written in", async () => {
+    const { client, seen } = fakeClient([json(200, { ...risk("risk_1"), owner: "Ada" })]);
+    await client.request({ method: "PATCH", path: "/risks/risk_1", json: { owner: "Ada" } }, { headers: { "Riskapi-Version": "2026-12-01" } });
+    expect(seen[0]!.headers.get("Riskapi-Version")).toBe("2026-12-01");
   });
 });

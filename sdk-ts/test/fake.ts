@@ -40,7 +40,7 @@ export function json(status: number, v: unknown, headers: Record<string, string>
 export function risk(id: string, title = "t", version = 1): Record<string, unknown> {
   return {
     id, title, description: "", category: "", likelihood: null, impact: null, riskScore: null,
-    status: "open", owner: "", version, createdAt: "2026-12-01T08:00:00Z", updatedAt: "2026-12-01T08:00:00Z",
+    status: "open", owner: { userId: null, name: "" }, version, createdAt: "2026-12-01T08:00:00Z", updatedAt: "2026-12-01T08:00:00Z",
   };
 }
 

@@ -16,12 +16,16 @@ describe("types generated from docs/openapi.yaml", () => {
 
   it("type a risk creation, with title required (tsc --strict checks this file)", () => {
     const create: RiskCreateParams = { title: "Vendor contract missing a DPA", likelihood: 3, impact: 4, status: "open" };
-    const replace: RiskReplaceParams = { title: "t", owner: "alice@example.com" };
-    const patch: RiskUpdateParams = { likelihood: null };
+    const replace: RiskReplaceParams = { title: "t", owner: { userId: "usr_1" } };
+    const patch: RiskUpdateParams = { likelihood: null, owner: { name: "Facilities" } };
+    // @ts-expect-error 2027-01-15: an owner is an object, no longer a string
+    const stringOwner: RiskUpdateParams = { owner: "alice@example.com" };
+    // @ts-expect-error an owner written is a user or a name, not both
+    const bothOwner: RiskUpdateParams = { owner: { userId: "usr_1", name: "Ada" } };
     // @ts-expect-error title is required on create
     const noTitle: RiskCreateParams = { likelihood: 3 };
     // @ts-expect-error status is one of open, mitigated, closed
     const badStatus: RiskUpdateParams = { status: "done" };
-    expect([create, replace, patch, noTitle, badStatus]).toHaveLength(5);
+    expect([create, replace, patch, stringOwner, bothOwner, noTitle, badStatus]).toHaveLength(7);
   });
 });

@@ -49,22 +49,22 @@ describe("versions of risks", () => {
   });
 
   it("modify redoes the change on the version the 412 carried and writes over that one", async () => {
-    const first = { ...risk("risk_1", "Flood", 2), owner: "Ada" };
-    const theirs = { ...risk("risk_1", "Flood in the cellar", 3), owner: "Ada" };
+    const first = { ...risk("risk_1", "Flood", 2), owner: { userId: null, name: "Ada" } };
+    const theirs = { ...risk("risk_1", "Flood in the cellar", 3), owner: { userId: null, name: "Ada" } };
     const { client, seen } = fakeClient([
       json(200, first),
       await staleAnswer(theirs),
-      json(200, { ...theirs, owner: "ada", version: 4 }),
+      json(200, { ...theirs, owner: { userId: null, name: "ada" }, version: 4 }),
     ]);
     const saw: number[] = [];
     const r = await client.risks.modify("risk_1", (cur) => {
       saw.push(cur.version);
-      return { owner: cur.owner.toLowerCase() };
+      return { owner: { name: cur.owner.name.toLowerCase() } };
     });
-    expect(r).toMatchObject({ title: "Flood in the cellar", owner: "ada", version: 4 });
+    expect(r).toMatchObject({ title: "Flood in the cellar", owner: { userId: null, name: "ada" }, version: 4 });
     expect(saw).toEqual([2, 3]);
     expect(seen.map((s) => [s.method, s.headers.get("If-Match")])).toEqual([["GET", null], ["PATCH", '"2"'], ["PATCH", '"3"']]);
-    expect(sent(seen[2]!.body)).toEqual({ owner: "ada" });
+    expect(sent(seen[2]!.body)).toEqual({ owner: { name: "ada" } });
   });
 
   it("modify gives up after MAX_MODIFY_ATTEMPTS writes that all found a newer version", async () => {

@@ -20,7 +20,7 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const { page } = await env.browser();
     await signIn(page, admin);
     const title = unique("Audited flood");
-    const made = await page.request.post("/v1/risks", { data: { title, owner: "Ada" } });
+    const made = await page.request.post("/v1/risks", { data: { title, owner: { name: "Ada" } } });
     expect(made.status()).toBe(201);
     const risk = (await made.json()) as { id: string };
 

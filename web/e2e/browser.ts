@@ -16,16 +16,25 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** openBrowser launches Chromium headless with a fresh --user-data-dir and one page at baseUrl. */
-export async function openBrowser(baseUrl: string): Promise<Browser> {
+/** The API version the tests' own requests speak: the dashboard's (its SDK's, docs/api-versions.md). */
+export const API_VERSION = "2027-01-15";
+
+/**
+ * openBrowser launches Chromium headless with a fresh --user-data-dir and one
+ * page at baseUrl. Its requests send Riskapi-Version API_VERSION unless
+ * `version` is null: then nothing overrides what the page itself sends (a test
+ * of changes queued in an older version), and the tests' own requests speak
+ * the tenant's pin, the newest for a tenant made now.
+ */
+export async function openBrowser(baseUrl: string, version: string | null = API_VERSION): Promise<Browser> {
   const dir = await mkdtemp(join(tmpdir(), "riskapi-e2e-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath,
     headless: true,
     baseURL: baseUrl,
-    // The dashboard speaks API version 2026-12-01 (its SDK's, docs/api-versions.md),
-    // and so do the tests' own page.request calls, whatever the tenant's pin.
-    extraHTTPHeaders: { "Riskapi-Version": "2026-12-01" },
+    // The dashboard speaks the newest API version (its SDK's), and so do the
+    // tests' own page.request calls, whatever the tenant's pin.
+    ...(version ? { extraHTTPHeaders: { "Riskapi-Version": version } } : {}),
     viewport: { width: 1280, height: 800 },
     acceptDownloads: true,
     args: [

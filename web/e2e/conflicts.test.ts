@@ -15,7 +15,7 @@ const env = harness();
 interface StoredRisk {
   id: string;
   title: string;
-  owner: string;
+  owner: { userId: string | null; name: string };
   category: string;
   version: number;
 }
@@ -28,7 +28,7 @@ async function twoUsers(fields: Record<string, unknown> = {}): Promise<{ a: Brow
   const b = await env.browser();
   await signIn(a.page, alice);
   await signIn(b.page, bob);
-  const res = await a.page.request.post("/v1/risks", { data: { title: unique("Flood in the cellar"), owner: "Ada", ...fields } });
+  const res = await a.page.request.post("/v1/risks", { data: { title: unique("Flood in the cellar"), owner: { name: "Ada" }, ...fields } });
   expect(res.status()).toBe(201);
   return { a, b, risk: (await res.json()) as StoredRisk };
 }
@@ -83,11 +83,11 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
 
     await a.context.setOffline(false);
     await allSaved(a.page);
-    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "Grace", version: 3 });
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: { name: "Grace" }, version: 3 });
     // Only the field the user changed, first over the version they saw, then over the newer one.
     await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
-      [`"1"`, { owner: "Grace" }],
-      [`"2"`, { owner: "Grace" }],
+      [`"1"`, { owner: { name: "Grace" } }],
+      [`"2"`, { owner: { name: "Grace" } }],
     ]);
     await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(theirs);
     expect(await noConflict(a.page)).toBe(true);
@@ -225,14 +225,14 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
         await box.getByRole("cell", { name: theirs }).waitFor();
         await box.getByRole("columnheader", { name: "Theirs (version 3)" }).waitFor();
       }
-      expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "O1", description: "d-bob", version: 3 });
+      expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: { name: "O1" }, description: "d-bob", version: 3 });
 
       await first.getByRole("button", { name: choice }).click();
       if (choice === "Keep mine") {
         // T1 is stored (version 4); the later edit's base is T1, so it is sent over version 4 on its own: no second question.
         await allSaved(a.page);
         expect(await noConflict(a.page)).toBe(true);
-        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: "O1", description: "d-bob", version: 5 });
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: { name: "O1" }, description: "d-bob", version: 5 });
         await expect.poll(() => form.getByLabel("Title").inputValue()).toBe(t2);
       } else {
         // Nothing is sent for T1; the later edit still clashes with B's title, which is what is stored (version 3).
@@ -240,16 +240,16 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
         await expect.poll(() => boxes.count()).toBe(1);
         await second.getByRole("cell", { name: theirs }).waitFor();
         await second.getByRole("columnheader", { name: "Theirs (version 3)" }).waitFor();
-        expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "O1", description: "d-bob", version: 3 });
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: { name: "O1" }, description: "d-bob", version: 3 });
         await second.getByRole("button", { name: "Keep mine" }).click();
         await allSaved(a.page);
         expect(await noConflict(a.page)).toBe(true);
-        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: "O1", description: "d-bob", version: 4 });
+        expect(await stored(a.page, risk.id)).toMatchObject({ title: t2, owner: { name: "O1" }, description: "d-bob", version: 4 });
       }
       await expect.poll(() => sent.map((r) => [r.headers()["if-match"], r.postDataJSON()])).toEqual([
         [`"1"`, { title: t1 }],
-        [`"1"`, { owner: "O1" }],
-        [`"2"`, { owner: "O1" }],
+        [`"1"`, { owner: { name: "O1" } }],
+        [`"2"`, { owner: { name: "O1" } }],
         // The later Title edit was compared with version 3, which the Owner edit answered with: not sent until it could go.
         ...(choice === "Keep mine" ? [[`"3"`, { title: t1 }], [`"4"`, { title: t2 }]] : [[`"3"`, { title: t2 }]]),
       ]);
@@ -271,10 +271,10 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await form.getByLabel("Owner").inputValue()).toBe("Grace");
 
     await form.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe("Grace");
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner.name).toBe("Grace");
     await allSaved(a.page);
-    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: "Grace", version: 3 });
-    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: "Grace" }]);
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: theirs, owner: { name: "Grace" }, version: 3 });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: { name: "Grace" } }]);
     expect(sent[0]!.headers()["if-match"]).toBe('"2"');
     expect(await noConflict(a.page)).toBe(true);
   });
@@ -307,8 +307,8 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await form.getByLabel("Owner").inputValue()).toBe(typed);
 
     await form.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe(typed);
-    expect(sent.map((r) => [r.headers()["if-match"], r.postDataJSON() as unknown])).toEqual([['"2"', { owner: typed }]]);
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner.name).toBe(typed);
+    expect(sent.map((r) => [r.headers()["if-match"], r.postDataJSON() as unknown])).toEqual([['"2"', { owner: { name: typed } }]]);
   });
 
   it("shows a conflict, not an overwrite, when a re-read brings another user's change of the field a draft is typing in", async () => {
@@ -353,9 +353,9 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     const sent = patches(a.page);
     await form.getByLabel("Owner").fill("A owner");
     await form.getByRole("button", { name: "Save changes" }).click();
-    await expect.poll(async () => (await stored(a.page, risk.id)).owner).toBe("A owner");
-    expect(await stored(a.page, risk.id)).toMatchObject({ title: "B again", owner: "A owner" });
-    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: "A owner" }]);
+    await expect.poll(async () => (await stored(a.page, risk.id)).owner.name).toBe("A owner");
+    expect(await stored(a.page, risk.id)).toMatchObject({ title: "B again", owner: { name: "A owner" } });
+    expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ owner: { name: "A owner" } }]);
   });
 
   it("puts back only what a refused edit typed: another user's change made while it waited stays, in the form and on the server", async () => {
@@ -396,7 +396,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     const aside = a.page.getByRole("group", { name: "Refused change" });
     await aside.waitFor();
 
-    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: "Bob owner", category: "BobCat" } })).status()).toBe(200);
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: { name: "Bob owner" }, category: "BobCat" } })).status()).toBe(200);
     await a.context.setOffline(true);
     await a.context.setOffline(false);
     await expect.poll(() => form.getByLabel("Owner").inputValue()).toBe("Bob owner");
@@ -411,7 +411,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     await form.getByLabel("Title").fill("Put back and fixed");
     await form.getByRole("button", { name: "Save changes" }).click();
     await expect.poll(async () => (await stored(a.page, risk.id)).title).toBe("Put back and fixed");
-    expect(await stored(a.page, risk.id)).toMatchObject({ owner: "Bob owner", category: "BobCat" });
+    expect(await stored(a.page, risk.id)).toMatchObject({ owner: { name: "Bob owner" }, category: "BobCat" });
     expect(sent.map((r) => r.postDataJSON() as unknown)).toEqual([{ title: "Put back and fixed" }]);
   });
 
@@ -426,7 +426,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     await a.context.setOffline(false);
     await a.page.getByRole("group", { name: "Refused change" }).waitFor();
 
-    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { description: "D-bob", owner: "Bob owner" } })).status()).toBe(200);
+    expect((await b.page.request.patch(`/v1/risks/${risk.id}`, { data: { description: "D-bob", owner: { name: "Bob owner" } } })).status()).toBe(200);
     await a.context.setOffline(true);
     await a.context.setOffline(false);
     const version = () => a.page.evaluate(() => [...document.querySelectorAll("dl.facts dt")].find((dt) => dt.textContent === "Version")?.nextElementSibling?.textContent);
@@ -438,7 +438,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     expect(await form.getByLabel("Description").inputValue()).toBe("D-mine");
     await form.getByRole("button", { name: "Save changes" }).click();
     await a.page.getByRole("region", { name: "Conflict" }).waitFor();
-    expect(await stored(a.page, risk.id)).toMatchObject({ description: "D-bob", owner: "Bob owner", version: 2 });
+    expect(await stored(a.page, risk.id)).toMatchObject({ description: "D-bob", owner: { name: "Bob owner" }, version: 2 });
   });
 
   it("keeps both of one user's edits: Title while offline, a reload that still shows it, then Owner", async () => {
@@ -462,7 +462,7 @@ describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? 
     await a.page.unroute("**/v1/risks/*");
     await a.page.getByRole("button", { name: "Retry now" }).click().catch(() => undefined);
     await allSaved(a.page);
-    expect(await stored(a.page, risk.id)).toMatchObject({ title, owner: "Grace" });
+    expect(await stored(a.page, risk.id)).toMatchObject({ title, owner: { name: "Grace" } });
     expect(await noConflict(a.page)).toBe(true);
   });
 });

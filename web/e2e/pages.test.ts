@@ -151,7 +151,7 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     const key = (await page.locator("li.change.done", { hasText: title }).getAttribute("data-key"))!;
     const [risk] = (await (await page.request.get("/v1/risks?limit=100")).json()).data.filter((r: { title: string }) => r.title === title);
     // An edit, so that a path names the risk.
-    expect((await page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: "ops" } })).status()).toBe(200);
+    expect((await page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: { name: "ops" } } })).status()).toBe(200);
     await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`/requests?idempotencyKey=${key}`);
     // Entries are written within about a second (docs/requests.md): filter again until it is there.
@@ -191,7 +191,7 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     const { page } = await signedIn();
     const title = "Vendor contract missing a data processing agreement for the payroll provider";
     for (const treatment of ["transfer", "mitigate"]) {
-      const made = await page.request.post("/v1/risks", { data: { title: `${title} ${treatment}`, owner: "procurement@example.com", treatment, likelihood: 3, impact: 4 } });
+      const made = await page.request.post("/v1/risks", { data: { title: `${title} ${treatment}`, owner: { name: "procurement@example.com" }, treatment, likelihood: 3, impact: 4 } });
       expect(made.status()).toBe(201);
     }
     // One change through the dashboard, so that the Changes panel is open beside the list.
@@ -222,10 +222,10 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
 
   it("shows every column of the audit log at 1280 px without scrolling sideways", async () => {
     const { page } = await signedIn();
-    const made = await page.request.post("/v1/risks", { data: { title: unique("Audited at full width"), owner: "Ada", description: "Water in the server room after heavy rain" } });
+    const made = await page.request.post("/v1/risks", { data: { title: unique("Audited at full width"), owner: { name: "Ada" }, description: "Water in the server room after heavy rain" } });
     expect(made.status()).toBe(201);
     const risk = (await made.json()) as { id: string };
-    expect((await page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: "Grace", category: "Facilities" } })).status()).toBe(200);
+    expect((await page.request.patch(`/v1/risks/${risk.id}`, { data: { owner: { name: "Grace" }, category: "Facilities" } })).status()).toBe(200);
     await page.goto("/audit");
     await expect.poll(() => page.locator("table.audit-log tbody tr").count()).toBeGreaterThanOrEqual(3);
     const wrap = page.locator(".table-wrap:has(table.audit-log)");

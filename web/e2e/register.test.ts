@@ -59,10 +59,10 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
   it("filters category and owner in any letter case, and shows each risk's category in its own column", async () => {
     // "operations" found none of the "Operations" risks, and the list had no Category column to see why.
     const page = await signedIn();
-    await make(page, { title: "Server room flood", category: "Operations", owner: "Ada Lovelace" });
-    await make(page, { title: "Generator fuel", category: "OPERATIONS", owner: "ada lovelace" });
-    await make(page, { title: "Ops centre lease", category: "Operations centre", owner: "Ada Lovelace" });
-    await make(page, { title: "Late invoices", category: "Finance", owner: "Grace" });
+    await make(page, { title: "Server room flood", category: "Operations", owner: { name: "Ada Lovelace" } });
+    await make(page, { title: "Generator fuel", category: "OPERATIONS", owner: { name: "ada lovelace" } });
+    await make(page, { title: "Ops centre lease", category: "Operations centre", owner: { name: "Ada Lovelace" } });
+    await make(page, { title: "Late invoices", category: "Finance", owner: { name: "Grace" } });
     await page.goto("/");
     const bar = page.getByRole("search", { name: "Filter risks" });
     await bar.getByLabel("Filter category").fill("operations");
@@ -224,9 +224,9 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
   it("exports the rows of the current filter as CSV", async () => {
     const page = await signedIn();
     const cat = unique("exported").replace(" ", "-");
-    await make(page, { title: "=SUM(A1)", category: cat, owner: "ada" });
-    await make(page, { title: "Plain", category: cat, owner: "ada" });
-    await make(page, { title: "Other owner", category: cat, owner: "bo" });
+    await make(page, { title: "=SUM(A1)", category: cat, owner: { name: "ada" } });
+    await make(page, { title: "Plain", category: cat, owner: { name: "ada" } });
+    await make(page, { title: "Other owner", category: cat, owner: { name: "bo" } });
     await page.goto(`/?category=${cat}&owner=ada&sort=title`);
     await expect.poll(() => shownTitles(page)).toEqual(["=SUM(A1)", "Plain"]);
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).click()]);

@@ -49,7 +49,7 @@ export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
  * binary built for the run, a fresh database, env added to its environment),
  * and browsers, each with a fresh profile, closed after each test.
  */
-export function harness(env: Record<string, string> = {}): { server: () => Server; browser: () => Promise<Browser> } {
+export function harness(env: Record<string, string> = {}): { server: () => Server; browser: (version?: string | null) => Promise<Browser> } {
   let server: Server | undefined;
   const browsers: Browser[] = [];
   beforeAll(async () => {
@@ -63,8 +63,9 @@ export function harness(env: Record<string, string> = {}): { server: () => Serve
   });
   return {
     server: () => server!,
-    browser: async () => {
-      const b = await openBrowser(server!.baseUrl);
+    // version: the Riskapi-Version of every request (openBrowser); null sends none over the page's own.
+    browser: async (version?: string | null) => {
+      const b = await openBrowser(server!.baseUrl, version);
       browsers.push(b);
       return b;
     },

@@ -10,7 +10,7 @@ import { mode } from "./mode";
 
 // The API's shapes come from docs/openapi.yaml through the SDK's generated types.
 export type {
-  ApiKey, Attachment, AuditAction, AuditChange, AuditEntry, AuditListParams, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry,
+  Acceptance, Action, ApiKey, Attachment, AuditAction, AuditChange, AuditEntry, AuditListParams, DeliveryAttempt, Event, IdempotencyKeyState, Me, Page, RequestListParams, RequestLogEntry, Review,
   Risk, RiskCreateParams, RiskUpdateParams, User, WebhookEndpoint, WebhookSource,
 } from "@riskapi/sdk";
 export { etag, NetworkError, RiskApiError };

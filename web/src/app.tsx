@@ -26,7 +26,13 @@ const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.Request
 const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
 const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
+const MyWorkPage = lazy(() => import("./pages/mywork").then((m) => m.MyWorkPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
+// Seldom shown: the sign-out question about unsent changes, and the app's own "Page
+// not found". They ride in the risk list's chunk, which is fetched at start-up for
+// anyone signed in (above), so the question is there when signing out offline.
+const ConfirmSignOut = lazy(() => import("./pages/risks").then((m) => m.ConfirmSignOut), { quiet: true });
+const NotFound = lazy(() => import("./pages/risks").then((m) => m.NotFound));
 const ChangesPanel = lazy(() => import("./changes-panel").then((m) => m.ChangesPanel), { quiet: true });
 
 /** App renders the dashboard. */
@@ -157,7 +163,8 @@ export function App() {
 
 function page(path: string, session: Session) {
   const risk = /^\/risks\/([^/]+)$/.exec(path);
-  if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} />;
+  if (risk) return <RiskPage id={decodeURIComponent(risk[1]!)} admin={isAdmin(session)} />;
+  if (path === "/my-work") return <MyWorkPage session={session} />;
   if (path === "/") return <RisksPage />;
   if (path === "/requests") return <RequestsPage />;
   if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
@@ -165,17 +172,6 @@ function page(path: string, session: Session) {
   if (path === "/account/password") return <AccountPage session={session} />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage path={path} session={session} />;
   return <NotFound />;
-}
-
-/** NotFound is the app's own page for a path it does not have. */
-function NotFound() {
-  return (
-    <section>
-      <h1>Page not found</h1>
-      <p>There is no page at <code>{location.pathname}</code>.</p>
-      <p><a href="/">Go to the risks</a></p>
-    </section>
-  );
 }
 
 /** Header: navigation (Audit log and Admin for admins only), the pending-changes indicator, the user's menu. */
@@ -187,6 +183,7 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
       <a href="/" class="brand">riskapi</a>
       <nav aria-label="Main">
         <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
+        <a href="/my-work" aria-current={path === "/my-work" ? "page" : undefined}>My work</a>
         <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
         <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
         {isAdmin(session) && <a href="/audit" aria-current={path === "/audit" ? "page" : undefined}>Audit log</a>}
@@ -209,21 +206,5 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
       </details>
       <button type="button" class="secondary" onClick={props.onSignOut}>Sign out</button>
     </header>
-  );
-}
-
-/** ConfirmSignOut asks what becomes of changes not yet sent. */
-function ConfirmSignOut(props: { count: number; onChoose: (c: "keep" | "discard") => void; onCancel: () => void }) {
-  const n = props.count;
-  return (
-    <div class="confirm row" role="alertdialog" aria-label="Sign out with unsent changes">
-      <span>
-        {n === 1 ? "1 change has" : `${n} changes have`} not reached the server yet. Keep {n === 1 ? "it" : "them"} in this
-        browser until you sign in again, or discard {n === 1 ? "it" : "them"}? Nobody else can send or see {n === 1 ? "it" : "them"}.
-      </span>
-      <button type="button" class="secondary" onClick={() => props.onChoose("keep")}>Keep and sign out</button>
-      <button type="button" class="danger" onClick={() => props.onChoose("discard")}>Discard and sign out</button>
-      <button type="button" class="secondary" onClick={props.onCancel}>Cancel</button>
-    </div>
   );
 }

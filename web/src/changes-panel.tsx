@@ -67,7 +67,8 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
 function typed(c: Change): string {
   if (c.body?.kind !== "json") return "";
   const show = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
-  return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${show(v)}”`).join(", ");
+  // An owner by name, a user by their email, in either version's shape.
+  return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${k === "owner" && typeof v === "object" && v !== null && "name" in v ? String(v.name) : show(v)}”`).join(", ");
 }
 
 /** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */

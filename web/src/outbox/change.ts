@@ -12,7 +12,11 @@
  * of that rule.
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
+import { API_VERSION } from "@riskapi/sdk";
 import { afterStale } from "./merge";
+
+/** The version of changes queued before they carried one: the dashboard then spoke 2026-12-01. */
+export const LEGACY_API_VERSION = "2026-12-01";
 
 /**
  * pending: not settled yet; done: a 2xx settled it; refused: a status that
@@ -133,6 +137,13 @@ export interface Change {
    * before the switch existed): live.
    */
   mode?: "live" | "test";
+  /**
+   * The API version its body, If-Match base and form were written in
+   * (docs/api-versions.md), sent as Riskapi-Version whatever the dashboard speaks
+   * by then. Absent (changes queued before the dashboard named its version):
+   * 2026-12-01, where an owner is a string.
+   */
+  apiVersion?: string;
   /** The form it came from, restored when it is refused. */
   form?: FormOrigin;
   /** True once the refused change's form was put back or the user dismissed it there. */
@@ -177,11 +188,13 @@ export interface ChangeInput {
   base?: Fields;
   /** The data it is made in; live when absent. */
   mode?: "live" | "test";
+  /** The API version it is written in; the SDK's (the newest) when absent. */
+  apiVersion?: string;
 }
 
 /** newChange starts a pending change of owner with a fresh key, due now. */
 export function newChange(input: ChangeInput, owner: Owner, key: string, now: number): Change {
-  return { ...input, owner, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
+  return { apiVersion: API_VERSION, ...input, owner, key, createdAt: now, state: "pending", attempts: 0, nextAttemptAt: 0 };
 }
 
 /** The end of one attempt: an HTTP response, or no usable response at all. */

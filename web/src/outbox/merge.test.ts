@@ -189,6 +189,23 @@ describe("an edit that meets a newer version", () => {
     expect(server.risk).toMatchObject({ title: "Same", owner: "Linus" });
   });
 
+  it("compares owners by who they are (2027-01-15): {userId} sent is {userId, name} stored; another owner is a conflict", async () => {
+    const server = new RiskServer();
+    server.risk.owner = { userId: null, name: "Ada" };
+    const seen = { ...server.risk };
+    // The same user made owner elsewhere: no conflict, sent again over the new version.
+    server.elsewhere({ owner: { userId: "usr_grace", name: "grace@x.test" } });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue(edit(seen, { owner: { userId: "usr_grace" } }));
+    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    // An unchanged owner read back is the one the user saw: an edit of title alone is no conflict either.
+    const seen2 = { ...server.risk };
+    server.elsewhere({ owner: { userId: null, name: "Linus" } });
+    await o.enqueue(edit(seen2, { owner: { name: "Ada" } }));
+    const all = await quiet(o);
+    expect(all[1]).toMatchObject({ state: "conflict", conflict: { fields: ["owner"], theirs: { owner: { userId: null, name: "Linus" } } } });
+  });
+
   it("keeps both of one user's edits made on the same version, even of the same field", async () => {
     const server = new RiskServer();
     const db = "merge" + n++;

@@ -109,13 +109,15 @@ function without(mine: Fields, later: Fields): Fields {
  * (docs/register.md), so it clashes only on a key both changed.
  */
 function clashes(keys: string[], mine: Fields, base: Fields, current: Record<string, unknown>): string[] {
-  const clash = (k: string) => (k === "metadata" ? metadataClash(mine[k], base[k], current[k]) : !same(current[k], base[k]) && !same(current[k], mine[k]));
+  const clash = (k: string) => (k === "metadata" ? metadataClash(mine[k], base[k], current[k]) : !same(k, current[k], base[k]) && !same(k, current[k], mine[k]));
   const out = new Set(keys.filter(clash));
   for (const g of GROUPS) if (g.some((k) => out.has(k))) for (const k of g) if (keys.includes(k)) out.add(k);
   return keys.filter((k) => out.has(k));
 }
 
-function same(a: unknown, b: unknown): boolean {
+function same(k: string, a: unknown, b: unknown): boolean {
+  // An owner is written {userId} or {name} and read {userId, name} (2027-01-15), or a string (a change queued in 2026-12-01).
+  if (k === "owner") return ownerKey(a) === ownerKey(b);
   return (a ?? null) === (b ?? null);
 }
 
@@ -186,4 +188,14 @@ export function withPending<T extends object>(stored: T, path: string, changes: 
     if ("metadata" in patch) out = { ...out, metadata: overlayMetadata(before, patch.metadata) };
   }
   return out;
+}
+
+/**
+ * ownerKey makes owners comparable across their shapes: a user by their id,
+ * else the name ({userId} written and {userId, name} read are the same owner),
+ * a string (2026-12-01) as a name.
+ */
+function ownerKey(o: unknown): unknown {
+  const v = o as { userId?: string | null; name?: string } | null;
+  return typeof v === "object" ? v?.userId || "n:" + v?.name : "n:" + String(o);
 }

@@ -43,4 +43,19 @@ describe("sdkTransport (one attempt of a change through the SDK)", () => {
     const a = await sdkTransport.send(change(), () => undefined);
     expect("error" in a && classify(a.error).retry).toBe(true);
   });
+
+  it("sends a change in the API version it was written in: the newest now, 2026-12-01 for one queued before changes carried it", async () => {
+    const seen = stub(() => new Response('{"id":"risk_1"}', { status: 200, headers: { "X-Request-Id": "r3" } }));
+    const fresh = change({ method: "PATCH", path: "/risks/risk_1", body: { kind: "json", json: { owner: { userId: "usr_2" } } } });
+    // As IndexedDB hands back a change stored by the dashboard before the move: no apiVersion, a string owner.
+    const { apiVersion: _, ...stored } = change({ method: "PATCH", path: "/risks/risk_1", body: { kind: "json", json: { owner: "Ada" } }, ifMatch: '"4"' });
+    await sdkTransport.send(fresh, () => undefined);
+    await sdkTransport.send(stored as Change, () => undefined);
+    const sent = seen.map((s) => new Headers(s.init.headers));
+    expect(fresh.apiVersion).toBe("2027-01-15");
+    expect(sent.map((h) => h.get("Riskapi-Version"))).toEqual(["2027-01-15", "2026-12-01"]);
+    // Its author and base version go with it as they were.
+    expect(sent.map((h) => [h.get("Riskapi-Author"), h.get("If-Match")])).toEqual([["usr_1", null], ["usr_1", '"4"']]);
+    expect(seen.map((s) => JSON.parse(String(s.init.body)))).toEqual([{ owner: { userId: "usr_2" } }, { owner: "Ada" }]);
+  });
 });

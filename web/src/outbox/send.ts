@@ -7,7 +7,7 @@
 import { RiskApiError } from "@riskapi/sdk";
 import { api } from "../api";
 import { MODE_HEADER } from "../mode";
-import type { Attempt, Change } from "./change";
+import { LEGACY_API_VERSION, type Attempt, type Change } from "./change";
 import type { Transport } from "./outbox";
 
 /** How long one JSON attempt may take before it counts as a network failure; an upload has no limit but the SDK's. */
@@ -30,7 +30,9 @@ export const sdkTransport: Transport = {
           // The server refuses it (401) unless the session is still its author's:
           // the cookie can change under this tab (docs/dashboard.md).
           // In the mode it was made in, whatever the Test data switch says now.
-          headers: { "Riskapi-Author": c.owner.userId, [MODE_HEADER]: c.mode ?? "live" },
+          // In the API version it was written in: a change queued before the move to
+          // 2027-01-15 carries a string owner, which only 2026-12-01 reads.
+          headers: { "Riskapi-Author": c.owner.userId, [MODE_HEADER]: c.mode ?? "live", "Riskapi-Version": c.apiVersion ?? LEGACY_API_VERSION },
           maxRetries: 0,
           ...(c.ifMatch ? { ifMatch: c.ifMatch } : {}),
           ...(upload ? { onUploadProgress: onProgress } : { attemptTimeoutMs: JSON_TIMEOUT_MS }),

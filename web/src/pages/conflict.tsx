@@ -7,6 +7,7 @@
 import type { Risk } from "../api";
 import type { Change, Fields } from "../outbox/change";
 import { metadataClash } from "../outbox/merge";
+import { ownerName } from "./common";
 import { outbox } from "../state";
 
 /** The edit form's labels, by the field's JSON name. */
@@ -67,6 +68,7 @@ function show(k: string, v: unknown): string {
     const pairs = Object.entries(v as Record<string, unknown>);
     return pairs.length ? pairs.map(([mk, mv]) => `${mk}: ${mv === null || mv === undefined || mv === "" ? "none" : String(mv)}`).join(", ") : "none";
   }
+  if (k === "owner") return ownerName(v) || "none";
   if (typeof v === "object") return JSON.stringify(v);
   return v === "" ? "(empty)" : String(v);
 }

@@ -15,14 +15,15 @@ import { pick, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline, useSettled } from "../state";
 import { useTitle } from "../title";
-import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, isOffline, KeptAside, Offline, ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
 import { AttachmentDelete } from "../register/attachment";
 import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
+import { FollowUp } from "./followup";
 
 /** RiskPage shows and edits the risk `id`. */
-export function RiskPage({ id }: { id: string }) {
+export function RiskPage({ id, admin = false }: { id: string; admin?: boolean }) {
   const [risk, setRisk] = useState<Risk | undefined>();
   const [error, setError] = useState("");
   // Offline, or the server unreachable: said at once, not after the SDK's retries behind "Loading…".
@@ -61,6 +62,7 @@ export function RiskPage({ id }: { id: string }) {
       <Facts risk={risk} />
       <Conflicts risk={risk} changes={changes} onResolved={load} />
       <EditRisk risk={risk} changes={changes} />
+      <FollowUp risk={risk} changes={changes} admin={admin} />
       <Attachments risk={risk} changes={changes} />
       <RiskHistory riskId={risk.id} />
       <DeleteRisk risk={risk} />
@@ -108,6 +110,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     setForm(v);
   };
   const [errors, setErrors] = useState<FieldErrors>({});
+  const users = useOwnerChoices();
   // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
   const held = useRef(false);
   // The form follows a re-read of the risk, and a pending edit appearing (made
@@ -189,7 +192,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     const { form: was, shown: seen, ifMatch } = basis.current;
     const f = latest.current;
     const typed = typedFields(was, f);
-    const json = changedFields(was, f);
+    const json = changedFields(was, f, users);
     setErrors({});
     held.current = false;
     if (Object.keys(json).length === 0) return;
@@ -208,7 +211,8 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
   });
   const text = (k: "title" | "category" | "owner", label: string, max: number) => (
     <Field label={label} name={k} errors={errors}>
-      {(a) => <input required={k === "title"} maxLength={max} value={f[k]} onInput={(e) => set(k)(e.currentTarget.value)} {...a} />}
+      {(a) => <input type="text" required={k === "title"} maxLength={max} value={f[k]} onInput={(e) => set(k)(e.currentTarget.value)}
+        list={k === "owner" ? "owner-users" : undefined} {...a} />}
     </Field>
   );
   return (
@@ -222,6 +226,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
         </Field>
         {text("category", "Category", 100)}
         {text("owner", "Owner", 200)}
+        <OwnerOptions id="owner-users" users={users} />
         <ScoreSelect label="Likelihood" value={f.likelihood} onChange={set("likelihood")} error={errors.likelihood} unset />
         <ScoreSelect label="Impact" value={f.impact} onChange={set("impact")} error={errors.impact} unset />
         <Field label="Status" name="status" errors={errors}>
@@ -257,7 +262,7 @@ function pickForm(f: Form, fields: (keyof Form)[]): Partial<Form> {
 
 function formOf(r: Risk) {
   return {
-    title: r.title, description: r.description, category: r.category, owner: r.owner, status: r.status as string,
+    title: r.title, description: r.description, category: r.category, owner: ownerName(r.owner), status: r.status as string,
     likelihood: r.likelihood == null ? "" : String(r.likelihood), impact: r.impact == null ? "" : String(r.impact), ...registerForm(r),
   };
 }
@@ -269,9 +274,11 @@ function formOf(r: Risk) {
  * score of the two, instead of setting back a factor this user never touched.
  * A factor set to "not assessed" is sent as null.
  */
-function changedFields(was: Form, now: Form): RiskUpdateParams {
+function changedFields(was: Form, now: Form, users: OwnerChoice[]): RiskUpdateParams {
   const out: RiskUpdateParams = {};
-  for (const k of ["title", "description", "category", "owner"] as const) if (now[k] !== was[k]) out[k] = now[k];
+  for (const k of ["title", "description", "category"] as const) if (now[k] !== was[k]) out[k] = now[k];
+  // The Owner field's text: a user's email picks that user, anything else is a name owner.
+  if (now.owner !== was.owner) out.owner = ownerWrite(now.owner, users);
   if (now.status !== was.status) out.status = now.status as Risk["status"];
   for (const k of ["likelihood", "impact"] as const) if (now[k] !== was[k]) out[k] = now[k] === "" ? null : Number(now[k]);
   return { ...out, ...registerChanges(was, now) };

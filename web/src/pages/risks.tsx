@@ -14,7 +14,10 @@ import { ReviewCell, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
-import { Field, fieldErrors, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
+import { Field, fieldErrors, KeptAside, Offline, ownerName, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
+
+// The shell's seldom-shown parts travel with the list (app.tsx says why).
+export { ConfirmSignOut, NotFound } from "../shell-rare";
 
 // The heat map, export and import are chunks of their own: the list comes first.
 const HeatmapView = lazy(() => import("../register/heatmap").then((m) => m.HeatmapView));
@@ -103,7 +106,7 @@ function RiskList({ view }: { view: ListView }) {
                   <td>{r.residualScore ?? ""}</td>
                   <td>{r.status}</td>
                   <td>{r.treatment ?? ""}</td>
-                  <td>{r.owner}</td>
+                  <td>{ownerName(r.owner)}</td>
                   <td>{r.category}</td>
                   <ReviewCell date={r.reviewDate} />
                   <td>{new Date(r.updatedAt).toLocaleString()}</td>
