@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/apiversion"
 )
 
 // Agents and HTTP clients racing with one key and one write: exactly one runs; every
@@ -54,6 +55,7 @@ func TestConcurrentCallsWithOneKeyMakeOneRisk(t *testing.T) {
 			req.Header.Set("Authorization", "Bearer "+ten.Key)
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Idempotency-Key", "race-key-0001")
+			req.Header.Set(apiversion.Header, string(apiversion.API.Newest())) // the tools' version
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Errorf("http %d: %v", i, err)

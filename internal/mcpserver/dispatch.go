@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/via"
 )
@@ -25,7 +26,7 @@ import (
 // the credential, and what the audit log and tracing read of the client. Nothing
 // else of the envelope reaches the route.
 var forwarded = []string{"Authorization", "User-Agent", "X-Forwarded-For", "X-Real-Ip", "Forwarded",
-	"Traceparent", "Tracestate"}
+	"Traceparent", "Tracestate", apiversion.Header}
 
 // boundTool is a toolRoute with the parameter names its operation declares.
 type boundTool struct {
@@ -79,6 +80,12 @@ func (t boundTool) request(ctx context.Context, args map[string]json.RawMessage,
 		if info := extra.TokenInfo; info != nil {
 			req.RemoteAddr, _ = info.Extra[extraRemoteAddr].(string)
 		}
+	}
+	if req.Header.Get(apiversion.Header) == "" {
+		// The tools' schemas are docs/openapi.yaml's, which describe the newest
+		// version (docs/mcp.md, API version): a call speaks it unless the agent's
+		// /mcp request names another.
+		req.Header.Set(apiversion.Header, string(apiversion.API.Newest()))
 	}
 	return req, t.conditions(req, args)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/database"
 )
 
@@ -57,7 +58,7 @@ func TestKeyInFlightThenCompleted(t *testing.T) {
 	done := make(chan *apitest.Response, 1)
 	go func() {
 		done <- env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: ten.Key,
-			Header: http.Header{"Idempotency-Key": {key}}, Body: `{"title":"Held"}`})
+			Header: http.Header{"Idempotency-Key": {key}, apiversion.Header: {string(apiversion.API.Newest())}}, Body: `{"title":"Held"}`})
 	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
