@@ -4991,6 +4991,11 @@ export interface components {
         RiskCategoryFilter: string;
         /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
         RiskOwnerFilter: string;
+        /**
+         * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+         * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+         */
+        RiskOwnerIdFilter: string;
         /** @description `riskScore` at least this (risks without a score are left out). */
         RiskMinScore: number;
         /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5407,6 +5412,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5533,6 +5543,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5609,6 +5624,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5701,6 +5721,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5772,6 +5797,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -5877,6 +5907,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7293,6 +7328,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7420,6 +7460,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7497,6 +7542,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7589,6 +7639,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7660,6 +7715,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
@@ -7765,6 +7825,11 @@ export interface operations {
                 category?: components["parameters"]["RiskCategoryFilter"];
                 /** @description The whole value, in any letter case (ASCII letters only on SQLite). */
                 owner?: components["parameters"]["RiskOwnerFilter"];
+                /**
+                 * @description Only the risks whose owner is this user (`usr_…`); a name owner never matches.
+                 * @example usr_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                ownerId?: components["parameters"]["RiskOwnerIdFilter"];
                 /** @description `riskScore` at least this (risks without a score are left out). */
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
