@@ -60,6 +60,8 @@ function RiskList({ view }: { view: ListView }) {
 
   const pendingCreates = changes.filter((c) => c.state === "pending" && c.method === "POST" && c.path === "/risks");
   const pendingOn = (id: string) => changes.filter((c) => c.state === "pending" && c.path === `/risks/${id}`);
+  // A delete queued offline and refused later: the risk is still here, and says so until the refusal is cleared.
+  const notDeleted = (id: string) => changes.some((c) => c.state === "refused" && c.method === "DELETE" && c.path === `/risks/${id}`);
 
   return (
     <>
@@ -98,6 +100,7 @@ function RiskList({ view }: { view: ListView }) {
                   <td class="title">
                     <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
                     {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
+                    {pending.length === 0 && notDeleted(r.id) && <span class="badge refused" title="The server refused the delete; the changes panel says why">not deleted</span>}
                   </td>
                   <td>{r.riskScore ?? ""}</td>
                   <td>{r.residualScore ?? ""}</td>
