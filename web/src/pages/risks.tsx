@@ -10,7 +10,7 @@ import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
 import { FilterBar } from "../register/filters";
-import { ReviewCell, SortHeader, useRows } from "../register/table";
+import { ReviewCell, RiskCount, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
@@ -74,6 +74,7 @@ function RiskList({ view }: { view: ListView }) {
       )}
       {list.error && <p class="error" role="alert">Could not load risks: {list.error}</p>}
       {list.offline && <Offline what="risks" />}
+      <RiskCount view={view} />
       {/* Offline with nothing read, an empty table would look like "no risks": only the note, and the user's own pending risks. */}
       {(page || pendingCreates.length > 0 || !list.offline) && <div class="table-wrap">
         <table class="risks">
