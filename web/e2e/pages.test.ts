@@ -133,6 +133,9 @@ describe(`pages in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "S
     await page.goto("/requests");
     const filters = page.getByRole("form", { name: "Filters" });
     await filters.getByLabel("Method").selectOption("POST");
+    // One control on the page is named Method; the inspector's is the key's method.
+    await page.getByRole("form", { name: "Idempotency inspector" }).getByLabel("Key's method").waitFor();
+    expect(await page.getByLabel("Method", { exact: true }).count()).toBe(1);
     await filters.getByLabel("Status").fill("201");
     await filters.getByRole("button", { name: "Filter" }).click();
     await expect.poll(() => page.url()).toContain("method=POST");
