@@ -94,6 +94,36 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(await history.nth(1).locator("ul.changes").textContent()).toBe("Owner: Ada → Grace");
   });
 
+  it("fits 1280 px with named actors: an API key by its name, the Client column in view, a creation's many fields folded", async () => {
+    const admin = await env.server().account();
+    const { page } = await env.browser();
+    await signIn(page, admin);
+    const made = await page.request.post("/v1/api-keys", { data: { name: "deploy bot", scopes: ["risks:read", "risks:write"] } });
+    expect(made.status()).toBe(201);
+    const key = ((await made.json()) as { key: string }).key;
+    const full = { description: "Water in the server room after heavy rain", category: "Facilities", owner: "Ada", likelihood: 3, impact: 4, metadata: { site: "Leeds" } };
+    const byKey = await page.request.post("/v2/risks", { data: { title: unique("Made by a key"), ...full }, headers: { Authorization: `Bearer ${key}` } });
+    expect(byKey.status()).toBe(201);
+    for (let i = 0; i < 30; i++) expect((await page.request.post("/v1/risks", { data: { title: unique(`Audited ${i}`), ...full } })).status()).toBe(201);
+
+    await page.goto("/audit");
+    await expect.poll(() => rows(page).count()).toBe(34); // the user, the sign-in, the key, 31 risks
+    const actors = await rows(page).locator("td:nth-child(2)").allTextContents();
+    expect(actors).toContain("API key “deploy bot”");
+    for (const a of actors) expect(a).not.toMatch(/key_[0-9a-f]{8,}|usr_[0-9a-f]{8,}/);
+    // Everything in view at 1280 px: the table no wider than the page, its last column inside the window.
+    const wrap = page.locator(".audit .table-wrap");
+    expect(await wrap.evaluate((w) => w.scrollWidth - w.clientWidth)).toBeLessThanOrEqual(0);
+    const client = (await page.getByRole("columnheader", { name: "Client" }).boundingBox())!;
+    expect(client.x + client.width).toBeLessThanOrEqual(1280);
+    // Compact: a creation shows three of its fields and folds the rest; 34 rows, not thousands of pixels each.
+    const height = (await page.locator("table.audit-log tbody").boundingBox())!.height;
+    expect(height / 34).toBeLessThan(110);
+    expect(await rows(page).first().locator("td.changes summary").textContent()).toMatch(/^\d+ more$/);
+    const dir = process.env.E2E_SCREENSHOTS;
+    if (dir) await page.screenshot({ path: `${dir}/dashboard-audit.png`, clip: { x: 0, y: 0, width: 1280, height: 800 } });
+  });
+
   it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {
     const admin = await env.server().account();
     const member = await env.server().account("member", admin.tenantId);

@@ -55,10 +55,12 @@ describe("an entry as shown", () => {
     expect(requestHref(null)).toBeUndefined();
   });
 
-  it("names the actor by the email they had, else by kind and ID", () => {
+  it("names the actor by the email they had, else by kind and name, or the end of its ID", () => {
     expect(actorName({ type: "user", id: "usr_1", email: "ann@example.com" })).toBe("ann@example.com");
-    expect(actorName({ type: "api_key", id: "key_1" })).toBe("API key key_1");
-    expect(actorName({ type: "webhook_source", id: "whs_1" })).toBe("webhook source whs_1");
+    // A key or a source by its name, when the admin's lists know it; else the end of its ID, never all of it.
+    expect(actorName({ type: "api_key", id: "key_01a2b3c4d5e6f708" })).toBe("API key …e6f708");
+    expect(actorName({ type: "api_key", id: "key_01a2b3c4d5e6f708" }, new Map([["key_01a2b3c4d5e6f708", "deploy"]]))).toBe("API key “deploy”");
+    expect(actorName({ type: "webhook_source", id: "whs_1" }, new Map([["whs_1", "stripe"]]))).toBe("webhook source “stripe”");
     expect(actorName({ type: "system", id: null })).toBe("system (command line)");
   });
 

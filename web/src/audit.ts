@@ -70,12 +70,20 @@ export function requestHref(requestId: string | null): string | undefined {
   return requestId ? withQuery("/requests", { id: requestId }) : undefined;
 }
 
-/** actorName says who acted: a user's email as it was then, else the kind of actor and its ID. */
-export function actorName(a: AuditEntry["actor"]): string {
+/**
+ * actorName says who acted: a user's email as it was then; an API key or a
+ * webhook source by its name when `names` knows it (the admin's lists of
+ * them, by ID); else the kind of actor and the end of its ID, which the audit
+ * page's link and tooltip give whole — never a long ID alone (docs/dashboard.md).
+ */
+export function actorName(a: AuditEntry["actor"], names?: ReadonlyMap<string, string>): string {
   if (a.type === "system") return "system (command line)";
   if (a.email) return a.email;
   const kind = a.type === "api_key" ? "API key" : a.type === "webhook_source" ? "webhook source" : "user";
-  return a.id ? `${kind} ${a.id}` : kind;
+  if (!a.id) return kind;
+  const name = names?.get(a.id);
+  if (name) return `${kind} “${name}”`;
+  return `${kind} …${a.id.slice(-6)}`;
 }
 
 /** A change of one member, in words: `from` → `to`, or only that a secret changed. */

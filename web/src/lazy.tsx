@@ -68,7 +68,11 @@ export function lazy<P extends object>(
     const [attempt, setAttempt] = useState(0);
     const autoRetries = useRef(0);
     useEffect(() => {
-      if (loaded) return;
+      // Come between the render that said "Loading…" and this effect (a
+      // preload's import, resolved a frame before it): that render is the last
+      // unless this one asks for another, and the page stayed on "Loading…"
+      // for good (issue 43, a risk opened right after sign-in).
+      if (loaded) return void setLoads((n) => n + 1);
       let live = true;
       const a = begin();
       a.p.then(

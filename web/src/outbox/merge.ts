@@ -73,6 +73,21 @@ export function afterOwn(c: Change, done: Change): Change | undefined {
 }
 
 /**
+ * deleteAfterOwn is c, a delete of the user's still pending, once `done`, an
+ * edit of theirs to the same risk, was stored. A delete carries the ETag of
+ * the version the user saw; when that is the version their own edit was sent
+ * over, what they saw is now the version that edit stored, and the delete goes
+ * over it. Any other writer's version in between keeps the older ETag, and the
+ * server refuses the delete (412): it was not what the user saw.
+ */
+export function deleteAfterOwn(c: Change, done: Change): Change {
+  const current = done.result as Record<string, unknown> | undefined;
+  if (c.method !== "DELETE" || c.state !== "pending" || done.method !== "PATCH" || done.state !== "done" || done.replayed || c.path !== done.path) return c;
+  if (!c.ifMatch || c.ifMatch !== done.ifMatch || typeof current !== "object" || current === null || typeof current.version !== "number") return c;
+  return { ...c, ifMatch: etag({ version: current.version }) };
+}
+
+/**
  * onto is c over `current`, the risk as stored now: pending over its version
  * when no field of the user's clashes with another writer's, else a conflict
  * with it. The base stays what the user saw until the change is sent over a

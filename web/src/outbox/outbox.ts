@@ -17,7 +17,7 @@
  * neither sends nor sees the change; see docs/dashboard.md, "Whose change it is".
  */
 import { afterAttempt, newChange, resume, sameOwner, unsettled, type Attempt, type Change, type ChangeInput, type Owner } from "./change";
-import { afterOwn, keepMine, keepTheirs } from "./merge";
+import { afterOwn, deleteAfterOwn, keepMine, keepTheirs } from "./merge";
 import type { ChangeStore } from "./store";
 
 /** The Web Lock the sending tab holds. */
@@ -296,7 +296,7 @@ export class Outbox {
     if (done.method !== "PATCH") return;
     for (const c of await this.o.store.all()) {
       if (c.key === done.key || c.path !== done.path || !unsettled(c) || !sameOwner(c.owner, done.owner)) continue;
-      const { changed, value } = await this.o.store.update(c.key, (x) => afterOwn(x, done));
+      const { changed, value } = await this.o.store.update(c.key, (x) => (x.method === "DELETE" ? deleteAfterOwn(x, done) : afterOwn(x, done)));
       if (changed) this.publish({ type: "changed", key: c.key, ...(value ? { state: value.state } : {}) });
     }
   }

@@ -165,7 +165,8 @@ function ApiKeys() {
   const online = useOnline();
   const create = useCreate(list.reload);
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<string[]>(["risks:read", "risks:write"]);
+  // Least privilege: a key reads until its maker ticks more (issue 43).
+  const [scopes, setScopes] = useState<string[]>(["risks:read"]);
   const [expires, setExpires] = useState("");
   const [rolling, setRolling] = useState<string | null>(null);
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;

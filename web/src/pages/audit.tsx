@@ -20,6 +20,7 @@ export function AuditPage() {
   const cursors = q.getAll("cursor");
   const cursor = cursors.at(-1);
   const [forbidden, setForbidden] = useState(false);
+  const names = useActorNames();
   const list = useList<AuditEntry>(JSON.stringify([applied, cursor]), () =>
     api().auditLog.listPage({ limit: 50, ...listParams(applied), ...(cursor ? { cursor } : {}) }).then(
       (p) => (setForbidden(false), p),
@@ -57,7 +58,7 @@ export function AuditPage() {
             <table class="log audit-log">
               <thead><tr><th>Time</th><th>Actor</th><th>Action</th><th>Target</th><th>Changes</th><th>Request</th><th>Client</th></tr></thead>
               <tbody>
-                {list.page?.data.map((e) => <Row key={e.id} e={e} applied={applied} />)}
+                {list.page?.data.map((e) => <Row key={e.id} e={e} applied={applied} names={names} />)}
                 {list.page?.data.length === 0 && <tr><td colSpan={7} class="empty">No entry matches.</td></tr>}
               </tbody>
             </table>
@@ -73,24 +74,46 @@ export function AuditPage() {
   );
 }
 
-function Row({ e, applied }: { e: AuditEntry; applied: AuditFilters }) {
+/**
+ * useActorNames reads the tenant's API keys and webhook sources once (the page
+ * is an admin's, who may list them), so that an actor reads as “deploy”, not
+ * as its ID; an actor it does not find keeps the end of its ID.
+ */
+function useActorNames(): ReadonlyMap<string, string> {
+  const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
+  useEffect(() => {
+    let live = true;
+    const add = (pairs: [string, string][]) => live && setNames((m) => new Map([...m, ...pairs]));
+    api().apiKeys.listPage({ limit: 100 }).then((p) => add(p.data.filter((k) => k.name).map((k) => [k.id, k.name!])), () => undefined);
+    api().webhookSources.listPage({ limit: 100 }).then((p) => add(p.data.map((w) => [w.id, w.source])), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  return names;
+}
+
+/** How many changes a row shows before the rest fold under "N more": a creation lists every field it set. */
+const ROW_CHANGES = 3;
+
+function Row({ e, applied, names }: { e: AuditEntry; applied: AuditFilters; names: ReadonlyMap<string, string> }) {
   const target = targetHref(e.target);
   const request = requestHref(e.requestId);
   return (
     <tr>
-      <td><When at={e.occurredAt} /></td>
-      <td>
+      <td class="when"><When at={e.occurredAt} /></td>
+      <td class="actor">
         {e.actor.id ? (
-          <a href={auditPath({ ...applied, actorId: e.actor.id })} title="Only this actor's entries">{actorName(e.actor)}</a>
-        ) : actorName(e.actor)}
+          <a href={auditPath({ ...applied, actorId: e.actor.id })} title={`Only this actor's entries (${e.actor.id})`}>{actorName(e.actor, names)}</a>
+        ) : actorName(e.actor, names)}
       </td>
       <td><code>{e.action}</code></td>
       <td class="target">
-        {e.target.type} {target ? <a href={target} class="short">{e.target.id}</a> : <span class="short">{e.target.id}</span>}
+        {e.target.type} {target ? <a href={target} class="short" title={e.target.id}>{e.target.id}</a> : <span class="short" title={e.target.id}>{e.target.id}</span>}
       </td>
-      <td><ChangeList changes={e.changes} action={e.action} /></td>
+      <td class="changes"><ChangeList changes={e.changes} action={e.action} fold={ROW_CHANGES} /></td>
       <td class="rid">{request ? <a href={request} class="short" title="This request in the request log">{e.requestId}</a> : "—"}</td>
-      <td class="client">{e.ip ?? "—"}</td>
+      <td class="client">{e.ip ?? "—"}{e.via === "mcp" && <span class="meta" title={e.client ?? undefined}> via MCP</span>}</td>
     </tr>
   );
 }
@@ -105,17 +128,24 @@ export function When({ at }: { at: string }) {
  * the new value when it had none (a creation's values, a field first set), or
  * only "changed" for a secret; a creation's empty members are left out.
  */
-export function ChangeList({ changes, action }: { changes: AuditEntry["changes"]; action?: AuditEntry["action"] }) {
+export function ChangeList({ changes, action, fold }: { changes: AuditEntry["changes"]; action?: AuditEntry["action"]; fold?: number }) {
   const lines = changeLines(changes, action);
   if (lines.length === 0) return <span class="meta">—</span>;
+  const item = (l: (typeof lines)[number]) => (
+    <li key={l.field}>
+      <span class="field" title={l.field}>{l.label}</span>{": "}
+      {l.secret ? <em>changed</em> : l.added ? <span class="to">{l.to}</span> : <><span class="from">{l.from}</span> → <span class="to">{l.to}</span></>}
+    </li>
+  );
+  // Folded past `fold` lines (with one to spare: "1 more" would hide no room).
+  const shown = fold !== undefined && lines.length > fold + 1 ? lines.slice(0, fold) : lines;
+  const rest = lines.slice(shown.length);
   return (
     <ul class="changes">
-      {lines.map((l) => (
-        <li key={l.field}>
-          <span class="field" title={l.field}>{l.label}</span>{": "}
-          {l.secret ? <em>changed</em> : l.added ? <span class="to">{l.to}</span> : <><span class="from">{l.from}</span> → <span class="to">{l.to}</span></>}
-        </li>
-      ))}
+      {shown.map(item)}
+      {rest.length > 0 && (
+        <li><details><summary>{rest.length} more</summary><ul class="changes">{rest.map(item)}</ul></details></li>
+      )}
     </ul>
   );
 }

@@ -159,7 +159,8 @@ function Inspector({ initial, onInspect }: { initial: Inspect | undefined; onIns
       <h2>Idempotency inspector</h2>
       <form class="row" onSubmit={(e) => { e.preventDefault(); onInspect(i); void run(i); }} aria-label="Idempotency inspector">
         <label>Key<input required value={i.key} onInput={(e) => setI({ ...i, key: e.currentTarget.value })} /></label>
-        <label>Method<select value={i.method} onChange={(e) => setI({ ...i, method: e.currentTarget.value })}>{METHODS.slice(2).map((m) => <option key={m}>{m}</option>)}</select></label>
+        {/* Not "Method": the filters above have one, and a page's controls are listed by their names. */}
+        <label>Key's method<select value={i.method} onChange={(e) => setI({ ...i, method: e.currentTarget.value })}>{METHODS.slice(2).map((m) => <option key={m}>{m}</option>)}</select></label>
         <label>Path<input required value={i.path} onInput={(e) => setI({ ...i, path: e.currentTarget.value })} /></label>
         <button type="submit">Inspect</button>
       </form>

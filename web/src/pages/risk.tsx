@@ -65,7 +65,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
       <FollowUp risk={risk} changes={changes} admin={admin} />
       <Attachments risk={risk} changes={changes} />
       <RiskHistory riskId={risk.id} />
-      <DeleteRisk risk={risk} />
+      <DeleteRisk risk={risk} changes={changes} />
     </section>
   );
 }
@@ -284,14 +284,42 @@ function changedFields(was: Form, now: Form, users: OwnerChoice[]): RiskUpdatePa
   return { ...out, ...registerChanges(was, now) };
 }
 
-function DeleteRisk({ risk }: { risk: Risk }) {
+/**
+ * DeleteRisk asks first, then queues the delete with If-Match of the version
+ * shown (so it works with REQUIRE_IF_MATCH=true and never deletes a version
+ * the user did not see). Online, the page stays until the server answers: done
+ * goes back to the list; a refusal stays here and says why, the risk still
+ * shown. Offline, or while a retry waits, the delete stays queued and the list
+ * shows the risk as deleting (docs/dashboard.md).
+ */
+function DeleteRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
+  const [key, setKey] = useState<string>();
+  const sent = useRef<string | undefined>(undefined);
+  const mine = key ? changes.find((c) => c.key === key) : undefined;
+  // Heard at once, not through a re-render: the page's own re-read after the
+  // delete would find the risk gone and take this form with it. Subscribed
+  // before the delete is queued, so a quick answer is not missed.
+  useEffect(() => outbox().subscribe((e) => {
+    if (e.type !== "changed" || !sent.current || e.key !== sent.current) return;
+    if (e.state === "done" || (e.state === "pending" && isOffline())) navigate("/");
+  }), []);
+  // An attempt that failed and waits for its retry: queued like an offline one.
+  useEffect(() => {
+    if (mine?.state === "done" || (mine?.state === "pending" && mine.attempts > 0)) navigate("/");
+  }, [mine?.state, mine?.attempts]);
   const del = async () => {
-    await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”` });
-    navigate("/");
+    const c = await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ifMatch: etag(risk) });
+    sent.current = c.key;
+    setKey(c.key);
+    if (c.state === "done" || isOffline()) navigate("/");
   };
   return (
     <div class="danger row">
       <AskFirst ask="Delete risk" label="Delete this risk?" text="Delete this risk and its attachments?" confirm="Confirm delete" onConfirm={() => void del()} />
+      {mine?.state === "pending" && <span role="status">Deleting…</span>}
+      {mine?.state === "refused" && (
+        <p class="error" role="alert">Not deleted: {mine.problem?.detail ?? mine.lastReason ?? `the server answered ${mine.lastStatus}`}</p>
+      )}
     </div>
   );
 }

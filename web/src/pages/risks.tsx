@@ -10,7 +10,7 @@ import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
 import { FilterBar } from "../register/filters";
-import { ReviewCell, SortHeader, useRows } from "../register/table";
+import { ReviewCell, RiskCount, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
 import { navigate, useQuery } from "../router";
 import { outbox, useChanges } from "../state";
@@ -63,6 +63,8 @@ function RiskList({ view }: { view: ListView }) {
 
   const pendingCreates = changes.filter((c) => c.state === "pending" && c.method === "POST" && c.path === "/risks");
   const pendingOn = (id: string) => changes.filter((c) => c.state === "pending" && c.path === `/risks/${id}`);
+  // A delete queued offline and refused later: the risk is still here, and says so until the refusal is cleared.
+  const notDeleted = (id: string) => changes.some((c) => c.state === "refused" && c.method === "DELETE" && c.path === `/risks/${id}`);
 
   return (
     <>
@@ -75,6 +77,7 @@ function RiskList({ view }: { view: ListView }) {
       )}
       {list.error && <p class="error" role="alert">Could not load risks: {list.error}</p>}
       {list.offline && <Offline what="risks" />}
+      <RiskCount view={view} />
       {/* Offline with nothing read, an empty table would look like "no risks": only the note, and the user's own pending risks. */}
       {(page || pendingCreates.length > 0 || !list.offline) && <div class="table-wrap">
         <table class="risks">
@@ -101,6 +104,7 @@ function RiskList({ view }: { view: ListView }) {
                   <td class="title">
                     <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
                     {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
+                    {pending.length === 0 && notDeleted(r.id) && <span class="badge refused" title="The server refused the delete; the changes panel says why">not deleted</span>}
                   </td>
                   <td>{r.riskScore ?? ""}</td>
                   <td>{r.residualScore ?? ""}</td>

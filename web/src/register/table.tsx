@@ -4,10 +4,12 @@
  * marked.
  */
 import type { ComponentChildren } from "preact";
+import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, type Page, type Risk } from "../api";
-import { useList } from "../pages/common";
+import { isOffline, useList } from "../pages/common";
 import { navigate } from "../router";
-import { isOverdue, listParams, sortBy, sortOf, viewURL, type ListView, type SortField } from "./view";
+import { useOnline, useSettled } from "../state";
+import { apiFilter, isOverdue, listParams, sortBy, sortOf, viewURL, type ListView, type SortField } from "./view";
 
 /** PAGE_SIZE is the number of risks on one page of the list. */
 export const PAGE_SIZE = 20;
@@ -43,4 +45,30 @@ export function SortHeader({ view, field, children }: { view: ListView; field: S
 export function ReviewCell({ date }: { date: string | null }) {
   if (!date) return <td></td>;
   return <td>{date}{isOverdue(date) && <> <span class="badge overdue">overdue</span></>}</td>;
+}
+
+/**
+ * RiskCount says how many risks the view's filters select, all pages
+ * together. The list's envelope has no total (docs/openapi.yaml); the heat map
+ * of the same filters counts every selected risk once, in its cell or as
+ * unassessed, so its sum is the total, read again when a change settles.
+ * Nothing is said while it is unknown (offline, or not yet read).
+ */
+export function RiskCount({ view }: { view: ListView }) {
+  const [total, setTotal] = useState<number | undefined>();
+  const online = useOnline();
+  const key = viewURL({ ...view, cursors: [], sort: "" });
+  const [reads, setReads] = useState(0);
+  useSettled(useCallback(() => setReads((n) => n + 1), []));
+  useEffect(() => {
+    if (isOffline()) return;
+    let live = true;
+    api().risks.heatmap({ ...apiFilter(view), basis: "inherent" }).then(
+      (m) => live && setTotal(m.cells.reduce((n, c) => n + c.count, m.unassessed)),
+      () => live && setTotal(undefined),
+    );
+    return () => void (live = false);
+  }, [key, online, reads]);
+  if (total === undefined) return null;
+  return <p class="count" role="status">{total === 1 ? "1 risk" : `${total} risks`}</p>;
 }
