@@ -5,7 +5,6 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Change } from "./outbox/change";
 import type { Outbox } from "./outbox/outbox";
-import { onRemoteChange } from "./live";
 import { onIdentityChange } from "./session";
 
 let current: Outbox | undefined;
@@ -47,24 +46,6 @@ export function useChanges(): { changes: Change[]; progress: Record<string, Prog
     };
   }, []);
   return { changes, progress };
-}
-
-/**
- * useSettled calls fn whenever a change settles, done or refused, or meets a
- * conflict (in any tab), or the tenant's data changed elsewhere (live.ts): time to re-read, so that the page shows what the
- * server holds — a refused change leaves nothing of itself on the page, and a
- * conflict shows the other writer's values beside the user's.
- */
-export function useSettled(fn: () => void): void {
-  useEffect(() => {
-    const off = outbox().subscribe((e) => e.type === "changed" && (e.state === "done" || e.state === "refused" || e.state === "conflict") && fn());
-    // And another user's change: the tenant's newest event moved (live.ts).
-    const offRemote = onRemoteChange(fn);
-    return () => {
-      off();
-      offRemote();
-    };
-  }, [fn]);
 }
 
 /** useOnline tracks navigator.onLine. */

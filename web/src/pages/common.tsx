@@ -6,7 +6,8 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, explain, isUnavailable, NetworkError, type Page, type User } from "../api";
 import type { Change } from "../outbox/change";
 import { identity } from "../session";
-import { outbox, useOnline, useSettled } from "../state";
+import { outbox, useOnline } from "../state";
+import { useSettled } from "../settled";
 
 const outboxAck = (key: string) => outbox().acknowledge(key);
 

@@ -12,7 +12,8 @@ import { api, etag, type Acceptance, type Action, type Review, type Risk } from 
 import type { Change } from "../outbox/change";
 import { withPending } from "../outbox/merge";
 import { identity } from "../session";
-import { outbox, useSettled } from "../state";
+import { outbox } from "../state";
+import { useSettled } from "../settled";
 import { Field, fieldErrors, ownerName, useOwnerChoices, useRefusal, useSubmitOnce, type FieldErrors, type OwnerChoice } from "./common";
 
 /** How many of each a risk's page lists: the newest reviews and acceptances, the first actions. */

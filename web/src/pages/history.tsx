@@ -7,7 +7,8 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type AuditEntry } from "../api";
 import { actorName, requestHref } from "../audit";
-import { useOnline, useSettled } from "../state";
+import { useOnline } from "../state";
+import { useSettled } from "../settled";
 import { ChangeList, When } from "./audit";
 import { isOffline, Offline } from "./common";
 

@@ -8,7 +8,8 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, type Page, type Risk } from "../api";
 import { isOffline, useList } from "../pages/common";
 import { navigate } from "../router";
-import { useOnline, useSettled } from "../state";
+import { useOnline } from "../state";
+import { useSettled } from "../settled";
 import { apiFilter, isOverdue, listParams, sortBy, sortOf, viewURL, type ListView, type SortField } from "./view";
 
 /** PAGE_SIZE is the number of risks on one page of the list. */
