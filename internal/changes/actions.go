@@ -52,6 +52,9 @@ const (
 	ActionOverdue      Action = "action.overdue"
 	AcceptanceExpiring Action = "acceptance.expiring"
 	AcceptanceExpired  Action = "acceptance.expired"
+	// The appetite (docs/register.md, Appetite).
+	TenantAppetiteChanged Action = "tenant.appetite_changed"
+	RiskAppetiteExceeded  Action = "risk.appetite_exceeded"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -111,6 +114,8 @@ var Registry = []Declared{
 	{ActionOverdue, true, "the schedule, the day after an open action's `dueDate` (actor `system`; once per action and date)", "the action, as found"},
 	{AcceptanceExpiring, true, "the schedule, 14 days before an approved acceptance's `validUntil` (actor `system`; once per acceptance and date)", "the acceptance, as found"},
 	{AcceptanceExpired, true, "the schedule, the day after an approved acceptance's `validUntil`: its status becomes `expired` (and the risk's `treatment` null: `risk.updated`; actor `system`)", "`status`"},
+	{TenantAppetiteChanged, false, "`PATCH /v1/tenant` (admin)", "`riskAppetite`, `categoryAppetite` that changed"},
+	{RiskAppetiteExceeded, true, "a write of a risk (create, update, import, inbound finding) that moves its `riskScore` from within its appetite (its category's, else the tenant's) to above it, in the write's transaction: once per crossing (actor: the write's)", "the risk as written, and `appetite`"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

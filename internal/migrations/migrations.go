@@ -37,6 +37,7 @@ var all = []*gormigrate.Migration{
 	m0020Lifecycle,
 	m0021RegisterInTime,
 	m0022ViaMCP,
+	m0026AppetiteTrends,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.
