@@ -24,6 +24,7 @@ const (
 	EventActionOverdue           EventType = "action.overdue"
 	EventAcceptanceExpiring      EventType = "acceptance.expiring"
 	EventAcceptanceExpired       EventType = "acceptance.expired"
+	EventRiskAppetiteExceeded    EventType = "risk.appetite_exceeded"
 )
 
 // IdempotencyOutcome is what the server's idempotency engine did with a keyed
@@ -138,4 +139,6 @@ const (
 	ActionActionOverdue               AuditAction = "action.overdue"
 	ActionAcceptanceExpiring          AuditAction = "acceptance.expiring"
 	ActionAcceptanceExpired           AuditAction = "acceptance.expired"
+	ActionTenantAppetiteChanged       AuditAction = "tenant.appetite_changed"
+	ActionRiskAppetiteExceeded        AuditAction = "risk.appetite_exceeded"
 )

@@ -7,7 +7,6 @@ package appetite
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -125,9 +124,6 @@ func (a Appetite) Same(b Appetite) bool {
 type ErrVersionChanged struct{ Current Appetite }
 
 func (e *ErrVersionChanged) Error() string { return "appetite: the version changed" }
-
-// ErrNotFound is a tenant that does not exist.
-var ErrNotFound = errors.New("appetite: no such tenant")
 
 // IfMatch reports whether a change may apply over the stored version; nil: any.
 type IfMatch func(version int64) bool

@@ -9,6 +9,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/changes"
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // Store keeps appetites: the overall one and its version on tenants, the
@@ -56,7 +57,7 @@ func ViewOf(a Appetite) View {
 }
 
 // Get returns the tenant's appetite, read in the transaction ctx carries if any.
-// Errors: ErrNotFound.
+// Errors: tenants.ErrTenantNotFound.
 func (s *Store) Get(ctx context.Context, tenantID string) (Appetite, error) {
 	return s.get(ctx, tenantID, false)
 }
@@ -72,7 +73,7 @@ func (s *Store) get(ctx context.Context, tenantID string, lock bool) (Appetite, 
 		return Appetite{}, fmt.Errorf("read appetite: %w", err)
 	}
 	if len(t) == 0 {
-		return Appetite{}, ErrNotFound
+		return Appetite{}, tenants.ErrTenantNotFound
 	}
 	var cats []categoryRow
 	if err := conn.Scopes(database.OfTenant(tenantID)).Find(&cats).Error; err != nil {
@@ -87,7 +88,7 @@ func (s *Store) get(ctx context.Context, tenantID string, lock bool) (Appetite, 
 
 // Set applies p to the tenant's appetite over the version ifMatch accepts, records
 // tenant.appetite_changed, and returns the appetite as stored. A patch that
-// changes nothing leaves the version and records nothing. Errors: ErrNotFound,
+// changes nothing leaves the version and records nothing. Errors: tenants.ErrTenantNotFound,
 // *ErrVersionChanged, VALIDATION_FAILED.
 func (s *Store) Set(ctx context.Context, tenantID string, ifMatch IfMatch, p Patch) (Appetite, error) {
 	if err := p.Validate(); err != nil {

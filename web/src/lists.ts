@@ -24,6 +24,7 @@ const eventTypes: Record<EventType, true> = {
   "action.overdue": true,
   "acceptance.expiring": true,
   "acceptance.expired": true,
+  "risk.appetite_exceeded": true,
 };
 const scopes: Record<Scope, true> = {
   "risks:read": true,
@@ -80,6 +81,8 @@ const auditActions: Record<AuditAction, true> = {
   "action.overdue": true,
   "acceptance.expiring": true,
   "acceptance.expired": true,
+  "tenant.appetite_changed": true,
+  "risk.appetite_exceeded": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */

@@ -13,7 +13,6 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/route"
-	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // appetitePatch is PATCH /v1/tenant's body (docs/register.md, Appetite).
@@ -50,11 +49,7 @@ func (h handlers) withAppetite(c echo.Context, out *tenantResponse, a appetite.A
 }
 
 func (h handlers) readAppetite(ctx context.Context, tenant string) (appetite.Appetite, error) {
-	a, err := h.Appetite.Get(ctx, tenant)
-	if errors.Is(err, appetite.ErrNotFound) {
-		return a, tenants.ErrTenantNotFound
-	}
-	return a, err
+	return h.Appetite.Get(ctx, tenant)
 }
 
 // patchTenant is PATCH /v1/tenant: the tenant's appetite, admin-only, honouring
@@ -84,8 +79,6 @@ func (h handlers) patchTenant(c echo.Context) error {
 		return &problem.Problem{Code: problem.PreconditionFailed, Current: appetite.ViewOf(changed.Current),
 			Detail: `If-Match names another version of the tenant's appetite: "current" holds it as stored now (ETag "` +
 				strconv.FormatInt(changed.Current.Version, 10) + `")`}
-	case errors.Is(err, appetite.ErrNotFound):
-		return tenants.ErrTenantNotFound
 	case err != nil:
 		return err
 	}

@@ -94,9 +94,9 @@ func TestAppetiteFilterAndEvent(t *testing.T) {
 		t.Helper()
 		env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v2/risks/" + id, Bearer: ten.Key, JSON: body}).Expect(http.StatusOK)
 	}
-	patch(map[string]any{"likelihood": 2})  // 8: within
-	patch(map[string]any{"likelihood": 3})  // 12: crosses
-	patch(map[string]any{"likelihood": 5})  // 20: stays above
+	patch(map[string]any{"likelihood": 2})   // 8: within
+	patch(map[string]any{"likelihood": 3})   // 12: crosses
+	patch(map[string]any{"likelihood": 5})   // 20: stays above
 	patch(map[string]any{"title": "b-high"}) // nothing
 	evs := exceeded(t, env, ten.Key)
 	if len(evs) != 1 {

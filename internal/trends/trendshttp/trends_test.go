@@ -40,8 +40,8 @@ func snapshot(t *testing.T, env *apitest.Env) {
 // counts builds the counts expected of a register, taken by hand.
 func counts(total int, status, treatment, band map[string]int, outside, reviews, actions int) trends.Counts {
 	c := trends.Counts{Total: total, ByStatus: map[string]int{"open": 0, "mitigated": 0, "closed": 0},
-		ByTreatment: map[string]int{"none": 0, "accept": 0, "mitigate": 0, "transfer": 0, "avoid": 0},
-		ByBand:      map[string]int{"unscored": 0, "low": 0, "medium": 0, "high": 0, "critical": 0},
+		ByTreatment:     map[string]int{"none": 0, "accept": 0, "mitigate": 0, "transfer": 0, "avoid": 0},
+		ByBand:          map[string]int{"unscored": 0, "low": 0, "medium": 0, "high": 0, "critical": 0},
 		OutsideAppetite: outside, ReviewsOverdue: reviews, ActionsOverdue: actions}
 	for k, v := range status {
 		c.ByStatus[k] = v
@@ -72,10 +72,10 @@ func TestTrendsAgreeWithCountsByHand(t *testing.T) {
 			Expect(http.StatusCreated).Map()["id"].(string)
 	}
 	day0 := day(env, 0)
-	create(map[string]any{"title": "low", "likelihood": 1, "impact": 2})                                          // 2 low
-	mid := create(map[string]any{"title": "mid", "likelihood": 3, "impact": 3, "treatment": "mitigate"})          // 9 medium
-	create(map[string]any{"title": "crit", "likelihood": 5, "impact": 5, "reviewDate": day(env, 1)})               // 25 critical, outside
-	create(map[string]any{"title": "none", "status": "closed", "reviewDate": day(env, 1)})                         // unscored, closed
+	create(map[string]any{"title": "low", "likelihood": 1, "impact": 2})                                 // 2 low
+	mid := create(map[string]any{"title": "mid", "likelihood": 3, "impact": 3, "treatment": "mitigate"}) // 9 medium
+	create(map[string]any{"title": "crit", "likelihood": 5, "impact": 5, "reviewDate": day(env, 1)})     // 25 critical, outside
+	create(map[string]any{"title": "none", "status": "closed", "reviewDate": day(env, 1)})               // unscored, closed
 	env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + mid + "/actions", Bearer: ten.Key,
 		JSON: map[string]any{"title": "fix", "ownerId": owner.ID, "dueDate": day(env, 1)}}).Expect(http.StatusCreated)
 	snapshot(t, env)
