@@ -18,6 +18,10 @@ import { useTitle } from "../title";
 import { Field, fieldErrors, isOffline, KeptAside, Offline, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
+import { lazy } from "../lazy";
+
+// The chart's own chunk (charts/line.tsx), beside the page: it shows when it comes.
+const ScoreHistoryChart = lazy(() => import("./score-history").then((m) => m.ScoreHistoryChart), { quiet: true });
 import { AttachmentDelete } from "../register/attachment";
 import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
 
@@ -62,6 +66,7 @@ export function RiskPage({ id }: { id: string }) {
       <Conflicts risk={risk} changes={changes} onResolved={load} />
       <EditRisk risk={risk} changes={changes} />
       <Attachments risk={risk} changes={changes} />
+      <ScoreHistoryChart riskId={risk.id} />
       <RiskHistory riskId={risk.id} />
       <DeleteRisk risk={risk} />
     </section>
