@@ -8,7 +8,6 @@ import { Account } from "./account.js";
 import { ApiKeys, Sandbox, Users, WebhookEndpoints, WebhookSources } from "./admin.js";
 import { Attachments, multipartBody, type UploadSource } from "./attachments.js";
 import { AuditLog } from "./audit.js";
-import { Trends } from "./trends.js";
 import type { RiskApiError } from "./errors.js";
 import { Events } from "./events.js";
 import { Acceptances, Actions, Reviews } from "./followup.js";
@@ -112,8 +111,6 @@ export class RiskApi {
   readonly idempotencyKeys: IdempotencyKeys;
   /** The tenant's audit log (session mode: admins; API key: scope audit:read) and a risk's history (risks:read). */
   readonly auditLog: AuditLog;
-  /** The register's trends and risks' score histories (risks:read); session mode: the tenant's appetite. */
-  readonly trends: Trends;
   /** Session mode: signing in and out, who is signed in, the password. */
   readonly account: Account;
   /** Session mode, admins: the tenant's users. */
@@ -146,7 +143,6 @@ export class RiskApi {
     this.requests = new Requests(send);
     this.idempotencyKeys = new IdempotencyKeys(send);
     this.auditLog = new AuditLog(send);
-    this.trends = new Trends(send, session);
     this.account = new Account(send, session);
     this.users = new Users(send, session);
     this.apiKeys = new ApiKeys(send, session);

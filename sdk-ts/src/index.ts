@@ -20,9 +20,6 @@ export { Events } from "./events.js";
 export { Reviews, Actions, Acceptances } from "./followup.js";
 export { Requests, IdempotencyKeys } from "./requests.js";
 export { AuditLog, type AuditExport } from "./audit.js";
-export {
-  Trends, type AppetitePatch, type ScorePoint, type Tenant, type TenantWithETag, type TrendCounts, type TrendPoint, type TrendSeries, type TrendsParams,
-} from "./trends.js";
 export { Account } from "./account.js";
 export { Users, ApiKeys, WebhookSources, WebhookEndpoints } from "./admin.js";
 export { verifyWebhook, WebhookVerificationError, WEBHOOK_TOLERANCE_S } from "./webhooks.js";

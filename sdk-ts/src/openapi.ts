@@ -4059,6 +4059,8 @@ export interface components {
             name?: string;
         };
         TenantPin: {
+            /** @description The appetite's version, 1 at first and +1 for each change; the `ETag` (`"<appetiteVersion>"`) `PATCH /v1/tenant` takes in `If-Match`. */
+            appetiteVersion: number;
             /** @description The highest `riskScore` the tenant accepts, or null (docs/register.md, Appetite). */
             riskAppetite: number | null;
             /** @description Each category's own appetite (1–25), over `riskAppetite`. */

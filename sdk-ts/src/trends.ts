@@ -5,8 +5,7 @@
  * Risks.ScoreHistory are their twins.
  */
 
-import type { Send } from "./page.js";
-import { jsonBody } from "./risks.js";
+import type { RiskApi } from "./client.js";
 import type { CallOptions } from "./transport.js";
 import type { components } from "./openapi.js";
 
@@ -31,46 +30,45 @@ export interface TrendsParams {
   interval?: "day" | "week" | "month";
 }
 
-/** A tenant as read, with the ETag of its appetite's version for `setAppetite`'s `ifMatch`. */
-export interface TenantWithETag {
-  tenant: Tenant;
-  etag: string;
-}
-
-/** The register's trends and scores over time; with an API key, scope risks:read. */
+/**
+ * The register's trends and scores over time (with an API key, scope
+ * risks:read), and in session mode the tenant's appetite:
+ * `const t = new Trends(client); await t.series({ interval: "week" })`.
+ * Not a member of RiskApi, so that an app that never draws a trend (the
+ * dashboard's first load) carries none of it.
+ */
 export class Trends {
-  constructor(
-    private readonly send: Send,
-    private readonly session: (what: string) => void,
-  ) {}
+  constructor(private readonly client: RiskApi) {}
 
   /** The series of daily snapshots (GET /register/trends). */
   async series(params: TrendsParams = {}, opts?: CallOptions): Promise<TrendSeries> {
-    const r = await this.send({ method: "GET", path: "/register/trends", query: { ...params }, expect: "json" }, opts);
-    return r.json as TrendSeries;
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) if (v) q.set(k, v);
+    const qs = q.toString();
+    return (await this.client.request({ method: "GET", path: "/register/trends" + (qs ? `?${qs}` : "") }, opts)).json as TrendSeries;
   }
 
   /** A risk's score history, oldest first (GET /risks/{id}/score-history); a risk never had is a 404 RiskApiError. */
   async scoreHistory(riskId: string, opts?: CallOptions): Promise<ScorePoint[]> {
-    const r = await this.send({ method: "GET", path: `/risks/${encodeURIComponent(riskId)}/score-history`, expect: "json" }, opts);
+    const r = await this.client.request({ method: "GET", path: `/risks/${encodeURIComponent(riskId)}/score-history` }, opts);
     return (r.json as { data: ScorePoint[] }).data;
   }
 
-  /** Session mode: the tenant and its appetite (GET /v1/tenant). */
-  async tenant(opts?: CallOptions): Promise<TenantWithETag> {
-    this.session("trends.tenant");
-    const r = await this.send({ method: "GET", path: "/tenant", expect: "raw", accept: "application/json" }, opts);
-    const res = r.response;
-    return { tenant: (await res.json()) as Tenant, etag: res.headers.get("ETag") ?? "" };
+  /** Session mode: the tenant and its appetite (GET /v1/tenant); `appetiteETag(tenant)` is what setAppetite's `ifMatch` takes. */
+  async tenant(opts?: CallOptions): Promise<Tenant> {
+    return (await this.client.request({ method: "GET", path: "/tenant" }, opts)).json as Tenant;
   }
 
   /**
-   * Session mode, admins: sets the tenant's appetite (PATCH /v1/tenant);
-   * `opts.ifMatch` (the `etag` of `tenant()`) makes it conditional (412 when stale).
+   * Session mode, admins: sets the tenant's appetite (PATCH /v1/tenant, keyed);
+   * `opts.ifMatch` (`appetiteETag(tenant)`) makes it conditional (412 when stale).
    */
   async setAppetite(patch: AppetitePatch, opts?: CallOptions): Promise<Tenant> {
-    this.session("trends.setAppetite");
-    const r = await this.send({ method: "PATCH", path: "/tenant", body: jsonBody(patch), expect: "json" }, opts);
-    return r.json as Tenant;
+    return (await this.client.request({ method: "PATCH", path: "/tenant", json: patch }, opts)).json as Tenant;
   }
+}
+
+/** appetiteETag is the ETag of the tenant's appetite, for setAppetite's `ifMatch`. */
+export function appetiteETag(t: Tenant): string {
+  return `"${t.appetiteVersion}"`;
 }

@@ -24,6 +24,8 @@ type tenantResponse struct {
 	// RiskAppetite and CategoryAppetite are the tenant's appetite (docs/register.md).
 	RiskAppetite     *int           `json:"riskAppetite"`
 	CategoryAppetite map[string]int `json:"categoryAppetite"`
+	// AppetiteVersion is the appetite's version, also the response's ETag.
+	AppetiteVersion int64 `json:"appetiteVersion"`
 }
 
 type rollback struct {

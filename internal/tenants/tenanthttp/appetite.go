@@ -44,7 +44,7 @@ func (r appetitePatch) patch() appetite.Patch {
 // withAppetite adds the tenant's appetite to out and sets the ETag of its version.
 func (h handlers) withAppetite(c echo.Context, out *tenantResponse, a appetite.Appetite) {
 	v := appetite.ViewOf(a)
-	out.RiskAppetite, out.CategoryAppetite = v.RiskAppetite, v.CategoryAppetite
+	out.RiskAppetite, out.CategoryAppetite, out.AppetiteVersion = v.RiskAppetite, v.CategoryAppetite, a.Version
 	c.Response().Header().Set("ETag", etag.Strong(strconv.FormatInt(a.Version, 10)))
 }
 

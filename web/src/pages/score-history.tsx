@@ -5,7 +5,7 @@
  * page (risk.tsx), and read again when a change of the user's settles.
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
-import type { ScorePoint } from "@riskapi/sdk";
+import { Trends, type ScorePoint } from "@riskapi/sdk/trends";
 import { api, explain } from "../api";
 import { LineChart } from "../charts/line";
 import { useOnline, useSettled } from "../state";
@@ -21,7 +21,7 @@ export function ScoreHistoryChart({ riskId }: { riskId: string }) {
   useEffect(() => {
     if (isOffline()) return;
     let live = true;
-    api().trends.scoreHistory(riskId).then(
+    new Trends(api()).scoreHistory(riskId).then(
       (p) => live && (setPoints(p), setError("")),
       (e: unknown) => live && !isOffline(e) && setError(explain(e)),
     );

@@ -5,7 +5,7 @@
  * lines, never a drawn-in value.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { TrendPoint, TrendSeries } from "@riskapi/sdk";
+import { Trends, type TrendPoint, type TrendSeries } from "@riskapi/sdk/trends";
 import { api, explain } from "../api";
 import { LineChart, type Series } from "../charts/line";
 import { withQuery, useQuery, navigate } from "../router";
@@ -28,7 +28,7 @@ export function useTrends(interval: Interval): { series?: TrendSeries; error: st
     const days = interval === "day" ? 90 : interval === "week" ? 364 : 1095;
     const to = new Date();
     const from = new Date(to.getTime() - days * 86_400_000);
-    api().trends.series({ interval, from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10) }).then(
+    new Trends(api()).series({ interval, from: from.toISOString().slice(0, 10), to: to.toISOString().slice(0, 10) }).then(
       (s) => live && (setSeries(s), setError(""), setOffline(false)),
       (e: unknown) => live && (isOffline(e) ? setOffline(true) : setError(explain(e))),
     );
