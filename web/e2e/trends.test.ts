@@ -47,6 +47,7 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
     await page.locator('svg[data-chart="bands"]').waitFor();
     await page.emulateMedia({ media: "print" });
     expect(await page.locator("header").isVisible()).toBe(false);
+    expect(await page.locator("aside.changes").isVisible()).toBe(false);
     expect(await page.getByRole("button", { name: "Print or save as PDF" }).isVisible()).toBe(false);
     for (const h of ["Heat map", "Top risks", "Overdue reviews", "Trends (by week)"]) {
       expect(await page.getByRole("heading", { name: h }).isVisible(), h).toBe(true);
