@@ -12,7 +12,7 @@ import { SignIn } from "./pages/signin";
 import { onLinkClick, navigate, usePath } from "./router";
 import { identity, isAdmin, onIdentityChange, signOut as endSession, signOutPending, whoAmI, type Session } from "./session";
 import { outbox, useOnline } from "./state";
-import { PAGES, pageTitle, titled } from "./title";
+import { pageTitle, titled } from "./title";
 
 // Every page is a chunk of its own, loaded when first shown, or preloaded
 // once someone is signed in (lazy.tsx): the first load is the sign-in form
@@ -190,9 +190,11 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
     <header>
       <a href="/" class="brand">riskapi</a>
       <nav aria-label="Main">
-        {["/", "/requests", "/events", "/trends", "/report"].map((p) => (
-          <a key={p} href={p} aria-current={path === p ? "page" : undefined}>{PAGES[p]}</a>
-        ))}
+        <a href="/" aria-current={path === "/" ? "page" : undefined}>Risks</a>
+        <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
+        <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
+        <a href="/trends" aria-current={path === "/trends" ? "page" : undefined}>Trends</a>
+        <a href="/report" aria-current={path === "/report" ? "page" : undefined}>Report</a>
         {isAdmin(session) && <a href="/audit" aria-current={path === "/audit" ? "page" : undefined}>Audit log</a>}
         {isAdmin(session) && (
           <a href="/admin/users" aria-current={path.startsWith("/admin") ? "page" : undefined}>Admin</a>

@@ -12,10 +12,10 @@ export function titled(name: string): string {
   return name ? `${name} · ${APP}` : APP;
 }
 
-/** PAGES names the app's pages by path (the navigation's links too); an /admin/… path is the Admin page. */
-export const PAGES: Record<string, string> = {
+/** PAGES names the app's pages by path; an /admin/… path is the Admin page. */
+const PAGES: Record<string, string> = {
   "/": "Risks", "/requests": "Request log", "/events": "Events", "/audit": "Audit log", "/account/password": "Change password",
-  "/trends": "Trends", "/report": "Report",
+  "/trends": "Trends", "/report": "Risk report",
 };
 
 /**
