@@ -37,8 +37,12 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
 
     // A risk's page: its score history as a chart.
     const [risk] = await titled(page, high);
-    await page.goto(`/risks/${risk!.id}`);
-    await page.locator('svg[data-chart="score-history"] circle').first().waitFor();
+    await expect.poll(async () => {
+      await page.goto(`/risks/${risk!.id}`);
+      await page.getByRole("heading", { name: high }).waitFor();
+      return page.locator('svg[data-chart="score-history"] circle').first().waitFor({ timeout: 5000 }).then(() => true, async () =>
+        (await page.locator(".score-history, p.error").allTextContents()).join(" | ") || "no chart");
+    }, { timeout: 30_000, interval: 500 }).toBe(true);
     expect(await page.locator("#score-history-summary").textContent()).toContain("Risk score: 20");
 
     // The report, printed.
