@@ -25,6 +25,7 @@ const (
 	EventAcceptanceExpiring      EventType = "acceptance.expiring"
 	EventAcceptanceExpired       EventType = "acceptance.expired"
 	EventAPIKeyExpiring          EventType = "api_key.expiring"
+	EventRiskAppetiteExceeded    EventType = "risk.appetite_exceeded"
 )
 
 // IdempotencyOutcome is what the server's idempotency engine did with a keyed
@@ -140,4 +141,6 @@ const (
 	ActionAcceptanceExpiring          AuditAction = "acceptance.expiring"
 	ActionAcceptanceExpired           AuditAction = "acceptance.expired"
 	ActionAPIKeyExpiring              AuditAction = "api_key.expiring"
+	ActionTenantAppetiteChanged       AuditAction = "tenant.appetite_changed"
+	ActionRiskAppetiteExceeded        AuditAction = "risk.appetite_exceeded"
 )

@@ -39,6 +39,9 @@ type RiskFilter struct {
 	Q string
 	// Metadata selects risks whose metadata holds each key with that value.
 	Metadata map[string]string
+	// OutsideAppetite, when non-nil, selects the risks whose riskScore is above
+	// their appetite (true) or every other risk (false).
+	OutsideAppetite *bool
 }
 
 // addTo sets f's query parameters in q.
@@ -90,6 +93,9 @@ func (f *RiskFilter) addTo(q url.Values) {
 	}
 	for k, v := range f.Metadata {
 		q.Set("metadata["+k+"]", v)
+	}
+	if f.OutsideAppetite != nil {
+		q.Set("outsideAppetite", strconv.FormatBool(*f.OutsideAppetite))
 	}
 }
 

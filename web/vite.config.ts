@@ -33,6 +33,8 @@ export default defineConfig({
   resolve: {
     alias: [
       { find: /^@riskapi\/sdk\/retry$/, replacement: sdk("retry.ts") },
+      // Its own entry, so that the first load, which imports the SDK's index, carries none of it.
+      { find: /^@riskapi\/sdk\/trends$/, replacement: sdk("trends.ts") },
       { find: /^@riskapi\/sdk$/, replacement: sdk("index.ts") },
     ],
   },

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/robfig/cron/v3"
 
+	"github.com/riskapi/riskapi/internal/appetite"
 	"github.com/riskapi/riskapi/internal/attachments"
 	"github.com/riskapi/riskapi/internal/attachments/attachmentstore"
 	"github.com/riskapi/riskapi/internal/audit"
@@ -53,6 +54,7 @@ import (
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenantstore"
 	"github.com/riskapi/riskapi/internal/tracing"
+	"github.com/riskapi/riskapi/internal/trends"
 	"github.com/riskapi/riskapi/internal/webhooks"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookstore"
 )
@@ -88,12 +90,16 @@ type Admin struct {
 	// Due finds what has come due in the register and emits its notices; Serve
 	// runs it on SCHEDULE_SPEC (docs/register.md, Due dates).
 	Due *due.Finder
+	// Snapshots takes each tenant's register snapshot of today; Serve runs it on
+	// SCHEDULE_SPEC after Due (docs/register.md, Trends).
+	Snapshots *trends.Snapshotter
 	// SecretKey is SECRET_KEY, loaded (docs/security.md): the keys that seal
 	// secrets, key fingerprints and sign sessions derive from it.
 	SecretKey secretkey.Key
 
 	risks       *risks.Service
 	riskStore   *riskstore.Store
+	appetites   *appetite.Store
 	followup    *followup.Service
 	followStore *followupstore.Store
 	attachments attachments.Store
@@ -156,7 +162,10 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	tenStore := tenantstore.New(db.DB, rec)
 	ten := tenants.NewService(tenStore, opts.BcryptCost, opts.Now)
 	attStore := attachmentstore.New(db, rec)
-	riskStore := riskstore.New(db.DB, rec)
+	appetites := appetite.NewStore(db.DB, rec)
+	// A risk's write that crosses its appetite records risk.appetite_exceeded in the
+	// same transaction (internal/appetite).
+	riskStore := riskstore.New(db.DB, appetite.Recorder{Next: rec, Appetite: appetites})
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	followStore := followupstore.New(db, rec)
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
@@ -181,7 +190,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		return nil, err
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, riskStore: riskStore, attachments: attStore, clock: opts.Now,
-		followup: follow, followStore: followStore, Due: finder,
+		followup: follow, followStore: followStore, Due: finder, appetites: appetites,
+		Snapshots: &trends.Snapshotter{Store: trends.NewStore(db.DB), Now: opts.Now, Logger: log},
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }
@@ -339,7 +349,7 @@ func Open(ctx context.Context, cfg config.Config, log *slog.Logger, opts Options
 	}
 	app.Echo, err = server.New(server.Deps{
 		DB: m.DB, Tenants: m.Tenants, Sessions: app.Sessions, Risks: m.risks, Idempotency: m.Idempotency,
-		Attachments: m.attachments, Followup: m.followup, Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
+		Attachments: m.attachments, Followup: m.followup, Appetite: m.appetites, Trends: trends.NewStore(m.DB.DB), Webhooks: m.Webhooks, Metrics: reg, IdempotencyMetrics: m.Sweeper.Metrics,
 		RequestLog: logWriter, RequestLogSkipper: opts.RequestLogSkipper, RequestLogStore: m.requestLog, AuditLog: m.auditLog,
 		Sandbox:         sandboxstore.New(m.DB.DB, m.recorder),
 		IdempotencyKeys: m.Idempotency, Logger: log, Now: opts.Now, RateLimits: limits, Events: evs.HTTP,
@@ -534,9 +544,12 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 		return fmt.Errorf("SWEEP_SCHEDULE: %w", err)
 	}
 	// Every instance looks for what has come due; each notice is emitted once
-	// however many look (internal/due). cron skips a run while the last still runs.
+	// however many look (internal/due); then it snapshots the register. cron skips a run while the last still runs.
 	if _, err := sched.AddJob(a.Config.Due.Schedule, cron.NewChain(cron.SkipIfStillRunning(cron.DiscardLogger)).Then(cron.FuncJob(func() {
 		_, _ = a.Due.Run(ctx) // Run logs its failures
+		// Today's snapshot of each tenant, as of this run: one row per (tenant, day)
+		// however many instances take it (internal/trends).
+		_, _ = a.Snapshots.Run(ctx)
 	}))); err != nil {
 		ln.Close()
 		return fmt.Errorf("SCHEDULE_SPEC: %w", err)

@@ -53,6 +53,9 @@ const (
 	AcceptanceExpiring Action = "acceptance.expiring"
 	AcceptanceExpired  Action = "acceptance.expired"
 	APIKeyExpiring     Action = "api_key.expiring"
+	// The appetite (docs/register.md, Appetite).
+	TenantAppetiteChanged Action = "tenant.appetite_changed"
+	RiskAppetiteExceeded  Action = "risk.appetite_exceeded"
 )
 
 // Declared is one action's declaration: what the audit log's table says of it
@@ -113,6 +116,8 @@ var Registry = []Declared{
 	{AcceptanceExpiring, true, "the schedule, 14 days before an approved acceptance's `validUntil` (actor `system`; once per acceptance and date)", "the acceptance, as found"},
 	{AcceptanceExpired, true, "the schedule, the day after an approved acceptance's `validUntil`: its status becomes `expired` (and the risk's `treatment` null: `risk.updated`; actor `system`)", "`status`"},
 	{APIKeyExpiring, true, "the schedule, 7 days before an unrevoked, unrolled API key's `expiresAt` (actor `system`; once per key and date)", "the key, as found (never its secret)"},
+	{TenantAppetiteChanged, false, "`PATCH /v1/tenant` (admin)", "`riskAppetite`, `categoryAppetite` that changed"},
+	{RiskAppetiteExceeded, true, "a write of a risk (create, update, import, inbound finding) that moves its `riskScore` from within its appetite (its category's, else the tenant's) to above it, in the write's transaction: once per crossing (actor: the write's)", "the risk as written, and `appetite`"},
 }
 
 // Names returns the actions of Registry for which keep is true (nil: all), in its

@@ -38,6 +38,7 @@ var all = []*gormigrate.Migration{
 	m0021RegisterInTime,
 	m0022ViaMCP,
 	m0025EndpointVersion,
+	m0026AppetiteTrends,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

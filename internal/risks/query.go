@@ -26,7 +26,11 @@ type Query struct {
 	Words []string
 	// Metadata: each key's value must equal the given one.
 	Metadata map[string]string
-	Sort     Sort
+	// OutsideAppetite, when true, selects the risks whose riskScore is above their
+	// category's appetite, else the tenant's; when false, every other risk
+	// (docs/register.md, Appetite).
+	OutsideAppetite *bool
+	Sort            Sort
 }
 
 // SortField is a field a list can be ordered by.
@@ -115,7 +119,7 @@ type Heatmap struct {
 func (q Query) Counted() bool {
 	return q.Category == nil && q.Owner == nil && q.OwnerUserID == nil && q.MinScore == nil && q.MaxScore == nil &&
 		q.ReviewBefore == nil && q.CreatedSince == nil && q.CreatedUntil == nil && q.UpdatedSince == nil &&
-		len(q.Words) == 0 && len(q.Metadata) == 0
+		len(q.Words) == 0 && len(q.Metadata) == 0 && q.OutsideAppetite == nil
 }
 
 // Costly reports whether a page of q is a costly read (docs/register.md, "Costly
@@ -128,7 +132,8 @@ func (q Query) Counted() bool {
 // few risks match. Statuses, treatments and factors are not: at most a dozen values,
 // a page of them is reached within a few hundred rows.
 func (q Query) Costly() bool {
-	if len(q.Words) > 0 || q.Category != nil || q.Owner != nil || q.OwnerUserID != nil || len(q.Metadata) > 0 {
+	if len(q.Words) > 0 || q.Category != nil || q.Owner != nil || q.OwnerUserID != nil || len(q.Metadata) > 0 ||
+		q.OutsideAppetite != nil {
 		return true
 	}
 	off := func(f SortField, set bool) bool { return set && q.Sort.Field != f }

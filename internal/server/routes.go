@@ -27,6 +27,7 @@ import (
 	"github.com/riskapi/riskapi/internal/sandbox/sandboxhttp"
 	"github.com/riskapi/riskapi/internal/tenants"
 	"github.com/riskapi/riskapi/internal/tenants/tenanthttp"
+	"github.com/riskapi/riskapi/internal/trends/trendshttp"
 	"github.com/riskapi/riskapi/internal/upload"
 	"github.com/riskapi/riskapi/internal/webhooks/sourcehttp"
 	"github.com/riskapi/riskapi/internal/webhooks/webhookhttp"
@@ -61,7 +62,8 @@ func table(d Deps, cfg config.Config) []route.Route {
 		ReviewDueDays: cfg.Due.ReviewDueDays})...)
 	rs = append(rs, eventhttp.Routes(d.Events)...)
 	rs = append(rs, webhookhttp.Routes(webhookhttp.Config{Service: d.Webhooks, Now: d.Now, Logger: d.Logger})...)
-	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions})...)
+	rs = append(rs, tenanthttp.Routes(tenanthttp.Config{Tenants: d.Tenants, Sessions: d.Sessions, Appetite: d.Appetite})...)
+	rs = append(rs, trendshttp.Routes(trendshttp.Config{Store: d.Trends, Now: d.Now})...)
 	rs = append(rs, sourcehttp.Routes(sourcehttp.Config{Service: d.Webhooks})...)
 	rs = append(rs, audithttp.Routes(audithttp.Config{Store: d.AuditLog})...)
 	rs = append(rs, sandboxhttp.Routes(sandboxhttp.Config{Store: d.Sandbox})...)

@@ -6,6 +6,8 @@
 package server
 
 import (
+	"github.com/riskapi/riskapi/internal/appetite"
+	"github.com/riskapi/riskapi/internal/trends"
 	"log/slog"
 	"net"
 	"strings"
@@ -48,6 +50,10 @@ type Deps struct {
 	Attachments attachments.Store
 	// Followup runs reviews, actions and acceptances (docs/register.md). Required.
 	Followup *followup.Service
+	// Appetite keeps tenants' risk appetites (docs/register.md). Required.
+	Appetite *appetite.Store
+	// Trends reads the register's daily snapshots and score histories. Required.
+	Trends *trends.Store
 	// Webhooks verifies and processes inbound webhook deliveries.
 	Webhooks *webhooks.Service
 	// RequestLog receives one entry per authenticated request (a requestlog.Writer).

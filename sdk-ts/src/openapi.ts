@@ -423,7 +423,15 @@ export interface paths {
          * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
          */
         head: operations["headGetTenant"];
-        patch?: never;
+        /**
+         * Set the tenant's risk appetite
+         * @description Admin only. Sets the tenant's appetite, overall and per category (a JSON merge
+         *     patch; docs/register.md, Appetite), recorded as `tenant.appetite_changed`. Honours
+         *     `If-Match` with the `ETag` of `GET /v1/tenant` (412 `PRECONDITION_FAILED` with
+         *     `current`, the appetite as stored) and `Idempotency-Key`. A change of the appetite
+         *     emits no `risk.appetite_exceeded`: only a write of a risk does.
+         */
+        patch: operations["patchTenant"];
         trace?: never;
     };
     "/v1/tenant/api-version": {
@@ -1819,6 +1827,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/register/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The register's trends
+         * @description Requires scope `risks:read`. The register over time (docs/register.md, Trends): the
+         *     tenant's daily snapshots, taken by the schedule (`SCHEDULE_SPEC`) once per UTC day
+         *     however many instances run, today's as of the last run. Each step of `interval` in
+         *     [`from`, `to`] answers the last snapshot within it; a step no run saw has no point
+         *     (a gap, never invented). `from` defaults to 90 days before `to`, `to` to today; at
+         *     most 400 steps and 1830 days.
+         */
+        get: operations["v1RegisterTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RegisterTrends"];
+        /**
+         * The register's trends (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RegisterTrends"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/risks/{id}/score-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A risk's score history
+         * @description Requires scope `risks:read`. The risk's `riskScore` and `residualScore` over time, from
+         *     its audit entries (`risk.created`, and each `risk.updated` that changed either), oldest
+         *     first, each point both scores as they then were; at most the newest 500. Entries past
+         *     `AUDIT_LOG_TTL` are gone from it. 404 when the tenant has no entry for that risk.
+         */
+        get: operations["v1RiskScoreHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV1RisksIdScoreHistory"];
+        /**
+         * A risk's score history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV1RiskScoreHistory"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/register/trends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The register's trends
+         * @description Requires scope `risks:read`. The register over time (docs/register.md, Trends): the
+         *     tenant's daily snapshots, taken by the schedule (`SCHEDULE_SPEC`) once per UTC day
+         *     however many instances run, today's as of the last run. Each step of `interval` in
+         *     [`from`, `to`] answers the last snapshot within it; a step no run saw has no point
+         *     (a gap, never invented). `from` defaults to 90 days before `to`, `to` to today; at
+         *     most 400 steps and 1830 days.
+         */
+        get: operations["v2RegisterTrends"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RegisterTrends"];
+        /**
+         * The register's trends (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RegisterTrends"];
+        patch?: never;
+        trace?: never;
+    };
+    "/v2/risks/{id}/score-history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A risk's score history
+         * @description Requires scope `risks:read`. The risk's `riskScore` and `residualScore` over time, from
+         *     its audit entries (`risk.created`, and each `risk.updated` that changed either), oldest
+         *     first, each point both scores as they then were; at most the newest 500. Entries past
+         *     `AUDIT_LOG_TTL` are gone from it. 404 when the tenant has no entry for that risk.
+         */
+        get: operations["v2RiskScoreHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * Methods of this path
+         * @description `Allow` lists the methods this path serves, `HEAD` wherever `GET` is. No credential needed; never cached.
+         */
+        options: operations["optionsV2RisksIdScoreHistory"];
+        /**
+         * A risk's score history (headers only)
+         * @description The `GET` of this path without its body (RFC 9110 section 9.3.2): the same status, headers, scope and checks.
+         */
+        head: operations["headV2RiskScoreHistory"];
+        patch?: never;
+        trace?: never;
+    };
     "/v2/audit-log": {
         parameters: {
             query?: never;
@@ -2699,7 +2847,7 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         /** @enum {string} */
-        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
+        AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring" | "tenant.appetite_changed" | "risk.appetite_exceeded";
         /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -3215,12 +3363,12 @@ export interface components {
             nextCursor: string | null;
         };
         /** @enum {string} */
-        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
+        EventTypeName: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring" | "risk.appetite_exceeded";
         /**
          * @description An event type a webhook endpoint subscribes to, or `*` (alone) for every type.
          * @enum {string}
          */
-        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring";
+        EndpointEventType: "*" | "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "webhook_endpoint.disabled" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring" | "risk.appetite_exceeded";
         /**
          * @description One committed change, written in the same transaction as the change and its
          *     idempotency record. Delivered to webhook endpoints byte for byte as listed here.
@@ -3228,7 +3376,7 @@ export interface components {
          *     was), an Attachment for `attachment.*` (as it was, for `attachment.deleted`); only
          *     `risk.updated` carries `data.previousAttributes`.
          */
-        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["ReviewCreatedEvent"] | components["schemas"]["ActionCreatedEvent"] | components["schemas"]["ActionUpdatedEvent"] | components["schemas"]["AcceptanceCreatedEvent"] | components["schemas"]["AcceptanceApprovedEvent"] | components["schemas"]["AcceptanceRejectedEvent"] | components["schemas"]["RiskReviewDueEvent"] | components["schemas"]["RiskReviewOverdueEvent"] | components["schemas"]["ActionOverdueEvent"] | components["schemas"]["AcceptanceExpiringEvent"] | components["schemas"]["AcceptanceExpiredEvent"] | components["schemas"]["ApiKeyExpiringEvent"];
+        Event: components["schemas"]["RiskCreatedEvent"] | components["schemas"]["RiskUpdatedEvent"] | components["schemas"]["RiskDeletedEvent"] | components["schemas"]["AttachmentCreatedEvent"] | components["schemas"]["AttachmentDeletedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["ReviewCreatedEvent"] | components["schemas"]["ActionCreatedEvent"] | components["schemas"]["ActionUpdatedEvent"] | components["schemas"]["AcceptanceCreatedEvent"] | components["schemas"]["AcceptanceApprovedEvent"] | components["schemas"]["AcceptanceRejectedEvent"] | components["schemas"]["RiskReviewDueEvent"] | components["schemas"]["RiskReviewOverdueEvent"] | components["schemas"]["ActionOverdueEvent"] | components["schemas"]["AcceptanceExpiringEvent"] | components["schemas"]["AcceptanceExpiredEvent"] | components["schemas"]["ApiKeyExpiringEvent"] | components["schemas"]["RiskAppetiteExceededEvent"];
         /** @description `risk.created`: `data.object` is the risk as created. */
         RiskCreatedEvent: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
@@ -3499,6 +3647,91 @@ export interface components {
             createdAt: string;
             data: components["schemas"]["ApiKeyEventData"];
             request: components["schemas"]["EventRequest"];
+        };
+        /** @description `risk.appetite_exceeded`: a write moved the risk's `riskScore` above its appetite (its category's, else the tenant's) from within it, from no score, or from nothing; `data.object` is the risk as written plus `appetite`, the appetite it is above. Once per crossing, in the crossing write's transaction (docs/register.md, Appetite). */
+        RiskAppetiteExceededEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
+            /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "risk.appetite_exceeded";
+            /** Format: date-time */
+            createdAt: string;
+            data: {
+                object: components["schemas"]["RiskAboveAppetite"];
+            };
+            request: components["schemas"]["EventRequest"];
+        };
+        /** @description The risk as written, and the appetite its `riskScore` is above. */
+        RiskAboveAppetite: components["schemas"]["Risk"] & {
+            appetite: number;
+        };
+        /**
+         * @description A JSON merge patch of the tenant's appetite (docs/register.md, Appetite): members left out
+         *     are unchanged. `riskAppetite` null clears the overall appetite; a category given null loses
+         *     its own (its risks then fall under the overall one). Categories match risks' `category` in
+         *     any letter case; at most 100.
+         */
+        TenantAppetitePatch: {
+            riskAppetite?: number | null;
+            categoryAppetite?: {
+                [key: string]: number | null;
+            };
+        };
+        TrendCounts: {
+            total: number;
+            /** @description Every status, with its count. */
+            byStatus: {
+                [key: string]: number;
+            };
+            /** @description Every treatment, with its count; `none` for risks without one. */
+            byTreatment: {
+                [key: string]: number;
+            };
+            /** @description Counts by `riskScore` band: `low` 1–4, `medium` 5–9, `high` 10–16, `critical` 17–25, and `unscored`. */
+            byBand: {
+                [key: string]: number;
+            };
+            outsideAppetite: number;
+            /** @description Risks not closed whose `reviewDate` had passed. */
+            reviewsOverdue: number;
+            /** @description Open actions whose `dueDate` had passed. */
+            actionsOverdue: number;
+        };
+        /** @description One step of the series (a day, an ISO week, a calendar month, cut to the range) and the counts of the last snapshot within it, taken on `day` at `takenAt`. */
+        TrendPoint: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** Format: date */
+            day: string;
+            /** Format: date-time */
+            takenAt: string;
+        } & components["schemas"]["TrendCounts"];
+        TrendSeries: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            interval: "day" | "week" | "month";
+            /** @description One point per step a snapshot falls in, oldest first. A step with none (the server did not run) has no point. */
+            points: components["schemas"]["TrendPoint"][];
+        };
+        ScorePoint: {
+            /** Format: date-time */
+            at: string;
+            riskScore: number | null;
+            residualScore: number | null;
+        };
+        ScoreHistory: {
+            /** @description Oldest first; at most the newest 500 points. */
+            data: components["schemas"]["ScorePoint"][];
         };
         ApiKeyEventData: {
             object: components["schemas"]["ApiKey"];
@@ -4006,6 +4239,14 @@ export interface components {
             name?: string;
         };
         TenantPin: {
+            /** @description The appetite's version, 1 at first and +1 for each change; the `ETag` (`"<appetiteVersion>"`) `PATCH /v1/tenant` takes in `If-Match`. */
+            appetiteVersion: number;
+            /** @description The highest `riskScore` the tenant accepts, or null (docs/register.md, Appetite). */
+            riskAppetite: number | null;
+            /** @description Each category's own appetite (1–25), over `riskAppetite`. */
+            categoryAppetite: {
+                [key: string]: number;
+            };
             id: string;
             name: string;
             /** @example 2027-01-15 */
@@ -4998,6 +5239,14 @@ export interface components {
         RiskOwnerIdFilter: string;
         /** @description `riskScore` at least this (risks without a score are left out). */
         RiskMinScore: number;
+        /** @description First day (UTC) of the series; default 90 days before `to`. */
+        TrendsFrom: string;
+        /** @description Last day (UTC) of the series; default today. */
+        TrendsTo: string;
+        /** @description The step: `day` (default), `week` (ISO, Monday to Sunday) or `month`. */
+        TrendsInterval: "day" | "week" | "month";
+        /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+        RiskOutsideAppetite: boolean;
         /** @description `riskScore` at most this (risks without a score are left out). */
         RiskMaxScore: number;
         /**
@@ -5421,6 +5670,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -5552,6 +5803,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -5633,6 +5886,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -5730,6 +5985,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -5806,6 +6063,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -5916,6 +6175,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -6622,6 +6883,51 @@ export interface operations {
             429: components["responses"]["HeadProblem"];
             500: components["responses"]["HeadProblem"];
             503: components["responses"]["HeadProblem"];
+        };
+    };
+    patchTenant: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to retry. Name case-insensitive, surrounding spaces trimmed,
+                 *     value case-sensitive; must match `^[A-Za-z0-9._-]{8,128}$` (a UUID v4 is typical),
+                 *     otherwise 400 `IDEMPOTENCY_KEY_INVALID`; sending the header twice is also 400
+                 *     `IDEMPOTENCY_KEY_INVALID`. Optional unless the server runs with
+                 *     `IDEMPOTENCY_REQUIRED=true`, in which case a write without it gets 400
+                 *     `IDEMPOTENCY_KEY_REQUIRED`. Reuse the key only to retry the same request.
+                 * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                "If-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TenantAppetitePatch"];
+            };
+        };
+        responses: {
+            /** @description The tenant, its appetite as stored. */
+            200: {
+                headers: {
+                    /** @description The appetite's version, quoted. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TenantPin"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            412: components["responses"]["PreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     moveAPIVersion: {
@@ -7337,6 +7643,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -7469,6 +7777,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -7551,6 +7861,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -7648,6 +7960,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -7724,6 +8038,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -7834,6 +8150,8 @@ export interface operations {
                 minScore?: components["parameters"]["RiskMinScore"];
                 /** @description `riskScore` at most this (risks without a score are left out). */
                 maxScore?: components["parameters"]["RiskMaxScore"];
+                /** @description `true`: risks whose `riskScore` is above their category's appetite, else the tenant's (`PATCH /v1/tenant`); `false`: every other risk. Checked row by row: a costly read. */
+                outsideAppetite?: components["parameters"]["RiskOutsideAppetite"];
                 /**
                  * @description `likelihood` is one of these values, 1–5, comma-separated (`2,3`); risks without it are left out. With its partner factor it selects one heat-map cell.
                  * @example 4
@@ -10030,6 +10348,298 @@ export interface operations {
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1RegisterTrends: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the series; default 90 days before `to`. */
+                from?: components["parameters"]["TrendsFrom"];
+                /** @description Last day (UTC) of the series; default today. */
+                to?: components["parameters"]["TrendsTo"];
+                /** @description The step: `day` (default), `week` (ISO, Monday to Sunday) or `month`. */
+                interval?: components["parameters"]["TrendsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The register's trends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RegisterTrends: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RegisterTrends: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the series; default 90 days before `to`. */
+                from?: components["parameters"]["TrendsFrom"];
+                /** @description Last day (UTC) of the series; default today. */
+                to?: components["parameters"]["TrendsTo"];
+                /** @description The step: `day` (default), `week` (ISO, Monday to Sunday) or `month`. */
+                interval?: components["parameters"]["TrendsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v1RiskScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A risk's score history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV1RisksIdScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV1RiskScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            404: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2RegisterTrends: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the series; default 90 days before `to`. */
+                from?: components["parameters"]["TrendsFrom"];
+                /** @description Last day (UTC) of the series; default today. */
+                to?: components["parameters"]["TrendsTo"];
+                /** @description The step: `day` (default), `week` (ISO, Monday to Sunday) or `month`. */
+                interval?: components["parameters"]["TrendsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The register's trends. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrendSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RegisterTrends: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RegisterTrends: {
+        parameters: {
+            query?: {
+                /** @description First day (UTC) of the series; default 90 days before `to`. */
+                from?: components["parameters"]["TrendsFrom"];
+                /** @description Last day (UTC) of the series; default today. */
+                to?: components["parameters"]["TrendsTo"];
+                /** @description The step: `day` (default), `week` (ISO, Monday to Sunday) or `month`. */
+                interval?: components["parameters"]["TrendsInterval"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["HeadOk"];
+            400: components["responses"]["HeadProblem"];
+            401: components["responses"]["HeadProblem"];
+            403: components["responses"]["HeadProblem"];
+            429: components["responses"]["HeadProblem"];
+            500: components["responses"]["HeadProblem"];
+            503: components["responses"]["HeadProblem"];
+        };
+    };
+    v2RiskScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A risk's score history. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreHistory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    optionsV2RisksIdScoreHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Risk ID (`risk_…`).
+                 * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
+                 */
+                id: components["parameters"]["RiskId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            204: components["responses"]["Options"];
+        };
+    };
+    headV2RiskScoreHistory: {
+        parameters: {
+            query?: never;
             header?: never;
             path: {
                 /**

@@ -38,6 +38,8 @@ describe(`accessibility in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
       ["/requests", "Request log"],
       ["/events", "Events"],
       ["/audit", "Audit log"],
+      ["/trends", "Trends"],
+      ["/report", "Risk report"],
       ["/account/password", "Change password"],
       ["/admin/users", "Admin"],
       ["/admin/api-keys", "Admin"],

@@ -25,6 +25,8 @@ const RiskPage = lazy(() => import("./pages/risk").then((m) => m.RiskPage));
 const RequestsPage = lazy(() => import("./pages/requests").then((m) => m.RequestsPage));
 const EventsPage = lazy(() => import("./pages/events").then((m) => m.EventsPage));
 const AuditPage = lazy(() => import("./pages/audit").then((m) => m.AuditPage));
+const TrendsPage = lazy(() => import("./pages/trends").then((m) => m.TrendsPage));
+const ReportPage = lazy(() => import("./pages/report").then((m) => m.ReportPage));
 const AccountPage = lazy(() => import("./pages/account").then((m) => m.AccountPage));
 const MyWorkPage = lazy(() => import("./pages/mywork").then((m) => m.MyWorkPage));
 const AdminPage = lazy(() => import("./pages/admin").then((m) => m.AdminPage));
@@ -169,6 +171,8 @@ function page(path: string, session: Session) {
   if (path === "/requests") return <RequestsPage />;
   if (path === "/events") return <EventsPage admin={isAdmin(session)} />;
   if (path === "/audit") return <AuditPage />;
+  if (path === "/trends") return <TrendsPage />;
+  if (path === "/report") return <ReportPage />;
   if (path === "/account/password") return <AccountPage session={session} />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage path={path} session={session} />;
   return <NotFound />;
@@ -186,6 +190,8 @@ function Header(props: { path: string; session: Session; online: boolean; mode: 
         <a href="/my-work" aria-current={path === "/my-work" ? "page" : undefined}>My work</a>
         <a href="/requests" aria-current={path === "/requests" ? "page" : undefined}>Request log</a>
         <a href="/events" aria-current={path === "/events" ? "page" : undefined}>Events</a>
+        <a href="/trends" aria-current={path === "/trends" ? "page" : undefined}>Trends</a>
+        <a href="/report" aria-current={path === "/report" ? "page" : undefined}>Report</a>
         {isAdmin(session) && <a href="/audit" aria-current={path === "/audit" ? "page" : undefined}>Audit log</a>}
         {isAdmin(session) && (
           <a href="/admin/users" aria-current={path.startsWith("/admin") ? "page" : undefined}>Admin</a>

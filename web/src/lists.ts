@@ -25,6 +25,7 @@ const eventTypes: Record<EventType, true> = {
   "acceptance.expiring": true,
   "acceptance.expired": true,
   "api_key.expiring": true,
+  "risk.appetite_exceeded": true,
 };
 const scopes: Record<Scope, true> = {
   "risks:read": true,
@@ -82,6 +83,8 @@ const auditActions: Record<AuditAction, true> = {
   "acceptance.expiring": true,
   "acceptance.expired": true,
   "api_key.expiring": true,
+  "tenant.appetite_changed": true,
+  "risk.appetite_exceeded": true,
 };
 
 /** EVENT_TYPES are every event type, in the spec's order. */

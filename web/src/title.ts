@@ -15,6 +15,7 @@ export function titled(name: string): string {
 /** PAGES names the app's pages by path; an /admin/… path is the Admin page. */
 const PAGES: Record<string, string> = {
   "/": "Risks", "/my-work": "My work", "/requests": "Request log", "/events": "Events", "/audit": "Audit log", "/account/password": "Change password",
+  "/trends": "Trends", "/report": "Risk report",
 };
 
 /**

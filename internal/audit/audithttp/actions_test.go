@@ -365,6 +365,13 @@ func writeCases() map[string]writeCase {
 			return res, want{action: "tenant.api_version_moved", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
 				targetID: f.a.ID, changes: `{"apiVersion":{"from":"2026-12-01","to":"2027-01-15"}}`}
 		},
+		"PATCH /v1/tenant": func(t *testing.T, f fixture) (*apitest.Response, want) {
+			f.begin(t)
+			res := f.env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v1/tenant", Bearer: f.a.Token, Header: ua,
+				JSON: map[string]any{"riskAppetite": 12}}).Expect(http.StatusOK)
+			return res, want{action: "tenant.appetite_changed", actorType: "user", actorID: f.a.UserID, email: f.a.Email,
+				targetID: f.a.ID, changes: `{"riskAppetite":{"from":null,"to":12}}`}
+		},
 		"DELETE /v1/webhook-endpoints/{id}": func(t *testing.T, f fixture) (*apitest.Response, want) {
 			m := f.env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/webhook-endpoints", Bearer: f.a.Token,
 				JSON: map[string]any{"url": "http://127.0.0.1:9/gone"}}).Expect(http.StatusCreated).Map()

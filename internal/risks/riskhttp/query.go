@@ -17,7 +17,7 @@ import (
 // (docs/register.md); metadata[KEY] too.
 var filterParams = []string{"status", "treatment", "category", "owner", "ownerId", "minScore", "maxScore",
 	"likelihood", "impact", "residualLikelihood", "residualImpact",
-	"reviewBefore", "createdSince", "createdUntil", "updatedSince", "q"}
+	"reviewBefore", "createdSince", "createdUntil", "updatedSince", "outsideAppetite", "q"}
 
 // Bounds of q: more words or longer ones are refused rather than searched slowly.
 const (
@@ -112,6 +112,12 @@ func setParam(q *risks.Query, name, v string) error {
 		t = t.UTC()
 		*map[string]**time.Time{"createdSince": &q.CreatedSince, "createdUntil": &q.CreatedUntil,
 			"updatedSince": &q.UpdatedSince}[name] = &t
+	case "outsideAppetite":
+		b, perr := strconv.ParseBool(v)
+		if perr != nil || (v != "true" && v != "false") {
+			return bad("must be true or false")
+		}
+		q.OutsideAppetite = &b
 	case "q":
 		return setWords(q, v)
 	case "sort":

@@ -52,6 +52,13 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	db = where(db, "created_at >= ?", q.CreatedSince)
 	db = where(db, "created_at < ?", q.CreatedUntil)
 	db = where(db, "updated_at >= ?", q.UpdatedSince)
+	if q.OutsideAppetite != nil {
+		if *q.OutsideAppetite {
+			db = db.Where("risk_score IS NOT NULL AND " + OutsideAppetiteSQL)
+		} else {
+			db = db.Where("NOT COALESCE(" + OutsideAppetiteSQL + ", 1 = 0)")
+		}
+	}
 	for k, v := range q.Metadata {
 		// Keys are [A-Za-z0-9_.-] (risks.ValidMetadataKey): safe inside the path.
 		if s.postgres() {
@@ -63,6 +70,14 @@ func (s *Store) selected(ctx context.Context, tenantID string, q risks.Query, pa
 	// Last: on SQLite's walk the other filters are checked before a row is probed.
 	return s.containing(db, tenantID, q.Words, walk), nil
 }
+
+// OutsideAppetiteSQL is true of a row of risks whose risk_score is above its
+// category's appetite (in any letter case), else its tenant's; NULL when neither is
+// set or it has no score (migration 0026, internal/appetite). It is checked row by
+// row: the filter is a costly read.
+const OutsideAppetiteSQL = `risks.risk_score > COALESCE(
+	(SELECT ca.appetite FROM category_appetites ca WHERE ca.tenant_id = risks.tenant_id AND lower(ca.category) = lower(risks.category)),
+	(SELECT t.risk_appetite FROM tenants t WHERE t.id = risks.tenant_id))`
 
 // walkTo is how a page's walk of its index ends: at End, in Sorted's order, or at
 // the end of the tenant's rows when End is nil.

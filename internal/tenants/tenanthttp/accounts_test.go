@@ -52,6 +52,7 @@ func targets(t *testing.T, env *apitest.Env, tenantID string) map[string]apitest
 	}
 	return map[string]apitest.Request{
 		"GET /users":                  {Method: "GET", Path: "/v1/users"},
+		"PATCH /tenant":               {Method: "PATCH", Path: "/v1/tenant", JSON: map[string]any{"riskAppetite": 5}},
 		"POST /users":                 {Method: "POST", Path: "/v1/users", JSON: map[string]string{"email": "new-" + tenantID[len(tenantID)-8:] + "@example.com", "password": "password123", "role": "member"}},
 		"PATCH /users/:id":            {Method: "PATCH", Path: "/v1/users/" + victim.ID, JSON: map[string]string{"role": "admin"}},
 		"DELETE /users/:id":           {Method: "DELETE", Path: "/v1/users/" + victim.ID},

@@ -21,6 +21,11 @@ type tenantResponse struct {
 	APIVersion string `json:"apiVersion"`
 	// Rollback is the move back the pin allows now, or null.
 	Rollback *rollback `json:"rollback"`
+	// RiskAppetite and CategoryAppetite are the tenant's appetite (docs/register.md).
+	RiskAppetite     *int           `json:"riskAppetite"`
+	CategoryAppetite map[string]int `json:"categoryAppetite"`
+	// AppetiteVersion is the appetite's version, also the response's ETag.
+	AppetiteVersion int64 `json:"appetiteVersion"`
 }
 
 type rollback struct {
@@ -51,7 +56,13 @@ func (h handlers) tenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, tenantOf(t, h.Tenants.Now()))
+	out := tenantOf(t, h.Tenants.Now())
+	a, err := h.readAppetite(c.Request().Context(), tenant)
+	if err != nil {
+		return err
+	}
+	h.withAppetite(c, &out, a)
+	return c.JSON(http.StatusOK, out)
 }
 
 func (h handlers) moveAPIVersion(c echo.Context) error {
@@ -70,5 +81,11 @@ func (h handlers) moveAPIVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, tenantOf(t, h.Tenants.Now()))
+	out := tenantOf(t, h.Tenants.Now())
+	a, err := h.readAppetite(c.Request().Context(), tenant)
+	if err != nil {
+		return err
+	}
+	h.withAppetite(c, &out, a)
+	return c.JSON(http.StatusOK, out)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/riskapi/riskapi/internal/appetite"
 	"github.com/riskapi/riskapi/internal/auth"
 	"github.com/riskapi/riskapi/internal/idempotency"
 	"github.com/riskapi/riskapi/internal/ids"
@@ -26,6 +27,8 @@ type Config struct {
 	Tenants *tenants.Service
 	// Sessions ends sessions when a user is removed or changes password. Required.
 	Sessions *auth.Sessions
+	// Appetite keeps the tenant's risk appetite (GET and PATCH /tenant). Required.
+	Appetite *appetite.Store
 }
 
 type handlers struct{ Config }
@@ -40,6 +43,7 @@ func Routes(cfg Config) []route.Route {
 	return []route.Route{
 		{Method: http.MethodGet, Path: "/me", Handler: h.me, Versions: route.V1},
 		{Method: http.MethodGet, Path: "/tenant", Handler: h.tenant, Versions: route.V1},
+		{Method: http.MethodPatch, Path: "/tenant", Handler: h.patchTenant, Versions: route.V1, Admin: true},
 		{Method: http.MethodPost, Path: "/tenant/api-version", Handler: h.moveAPIVersion, Versions: route.V1, Admin: true},
 		{Method: http.MethodPost, Path: "/me/password", Handler: h.changePassword, Versions: route.V1, PerPrincipal: true,
 			PasswordCheck: true},

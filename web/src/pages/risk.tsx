@@ -19,6 +19,10 @@ import { useTitle } from "../title";
 import { Field, fieldErrors, isOffline, KeptAside, Offline, ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
+import { lazy } from "../lazy";
+
+// The chart's own chunk (charts/line.tsx), beside the page: it shows when it comes.
+const ScoreHistoryChart = lazy(() => import("./score-history").then((m) => m.ScoreHistoryChart), { quiet: true });
 import { AttachmentDelete } from "../register/attachment";
 import { RegisterFacts, RegisterFields, registerChanges, registerForm } from "../register/fields";
 import { FollowUp } from "./followup";
@@ -65,6 +69,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
       <EditRisk risk={risk} changes={changes} />
       <FollowUp risk={risk} changes={changes} admin={admin} />
       <Attachments risk={risk} changes={changes} />
+      <ScoreHistoryChart riskId={risk.id} />
       <RiskHistory riskId={risk.id} />
       <DeleteRisk risk={risk} changes={changes} />
     </section>
