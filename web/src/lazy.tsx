@@ -1,6 +1,6 @@
 /**
  * Views loaded when first shown: each is a chunk of its own (a Vite dynamic
- * import), so the first load of the dashboard (the sign-in form and the shell)
+ * import), so the first load of the dashboard (the sign-in form; the shell is a chunk too)
  * carries none of them (docs/dashboard.md, "First load").
  * Once someone is signed in, preloadViews fetches them all while the browser
  * is idle, so that a page opened later, offline too, needs no request.
