@@ -33,11 +33,6 @@ type categoryRow struct {
 
 func (categoryRow) TableName() string { return "category_appetites" }
 
-type tenantRow struct {
-	RiskAppetite    *int
-	AppetiteVersion int64
-}
-
 // View is an appetite as its recorded changes show it (tenant.appetite_changed).
 type View struct {
 	RiskAppetite     *int           `json:"riskAppetite"`
@@ -64,24 +59,35 @@ func (s *Store) Get(ctx context.Context, tenantID string) (Appetite, error) {
 
 func (s *Store) get(ctx context.Context, tenantID string, lock bool) (Appetite, error) {
 	conn := database.Conn(ctx, s.db)
-	var t []tenantRow
-	q := conn.Table("tenants").Select("risk_appetite, appetite_version").Where("id = ?", tenantID)
 	if lock && s.db.Dialector.Name() == string(database.Postgres) {
-		q = q.Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate})
+		// The writer's lock on the tenant's row, before the read below.
+		var v []int64
+		if err := conn.Table("tenants").Select("appetite_version").Where("id = ?", tenantID).
+			Clauses(clause.Locking{Strength: clause.LockingStrengthUpdate}).Find(&v).Error; err != nil {
+			return Appetite{}, fmt.Errorf("lock appetite: %w", err)
+		}
 	}
-	if err := q.Find(&t).Error; err != nil {
+	// One statement: every scored risk write reads the appetite in its transaction
+	// (Recorder), so the tenant's row and its categories come in one round trip.
+	var rows []struct {
+		RiskAppetite    *int
+		AppetiteVersion int64
+		Category        *string
+		Appetite        *int
+	}
+	if err := conn.Raw(`SELECT t.risk_appetite, t.appetite_version, c.category, c.appetite
+		FROM tenants t LEFT JOIN category_appetites c ON c.tenant_id = t.id
+		WHERE t.id = ?`, tenantID).Scan(&rows).Error; err != nil {
 		return Appetite{}, fmt.Errorf("read appetite: %w", err)
 	}
-	if len(t) == 0 {
+	if len(rows) == 0 {
 		return Appetite{}, tenants.ErrTenantNotFound
 	}
-	var cats []categoryRow
-	if err := conn.Scopes(database.OfTenant(tenantID)).Find(&cats).Error; err != nil {
-		return Appetite{}, fmt.Errorf("read category appetites: %w", err)
-	}
-	a := Appetite{Overall: t[0].RiskAppetite, Version: t[0].AppetiteVersion, Categories: map[string]int{}}
-	for _, c := range cats {
-		a.Categories[c.Category] = c.Appetite
+	a := Appetite{Overall: rows[0].RiskAppetite, Version: rows[0].AppetiteVersion, Categories: map[string]int{}}
+	for _, r := range rows {
+		if r.Category != nil && r.Appetite != nil {
+			a.Categories[*r.Category] = *r.Appetite
+		}
 	}
 	return a, nil
 }
