@@ -170,16 +170,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	followStore := followupstore.New(db, rec)
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
 		Holds: database.NewHolds(db.DB), Owners: tenStore}
-	// A deleted user's risks, live and in the sandbox (whose risks the account's
-	// users own), become name owners in the deletion's transaction.
-	ten.UserDeleted = func(ctx context.Context, u tenants.User) error {
-		for _, scope := range []string{u.TenantID, ids.SandboxOf(u.TenantID)} {
-			if _, err := riskService.DisownUser(ctx, scope, u.ID, u.Email); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
+	ten.UserDeleted = disownOnDelete(riskService)
 	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
 		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
 	finder := &due.Finder{Store: duestore.New(db.DB, rec), Now: opts.Now, Logger: log}
@@ -194,6 +185,19 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 		Snapshots: &trends.Snapshotter{Store: trends.NewStore(db.DB), Now: opts.Now, Logger: log},
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
+}
+
+// disownOnDelete makes a deleted user's risks, live and in the sandbox (whose risks
+// the account's users own), name owners in the deletion's transaction.
+func disownOnDelete(riskService *risks.Service) func(context.Context, tenants.User) error {
+	return func(ctx context.Context, u tenants.User) error {
+		for _, scope := range []string{u.TenantID, ids.SandboxOf(u.TenantID)} {
+			if _, err := riskService.DisownUser(ctx, scope, u.ID, u.Email); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // Close waits for the services' background writes, releases the store and sends

@@ -47,6 +47,7 @@ var idRoutes = map[string]idRoute{
 	"GET /risks/:id/attachments":    func(o objects) apitest.Request { return get("/risks/" + o.risk + "/attachments") },
 	"POST /risks/:id/attachments":   nil, // an upload: uploadTo
 	"GET /risks/:id/history":        func(o objects) apitest.Request { return get("/risks/" + o.risk + "/history") },
+	"GET /risks/:id/score-history":  func(o objects) apitest.Request { return get("/risks/" + o.risk + "/score-history") },
 	"DELETE /attachments/:id":       func(o objects) apitest.Request { return del("/attachments/" + o.attachment) },
 	"GET /attachments/:id/content":  func(o objects) apitest.Request { return get("/attachments/" + o.attachment + "/content") },
 	"GET /events/:id":               func(o objects) apitest.Request { return get("/events/" + o.event) },

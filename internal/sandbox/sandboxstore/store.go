@@ -32,12 +32,12 @@ func New(db *gorm.DB, rec changes.Recorder) *Store {
 // keyed by tenant is in neither list.
 var Erased = []string{"webhook_attempts", "webhook_deliveries", "events", "due_notices", "acceptances",
 	"risk_actions", "risk_reviews", "attachments", "risks",
-	"risk_heat_counts", "request_log_entries", "audit_log"}
+	"risk_heat_counts", "register_snapshots", "request_log_entries", "audit_log"}
 
 // Kept are the tables keyed by tenant whose sandbox rows EraseData keeps: its
-// endpoints and inbound sources (the API keys, users and sessions are the tenant's,
-// never the sandbox's).
-var Kept = []string{"webhook_endpoints", "webhook_sources", "api_keys", "users", "sessions"}
+// endpoints, inbound sources and category appetites, configuration like them (the
+// API keys, users and sessions are the tenant's, never the sandbox's).
+var Kept = []string{"webhook_endpoints", "webhook_sources", "category_appetites", "api_keys", "users", "sessions"}
 
 // EraseData implements sandbox.Store.
 func (s *Store) EraseData(ctx context.Context, tenantID string) (sandbox.Erased, error) {
