@@ -458,3 +458,30 @@ func TestRollSecretDuringOverlapIsRefused(t *testing.T) {
 		t.Errorf("%d secret_rolled entries, want 2 (one per endpoint)", len(entries))
 	}
 }
+
+// TestEmptyEventsAreRefused: "events": [] on creation or PATCH is 400
+// VALIDATION_FAILED naming events, not a subscription to every type; omitted
+// events still mean every type.
+func TestEmptyEventsAreRefused(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	res := post(t, env, tok, "/v1/webhook-endpoints", map[string]any{"url": "https://example.com/hook", "events": []string{}}).
+		ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"events"`) {
+		t.Errorf("empty events on creation: %s, want events named", res.Body)
+	}
+	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
+	res = apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
+		JSON: map[string]any{"events": []string{}}}).ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"events"`) {
+		t.Errorf("empty events on PATCH: %s, want events named", res.Body)
+	}
+	if got := getEndpoint(t, env, tok, ep.ID); len(got.Events) != 1 || got.Events[0] != "risk.created" {
+		t.Errorf("events after a refused PATCH = %v, want [risk.created]", got.Events)
+	}
+	if all := createEndpoint(t, env, tok, "https://example.com/all"); len(all.Events) != 1 || all.Events[0] != "*" {
+		t.Errorf("omitted events = %v, want [\"*\"]", all.Events)
+	}
+}
