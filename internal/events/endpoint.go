@@ -77,8 +77,8 @@ type AddressChecker interface {
 }
 
 // NewEndpoint validates rawURL and types and returns an endpoint for tenantID with a
-// fresh secret. types "*" or none subscribes to every type. guard decides whether the
-// URL's address may be used.
+// fresh secret. types ["*"] or nil (omitted) subscribes to every type; an empty
+// list is refused. guard decides whether the URL's address may be used.
 //
 // Errors: *problem.Problem VALIDATION_FAILED naming "url" or "events".
 func NewEndpoint(ctx context.Context, guard AddressChecker, tenantID, rawURL string, types []string, now time.Time) (*Endpoint, error) {
@@ -134,6 +134,10 @@ func parseEndpointURL(raw string) (*url.URL, error) {
 }
 
 func parseTypes(in []string) ([]Type, error) {
+	if in != nil && len(in) == 0 {
+		// An empty list reads as "nothing", not "everything": refused, not widened.
+		return nil, errors.New(`give at least one event type, or ["*"]`)
+	}
 	if len(in) == 0 || (len(in) == 1 && in[0] == "*") {
 		return nil, nil
 	}

@@ -71,7 +71,7 @@ func (s *Endpoints) Update(ctx context.Context, tenantID, id string, ifMatch IfM
 	if u.Description != nil && len([]rune(*u.Description)) > MaxDescriptionLength {
 		return nil, problem.Invalid("description", "must be at most 500 characters")
 	}
-	return s.changeIf(ctx, tenantID, id, ifMatch, changes.WebhookEndpointUpdated, func(e *Endpoint) {
+	return s.changeIf(ctx, tenantID, id, ifMatch, changes.WebhookEndpointUpdated, func(e *Endpoint) error {
 		if u.URL != nil {
 			e.URL = url
 		}
@@ -84,6 +84,7 @@ func (s *Endpoints) Update(ctx context.Context, tenantID, id string, ifMatch IfM
 		if u.APIVersion != nil {
 			e.APIVersion = *u.APIVersion
 		}
+		return nil
 	})
 }
 
@@ -110,8 +111,9 @@ func (s *Endpoints) SetDisabled(ctx context.Context, tenantID, id string, disabl
 // RollSecret gives the tenant's endpoint id a new secret, which it returns (the
 // only time it leaves the store), and records webhook_endpoint.secret_rolled: the
 // old secret keeps signing every delivery, beside the new one, until now+overlap
-// (0: it stops at once). Errors: ErrEndpointNotFound; VALIDATION_FAILED naming
-// "expiresIn".
+// (0: it stops at once). Errors: ErrEndpointNotFound; ErrSecretRolling while a
+// previous roll's secret is still signing (as a rolled API key, docs/events.md);
+// VALIDATION_FAILED naming "expiresIn".
 func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap time.Duration) (*Endpoint, error) {
 	if overlap < 0 || overlap > MaxSecretOverlap {
 		return nil, problem.Invalid("expiresIn", "must be 0–604800 seconds")
@@ -122,14 +124,24 @@ func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap
 	}
 	now := s.now()
 	ends := now.Add(overlap)
-	return s.change(ctx, tenantID, id, changes.WebhookEndpointSecretRolled, func(e *Endpoint) {
+	// The check runs under the tenant's endpoint lock, on the version the save
+	// is conditioned on: of concurrent rolls exactly one succeeds.
+	return s.changeIf(ctx, tenantID, id, nil, changes.WebhookEndpointSecretRolled, func(e *Endpoint) error {
+		if e.PreviousSecret != "" && e.PreviousSecretExpiresAt != nil && e.PreviousSecretExpiresAt.After(now) {
+			return ErrSecretRolling
+		}
 		e.PreviousSecret, e.PreviousSecretExpiresAt = e.Secret, &ends
 		if overlap == 0 {
 			e.PreviousSecret, e.PreviousSecretExpiresAt = "", nil
 		}
 		e.Secret = secret
+		return nil
 	})
 }
+
+// ErrSecretRolling refuses a roll while the secret a previous roll replaced still
+// signs deliveries: rolling again would end it before the overlap promised.
+var ErrSecretRolling = problem.Invalid("id", "the previous secret still signs deliveries until the end of its overlap: roll again after it")
 
 // AutoDisable disables every enabled endpoint whose every delivery has failed
 // for AutoDisableAfter, recording webhook_endpoint.disabled with actor system, and
@@ -161,12 +173,13 @@ func (s *Endpoints) AutoDisable(ctx context.Context) (int, error) {
 // edit to a copy and saves it one version on, recording action, unless edit
 // changed nothing.
 func (s *Endpoints) change(ctx context.Context, tenantID, id string, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
-	return s.changeIf(ctx, tenantID, id, nil, action, edit)
+	return s.changeIf(ctx, tenantID, id, nil, action, func(e *Endpoint) error { edit(e); return nil })
 }
 
 // changeIf is change when ifMatch (nil: none sent) holds for the version read
-// under the lock. Errors: *StaleEndpointError when it does not.
-func (s *Endpoints) changeIf(ctx context.Context, tenantID, id string, ifMatch IfMatch, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
+// under the lock. Errors: *StaleEndpointError when it does not; edit's, which
+// writes nothing.
+func (s *Endpoints) changeIf(ctx context.Context, tenantID, id string, ifMatch IfMatch, action changes.Action, edit func(e *Endpoint) error) (*Endpoint, error) {
 	var after *Endpoint
 	err := s.Store.InTx(ctx, func(ctx context.Context) error {
 		if err := s.Store.LockEndpoints(ctx, tenantID); err != nil {
@@ -180,7 +193,9 @@ func (s *Endpoints) changeIf(ctx context.Context, tenantID, id string, ifMatch I
 			return &StaleEndpointError{Current: before}
 		}
 		e := *before
-		edit(&e)
+		if err := edit(&e); err != nil {
+			return err
+		}
 		after = &e
 		if sameEndpoint(before, after) {
 			return nil

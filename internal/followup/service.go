@@ -112,7 +112,7 @@ func (s *Service) CreateAction(ctx context.Context, tenantID, riskID string, in 
 	if in.OwnerID == nil {
 		errs = append(errs, problem.FieldError{Field: "ownerId", Detail: "is required"})
 	}
-	if err := s.checkAction(ctx, a, errs); err != nil {
+	if err := s.checkAction(ctx, a, errs, true); err != nil {
 		return nil, err
 	}
 	if err := s.Store.CreateAction(ctx, a); err != nil {
@@ -121,8 +121,10 @@ func (s *Service) CreateAction(ctx context.Context, tenantID, riskID string, in 
 	return a, nil
 }
 
-// checkAction validates a, adding to errs, and checks its owner is the tenant's.
-func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.FieldError) error {
+// checkAction validates a, adding to errs, and, when checkOwner, checks its owner
+// is the tenant's. A patch that does not name ownerId keeps the stored one
+// unchecked: a deleted user leaves their actions with that ID (docs/register.md).
+func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.FieldError, checkOwner bool) error {
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(a.Title); (n < 1 || n > 200) && !named(errs, "title") {
 		bad("title", "must be 1–200 characters")
@@ -133,7 +135,7 @@ func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.Fie
 	if !a.Status.Valid() {
 		bad("status", "must be one of open, done, cancelled")
 	}
-	if !named(errs, "ownerId") {
+	if checkOwner && !named(errs, "ownerId") {
 		ok := ids.Valid(ids.User, a.OwnerID)
 		if ok {
 			var err error
@@ -198,7 +200,7 @@ func (s *Service) UpdateAction(ctx context.Context, tenantID, id string, ifMatch
 		if p.Status != nil {
 			after.Status = *p.Status
 		}
-		if err := s.checkAction(ctx, &after, nil); err != nil {
+		if err := s.checkAction(ctx, &after, nil, p.OwnerID != nil); err != nil {
 			return err
 		}
 		if sameAction(before, &after) {

@@ -4018,7 +4018,7 @@ export interface components {
              * @description `http` or `https`; no user info, no fragment; checked as at creation.
              */
             url?: string;
-            /** @description The types to subscribe to, or `["*"]` for every type. */
+            /** @description The types to subscribe to, or `["*"]` for every type; `[]` is 400 `VALIDATION_FAILED`. */
             events?: components["schemas"]["EndpointEventType"][];
             description?: string;
             /** @description The API version its deliveries are rendered in from now on (docs/api-versions.md); an unknown one is 400 `API_VERSION_UNKNOWN`. */
@@ -5480,7 +5480,7 @@ export interface components {
                      * @description `http` or `https`; no user info, no fragment.
                      */
                     url: string;
-                    /** @description Event types to receive; `["*"]` or omitted for every type. */
+                    /** @description Event types to receive; `["*"]` or omitted for every type; `[]` is 400 `VALIDATION_FAILED`. */
                     events?: components["schemas"]["EndpointEventType"][];
                     /** @description The API version its deliveries are rendered in (docs/api-versions.md); omitted, the tenant's pin. Unknown, 400 `API_VERSION_UNKNOWN`. */
                     apiVersion?: string;

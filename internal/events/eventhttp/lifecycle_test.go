@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -408,5 +409,79 @@ func TestFailingEndpointIsDisabled(t *testing.T) {
 	}
 	if skipped < 3 {
 		t.Fatalf("%d skipped entries, want at least the 3 events after disabling", skipped)
+	}
+}
+
+// TestRollSecretDuringOverlapIsRefused: while a roll's old secret still signs, a
+// second roll is refused (400 VALIDATION_FAILED naming id, as a rolled API key)
+// and the old secret keeps the overlap promised; of many rolls at once exactly
+// one succeeds.
+func TestRollSecretDuringOverlapIsRefused(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
+	roll := "/v1/webhook-endpoints/" + ep.ID + "/roll-secret"
+	var first endpointState
+	post(t, env, tok, roll, map[string]any{"expiresIn": 60}).Expect(200).Decode(&first)
+	res := post(t, env, tok, roll, map[string]any{"expiresIn": 60}).ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"id"`) {
+		t.Errorf("second roll: %s, want id named", res.Body)
+	}
+	if got := getEndpoint(t, env, tok, ep.ID); got.PreviousSecretExpiresAt == nil || !got.PreviousSecretExpiresAt.Equal(*first.PreviousSecretExpiresAt) {
+		t.Errorf("after a refused roll previousSecretExpiresAt = %v, want %v", got.PreviousSecretExpiresAt, first.PreviousSecretExpiresAt)
+	}
+
+	other := createEndpoint(t, env, tok, "https://example.com/other", "risk.created")
+	const n = 16
+	codes := make(chan int, n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes <- env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints/" + other.ID + "/roll-secret", Bearer: tok,
+				JSON: map[string]any{"expiresIn": 60}}).Code
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	count := map[int]int{}
+	for c := range codes {
+		count[c]++
+	}
+	if count[200] != 1 || count[400] != n-1 {
+		t.Errorf("%d concurrent rolls answered %v, want one 200 and the rest 400", n, count)
+	}
+	if entries := auditOf(t, env, tok, "webhook_endpoint.secret_rolled"); len(entries) != 2 {
+		t.Errorf("%d secret_rolled entries, want 2 (one per endpoint)", len(entries))
+	}
+}
+
+// TestEmptyEventsAreRefused: "events": [] on creation or PATCH is 400
+// VALIDATION_FAILED naming events, not a subscription to every type; omitted
+// events still mean every type.
+func TestEmptyEventsAreRefused(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	res := post(t, env, tok, "/v1/webhook-endpoints", map[string]any{"url": "https://example.com/hook", "events": []string{}}).
+		ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"events"`) {
+		t.Errorf("empty events on creation: %s, want events named", res.Body)
+	}
+	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
+	res = apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
+		JSON: map[string]any{"events": []string{}}}).ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"events"`) {
+		t.Errorf("empty events on PATCH: %s, want events named", res.Body)
+	}
+	if got := getEndpoint(t, env, tok, ep.ID); len(got.Events) != 1 || got.Events[0] != "risk.created" {
+		t.Errorf("events after a refused PATCH = %v, want [risk.created]", got.Events)
+	}
+	if all := createEndpoint(t, env, tok, "https://example.com/all"); len(all.Events) != 1 || all.Events[0] != "*" {
+		t.Errorf("omitted events = %v, want [\"*\"]", all.Events)
 	}
 }

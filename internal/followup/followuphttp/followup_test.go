@@ -304,3 +304,31 @@ func equal(a, b map[string]int) bool {
 	}
 	return len(a) == len(b)
 }
+
+// TestActionOfDeletedOwnerStaysEditable: once its owner's user is deleted, an action
+// keeps that ownerId and a PATCH that does not name ownerId still succeeds; naming
+// the deleted user as ownerId is refused.
+func TestActionOfDeletedOwnerStaysEditable(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	admin := env.User(a.ID, tenants.RoleAdmin)
+	owner := env.User(a.ID, tenants.RoleMember)
+	id := newRisk(t, env, a.Key, map[string]any{"title": "t"})
+	actID := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + id + "/actions", Bearer: a.Key,
+		JSON: map[string]any{"title": "a", "ownerId": owner.ID}}).Expect(http.StatusCreated).Map()["id"].(string)
+	env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/users/" + owner.ID, Bearer: admin.Token}).Expect(http.StatusNoContent)
+	item := "/v2/actions/" + actID
+	got := env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
+		JSON: map[string]any{"title": "b"}}).Expect(http.StatusOK).Map()
+	if got["title"] != "b" || got["ownerId"] != owner.ID {
+		t.Errorf("after title PATCH: %v, want title b, ownerId kept", got)
+	}
+	env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
+		JSON: map[string]any{"status": "done"}}).Expect(http.StatusOK)
+	res := env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
+		JSON: map[string]any{"ownerId": owner.ID}}).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"ownerId"`) {
+		t.Errorf("deleted user named as owner: %s, want ownerId named", res.Body)
+	}
+}

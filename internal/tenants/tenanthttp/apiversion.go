@@ -47,12 +47,19 @@ func tenantOf(t tenants.Tenant, now time.Time) tenantResponse {
 	return out
 }
 
+// tenant is GET /v1/tenant. The tenant is the account's in either mode: its
+// settings are shared by both (docs/sandboxes.md); the appetite is the data
+// scope's, as the risks it is read against.
 func (h handlers) tenant(c echo.Context) error {
 	tenant, err := route.Tenant(c)
 	if err != nil {
 		return err
 	}
-	t, err := h.Tenants.GetTenant(c.Request().Context(), tenant)
+	account, err := route.Account(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.GetTenant(c.Request().Context(), account)
 	if err != nil {
 		return err
 	}
@@ -77,7 +84,12 @@ func (h handlers) moveAPIVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := h.Tenants.MoveAPIVersion(c.Request().Context(), apiversion.API, tenant, *req.Version)
+	// The pinned version is the account's, shared by both modes (docs/sandboxes.md).
+	account, err := route.Account(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.MoveAPIVersion(c.Request().Context(), apiversion.API, account, *req.Version)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,11 @@ func (h handlers) patchTenant(c echo.Context) error {
 	case err != nil:
 		return err
 	}
-	t, err := h.Tenants.GetTenant(ctx, tenant)
+	account, err := route.Account(c)
+	if err != nil {
+		return err
+	}
+	t, err := h.Tenants.GetTenant(ctx, account)
 	if err != nil {
 		return err
 	}
