@@ -2,6 +2,7 @@ package auth
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -38,7 +39,7 @@ const ModeHeader = "Riskapi-Mode"
 // 403 FORBIDDEN: a browser cannot be tricked into sending a bearer header, but it
 // sends cookies cross-site. A request naming its author (AuthorHeader) is 401
 // UNAUTHENTICATED unless the session is that user's. ModeHeader picks the data
-// scope: a value other than live or test is 400 VALIDATION_FAILED.
+// scope: a value other than live or test, or two headers, is 400 VALIDATION_FAILED.
 func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 	csrf := http.NewCrossOriginProtection()
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -68,6 +69,10 @@ func SessionAuth(s *Sessions) echo.MiddlewareFunc {
 			// them (nothing ran and no idempotency record holds its key).
 			if author := c.Request().Header.Get(AuthorHeader); author != "" && author != p.CredentialID {
 				return challenge(c, "this change was made by another user ("+AuthorHeader+"): sign in as them to send it")
+			}
+			if named := c.Request().Header.Values(ModeHeader); len(named) > 1 {
+				// As for Riskapi-Version: which one was meant is the client's to say.
+				return problem.Invalid(ModeHeader, fmt.Sprintf("%d headers name modes; send one", len(named)))
 			}
 			mode, err := tenants.ParseMode(ModeHeader, c.Request().Header.Get(ModeHeader))
 			if err != nil {

@@ -91,20 +91,22 @@ func (s *Endpoints) Update(ctx context.Context, tenantID, id string, ifMatch IfM
 // SetDisabled disables (true) or enables the tenant's endpoint id and records
 // webhook_endpoint.disabled or .enabled; nothing when it is in that state already.
 // Enabling it forgets its failures: auto-disable counts again from its next
-// failed delivery. Errors: ErrEndpointNotFound.
-func (s *Endpoints) SetDisabled(ctx context.Context, tenantID, id string, disabled bool) (*Endpoint, error) {
+// failed delivery. ifMatch (nil: none sent) must hold for its version. Errors:
+// ErrEndpointNotFound; *StaleEndpointError.
+func (s *Endpoints) SetDisabled(ctx context.Context, tenantID, id string, ifMatch IfMatch, disabled bool) (*Endpoint, error) {
 	action := changes.WebhookEndpointEnabled
 	if disabled {
 		action = changes.WebhookEndpointDisabled
 	}
 	now := s.now()
-	return s.change(ctx, tenantID, id, action, func(e *Endpoint) {
+	return s.changeIf(ctx, tenantID, id, ifMatch, action, func(e *Endpoint) error {
 		if disabled && e.DisabledAt == nil {
 			e.DisabledAt = &now
 		}
 		if !disabled && e.DisabledAt != nil {
 			e.DisabledAt, e.FailingSince = nil, nil
 		}
+		return nil
 	})
 }
 
@@ -158,7 +160,7 @@ func (s *Endpoints) AutoDisable(ctx context.Context) (int, error) {
 	ctx = changes.WithActor(ctx, changes.Actor{Type: changes.ActorSystem})
 	n := 0
 	for _, e := range eps {
-		after, err := s.SetDisabled(ctx, e.TenantID, e.ID, true)
+		after, err := s.SetDisabled(ctx, e.TenantID, e.ID, nil, true)
 		if err != nil {
 			return n, err
 		}
@@ -169,16 +171,10 @@ func (s *Endpoints) AutoDisable(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// change reads the tenant's endpoint under its tenant's endpoint lock, applies
-// edit to a copy and saves it one version on, recording action, unless edit
-// changed nothing.
-func (s *Endpoints) change(ctx context.Context, tenantID, id string, action changes.Action, edit func(e *Endpoint)) (*Endpoint, error) {
-	return s.changeIf(ctx, tenantID, id, nil, action, func(e *Endpoint) error { edit(e); return nil })
-}
-
-// changeIf is change when ifMatch (nil: none sent) holds for the version read
-// under the lock. Errors: *StaleEndpointError when it does not; edit's, which
-// writes nothing.
+// changeIf reads the tenant's endpoint under its tenant's endpoint lock, checks
+// ifMatch (nil: none sent) on the version read, applies edit to a copy and saves
+// it one version on, recording action, unless edit changed nothing. Errors:
+// *StaleEndpointError when ifMatch does not hold; edit's, which writes nothing.
 func (s *Endpoints) changeIf(ctx context.Context, tenantID, id string, ifMatch IfMatch, action changes.Action, edit func(e *Endpoint) error) (*Endpoint, error) {
 	var after *Endpoint
 	err := s.Store.InTx(ctx, func(ctx context.Context) error {

@@ -53,7 +53,7 @@ func TestTestModeHasItsOwnHalfRateLimit(t *testing.T) {
 }
 
 // TestModeHeader: a session names its mode with Riskapi-Mode; another value is
-// 400 naming the header, and a cookie write that sends it from the page's own
+// 400 naming the header, as are two headers, and a cookie write that sends it from the page's own
 // origin passes the cross-origin check like any other.
 func TestModeHeader(t *testing.T) {
 	t.Parallel()
@@ -62,6 +62,14 @@ func TestModeHeader(t *testing.T) {
 	session := apitest.Login(t, env, a).Token
 	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: session,
 		Header: http.Header{"Riskapi-Mode": {"sandbox"}}}).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	// Two headers, even agreeing, are refused as two Riskapi-Version headers are.
+	for _, modes := range [][]string{{"test", "live"}, {"test", "test"}} {
+		res := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks", Bearer: session,
+			Header: http.Header{"Riskapi-Mode": modes}}).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+		if !strings.Contains(res.Body.String(), "Riskapi-Mode") {
+			t.Errorf("two Riskapi-Mode headers %v: %s, want the header named", modes, res.Body)
+		}
+	}
 	r := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/risks", JSON: map[string]any{"title": "by cookie"},
 		Header: http.Header{"Cookie": {"session=" + session}, "Riskapi-Mode": {"test"}, "Sec-Fetch-Site": {"same-origin"}}}).
 		Expect(http.StatusCreated).Map()

@@ -114,9 +114,11 @@ func (s *Service) RollAPIKey(ctx context.Context, tenantID, id string, overlap t
 
 // CheckAddress refuses k used from addr when it is outside k's allowedCidrs: 403
 // IP_NOT_ALLOWED, recorded as api_key.refused at most once a minute per key and
-// process, off the request's path.
+// process, off the request's path. An allowed use is recorded as the key's
+// lastUsedAt (touch); a refused one is not.
 func (s *Service) CheckAddress(ctx context.Context, k APIKey, addr string) error {
 	if k.Allows(addr) {
+		s.touch(ctx, k.ID)
 		return nil
 	}
 	if s.throttle("refused:"+k.ID, refusalEvery) {

@@ -257,9 +257,8 @@ func (s *Service) SetTenantDisabled(ctx context.Context, id string, disabled boo
 
 // VerifyAPIKey returns the live key whose secret is secret, or ErrInvalidCredentials
 // (unknown, malformed or revoked), or ErrAPIKeyExpired (past its expiresAt, the
-// first such refusal recorded as api_key.expired). It records the key's last use at
-// most once a minute per process (and the store, once a minute whatever the
-// instance): a hot key costs no write per request.
+// first such refusal recorded as api_key.expired). The key's last use is recorded
+// by CheckAddress once its network is allowed: a refused request is no use.
 func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, error) {
 	if !strings.HasPrefix(secret, APIKeyPrefix) || len(secret) > 200 {
 		return APIKey{}, ErrInvalidCredentials
@@ -277,10 +276,12 @@ func (s *Service) VerifyAPIKey(ctx context.Context, secret string) (APIKey, erro
 	if k.Expired(s.now()) {
 		return k, s.expired(ctx, k)
 	}
-	s.touch(ctx, k.ID)
 	return k, nil
 }
 
+// touch records keyID's last use at most once a minute per process (and the
+// store, once a minute whatever the instance): a hot key costs no write per
+// request.
 func (s *Service) touch(ctx context.Context, keyID string) {
 	if !s.throttle(keyID, lastUsedEvery) {
 		return

@@ -149,7 +149,11 @@ func TestAPIKeys(t *testing.T) {
 	if err != nil || got.ID != k.ID || got.TenantID != ten.ID || !got.Has(tenants.ScopeRisksRead) || got.Has(tenants.ScopeRisksWrite) {
 		t.Fatalf("VerifyAPIKey = %+v, %v", got, err)
 	}
-	// The last use is recorded off the request's path, so wait for it (bounded).
+	// The last use is recorded once the address passes (CheckAddress), off the
+	// request's path, so wait for it (bounded).
+	if err := svc.CheckAddress(ctx, got, "203.0.113.7"); err != nil {
+		t.Fatalf("CheckAddress of a key without allowedCidrs: %v", err)
+	}
 	recorded := false
 	for deadline := time.Now().Add(10 * time.Second); !recorded && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		recorded = len(rows("SELECT last_used_at FROM api_keys WHERE id = ? AND last_used_at IS NOT NULL", k.ID)) == 1

@@ -72,19 +72,30 @@ func respondEndpoint(c echo.Context, e *events.Endpoint) error {
 
 // ifMatch reads If-Match as for a risk (contract section 12, docs/openapi.yaml):
 // nil when not sent. Errors: 400 for a malformed header; 428 without one when
-// REQUIRE_IF_MATCH is set.
-func (h handlers) ifMatch(c echo.Context) (events.IfMatch, error) {
+// REQUIRE_IF_MATCH is set and required.
+func (h handlers) ifMatch(c echo.Context, required bool) (events.IfMatch, error) {
 	l, given, err := etag.IfMatch(c.Request().Header)
 	switch {
 	case err != nil:
 		return nil, problem.Invalid("If-Match", err.Error())
-	case !given && h.RequireIfMatch:
+	case !given && required && h.RequireIfMatch:
 		return nil, problem.New(problem.PreconditionRequired,
 			`this server requires If-Match on writes: send the ETag of the version you read (or "*")`)
 	case !given:
 		return nil, nil
 	}
 	return func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
+}
+
+// staleProblem is the 412 of a write whose If-Match named another version.
+func staleProblem(err error) error {
+	var stale *events.StaleEndpointError
+	if errors.As(err, &stale) {
+		return &problem.Problem{Code: problem.PreconditionFailed, Current: endpointview.Of(stale.Current),
+			Detail: "If-Match does not name the endpoint's version " + endpointview.ETag(stale.Current) +
+				` (it changed since you read it): "current" holds it as stored now`}
+	}
+	return err
 }
 
 func (h handlers) updateEndpoint(c echo.Context) error {
@@ -101,20 +112,14 @@ func (h handlers) updateEndpoint(c echo.Context) error {
 			return problem.New(problem.APIVersionUnknown, "apiVersion: no API version is named %q", *req.APIVersion)
 		}
 	}
-	ifMatch, err := h.ifMatch(c)
+	ifMatch, err := h.ifMatch(c, true)
 	if err != nil {
 		return err
 	}
 	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id, ifMatch,
 		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description, APIVersion: req.APIVersion})
-	var stale *events.StaleEndpointError
-	if errors.As(err, &stale) {
-		return &problem.Problem{Code: problem.PreconditionFailed, Current: endpointview.Of(stale.Current),
-			Detail: "If-Match does not name the endpoint's version " + endpointview.ETag(stale.Current) +
-				` (it changed since you read it): "current" holds it as stored now`}
-	}
 	if err != nil {
-		return err
+		return staleProblem(err)
 	}
 	return respondEndpoint(c, e)
 }
@@ -128,9 +133,15 @@ func (h handlers) setDisabled(c echo.Context, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	e, err := h.Endpoints.SetDisabled(c.Request().Context(), tenant, id, disabled)
+	// If-Match is honoured when sent; REQUIRE_IF_MATCH covers PATCH, PUT and
+	// DELETE only (docs/errors.md, PRECONDITION_REQUIRED), not these POSTs.
+	ifMatch, err := h.ifMatch(c, false)
 	if err != nil {
 		return err
+	}
+	e, err := h.Endpoints.SetDisabled(c.Request().Context(), tenant, id, ifMatch, disabled)
+	if err != nil {
+		return staleProblem(err)
 	}
 	return respondEndpoint(c, e)
 }

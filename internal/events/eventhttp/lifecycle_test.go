@@ -485,3 +485,36 @@ func TestEmptyEventsAreRefused(t *testing.T) {
 		t.Errorf("omitted events = %v, want [\"*\"]", all.Events)
 	}
 }
+
+// TestDisableEnableHonourIfMatch: disable and enable with a stale If-Match are 412
+// PRECONDITION_FAILED with the endpoint as stored in current and change nothing;
+// with the current ETag, or none, they apply.
+func TestDisableEnableHonourIfMatch(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
+	at := func(action, etag string) *apitest.Response {
+		var h http.Header
+		if etag != "" {
+			h = http.Header{"If-Match": {etag}}
+		}
+		return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints/" + ep.ID + "/" + action,
+			Bearer: tok, Header: h})
+	}
+	res := at("disable", `"1"`).Expect(200)
+	if res.Header().Get("ETag") != `"2"` {
+		t.Fatalf("ETag after disable %q, want \"2\"", res.Header().Get("ETag"))
+	}
+	cur := at("enable", `"1"`).ExpectProblem(412, "PRECONDITION_FAILED").Map()["current"].(map[string]any)
+	if cur["disabledAt"] == nil || cur["version"] != float64(2) {
+		t.Errorf("412 current = %v, want the endpoint disabled at version 2", cur)
+	}
+	if got := getEndpoint(t, env, tok, ep.ID); got.DisabledAt == nil {
+		t.Error("a stale enable enabled the endpoint")
+	}
+	at("disable", `"1"`).ExpectProblem(412, "PRECONDITION_FAILED")
+	at("enable", `"2"`).Expect(200)
+	at("disable", "").Expect(200)
+}

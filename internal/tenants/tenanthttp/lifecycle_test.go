@@ -255,3 +255,38 @@ func TestLastUsedAtIsWrittenOnceAMinute(t *testing.T) {
 		t.Fatalf("lastUsedAt %v after more requests within the minute, want %v", again, first)
 	}
 }
+
+// TestRefusedAddressIsNoUse: a request refused by the key's allowedCidrs (403
+// IP_NOT_ALLOWED) leaves its lastUsedAt null; an allowed one sets it.
+func TestRefusedAddressIsNoUse(t *testing.T) {
+	t.Parallel()
+	_, proxies, _ := net.ParseCIDR("192.0.2.0/24") // httptest's RemoteAddr
+	env := apitest.New(t, func(c *config.Config) { c.HTTP.TrustedProxies = []*net.IPNet{proxies} })
+	a := env.Tenant("Acme")
+	tok := apitest.Login(t, env, a).Token
+	k := createKey(t, env, tok, map[string]any{"scopes": []string{"risks:read"}, "allowedCidrs": []string{"203.0.113.0/24"}})
+	lastUsed := func() *time.Time {
+		env.App.Tenants.Wait()
+		var page struct{ Data []apiKey }
+		apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/api-keys", Bearer: tok}).Expect(200).Decode(&page)
+		for _, x := range page.Data {
+			if x.ID == k.ID {
+				return x.LastUsedAt
+			}
+		}
+		t.Fatal("apiKey not listed")
+		return nil
+	}
+	from := func(addr string) *apitest.Response {
+		return apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks", Bearer: k.Key,
+			Header: http.Header{"X-Forwarded-For": {addr}}})
+	}
+	from("198.51.100.7").ExpectProblem(403, "IP_NOT_ALLOWED")
+	if got := lastUsed(); got != nil {
+		t.Fatalf("lastUsedAt %v after a refused request, want null", got)
+	}
+	from("203.0.113.77").Expect(200)
+	if lastUsed() == nil {
+		t.Fatal("lastUsedAt not recorded after an allowed request")
+	}
+}
