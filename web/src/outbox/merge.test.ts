@@ -1,6 +1,6 @@
 import "fake-indexeddb/auto";
 import { locks } from "web-locks";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
 import { newChange } from "./change";
 import { afterOwn, keepTheirs, withPending } from "./merge";
@@ -62,6 +62,15 @@ async function quiet(o: Outbox): Promise<Change[]> {
   throw new Error("outbox did not settle: " + JSON.stringify(await o.list()));
 }
 
+/**
+ * settlesTo waits until the outbox, quiet, holds what `want` says: a tab's
+ * follow-up work (dropping an edit a resolved one overrides, another tab's
+ * broadcast) can land a moment after nothing is pending, later under load.
+ */
+async function settlesTo(o: Outbox, want: unknown): Promise<void> {
+  await vi.waitFor(async () => expect(await quiet(o)).toMatchObject(want as object), { timeout: 5000, interval: 20 });
+}
+
 afterEach(async () => {
   for (const o of open.splice(0)) await o.stop();
 });
@@ -117,7 +126,7 @@ describe("an edit that meets a newer version", () => {
     const c = await o.enqueue(edit(seen, { title: "Mine" }));
     await quiet(o);
     await o.resolve(c.key, "mine");
-    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    await settlesTo(o, [{ state: "done" }]);
     expect(server.risk).toMatchObject({ title: "Mine", version: 3 });
     expect(server.sent.map((s) => [s.key, s.ifMatch])).toEqual([[c.key, '"1"'], [c.key, '"2"']]);
   });
@@ -142,9 +151,9 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ title: "Theirs" });
     const o = await tab("merge" + n++, server);
     const c = await o.enqueue(edit(seen, { title: "Mine", owner: "Grace" }));
-    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["title"] } }]);
+    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
     await o.resolve(c.key, "theirs");
-    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    await settlesTo(o, [{ state: "done" }]);
     expect(server.risk).toMatchObject({ title: "Theirs", owner: "Grace" });
     expect(server.sent.at(-1)!.json).toEqual({ owner: "Grace" });
   });
@@ -155,7 +164,7 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ likelihood: 5, riskScore: 15 });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { likelihood: 2, impact: 4, riskScore: 8 }));
-    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["likelihood", "impact", "riskScore"] } }]);
+    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["likelihood", "impact", "riskScore"] } }]);
   });
 
   it("keeps both when one user changed impact and the other likelihood: the score is their product", async () => {
@@ -164,7 +173,7 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ likelihood: 5, riskScore: 15 });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { impact: 4 }));
-    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    await settlesTo(o, [{ state: "done" }]);
     expect(server.risk).toMatchObject({ likelihood: 5, impact: 4, riskScore: 20, version: 3 });
     expect(server.sent.map((s) => s.json)).toEqual([{ impact: 4 }, { impact: 4 }]);
   });
@@ -175,7 +184,7 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ likelihood: 5, riskScore: 15 });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { likelihood: 1, impact: 4 }));
-    expect(await quiet(o)).toMatchObject([{ state: "conflict", conflict: { fields: ["likelihood", "impact"] } }]);
+    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["likelihood", "impact"] } }]);
     expect(server.risk).toMatchObject({ likelihood: 5, impact: 3, version: 2 });
   });
 
@@ -185,7 +194,7 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ title: "Same", owner: "Linus" });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { title: "Same" }));
-    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    await settlesTo(o, [{ state: "done" }]);
     expect(server.risk).toMatchObject({ title: "Same", owner: "Linus" });
   });
 
@@ -197,7 +206,7 @@ describe("an edit that meets a newer version", () => {
     server.elsewhere({ owner: { userId: "usr_grace", name: "grace@x.test" } });
     const o = await tab("merge" + n++, server);
     await o.enqueue(edit(seen, { owner: { userId: "usr_grace" } }));
-    expect(await quiet(o)).toMatchObject([{ state: "done" }]);
+    await settlesTo(o, [{ state: "done" }]);
     // An unchanged owner read back is the one the user saw: an edit of title alone is no conflict either.
     const seen2 = { ...server.risk };
     server.elsewhere({ owner: { userId: null, name: "Linus" } });
@@ -219,7 +228,7 @@ describe("an edit that meets a newer version", () => {
     await offline.enqueue(edit(shown, { title: "Flood, v3", owner: "Grace" }));
     store.close();
     const o = await tab(db, server);
-    expect(await quiet(o)).toMatchObject([{ state: "done" }, { state: "done" }]);
+    await settlesTo(o, [{ state: "done" }, { state: "done" }]);
     expect(server.risk).toMatchObject({ title: "Flood, v3", owner: "Grace", version: 3 });
   });
 });
@@ -248,7 +257,7 @@ describe("one user's edits of a risk that wait together, while another user chan
   it("shows both Title edits as conflicts against the version stored last, the Owner edit merged", async () => {
     const server = new RiskServer();
     const { o } = await offline(server);
-    expect(await quiet(o)).toMatchObject([
+    await settlesTo(o, [
       { state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
       { state: "done" },
       { state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
@@ -262,7 +271,7 @@ describe("one user's edits of a risk that wait together, while another user chan
     const { o, first, later } = await offline(server);
     await quiet(o);
     await o.resolve(first.key, "mine");
-    expect(await quiet(o)).toMatchObject([{ state: "done" }, { state: "done" }, { state: "done" }]);
+    await settlesTo(o, [{ state: "done" }, { state: "done" }, { state: "done" }]);
     expect(server.risk).toMatchObject({ title: "T2", owner: "O1", description: "d-bob", version: 5 });
     expect(server.sent.slice(3).map((s) => [s.key, s.ifMatch, s.json])).toEqual([[first.key, '"3"', { title: "T1" }], [later.key, '"4"', { title: "T2" }]]);
   });
@@ -272,7 +281,7 @@ describe("one user's edits of a risk that wait together, while another user chan
     const { o, first, later } = await offline(server);
     await quiet(o);
     await o.resolve(first.key, "theirs");
-    expect(await quiet(o)).toMatchObject([
+    await settlesTo(o, [
       { state: "done" },
       { key: later.key, state: "conflict", conflict: { version: 3, fields: ["title"], theirs: { title: "B-title" } } },
     ]);
@@ -287,7 +296,7 @@ describe("one user's edits of a risk that wait together, while another user chan
     const { o, later } = await offline(server);
     await quiet(o);
     await o.resolve(later.key, "mine");
-    expect(await quiet(o)).toMatchObject([{ state: "done" }, { key: later.key, state: "done" }]);
+    await settlesTo(o, [{ state: "done" }, { key: later.key, state: "done" }]);
     expect(server.risk).toMatchObject({ title: "T2", owner: "O1", version: 4 });
     expect(server.sent).toHaveLength(4);
   });
