@@ -38,12 +38,12 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 }
 
 // Due implements SnapshotStore. Sandboxes have registers too, and snapshots.
-func (s *Store) Due(ctx context.Context, day string, staleBefore time.Time, limit int) ([]string, error) {
+func (s *Store) Due(ctx context.Context, day string, limit int) ([]string, error) {
 	var ids []string
 	err := database.Conn(ctx, s.db).Raw(`SELECT t.id FROM tenants t
 		LEFT JOIN register_snapshots s ON s.tenant_id = t.id AND s.day = ?
-		WHERE t.disabled_at IS NULL AND (s.taken_at IS NULL OR s.taken_at < ?)
-		ORDER BY CASE WHEN s.taken_at IS NULL THEN 0 ELSE 1 END, s.taken_at, t.id LIMIT ?`, day, staleBefore.UTC(), limit).Scan(&ids).Error
+		WHERE t.disabled_at IS NULL
+		ORDER BY CASE WHEN s.taken_at IS NULL THEN 0 ELSE 1 END, s.taken_at, t.id LIMIT ?`, day, limit).Scan(&ids).Error
 	if err != nil {
 		return nil, fmt.Errorf("tenants to snapshot: %w", err)
 	}

@@ -63,9 +63,8 @@ type Snapshot struct {
 // SnapshotStore is where snapshots are counted and kept.
 type SnapshotStore interface {
 	// Due returns up to limit tenants to snapshot on day: those with no snapshot of
-	// day first, then those whose snapshot of day was taken before staleBefore,
-	// oldest first.
-	Due(ctx context.Context, day string, staleBefore time.Time, limit int) ([]string, error)
+	// day first, then those whose snapshot of day is oldest.
+	Due(ctx context.Context, day string, limit int) ([]string, error)
 	// Count counts the tenant's register as of today (YYYY-MM-DD).
 	Count(ctx context.Context, tenantID, today string) (Counts, error)
 	// Put stores the tenant's snapshot of day, replacing the one it had: one row
@@ -80,11 +79,6 @@ type Snapshotter struct {
 	// PerRun bounds the tenants one run snapshots (default 500): with more, the
 	// stalest wait for the next run.
 	PerRun int
-	// Fresh is how long a tenant's snapshot of today stands before a run counts
-	// its register again (default 1 h): the schedule runs every minute in every
-	// instance, and a count reads every risk of the tenant, so a day's point is
-	// as of its last refresh, at most Fresh before the day's last run.
-	Fresh  time.Duration
 	Now    func() time.Time // optional, default time.Now
 	Logger *slog.Logger     // optional, default slog.Default()
 }
@@ -107,11 +101,7 @@ func (s *Snapshotter) Run(ctx context.Context) (int, error) {
 	}
 	at := now().UTC()
 	day := at.Format(DateLayout)
-	fresh := s.Fresh
-	if fresh <= 0 {
-		fresh = time.Hour
-	}
-	tenants, err := s.Store.Due(ctx, day, at.Add(-fresh), per)
+	tenants, err := s.Store.Due(ctx, day, per)
 	if err != nil {
 		log.ErrorContext(ctx, "register snapshots failed", slog.String("error", err.Error()))
 		return 0, err
