@@ -101,7 +101,7 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const made = await page.request.post("/v1/api-keys", { data: { name: "deploy bot", scopes: ["risks:read", "risks:write"] } });
     expect(made.status()).toBe(201);
     const key = ((await made.json()) as { key: string }).key;
-    const full = { description: "Water in the server room after heavy rain", category: "Facilities", owner: "Ada", likelihood: 3, impact: 4, metadata: { site: "Leeds" } };
+    const full = { description: "Water in the server room after heavy rain", category: "Facilities", owner: { name: "Ada" }, likelihood: 3, impact: 4, metadata: { site: "Leeds" } };
     const byKey = await page.request.post("/v2/risks", { data: { title: unique("Made by a key"), ...full }, headers: { Authorization: `Bearer ${key}` } });
     expect(byKey.status()).toBe(201);
     for (let i = 0; i < 30; i++) expect((await page.request.post("/v1/risks", { data: { title: unique(`Audited ${i}`), ...full } })).status()).toBe(201);
