@@ -25,14 +25,16 @@ import (
 const ContentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-// ClientRoutes are the app's own pages (web/src/app.tsx): each is answered with
+// ClientRoutes are the app's own pages (web/src/shell.tsx, named in web/src/title.ts;
+// TestEveryPageOfTheAppIsServed keeps the two lists together): each is answered with
 // index.html, and the app picks the page from the path (the SPA fallback).
 // They are listed rather than caught with "/*" so that every other path keeps
 // the API's answers: 405 for a known one called with another method, and 404
 // for an unknown one — as a problem to API clients, under the API's prefixes
 // and for assets, and as the app's own not-found page (index.html with status
 // 404) to a browser loading any other page (notFound).
-var ClientRoutes = []string{"/", "/risks/:id", "/requests", "/events", "/audit", "/account/*", "/admin", "/admin/*"}
+var ClientRoutes = []string{"/", "/risks/:id", "/my-work", "/requests", "/events", "/audit", "/trends", "/report",
+	"/account/*", "/admin", "/admin/*"}
 
 // apiPrefixes are the paths whose unknown GETs stay the API's 404 problem, never the app.
 var apiPrefixes = []string{"/v1", "/v2", "/webhooks", "/healthz", "/readyz", "/metrics", "/assets/"}

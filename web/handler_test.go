@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,6 +66,30 @@ func TestDashboardIsServedWithAStrictPolicy(t *testing.T) {
 	}
 	if strings.Contains(ContentSecurityPolicy, "unsafe-") {
 		t.Errorf("policy allows unsafe sources: %s", ContentSecurityPolicy)
+	}
+}
+
+// Every page the app names (web/src/title.ts, PAGES) loads with 200 on a full page
+// load — a reload, a bookmark — not the not-found page's 404 (/my-work, /trends and
+// /report once did).
+func TestEveryPageOfTheAppIsServed(t *testing.T) {
+	src, err := os.ReadFile("src/title.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile(`(?s)const PAGES[^{]*\{(.*?)\};`).FindSubmatch(src)
+	if block == nil {
+		t.Fatal("no PAGES in src/title.ts")
+	}
+	paths := regexp.MustCompile(`"(/[^"]*)":`).FindAllSubmatch(block[1], -1)
+	if len(paths) < 5 {
+		t.Fatalf("PAGES names %d pages, read wrongly", len(paths))
+	}
+	e := newServer(t)
+	for _, m := range paths {
+		if rec := do(e, http.MethodGet, string(m[1])); rec.Code != http.StatusOK {
+			t.Errorf("GET %s: %d, want 200 (add it to ClientRoutes)", m[1], rec.Code)
+		}
 	}
 }
 
