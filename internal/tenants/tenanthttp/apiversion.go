@@ -1,7 +1,6 @@
 package tenanthttp
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -63,13 +62,11 @@ func (h handlers) tenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := tenantOf(t, h.Tenants.Now())
-	a, err := h.readAppetite(c.Request().Context(), tenant)
+	a, err := h.Appetite.Get(c.Request().Context(), tenant)
 	if err != nil {
 		return err
 	}
-	h.withAppetite(c, &out, a)
-	return c.JSON(http.StatusOK, out)
+	return h.answerTenant(c, t, a)
 }
 
 func (h handlers) moveAPIVersion(c echo.Context) error {
@@ -93,11 +90,9 @@ func (h handlers) moveAPIVersion(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := tenantOf(t, h.Tenants.Now())
-	a, err := h.readAppetite(c.Request().Context(), tenant)
+	a, err := h.Appetite.Get(c.Request().Context(), tenant)
 	if err != nil {
 		return err
 	}
-	h.withAppetite(c, &out, a)
-	return c.JSON(http.StatusOK, out)
+	return h.answerTenant(c, t, a)
 }

@@ -1,7 +1,6 @@
 package tenanthttp
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 	"github.com/riskapi/riskapi/internal/jsonbody"
 	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/route"
+	"github.com/riskapi/riskapi/internal/tenants"
 )
 
 // appetitePatch is PATCH /v1/tenant's body (docs/register.md, Appetite).
@@ -41,15 +41,14 @@ func (r appetitePatch) patch() appetite.Patch {
 	return p
 }
 
-// withAppetite adds the tenant's appetite to out and sets the ETag of its version.
-func (h handlers) withAppetite(c echo.Context, out *tenantResponse, a appetite.Appetite) {
+// answerTenant answers 200 with the tenant t and the appetite a of the request's
+// data scope, its version as the ETag (the one GET, PATCH and the pin's move share).
+func (h handlers) answerTenant(c echo.Context, t tenants.Tenant, a appetite.Appetite) error {
+	out := tenantOf(t, h.Tenants.Now())
 	v := appetite.ViewOf(a)
 	out.RiskAppetite, out.CategoryAppetite, out.AppetiteVersion = v.RiskAppetite, v.CategoryAppetite, a.Version
 	c.Response().Header().Set("ETag", etag.Strong(strconv.FormatInt(a.Version, 10)))
-}
-
-func (h handlers) readAppetite(ctx context.Context, tenant string) (appetite.Appetite, error) {
-	return h.Appetite.Get(ctx, tenant)
+	return c.JSON(http.StatusOK, out)
 }
 
 // patchTenant is PATCH /v1/tenant: the tenant's appetite, admin-only, honouring
@@ -90,7 +89,5 @@ func (h handlers) patchTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := tenantOf(t, h.Tenants.Now())
-	h.withAppetite(c, &out, a)
-	return c.JSON(http.StatusOK, out)
+	return h.answerTenant(c, t, a)
 }
