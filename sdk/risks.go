@@ -265,8 +265,8 @@ type RiskListParams struct {
 	Cursor string
 	// RiskFilter selects which risks are listed; the zero value lists all.
 	RiskFilter
-	// Sort orders the list: "createdAt", "updatedAt", "riskScore", "title"
-	// or "reviewDate", "-" in front for descending; "" is "-createdAt".
+	// Sort orders the list: "createdAt", "updatedAt", "riskScore", "title",
+	// "reviewDate" or "residualScore", "-" in front for descending; "" is "-createdAt".
 	Sort string
 }
 

@@ -79,6 +79,10 @@ type Entry struct {
 	// Client the MCP client's name/version; "" otherwise (docs/mcp.md).
 	Via    string `json:"via"`
 	Client string `json:"client"`
+	// RiskID is the risk the target belongs to when the target is not a risk itself
+	// (an attachment, changes.RiskOf), so that the risk's history lists the entry;
+	// "" otherwise.
+	RiskID string `json:"-"`
 }
 
 // Actions lists every action the log records (contract section 14), in
@@ -91,8 +95,11 @@ type Filter struct {
 	Action   string
 	ActorID  string
 	TargetID string
-	// TargetType, with TargetID, narrows to one resource's entries (a risk's history).
+	// TargetType, with TargetID, narrows to one resource's entries.
 	TargetType string
+	// RiskID selects a risk's history: the entries whose target is the risk and those
+	// of the resources that belong to it (Entry.RiskID: its attachments).
+	RiskID string
 	// Since and Until bound OccurredAt: Since ≤ occurredAt < Until; zero: unbounded.
 	Since, Until time.Time
 	// After is the cursor: the ID of the last entry of the previous page ("": from

@@ -61,5 +61,6 @@ func (r Recorder) entry(ctx context.Context, c changes.Change) (*Entry, error) {
 	return &Entry{ID: ids.NewAt(ids.Audit, at), TenantID: c.TenantID, OccurredAt: at,
 		Actor:  Actor{Type: string(c.Actor.Type), ID: c.Actor.ID, Email: c.Actor.Email},
 		Action: string(c.Action), Target: Target{Type: c.Target.Type, ID: c.Target.ID}, Changes: fields,
-		RequestID: o.RequestID, IP: o.IP, UserAgent: o.UserAgent, Via: o.Via, Client: o.Client}, nil
+		RequestID: o.RequestID, IP: o.IP, UserAgent: o.UserAgent, Via: o.Via, Client: o.Client,
+		RiskID: changes.RiskOf(c)}, nil
 }

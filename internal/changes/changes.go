@@ -73,6 +73,25 @@ type View interface {
 	Resource() string
 }
 
+// OfRisk is a View of a resource that belongs to a risk (an attachment): its
+// changes are part of that risk's history as well as its own (docs/audit-log.md).
+type OfRisk interface {
+	View
+	// OfRisk is the ID of the risk the resource belongs to.
+	OfRisk() string
+}
+
+// RiskOf is the risk c's resource belongs to, when it is not a risk itself but its
+// view says it belongs to one (OfRisk); "" otherwise.
+func RiskOf(c Change) string {
+	for _, v := range []View{c.After, c.Before} {
+		if o, ok := v.(OfRisk); ok {
+			return o.OfRisk()
+		}
+	}
+	return ""
+}
+
 // Recorder records changes. Record runs inside the change's transaction (ctx carries
 // it); an error rolls the change back.
 type Recorder interface {

@@ -14,3 +14,6 @@ var RollbackSearchPerTenant = m0017SearchPerTenant.Rollback
 
 // RollbackRegisterInTime undoes 0021, whose index names 0013's review_date.
 var RollbackRegisterInTime = m0021RegisterInTime.Rollback
+
+// RollbackResidualSortHistory undoes 0030, whose index names 0013's residual_score.
+var RollbackResidualSortHistory = m0030ResidualSortHistory.Rollback

@@ -26,7 +26,10 @@ func TestRiskRegisterMigration(t *testing.T) {
 	ctx := context.Background()
 	// 0015's index and 0016's triggers name 0013's columns (SQLite cannot drop a
 	// column an index or a trigger names); 0017 replaced 0013's search index; 0021's
-	// index names review_date.
+	// index names review_date; 0030's residual_score.
+	if err := migrations.RollbackResidualSortHistory(db.DB); err != nil {
+		t.Fatal(err)
+	}
 	if err := migrations.RollbackRegisterInTime(db.DB); err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestRiskRegisterMigration(t *testing.T) {
 	if err := migrations.RollbackRiskRegister(db.DB); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Exec("DELETE FROM schema_migrations WHERE id IN ?", []string{"0013_risk_register", "0015_register_heatmap", "0016_heat_counts", "0017_search_per_tenant", "0021_register_in_time"}).Error; err != nil {
+	if err := db.Exec("DELETE FROM schema_migrations WHERE id IN ?", []string{"0013_risk_register", "0015_register_heatmap", "0016_heat_counts", "0017_search_per_tenant", "0021_register_in_time", "0030_residual_sort_history"}).Error; err != nil {
 		t.Fatal(err)
 	}
 	base := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
@@ -59,8 +62,8 @@ func TestRiskRegisterMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n, err := migrations.Apply(ctx, db); err != nil || n != 5 {
-		t.Fatalf("Apply = %d, %v; want 5 migrations", n, err)
+	if n, err := migrations.Apply(ctx, db); err != nil || n != 6 {
+		t.Fatalf("Apply = %d, %v; want 6 migrations", n, err)
 	}
 	s := riskstore.New(db.DB, noRecord{})
 	got, _, err := s.List(ctx, "ten_1", risks.Filter{Limit: 10, Query: risks.Query{Words: []string{"VENDOR", "dpa"},

@@ -43,13 +43,16 @@ const (
 	SortRiskScore  SortField = "riskScore"
 	SortTitle      SortField = "title"
 	SortReviewDate SortField = "reviewDate"
+	// SortResidualScore orders by residualScore, the score left after treatment.
+	SortResidualScore SortField = "residualScore"
 )
 
 // SortFields lists every SortField.
-var SortFields = []SortField{SortCreatedAt, SortUpdatedAt, SortRiskScore, SortTitle, SortReviewDate}
+var SortFields = []SortField{SortCreatedAt, SortUpdatedAt, SortRiskScore, SortTitle, SortReviewDate, SortResidualScore}
 
 // Sort is an order: by Field, descending when Desc, ties by id in the same
-// direction; risks without a value (riskScore, reviewDate) come last either way.
+// direction; risks without a value (riskScore, reviewDate, residualScore) come
+// last either way.
 type Sort struct {
 	Field SortField
 	Desc  bool
@@ -69,6 +72,11 @@ func (s Sort) Key(r *Risk) any {
 			return nil
 		}
 		return *r.RiskScore
+	case SortResidualScore:
+		if r.ResidualScore == nil {
+			return nil
+		}
+		return *r.ResidualScore
 	case SortTitle:
 		return r.Title
 	case SortReviewDate:

@@ -1805,7 +1805,8 @@ export interface paths {
         /**
          * A risk's history
          * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
-         *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
+         *     risk.deleted, and those of its attachments: attachment.created, attachment.deleted),
+         *     oldest first, one page at a time; kept after the risk is deleted, for
          *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk. `ip` and `userAgent`
          *     are null unless the caller may read the audit log (an admin, or a key with
          *     `audit:read`).
@@ -2044,7 +2045,8 @@ export interface paths {
         /**
          * A risk's history
          * @description Requires scope `risks:read`. The risk's audit-log entries (risk.created, risk.updated,
-         *     risk.deleted), oldest first, one page at a time; kept after the risk is deleted, for
+         *     risk.deleted, and those of its attachments: attachment.created, attachment.deleted),
+         *     oldest first, one page at a time; kept after the risk is deleted, for
          *     `AUDIT_LOG_TTL`. 404 when the tenant has no entry for that risk. `ip` and `userAgent`
          *     are null unless the caller may read the audit log (an admin, or a key with
          *     `audit:read`).
@@ -5288,11 +5290,12 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-         *     in front for descending; ties by id in the same direction; risks without a
-         *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+         * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+         *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+         *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+         *     Default `-createdAt`.
          */
-        RiskSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "riskScore" | "-riskScore" | "title" | "-title" | "reviewDate" | "-reviewDate";
+        RiskSort: "createdAt" | "-createdAt" | "updatedAt" | "-updatedAt" | "riskScore" | "-riskScore" | "title" | "-title" | "reviewDate" | "-reviewDate" | "residualScore" | "-residualScore";
         /**
          * @description Risk ID (`risk_…`).
          * @example risk_0193b2c4d5e67f8091a2b3c4d5e6f708
@@ -5709,9 +5712,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -5842,9 +5846,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -6102,9 +6107,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -6214,9 +6220,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -7682,9 +7689,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -7816,9 +7824,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -8077,9 +8086,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };
@@ -8189,9 +8199,10 @@ export interface operations {
                 /** @description `metadata[KEY]=VALUE`: the metadata KEY equals VALUE. Several combine. */
                 metadata?: components["parameters"]["RiskMetadataFilter"];
                 /**
-                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point) or `reviewDate`, `-`
-                 *     in front for descending; ties by id in the same direction; risks without a
-                 *     `riskScore` or `reviewDate` come last either way. Default `-createdAt`.
+                 * @description `createdAt`, `updatedAt`, `riskScore`, `title` (by code point), `reviewDate` or
+                 *     `residualScore`, `-` in front for descending; ties by id in the same direction;
+                 *     risks without a `riskScore`, `reviewDate` or `residualScore` come last either way.
+                 *     Default `-createdAt`.
                  */
                 sort?: components["parameters"]["RiskSort"];
             };

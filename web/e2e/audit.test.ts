@@ -122,6 +122,10 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(await rows(page).first().locator("td.changes summary").textContent()).toMatch(/^\d+ more$/);
     const dir = process.env.E2E_SCREENSHOTS;
     if (dir) await page.screenshot({ path: `${dir}/dashboard-audit.png`, clip: { x: 0, y: 0, width: 1280, height: 800 } });
+
+    // The risk's History names the key as the audit page does, not "API key …a23b0e".
+    await page.goto(`/risks/${((await byKey.json()) as { id: string }).id}`);
+    await expect.poll(() => page.locator(".history-list .entry-head").allTextContents()).toEqual([expect.stringContaining("API key “deploy bot” created it")]);
   });
 
   it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {

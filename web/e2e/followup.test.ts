@@ -81,6 +81,11 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     await expect.poll(() => decide.textContent()).toContain("Pumps on order");
     await bob.page.goto("/my-work");
     await expect.poll(() => bob.page.getByRole("list", { name: "Acceptances awaiting your decision" }).textContent()).toContain("Nothing awaits your decision");
+    // The acceptance names its risk by title, not ID, says it is asked until its date, and its buttons name the risk.
+    expect(await decide.getByRole("link").allTextContents()).toEqual([mine.title]);
+    expect(await decide.textContent()).toContain(`pending (asked until ${day(120)})`);
+    expect(await decide.getByRole("button", { name: `Approve the acceptance of “${mine.title}”`, exact: true }).count()).toBe(1);
+    expect(await decide.getByRole("button", { name: `Reject the acceptance of “${mine.title}”`, exact: true }).count()).toBe(1);
     await decide.getByLabel("Decision note").fill("ok until the pumps come");
     await decide.getByRole("button", { name: "Approve" }).click();
     await settled(alice.page, "Approve acceptance");
@@ -96,6 +101,8 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     const page = alice.page;
     await page.goto(`/risks/${risk.id}`);
     await page.getByRole("heading", { name: risk.title }).waitFor();
+    // The cadence in words, not "P3M".
+    expect(await page.locator("section.reviews > p").first().textContent()).toContain("Reviewed: every 3 months");
 
     // A review: recorded, listed, and the risk's next review moved three months on.
     const review = page.getByRole("form", { name: "Record review" });

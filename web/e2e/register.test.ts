@@ -221,6 +221,57 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     expect(made.map((r) => [r.title, r.riskScore]).sort()).toEqual([["Fire", 2], ["Flood", 12]]);
   });
 
+  it("sorts by the Residual column, ascending then descending, unassessed risks last both ways", async () => {
+    const page = await signedIn();
+    const cat = unique("residual").replace(" ", "-");
+    await make(page, { title: "Six", category: cat, residualLikelihood: 2, residualImpact: 3 });
+    await make(page, { title: "Unassessed", category: cat });
+    await make(page, { title: "Twenty", category: cat, residualLikelihood: 5, residualImpact: 4 });
+    await make(page, { title: "One", category: cat, residualLikelihood: 1, residualImpact: 1 });
+    await page.goto(`/?category=${cat}`);
+    await expect.poll(async () => (await shownTitles(page)).length).toBe(4);
+    const residual = page.locator("table.risks thead th", { hasText: "Residual" });
+    await residual.getByRole("button").click();
+    await expect.poll(() => shownTitles(page)).toEqual(["One", "Six", "Twenty", "Unassessed"]);
+    expect(new URL(page.url()).searchParams.get("sort")).toBe("residualScore");
+    expect(await residual.getAttribute("aria-sort")).toBe("ascending");
+    await residual.getByRole("button").click();
+    await expect.poll(() => shownTitles(page)).toEqual(["Twenty", "Six", "One", "Unassessed"]);
+    expect(await residual.getAttribute("aria-sort")).toBe("descending");
+  });
+
+  for (const mode of ["live", "test"] as const) {
+    it(`imports its own CSV export back as itself (${mode} data): the check would create nothing, the import creates nothing`, async () => {
+      // A trial's first round trip said "Would create 28" (issue 43).
+      const page = await signedIn();
+      await page.goto("/");
+      if (mode === "test") {
+        await page.getByRole("switch", { name: "Test data" }).click();
+        await page.getByTestId("test-banner").waitFor();
+      }
+      const post = (body: Record<string, unknown>) => page.request.post("/v1/risks", { data: body, headers: { "Riskapi-Mode": mode } });
+      for (const body of [
+        { title: "Flood", likelihood: 3, impact: 4, treatment: "mitigate", residualLikelihood: 2, residualImpact: 2, metadata: { site: "Lyon" } },
+        { title: "=SUM(A1)", description: "-1 @ home", owner: { name: "Ada" }, reviewDate: "2027-03-01" },
+        { title: "Bare" },
+      ]) expect((await post(body)).status()).toBe(201);
+      await page.reload();
+      await expect.poll(async () => (await shownTitles(page)).sort()).toEqual(["=SUM(A1)", "Bare", "Flood"]);
+      const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).click()]);
+      const text = await readFile((await download.path())!, "utf8");
+      expect(text.trim().split(/\r?\n/)).toHaveLength(4);
+      const form = page.getByRole("form", { name: "Import risks" });
+      await form.getByLabel("CSV file").setInputFiles({ name: "risks.csv", mimeType: "text/csv", buffer: Buffer.from(text) });
+      await form.getByRole("button", { name: "Check file" }).click();
+      await expect.poll(() => page.locator(".import .report[role=status]").textContent()).toMatch(/Would create 0, update 0, 3 unchanged/);
+      await form.getByRole("button", { name: "Import", exact: true }).click();
+      await settled(page, "Import “risks.csv”");
+      await expect.poll(() => page.locator(".import .report[role=status]").textContent()).toMatch(/Created 0, updated 0, 3 unchanged/);
+      const res = await page.request.get("/v1/risks?limit=100", { headers: { "Riskapi-Mode": mode } });
+      expect(((await res.json()) as { data: Stored[] }).data.map((r) => r.title).sort()).toEqual(["=SUM(A1)", "Bare", "Flood"]);
+    });
+  }
+
   it("exports the rows of the current filter as CSV", async () => {
     const page = await signedIn();
     const cat = unique("exported").replace(" ", "-");
@@ -263,6 +314,25 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await page.locator(`tr[data-risk="${r.id}"] .badge.overdue`).waitFor();
   });
 
+  it("asks for a deleted risk once, however often the tenant's data changes meanwhile", async () => {
+    // A trial saw five 404s for one deleted risk: every change in the tenant re-read it.
+    const page = await signedIn();
+    const r = await make(page, { title: unique("Soon gone") });
+    expect((await page.request.delete(`/v1/risks/${r.id}`)).status()).toBe(204);
+    const gets: string[] = [];
+    page.on("request", (q) => q.method() === "GET" && new URL(q.url()).pathname === `/v1/risks/${r.id}` && gets.push(q.url()));
+    let polls = 0;
+    page.on("requestfinished", (q) => new URL(q.url()).pathname === "/v1/events" && polls++);
+    await page.goto(`/risks/${r.id}`);
+    await page.getByText("This risk does not exist").waitFor();
+    for (const t of ["One", "Two", "Three"]) await make(page, { title: unique(t) });
+    // The tab's live poll has seen the new events (each would have re-read the page's risk).
+    const seen = polls;
+    await expect.poll(() => polls).toBeGreaterThan(seen + 2);
+    expect(gets).toHaveLength(1);
+    expect(await page.getByText("This risk does not exist").count()).toBe(1);
+  });
+
   it("deletes an attachment after a confirmation, through the outbox: its content is gone", async () => {
     const page = await signedIn();
     const r = await make(page, { title: unique("With a file") });
@@ -275,5 +345,9 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await settled(page, "Delete attachment “a.txt”");
     await expect.poll(() => page.locator(".attachments li", { hasText: "a.txt" }).count()).toBe(0);
     expect((await page.request.get(`/v1/attachments/${a.id}/content`)).status()).toBe(404);
+    // The risk's History tells the upload and the deletion, after the creation (the audit log had them, History did not).
+    await expect.poll(() => page.locator(".history-list .entry-head").allTextContents())
+      .toEqual([expect.stringMatching(/created it/), expect.stringMatching(/uploaded an attachment/), expect.stringMatching(/deleted an attachment/)]);
+    expect(await page.locator(".history-list > li").nth(1).textContent()).toContain("a.txt");
   });
 });

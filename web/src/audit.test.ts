@@ -7,7 +7,7 @@ process.env.TZ = "Europe/Berlin";
 
 import { describe, expect, it } from "vitest";
 import type { AuditEntry } from "./api";
-import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, shown, targetHref } from "./audit";
+import { actorName, auditPath, cadence, changeLines, exportHref, filtersOf, listParams, requestHref, shown, targetHref } from "./audit";
 
 const none = { action: "", actorId: "", targetId: "", since: "", until: "" };
 
@@ -79,6 +79,22 @@ describe("an entry as shown", () => {
     ]);
     expect(changeLines(null)).toEqual([]);
     expect([shown(""), shown(false), shown({ a: 1 })]).toEqual(["(empty)", "false", '{"a":1}']);
+  });
+
+  it("shows an acceptance's actors by name and its risk snapshot by title, not as JSON, and a review cadence in words", () => {
+    const lines = changeLines({
+      requestedBy: { from: null, to: { type: "user", id: "usr_0193b2c4d5e67f8091a2b3c4d5e6f708", email: "ada@example.com" } },
+      decidedBy: { from: null, to: { type: "api_key", id: "key_0193b2c4d5e67f8091a2b3c4d5a23b0e", email: null } },
+      riskSnapshot: { from: null, to: { id: "risk_1", title: "Flood", riskScore: 12, status: "open" } },
+      reviewEvery: { from: "P3M", to: "P1Y" },
+    }, "acceptance.approved");
+    expect(lines.map((l) => [l.field, l.from, l.to])).toEqual([
+      ["decidedBy", "none", "API key …a23b0e"],
+      ["requestedBy", "none", "ada@example.com"],
+      ["reviewEvery", "every 3 months", "every year"],
+      ["riskSnapshot", "none", "“Flood”"],
+    ]);
+    expect([cadence("P1M"), cadence("P6M"), cadence(null)]).toEqual(["every month", "every 6 months", "not set"]);
   });
 
   it("shows an owner the audit log recorded as an object by its name", () => {

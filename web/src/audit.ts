@@ -120,7 +120,12 @@ export function changeLines(changes: AuditEntry["changes"], action?: AuditAction
     .map(([field, c]: [string, AuditChange]) =>
       c === "changed"
         ? { field, label: fieldLabel(field), secret: true, added: false, from: "", to: "" }
-        : { field, label: fieldLabel(field), secret: false, added: c.from === null || c.from === undefined, from: shown(c.from), to: shown(c.to) });
+        : { field, label: fieldLabel(field), secret: false, added: c.from === null || c.from === undefined, from: shownAs(field, c.from), to: shownAs(field, c.to) });
+}
+
+/** shownAs is a member's value as text, a review cadence in words. */
+function shownAs(field: string, v: unknown): string {
+  return field === "reviewEvery" && typeof v === "string" ? cadence(v) : shown(v);
 }
 
 /** isEmpty is true for a value that holds nothing: null, "", {} or []. */
@@ -130,16 +135,38 @@ function isEmpty(v: unknown): boolean {
   return typeof v === "object" && Object.keys(v).length === 0;
 }
 
+/** cadence says a review cadence (reviewEvery, an ISO 8601 period) in words: "P3M" is "every 3 months". */
+export function cadence(every: string | null | undefined): string {
+  const m = /^P(\d+)([MY])$/.exec(every ?? "");
+  if (!m) return every ?? "not set";
+  const n = Number(m[1]);
+  const unit = m[2] === "Y" ? "year" : "month";
+  return n === 1 ? `every ${unit}` : `every ${n} ${unit}s`;
+}
+
 /**
  * shown is a member's value as text: "none" for null (no value), strings as they are,
  * an owner ({"userId","name"}, how the audit log records it since 2027-01-15) as its
- * name, anything else as JSON.
+ * name, a requester, decider or reviewer ({"type","id","email"}) as actorName says, a risk recorded
+ * whole (an acceptance's riskSnapshot) by its title, anything else as JSON.
  */
 export function shown(v: unknown): string {
   if (v === null || v === undefined) return "none";
   if (typeof v === "string") return v === "" ? "(empty)" : v;
   if (isOwner(v)) return shown(v.name);
+  if (isActor(v)) return actorName(v);
+  if (isRisk(v)) return `“${v.title}”`;
   return JSON.stringify(v);
+}
+
+/** isActor is true of an actor as an acceptance or review records its requester, decider or reviewer: {"type","id","email"}. */
+function isActor(v: unknown): v is AuditEntry["actor"] {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && "type" in v && "id" in v && "email" in v && Object.keys(v).length === 3;
+}
+
+/** isRisk is true of a risk recorded whole (an acceptance's riskSnapshot): shown by its title. */
+function isRisk(v: unknown): v is { id: string; title: string } {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && "id" in v && "title" in v && typeof v.title === "string";
 }
 
 function isOwner(v: unknown): v is { userId: string | null; name: string } {

@@ -32,3 +32,7 @@ func Of(a *attachments.Attachment) Attachment {
 
 // Resource implements changes.View.
 func (Attachment) Resource() string { return "attachment" }
+
+// OfRisk implements changes.OfRisk: an attachment's upload and deletion are part
+// of its risk's history.
+func (a Attachment) OfRisk() string { return a.RiskID }

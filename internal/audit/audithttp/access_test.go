@@ -110,6 +110,62 @@ func TestHistoryShowsAddressesOnlyToAuditReaders(t *testing.T) {
 	}
 }
 
+// TestHistoryHoldsTheRisksAttachments: a risk's history lists the upload and the
+// deletion of its attachments among its own changes, in order, and those removed
+// with the risk; another risk's history holds none of them.
+func TestHistoryHoldsTheRisksAttachments(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := newAdmin(t, env, "Acme")
+	id, other := createRisk(t, env, a.Key, "Flooded basement"), createRisk(t, env, a.Key, "Leaky roof")
+	upload := func(risk, name string) string {
+		body, ct := apitest.Multipart("", apitest.FilePart("file", name, "text/plain", "evidence"))
+		var att struct{ ID string }
+		env.Upload("/v2/risks/"+risk+"/attachments", a.Key, nil, body, ct).Expect(http.StatusCreated).Decode(&att)
+		return att.ID
+	}
+	first := upload(id, "photo.txt")
+	upload(other, "roof.txt")
+	env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v2/risks/" + id, Bearer: a.Key,
+		JSON: map[string]any{"title": "Flooded cellar"}}).Expect(http.StatusOK)
+	env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v2/attachments/" + first, Bearer: a.Key}).
+		Expect(http.StatusNoContent)
+	second := upload(id, "invoice.txt")
+
+	hist := getPage(t, env, a.Token, "/v1/risks/"+id+"/history")
+	want := []string{"risk.created", "attachment.created", "risk.updated", "attachment.deleted", "attachment.created"}
+	if got := actions(hist); !slices.Equal(got, want) {
+		t.Fatalf("history: %v, want %v", got, want)
+	}
+	for i, att := range map[int]string{1: first, 3: first, 4: second} {
+		if got := hist.Data[i]["target"].(map[string]any)["id"]; got != att {
+			t.Errorf("entry %d (%s) targets %v, want %s", i, want[i], got, att)
+		}
+	}
+	// Paged one at a time, the same entries.
+	var walked []string
+	for path := "/v1/risks/" + id + "/history?limit=1"; ; {
+		p := getPage(t, env, a.Token, path)
+		walked = append(walked, actions(p)...)
+		if !p.HasMore {
+			break
+		}
+		path = "/v1/risks/" + id + "/history?limit=1&cursor=" + *p.NextCursor
+	}
+	if !slices.Equal(walked, want) {
+		t.Errorf("paged history: %v, want %v", walked, want)
+	}
+	if got := actions(getPage(t, env, a.Key, "/v2/risks/"+other+"/history")); !slices.Equal(got, []string{"risk.created", "attachment.created"}) {
+		t.Errorf("the other risk's history: %v", got)
+	}
+	// Deleting the risk removes its remaining attachment: both are in its history.
+	env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v2/risks/" + id, Bearer: a.Key}).Expect(http.StatusNoContent)
+	got := actions(getPage(t, env, a.Token, "/v1/risks/"+id+"/history"))
+	if tail := got[len(want):]; len(tail) != 2 || !slices.Contains(tail, "attachment.deleted") || !slices.Contains(tail, "risk.deleted") {
+		t.Errorf("after the risk's deletion, history ends %v", tail)
+	}
+}
+
 // TestAuditLogFiltersPagesAndExports: filters select, cursor pages walk the log
 // newest first without gaps or repeats, and both exports hold the same entries.
 func TestAuditLogFiltersPagesAndExports(t *testing.T) {

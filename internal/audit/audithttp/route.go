@@ -68,7 +68,8 @@ func (h handlers) list(c echo.Context) error {
 	return c.JSON(http.StatusOK, route.NewPage(es, more, func(e *audit.Entry) string { return e.ID }, viewOf))
 }
 
-// history lists the risk's entries oldest first. The risk need not exist any more:
+// history lists the risk's entries oldest first, with those of its attachments'
+// uploads and deletions (audit.Filter.RiskID). The risk need not exist any more:
 // its entries outlive it. A risk ID with no entries is 404, like an unknown risk.
 // Anyone who reads risks reads their history, but the client address and user
 // agent of each change only those who may read the audit log (docs/audit-log.md).
@@ -86,7 +87,7 @@ func (h handlers) history(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	f := audit.Filter{TargetType: "risk", TargetID: id, OldestFirst: true, After: pg.After, Limit: pg.Limit}
+	f := audit.Filter{RiskID: id, OldestFirst: true, After: pg.After, Limit: pg.Limit}
 	es, more, err := h.Store.List(c.Request().Context(), tenant, f)
 	if err != nil {
 		return err

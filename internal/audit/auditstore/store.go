@@ -39,6 +39,7 @@ type row struct {
 	UserAgent  string
 	Via        *string // NULL for plain HTTP and CLI commands (migration 0018)
 	Client     *string
+	RiskID     *string // NULL but for an entry of a risk's attachment (migration 0030)
 }
 
 func (row) TableName() string { return "audit_log" }
@@ -47,7 +48,7 @@ func toRow(e *audit.Entry) (*row, error) {
 	r := &row{ID: e.ID, TenantID: e.TenantID, OccurredAt: e.OccurredAt.UTC(), ActorType: e.Actor.Type,
 		ActorID: e.Actor.ID, ActorEmail: e.Actor.Email, Action: e.Action, TargetType: e.Target.Type,
 		TargetID: e.Target.ID, RequestID: e.RequestID, IP: e.IP, UserAgent: e.UserAgent,
-		Via: orNull(e.Via), Client: orNull(e.Client)}
+		Via: orNull(e.Via), Client: orNull(e.Client), RiskID: orNull(e.RiskID)}
 	if e.Changes != nil {
 		b, err := json.Marshal(e.Changes)
 		if err != nil {
@@ -70,6 +71,9 @@ func (r *row) toEntry() (*audit.Entry, error) {
 	if r.Client != nil {
 		e.Client = *r.Client
 	}
+	if r.RiskID != nil {
+		e.RiskID = *r.RiskID
+	}
 	if r.Changes != nil {
 		if err := json.Unmarshal([]byte(*r.Changes), &e.Changes); err != nil {
 			return nil, fmt.Errorf("audit entry %s changes: %w", r.ID, err)
@@ -89,7 +93,7 @@ func (s *Store) Insert(ctx context.Context, e *audit.Entry) error {
 		return err
 	}
 	err = database.Defer(ctx, s.db, insertSQL, r.ID, r.TenantID, r.OccurredAt, r.ActorType, r.ActorID, r.ActorEmail,
-		r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client)
+		r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client, r.RiskID)
 	if err != nil {
 		return fmt.Errorf("insert audit entry: %w", err)
 	}
@@ -106,7 +110,7 @@ func (s *Store) InsertMany(ctx context.Context, es []*audit.Entry) error {
 			return err
 		}
 		rows[i] = []any{r.ID, r.TenantID, r.OccurredAt, r.ActorType, r.ActorID, r.ActorEmail,
-			r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client}
+			r.Action, r.TargetType, r.TargetID, r.Changes, r.RequestID, r.IP, r.UserAgent, r.Via, r.Client, r.RiskID}
 	}
 	if err := database.InsertRows(ctx, s.db, "audit_log", insertColumns, rows); err != nil {
 		return fmt.Errorf("insert audit entries: %w", err)
@@ -116,7 +120,7 @@ func (s *Store) InsertMany(ctx context.Context, es []*audit.Entry) error {
 
 // insertColumns are insertSQL's columns, in its order.
 var insertColumns = []string{"id", "tenant_id", "occurred_at", "actor_type", "actor_id", "actor_email", "action",
-	"target_type", "target_id", "changes", "request_id", "ip", "user_agent", "via", "client"}
+	"target_type", "target_id", "changes", "request_id", "ip", "user_agent", "via", "client", "risk_id"}
 
 // orNull is s, or NULL when empty.
 func orNull(s string) *string {
@@ -127,7 +131,7 @@ func orNull(s string) *string {
 }
 
 const insertSQL = `INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action,
-	target_type, target_id, changes, request_id, ip, user_agent, via, client) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	target_type, target_id, changes, request_id, ip, user_agent, via, client, risk_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // tenant is the tenant's entries, in the transaction ctx carries if any.
 func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
@@ -135,7 +139,8 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 }
 
 // List returns a page of the tenant's entries matching f (database.Page), through
-// the (tenant, id) or (tenant, target, id) index.
+// the (tenant, id) or (tenant, target, id) index, and for a risk's history also
+// (tenant, risk_id, id).
 func (s *Store) List(ctx context.Context, tenantID string, f audit.Filter) ([]*audit.Entry, bool, error) {
 	q := s.tenant(ctx, tenantID)
 	for _, c := range [...]struct{ col, v string }{{"action", f.Action}, {"actor_id", f.ActorID},
@@ -143,6 +148,11 @@ func (s *Store) List(ctx context.Context, tenantID string, f audit.Filter) ([]*a
 		if c.v != "" {
 			q = q.Where(c.col+" = ?", c.v)
 		}
+	}
+	if f.RiskID != "" {
+		// Through (tenant, target, id) for the risk's own entries and the partial
+		// (tenant, risk_id, id) for its attachments'.
+		q = q.Where("((target_type = 'risk' AND target_id = ?) OR risk_id = ?)", f.RiskID, f.RiskID)
 	}
 	if !f.Since.IsZero() {
 		q = q.Where("occurred_at >= ?", f.Since.UTC())

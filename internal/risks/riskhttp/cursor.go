@@ -68,11 +68,11 @@ func markOf(raw string, q risks.Query, digest string) (*risks.Mark, error) {
 	m := &risks.Mark{ID: c.ID}
 	switch k := c.Key.(type) {
 	case nil:
-		if q.Sort.Field != risks.SortRiskScore && q.Sort.Field != risks.SortReviewDate {
+		if q.Sort.Field != risks.SortRiskScore && q.Sort.Field != risks.SortReviewDate && q.Sort.Field != risks.SortResidualScore {
 			return nil, bad
 		}
 	case float64:
-		if q.Sort.Field != risks.SortRiskScore || k != float64(int(k)) {
+		if (q.Sort.Field != risks.SortRiskScore && q.Sort.Field != risks.SortResidualScore) || k != float64(int(k)) {
 			return nil, bad
 		}
 		m.Key = int(k)

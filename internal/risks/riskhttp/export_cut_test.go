@@ -116,7 +116,7 @@ func TestExportOfEqualKeysListsEachRiskOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, sort := range []string{"-createdAt", "createdAt", "updatedAt", "riskScore", "-riskScore", "reviewDate", "-reviewDate"} {
+	for _, sort := range []string{"-createdAt", "createdAt", "updatedAt", "riskScore", "-riskScore", "reviewDate", "-reviewDate", "residualScore", "-residualScore"} {
 		res := exportOf(t, env, a.Key, "format=ndjson&sort="+sort)
 		seen := map[string]bool{}
 		sc := bufio.NewScanner(res.Body)

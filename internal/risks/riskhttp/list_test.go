@@ -149,6 +149,8 @@ func ordered(rs []full, sort string) []full {
 			return cmp.Or(nullsLast(a.RiskScore, b.RiskScore, desc), byID(a, b, desc))
 		case "reviewDate":
 			return cmp.Or(nullsLast(a.ReviewDate, b.ReviewDate, desc), byID(a, b, desc))
+		case "residualScore":
+			return cmp.Or(nullsLast(a.ResidualScore, b.ResidualScore, desc), byID(a, b, desc))
 		}
 		if desc {
 			c = -c
@@ -245,7 +247,7 @@ func TestListFiltersAndSorts(t *testing.T) {
 			t.Errorf("%s selects %d of %d risks: the data does not test it", f.query, len(want), len(all))
 		}
 		for _, sort := range []string{"", "createdAt", "-createdAt", "updatedAt", "-updatedAt", "riskScore",
-			"-riskScore", "title", "-title", "reviewDate", "-reviewDate"} {
+			"-riskScore", "title", "-title", "reviewDate", "-reviewDate", "residualScore", "-residualScore"} {
 			if f.query != "" && sort != "" && sort != "riskScore" && sort != "-title" {
 				continue // every filter under three orders, every order without a filter
 			}

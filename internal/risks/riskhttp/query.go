@@ -196,7 +196,7 @@ func setWords(q *risks.Query, v string) error {
 func setSort(q *risks.Query, v string) error {
 	field, desc := strings.CutPrefix(v, "-")
 	if !slices.Contains(risks.SortFields, risks.SortField(field)) {
-		return problem.Invalid("sort", "must be one of createdAt, updatedAt, riskScore, title, reviewDate, with - in front for descending")
+		return problem.Invalid("sort", "must be one of createdAt, updatedAt, riskScore, title, reviewDate, residualScore, with - in front for descending")
 	}
 	q.Sort = risks.Sort{Field: risks.SortField(field), Desc: desc}
 	return nil

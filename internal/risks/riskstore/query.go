@@ -251,6 +251,8 @@ func (s *Store) sorted(sort risks.Sort) database.Sorted {
 		out.Column = "updated_at"
 	case risks.SortRiskScore:
 		out.Column, out.Nullable = "risk_score", true
+	case risks.SortResidualScore:
+		out.Column, out.Nullable = "residual_score", true
 	case risks.SortTitle:
 		out.Column = "title"
 		if s.postgres() {

@@ -77,11 +77,13 @@ export function AuditPage() {
 /**
  * useActorNames reads the tenant's API keys and webhook sources once (the page
  * is an admin's, who may list them), so that an actor reads as “deploy”, not
- * as its ID; an actor it does not find keeps the end of its ID.
+ * as its ID; an actor it does not find keeps the end of its ID (so does every
+ * actor for a member, who may not list them). Not needed: nothing is read.
  */
-function useActorNames(): ReadonlyMap<string, string> {
+export function useActorNames(needed = true): ReadonlyMap<string, string> {
   const [names, setNames] = useState<ReadonlyMap<string, string>>(new Map());
   useEffect(() => {
+    if (!needed) return;
     let live = true;
     const add = (pairs: [string, string][]) => live && setNames((m) => new Map([...m, ...pairs]));
     api().apiKeys.listPage({ limit: 100 }).then((p) => add(p.data.filter((k) => k.name).map((k) => [k.id, k.name!])), () => undefined);
@@ -89,7 +91,7 @@ function useActorNames(): ReadonlyMap<string, string> {
     return () => {
       live = false;
     };
-  }, []);
+  }, [needed]);
   return names;
 }
 

@@ -9,6 +9,7 @@
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, etag, type Acceptance, type Action, type Review, type Risk } from "../api";
+import { cadence } from "../audit";
 import type { Change } from "../outbox/change";
 import { withPending } from "../outbox/merge";
 import { identity } from "../session";
@@ -91,7 +92,7 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
     <section class="reviews" aria-labelledby="reviews-title">
       <h2 id="reviews-title">Reviews</h2>
       <p>
-        Review every: {risk.reviewEvery ?? "not set"} · next review:{" "}
+        Reviewed: {risk.reviewEvery ? cadence(risk.reviewEvery) : "no cadence set"} · next review:{" "}
         {risk.reviewDate ? <time dateTime={risk.reviewDate}>{risk.reviewDate}</time> : "none"}
         {risk.reviewDate && risk.reviewDate < today() && <span class="badge overdue"> overdue</span>}
       </p>
@@ -315,7 +316,7 @@ function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; 
 }
 
 /** AcceptanceItem is one acceptance; a pending one offers approve and reject to an admin who did not request it. */
-export function AcceptanceItem({ acceptance: a, changes, admin, withRisk }: { acceptance: Acceptance; changes: Change[]; admin: boolean; withRisk?: boolean }) {
+export function AcceptanceItem({ acceptance: a, changes, admin, withRisk, riskTitle }: { acceptance: Acceptance; changes: Change[]; admin: boolean; withRisk?: boolean; riskTitle?: string | undefined }) {
   const [note, setNote] = useState("");
   const me = identity()?.userId;
   const deciding = changes.find((c) => c.state === "pending" && (c.path === `/acceptances/${a.id}/approve` || c.path === `/acceptances/${a.id}/reject`));
@@ -325,18 +326,24 @@ export function AcceptanceItem({ acceptance: a, changes, admin, withRisk }: { ac
       label: `${verb === "approve" ? "Approve" : "Reject"} acceptance “${a.justification.slice(0, 40)}”`,
     });
   const mayDecide = a.status === "pending" && admin && a.requestedBy.id !== me && !deciding;
+  const title = riskTitle ?? a.riskSnapshot?.title;
+  // What the Approve and Reject buttons name: a list of several needs more than "Approve".
+  const what = withRisk ? `“${title ?? a.riskId}”` : `“${a.justification.slice(0, 60)}”`;
+  const until = <time dateTime={a.validUntil}>{a.validUntil}</time>;
   return (
     <li data-acceptance={a.id}>
-      {withRisk && <><a href={`/risks/${encodeURIComponent(a.riskId)}`}>{a.riskSnapshot?.title ?? a.riskId}</a>: </>}
-      <strong>{a.status}</strong> until <time dateTime={a.validUntil}>{a.validUntil}</time> — “{a.justification}”, requested by {a.requestedBy.email ?? a.requestedBy.id}
+      {withRisk && <><a href={`/risks/${encodeURIComponent(a.riskId)}`}>{title ?? a.riskId}</a>: </>}
+      <strong>{a.status}</strong>{" "}
+      {a.status === "approved" ? <>until {until}</> : a.status === "expired" ? <>since {until}</> : <>(asked until {until})</>}
+      {" "}— “{a.justification}”, requested by {a.requestedBy.email ?? a.requestedBy.id}
       {a.decidedBy && <>; {a.status === "rejected" ? "rejected" : "decided"} by {a.decidedBy.email ?? a.decidedBy.id}{a.decisionNote ? ` (${a.decisionNote})` : ""}</>}
       {deciding && <span class="badge pending"> {deciding.path.endsWith("/approve") ? "approval" : "rejection"} pending</span>}
       {a.status === "pending" && a.requestedBy.id === me && <span class="hint"> — another admin decides it.</span>}
       {mayDecide && (
         <div class="row" role="group" aria-label="Decide acceptance">
           <label>Decision note<input type="text" value={note} onInput={(e) => setNote(e.currentTarget.value)} /></label>
-          <button type="button" onClick={decide("approve")}>Approve</button>
-          <button type="button" class="danger" onClick={decide("reject")}>Reject</button>
+          <button type="button" onClick={decide("approve")} aria-label={`Approve the acceptance of ${what}`}>Approve</button>
+          <button type="button" class="danger" onClick={decide("reject")} aria-label={`Reject the acceptance of ${what}`}>Reject</button>
         </div>
       )}
     </li>

@@ -9,7 +9,7 @@ import { api, explain, RiskApiError, type AuditEntry } from "../api";
 import { actorName, requestHref } from "../audit";
 import { useOnline } from "../state";
 import { useSettled } from "../settled";
-import { ChangeList, When } from "./audit";
+import { ChangeList, useActorNames, When } from "./audit";
 import { isOffline, Offline } from "./common";
 
 const PAGE = 50;
@@ -42,6 +42,8 @@ export function RiskHistory({ riskId }: { riskId: string }) {
   }, [riskId]);
   useEffect(() => load(), [load, online]);
   useSettled(useCallback(() => load(), [load]));
+  // An API key or webhook source by its name, not the end of its ID (an admin's lists; a member keeps the ID's end).
+  const names = useActorNames(entries?.some((e) => e.actor.type === "api_key" || e.actor.type === "webhook_source") ?? false);
   return (
     <section class="history" aria-labelledby="history-h">
       <h2 id="history-h">History</h2>
@@ -55,10 +57,13 @@ export function RiskHistory({ riskId }: { riskId: string }) {
             return (
               <li key={e.id}>
                 <div class="entry-head">
-                  <When at={e.occurredAt} /> — <strong>{actorName(e.actor)}</strong> {verb(e.action)}
+                  <When at={e.occurredAt} /> — {e.actor.type === "system" && FOUND[e.action]
+                    ? FOUND[e.action]
+                    : <><strong>{actorName(e.actor, names)}</strong> {verb(e.action)}</>}
                   {request && <> (<a href={request}>request</a>)</>}
                 </div>
-                <ChangeList changes={e.changes} action={e.action} />
+                {/* What the schedule found records the risk as it was, no change: the head says it all. */}
+                {!(e.actor.type === "system" && FOUND[e.action]) && <ChangeList changes={e.changes} action={e.action} />}
               </li>
             );
           })}
@@ -69,8 +74,17 @@ export function RiskHistory({ riskId }: { riskId: string }) {
   );
 }
 
-/** verb says what an entry did to the risk: "created it", "updated it", … */
+/** FOUND says in words what riskapi's own schedule found of the risk: no one acted. */
+const FOUND: Partial<Record<AuditEntry["action"], string>> = {
+  "risk.review_due": "Its review falls due soon",
+  "risk.review_overdue": "Its review is overdue",
+  "risk.appetite_exceeded": "Its score went above its appetite",
+};
+
+/** verb says what an entry did to the risk: "created it", "updated it", "uploaded an attachment", … */
 function verb(action: AuditEntry["action"]): string {
+  if (action === "attachment.created") return "uploaded an attachment";
+  if (action === "attachment.deleted") return "deleted an attachment";
   const [what, done] = action.split(".") as [string, string];
-  return what === "risk" ? `${done} it` : `${what} ${done.replaceAll("_", " ")}`;
+  return what === "risk" ? `${done.replaceAll("_", " ")} it` : `${what} ${done.replaceAll("_", " ")}`;
 }

@@ -18,6 +18,21 @@ const EXPIRING_DAYS = 14;
 
 const asPage = <T,>(data: T[]): Page<T> => ({ data, hasMore: false, nextCursor: null });
 
+/** An acceptance with its risk's title, when the risk could be read. */
+type Titled = Acceptance & { riskTitle?: string };
+
+/**
+ * withTitles adds each acceptance's risk title: a pending acceptance has no
+ * riskSnapshot yet, and a list of risk IDs tells an admin nothing. Each risk is
+ * read once; one that cannot be read (deleted) keeps its ID.
+ */
+async function withTitles(list: Acceptance[]): Promise<Titled[]> {
+  const ids = [...new Set(list.filter((a) => !a.riskSnapshot).map((a) => a.riskId))];
+  const titles = new Map<string, string>();
+  await Promise.all(ids.map((id) => api().risks.get(id).then((r) => void titles.set(id, r.title), () => undefined)));
+  return list.map((a) => ({ ...a, riskTitle: a.riskSnapshot?.title ?? titles.get(a.riskId) }));
+}
+
 /** MyWorkPage lists the signed-in user's reviews due, actions and acceptances to decide. */
 export function MyWorkPage({ session }: { session: Session }) {
   const me = session.owner.userId;
@@ -34,13 +49,13 @@ export function MyWorkPage({ session }: { session: Session }) {
     // By due date, those without one last.
     return asPage(open.sort((a, b) => (a.dueDate ?? "9999").localeCompare(b.dueDate ?? "9999")));
   });
-  const acceptances = useList<Acceptance>(admin ? `acceptances-${me}` : null, async () => {
+  const acceptances = useList<Titled>(admin ? `acceptances-${me}` : null, async () => {
     const [pending, approved] = await Promise.all([
       firstOf(api().acceptances.list({ status: "pending" }), 200),
       firstOf(api().acceptances.list({ status: "approved" }), 200),
     ]);
     const expiring = approved.filter((a) => a.validUntil <= today(EXPIRING_DAYS));
-    return asPage([...pending.filter((a) => a.requestedBy.id !== me), ...expiring]);
+    return asPage(await withTitles([...pending.filter((a) => a.requestedBy.id !== me), ...expiring]));
   });
   const now = today();
   const toDecide = (acceptances.page?.data ?? []).filter((a) => a.status === "pending");
@@ -80,14 +95,14 @@ export function MyWorkPage({ session }: { session: Session }) {
             <h2 id="mw-decide">Acceptances awaiting your decision</h2>
             {acceptances.offline ? <Offline what="acceptances" /> : acceptances.error && <p class="error" role="alert">{acceptances.error}</p>}
             <ul aria-label="Acceptances awaiting your decision">
-              {toDecide.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk />)}
+              {toDecide.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} />)}
               {acceptances.page && toDecide.length === 0 && <li class="empty">Nothing awaits your decision.</li>}
             </ul>
           </section>
           <section aria-labelledby="mw-expiring">
             <h2 id="mw-expiring">Acceptances expiring</h2>
             <ul aria-label="Acceptances expiring">
-              {expiring.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk />)}
+              {expiring.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} />)}
               {acceptances.page && expiring.length === 0 && <li class="empty">No acceptance expires in the next {EXPIRING_DAYS} days.</li>}
             </ul>
           </section>

@@ -35,7 +35,11 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   const [offline, setOffline] = useState(false);
   const online = useOnline();
   const { changes } = useChanges();
+  // A risk once answered 404 is gone for good (IDs are never reused): every later
+  // re-read — each change anywhere in the tenant asks for one — would be 404 again.
+  const gone = useRef<string | undefined>(undefined);
   const load = useCallback(() => {
+    if (gone.current === id) return;
     if (isOffline()) return setOffline(true);
     api().risks.get(id).then(
       (r) => {
@@ -47,7 +51,10 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
         if (isOffline(err)) return setOffline(true);
         setOffline(false);
         // Deleted here or elsewhere: nothing of it stays on the page.
-        if (err instanceof RiskApiError && err.status === 404) setRisk(undefined);
+        if (err instanceof RiskApiError && err.status === 404) {
+          gone.current = id;
+          setRisk(undefined);
+        }
         setError(err instanceof RiskApiError && err.status === 404 ? "This risk does not exist: it was deleted, or never was." : explain(err));
       },
     );

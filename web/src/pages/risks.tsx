@@ -85,7 +85,8 @@ function RiskList({ view }: { view: ListView }) {
             <tr>
               <SortHeader view={view} field="title">Title</SortHeader>
               <SortHeader view={view} field="riskScore">Score</SortHeader>
-              <th scope="col">Residual</th><th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th><th scope="col">Category</th>
+              <SortHeader view={view} field="residualScore">Residual</SortHeader>
+              <th scope="col">Status</th><th scope="col">Treatment</th><th scope="col">Owner</th><th scope="col">Category</th>
               <SortHeader view={view} field="reviewDate">Review</SortHeader>
               <SortHeader view={view} field="updatedAt">Updated</SortHeader>
             </tr>

@@ -12,6 +12,7 @@ import { riskQuery, type ImportReport } from "@riskapi/sdk";
 import { useRef, useState } from "preact/hooks";
 import { api, explain, RiskApiError } from "../api";
 import { outbox, useChanges } from "../state";
+import { mode, MODE_HEADER } from "../mode";
 import { apiFilter, type ListView } from "./view";
 
 /** exportURL is the /v1 download of the view's risks in format. */
@@ -23,13 +24,40 @@ export function exportURL(view: ListView, format: "csv" | "ndjson"): string {
   return `/v1/risks/export?${q}`;
 }
 
-/** ExportLinks downloads the risks the list's filters select, as CSV or NDJSON. */
+/**
+ * ExportLinks downloads the risks the list's filters select, as CSV or NDJSON.
+ * A link sends no Riskapi-Mode header, so with Test data on it would download
+ * live risks: the sandbox's export is fetched with the header and saved from
+ * memory instead (a sandbox is small; live exports stay a streamed download).
+ */
 export function ExportLinks({ view }: { view: ListView }) {
+  const [note, setNote] = useState("");
+  const link = (format: "csv" | "ndjson") => {
+    const href = exportURL(view, format);
+    const name = `risks.${format}`;
+    const fromSandbox = (e: MouseEvent) => {
+      if (mode() !== "test") return;
+      e.preventDefault();
+      setNote("");
+      fetch(href, { headers: { [MODE_HEADER]: "test" }, credentials: "same-origin" })
+        .then((res) => (res.ok ? res.blob() : Promise.reject(new Error(`the server answered ${res.status}`))))
+        .then((blob) => {
+          const a = document.createElement("a");
+          a.href = URL.createObjectURL(blob);
+          a.download = name;
+          a.click();
+          setTimeout(() => URL.revokeObjectURL(a.href), 60_000);
+        })
+        .catch((err: unknown) => setNote(`Could not export: ${err instanceof Error ? err.message : String(err)}`));
+    };
+    return <a href={href} download={name} onClick={fromSandbox}>{format.toUpperCase()}</a>;
+  };
   return (
     <p class="row export">
       Export these risks:
-      <a href={exportURL(view, "csv")} download="risks.csv">CSV</a>
-      <a href={exportURL(view, "ndjson")} download="risks.ndjson">NDJSON</a>
+      {link("csv")}
+      {link("ndjson")}
+      {note && <span class="error" role="alert">{note}</span>}
     </p>
   );
 }

@@ -14,7 +14,7 @@ export const STATUSES = Object.keys(statuses) as RiskStatus[];
 /** TREATMENTS are the treatments a risk can have. */
 export const TREATMENTS = Object.keys(treatments) as RiskTreatment[];
 /** SORT_FIELDS are the columns the list sorts by (docs/register.md). */
-export const SORT_FIELDS = ["title", "riskScore", "reviewDate", "createdAt", "updatedAt"] as const;
+export const SORT_FIELDS = ["title", "riskScore", "residualScore", "reviewDate", "createdAt", "updatedAt"] as const;
 /** A sortable column. */
 export type SortField = (typeof SORT_FIELDS)[number];
 
