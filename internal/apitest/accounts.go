@@ -8,6 +8,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/riskapi/riskapi/internal/app"
+	"github.com/riskapi/riskapi/internal/config"
 	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
@@ -32,11 +33,16 @@ func (e *Env) User(tenantID string, role tenants.Role) *User {
 }
 
 // Twin starts a second riskapi on e's database and clock, as a second instance
-// behind a load balancer would be: its own pool, services and caches.
-func (e *Env) Twin() *Env {
+// behind a load balancer would be: its own pool, services and caches; its
+// configuration is e's, modified by each of mods.
+func (e *Env) Twin(mods ...func(*config.Config)) *Env {
 	e.T.Helper()
 	logs := &syncBuffer{}
-	a, err := app.Open(context.Background(), e.App.Config, slog.New(slog.NewJSONHandler(logs, nil)),
+	cfg := e.App.Config
+	for _, m := range mods {
+		m(&cfg)
+	}
+	a, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(logs, nil)),
 		app.Options{BcryptCost: bcrypt.MinCost, Now: e.Clock.Now})
 	if err != nil {
 		e.T.Fatalf("open second app: %v", err)

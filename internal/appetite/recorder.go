@@ -27,9 +27,15 @@ type Recorder struct {
 
 var _ changes.BatchRecorder = Recorder{}
 
-// Record implements changes.Recorder.
+// Record implements changes.Recorder: Next records c as it records any single
+// change — on PostgreSQL the audit entry and the event held for the unit of work's
+// one statement (database.Defer, ExecLast), where RecordAll's batch form would send
+// each on its own — then its crossing, if any.
 func (r Recorder) Record(ctx context.Context, c changes.Change) error {
-	return r.RecordAll(ctx, []changes.Change{c})
+	if err := r.Next.Record(ctx, c); err != nil {
+		return err
+	}
+	return r.crossings(ctx, []changes.Change{c})
 }
 
 // RecordAll implements changes.BatchRecorder: Next records cs, then the crossings
@@ -38,6 +44,11 @@ func (r Recorder) RecordAll(ctx context.Context, cs []changes.Change) error {
 	if err := changes.RecordAll(ctx, r.Next, cs); err != nil {
 		return err
 	}
+	return r.crossings(ctx, cs)
+}
+
+// crossings records risk.appetite_exceeded with Next for each of cs that crossed.
+func (r Recorder) crossings(ctx context.Context, cs []changes.Change) error {
 	var crossed []changes.Change
 	seen := map[string]Appetite{}
 	for _, c := range cs {

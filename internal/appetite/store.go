@@ -51,14 +51,21 @@ func ViewOf(a Appetite) View {
 	return View{RiskAppetite: a.Overall, CategoryAppetite: c}
 }
 
-// Get returns the tenant's appetite, read in the transaction ctx carries if any.
+// Get returns the tenant's appetite, read in the transaction ctx carries if one has
+// begun (database.ReadConn).
 // Errors: tenants.ErrTenantNotFound.
 func (s *Store) Get(ctx context.Context, tenantID string) (Appetite, error) {
 	return s.get(ctx, tenantID, false)
 }
 
 func (s *Store) get(ctx context.Context, tenantID string, lock bool) (Appetite, error) {
-	conn := database.Conn(ctx, s.db)
+	// A risk write's read (Recorder) sees what a read in its transaction would under
+	// READ COMMITTED, and leaves an unkeyed create's unit of work unbegun: one
+	// statement with its held INSERTs (docs/idempotency.md).
+	conn := database.ReadConn(ctx, s.db)
+	if lock {
+		conn = database.Conn(ctx, s.db)
+	}
 	if lock && s.db.Dialector.Name() == string(database.Postgres) {
 		// The writer's lock on the tenant's row, before the read below.
 		var v []int64
@@ -67,8 +74,8 @@ func (s *Store) get(ctx context.Context, tenantID string, lock bool) (Appetite, 
 			return Appetite{}, fmt.Errorf("lock appetite: %w", err)
 		}
 	}
-	// One statement: every scored risk write reads the appetite in its transaction
-	// (Recorder), so the tenant's row and its categories come in one round trip.
+	// One statement: every scored risk write reads the appetite (Recorder), so the
+	// tenant's row and its categories come in one round trip.
 	var rows []struct {
 		RiskAppetite    *int
 		AppetiteVersion int64

@@ -73,6 +73,11 @@ type HTTP struct {
 	// ShutdownGrace is how long in-flight requests may run after SIGTERM before
 	// their connections are closed. Not a variable: 30s.
 	ShutdownGrace time.Duration
+	// RequestLog is REQUEST_LOG, default on: whether each authenticated request is
+	// written to the request log (docs/requests.md). Off, nothing new is logged;
+	// entries already stored stay listable until REQUEST_LOG_TTL, and the key
+	// inspector, which reads idempotency records, is unaffected.
+	RequestLog bool
 }
 
 // Database configures the store.

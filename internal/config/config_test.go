@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := config.Config{
 		HTTP: config.HTTP{Addr: ":8080", MaxJSONBytes: 1 << 20, IdleTimeout: 2 * time.Minute, HeaderTimeout: 10 * time.Second, MaxConnsPerClient: 256,
-			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, TenantMaxInflight: 8, InstanceMaxCostly: config.AutoMaxCostly(), ShutdownGrace: 30 * time.Second},
+			BodyTimeout: 30 * time.Second, UploadMinRate: 10 << 10, UploadRateWindow: 10 * time.Second, TenantMaxInflight: 8, InstanceMaxCostly: config.AutoMaxCostly(), ShutdownGrace: 30 * time.Second, RequestLog: true},
 		Database:    config.Database{URL: "sqlite://data/riskapi.db", MaxConns: 32, QueryTimeout: 10 * time.Second},
 		Idempotency: config.Idempotency{TTL: 24 * time.Hour, Lease: time.Minute},
 		Sweep:       config.Sweep{Schedule: "@every 10m", RequestLogTTL: 720 * time.Hour, EventTTL: 720 * time.Hour, AuditLogTTL: 8760 * time.Hour}, Uploads: config.Uploads{Dir: "data/uploads", MaxBytes: 1 << 30, MaxImportRows: 100000, ImportTimeout: 5 * time.Minute},
@@ -58,7 +58,7 @@ func TestEnvironmentAndFlags(t *testing.T) {
 		"ADDR": "127.0.0.1:9000", "DATABASE_URL": "postgres://db/x", "DATABASE_MAX_CONNS": "8", "DATABASE_READ_URL": "postgres://replica/x", "JWT_SECRET": strings.Repeat("s", 32),
 		"IDEMPOTENCY_TTL": "1h", "IDEMPOTENCY_LEASE": "30s", "IDEMPOTENCY_REQUIRED": "true",
 		"SWEEP_SCHEDULE": "@hourly", "UPLOAD_DIR": "/tmp/u", "MAX_UPLOAD_BYTES": "1024",
-		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h",
+		"RATE_LIMIT_RPS": "0", "RATE_LIMIT_BURST": "0", "HTTP_IDLE_TIMEOUT": "45s", "REQUEST_LOG_TTL": "48h", "REQUEST_LOG": "off",
 		"TRUSTED_PROXIES": "10.0.0.0/8, 2001:db8::/32", "REDIS_URL": "redis://127.0.0.1:6379/3",
 		"EVENT_TTL": "48h", "WEBHOOK_RETRY_FOR": "1h", "WEBHOOK_ALLOW_PRIVATE": "true", "AUDIT_LOG_TTL": "2160h", "WEBHOOK_ENDPOINTS_MAX": "3",
 		"WEBHOOK_ENDPOINT_CONCURRENCY": "4", "MAX_CONNS_PER_CLIENT": "0", "SECRET_KEY": strings.Repeat("k", 32), "TENANT_MAX_INFLIGHT": "3", "INSTANCE_MAX_COSTLY": "5", "QUERY_TIMEOUT": "2s",
@@ -118,6 +118,7 @@ func TestBadValues(t *testing.T) {
 		{"schedule", "SWEEP_SCHEDULE", "every ten minutes"},
 		{"due schedule", "SCHEDULE_SPEC", "every minute"},
 		{"review due days", "REVIEW_DUE_DAYS", "-1"},
+		{"request log neither on nor off", "REQUEST_LOG", "false"},
 		{"request log ttl zero", "REQUEST_LOG_TTL", "0s"},
 		{"request log ttl not a duration", "REQUEST_LOG_TTL", "30 days"},
 		{"upload bytes", "MAX_UPLOAD_BYTES", "1GB"},

@@ -116,6 +116,14 @@ var settings = []setting{
 		}
 		return nil
 	}},
+	{"REQUEST_LOG", "request-log", "on", "on or off: log each authenticated request (docs/requests.md)", func(c *Config, v string) error {
+		switch v {
+		case "on", "off":
+			c.HTTP.RequestLog = v == "on"
+			return nil
+		}
+		return fmt.Errorf("REQUEST_LOG must be on or off, got %q", v)
+	}},
 	{"REQUEST_LOG_TTL", "request-log-ttl", "720h", "how long request-log entries are kept",
 		duration("REQUEST_LOG_TTL", time.Nanosecond, func(c *Config) *time.Duration { return &c.Sweep.RequestLogTTL })},
 	{"UPLOAD_DIR", "upload-dir", "data/uploads", "where attachment bytes live", func(c *Config, v string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"gorm.io/gorm"
 )
@@ -26,6 +27,7 @@ type PendingTx struct {
 	once  sync.Once
 	tx    *gorm.DB
 	err   error
+	begun atomic.Bool // set once begin has succeeded (ReadConn's question)
 }
 
 // NewPendingTx returns a transaction that begin opens on first use; begin runs at
@@ -34,7 +36,10 @@ func NewPendingTx(begin func() (*gorm.DB, error)) *PendingTx { return &PendingTx
 
 // Tx begins the transaction if it has not begun, and returns it. Errors: begin's.
 func (p *PendingTx) Tx() (*gorm.DB, error) {
-	p.once.Do(func() { p.tx, p.err = p.begin() })
+	p.once.Do(func() {
+		p.tx, p.err = p.begin()
+		p.begun.Store(p.err == nil)
+	})
 	return p.tx, p.err
 }
 
@@ -77,6 +82,19 @@ func Conn(ctx context.Context, db *gorm.DB) *gorm.DB {
 		return t.WithContext(ctx)
 	}
 	return db.WithContext(ctx)
+}
+
+// ReadConn is Conn for a read that needs neither the unit of work's writes nor a
+// snapshot shared with them (under READ COMMITTED each statement reads its own
+// anyway): while ctx's pending transaction has not begun, the read goes to the
+// pool as an autocommit statement instead of beginning it, so that a lazy unit of
+// work (RunInTx on PostgreSQL) can still end as one statement. A unit that has not
+// begun holds no connection, so the read needs no second one at once.
+func ReadConn(ctx context.Context, db *gorm.DB) *gorm.DB {
+	if p, ok := ctx.Value(txKey{}).(*PendingTx); ok && !p.begun.Load() {
+		return db.WithContext(ctx)
+	}
+	return Conn(ctx, db)
 }
 
 // InTx reports whether ctx carries a transaction, begun or pending.

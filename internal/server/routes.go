@@ -224,7 +224,7 @@ func (m *mounter) chain(r route.Route, authn echo.MiddlewareFunc) ([]echo.Middle
 	if r.StoreTimeout > 0 {
 		mw = append(mw, routeCallTimeout(r.StoreTimeout))
 	}
-	if authn != nil {
+	if authn != nil && m.cfg.HTTP.RequestLog {
 		// Outermost, so that its duration and status are the request's; it logs only
 		// what passed authentication.
 		mw = append(mw, m.requestLog)
