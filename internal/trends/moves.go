@@ -16,6 +16,10 @@ import (
 // factors since the date is asked for a later one.
 const MaxMoveEntries = 50_000
 
+// moveReadLimit is one entry past the bound: reading it tells the bound is passed.
+// Not a page (no cursor follows it).
+const moveReadLimit = MaxMoveEntries + 1
+
 type moveRow struct {
 	TargetID string
 	Action   string
@@ -48,7 +52,7 @@ func (s *Store) Past(ctx context.Context, tenantID string, since time.Time, basi
 			[]string{string(changes.RiskCreated), string(changes.RiskUpdated)}).
 		// A prefilter only (the entries are decoded below): the members' names, quoted.
 		Where("(changes LIKE ? OR changes LIKE ?)", `%"`+lk+`":%`, `%"`+ik+`":%`).
-		Order("id").Limit(MaxMoveEntries + 1).Scan(&rows).Error
+		Order("id").Limit(moveReadLimit).Scan(&rows).Error
 	if err != nil {
 		return nil, false, fmt.Errorf("read moves: %w", err)
 	}
