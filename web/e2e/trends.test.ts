@@ -96,7 +96,7 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
       "not on the map (new or not assessed)likelihood 2, impact 31",
     ]);
     expect(await page.locator('[data-cell="2x3"]').getAttribute("aria-label")).toBe(`Likelihood 2, impact 3: 1 risk; since ${today}, 1 came in, 0 left`);
-    expect(await page.locator('[data-cell="2x3"] .flow').textContent()).toBe("+1");
+    expect(await page.locator('[data-flow="2x3"]').textContent()).toBe("+1");
     // A reload keeps the day (it is in the address); Hide moves takes it away.
     await page.reload();
     await moves.waitFor();

@@ -107,7 +107,9 @@ export function HeatmapTable({ map, view }: { map: Heatmap; view: ListView }) {
                 return (
                   <td key={i} class={`cell ${level(l, i)}`}>
                     <a href={cellURL(view, basis, l, i)} aria-label={`Likelihood ${l}, impact ${i}: ${risks(n)}${moved}`}
-                      data-cell={`${l}x${i}`}>{n}{moved && <span class="flow" aria-hidden="true">{f.in ? `+${f.in}` : ""}{f.in && f.out ? " " : ""}{f.out ? `−${f.out}` : ""}</span>}</a>
+                      data-cell={`${l}x${i}`}>{n}</a>
+                    {/* Said in the link's label; beside it, so the link's text stays its count. */}
+                    {moved && <span class="flow" aria-hidden="true" data-flow={`${l}x${i}`}>{f.in ? `+${f.in}` : ""}{f.in && f.out ? " " : ""}{f.out ? `−${f.out}` : ""}</span>}
                   </td>
                 );
               })}
