@@ -106,6 +106,9 @@ type RiskHeatmapParams struct {
 	// Residual counts residualLikelihood × residualImpact instead of
 	// likelihood × impact.
 	Residual bool
+	// MovedSince, a day (YYYY-MM-DD, UTC), asks where the selected risks were when
+	// it began: the answer's Moves. Such a heat map is a costly read.
+	MovedSince string
 }
 
 // RiskHeatmap counts risks by likelihood and impact.
@@ -116,6 +119,11 @@ type RiskHeatmap struct {
 	Cells []RiskHeatmapCell `json:"cells"`
 	// Unassessed counts the selected risks lacking one or both factors.
 	Unassessed int `json:"unassessed"`
+	// MovedSince is the day asked for (RiskHeatmapParams.MovedSince), else "".
+	MovedSince string `json:"movedSince,omitempty"`
+	// Moves, with MovedSince only, counts the selected risks whose cell then
+	// differs from their cell now, by (From, To).
+	Moves []RiskHeatmapMove `json:"moves,omitempty"`
 	// LastResponse describes the HTTP exchange.
 	LastResponse *APIResponse `json:"-"`
 }
@@ -125,6 +133,21 @@ type RiskHeatmapCell struct {
 	Likelihood int `json:"likelihood"` // 1–5
 	Impact     int `json:"impact"`     // 1–5
 	Count      int `json:"count"`
+}
+
+// RiskHeatmapMove counts the risks that were in From when the day began and are
+// in To now. From is nil for risks on no cell then (created since, or unassessed
+// then), To for risks unassessed now.
+type RiskHeatmapMove struct {
+	From  *RiskHeatmapPlace `json:"from"`
+	To    *RiskHeatmapPlace `json:"to"`
+	Count int               `json:"count"`
+}
+
+// RiskHeatmapPlace is a cell of the heat map, without a count.
+type RiskHeatmapPlace struct {
+	Likelihood int `json:"likelihood"` // 1–5
+	Impact     int `json:"impact"`     // 1–5
 }
 
 // Heatmap counts the risks p selects by likelihood and impact (GET
@@ -139,6 +162,9 @@ func (s *RisksService) Heatmap(ctx context.Context, p *RiskHeatmapParams) (*Risk
 	p.RiskFilter.addTo(q)
 	if p.Residual {
 		q.Set("basis", "residual")
+	}
+	if p.MovedSince != "" {
+		q.Set("movedSince", p.MovedSince)
 	}
 	out := new(RiskHeatmap)
 	info, err := s.client.doJSON(ctx, http.MethodGet, "/v2/risks/heatmap", q, &p.Params, nil, out)

@@ -182,7 +182,10 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	}
 	return &Admin{Config: cfg, DB: db, Tenants: ten, Logger: log, risks: riskService, riskStore: riskStore, attachments: attStore, clock: opts.Now,
 		followup: follow, followStore: followStore, Due: finder, appetites: appetites,
-		Snapshots: &trends.Snapshotter{Store: trends.NewStore(db.DB), Now: opts.Now, Logger: log},
+		Snapshots: &trends.Snapshotter{Store: trends.NewStore(db.DB), Now: opts.Now, Logger: log,
+			// The longest a change's transaction may take to commit, and a minute of
+			// clock skew between instances.
+			Settle: max(cfg.Uploads.ImportTimeout, leases.Store) + time.Minute},
 		SecretKey: key, tracing: tr, traces: traces,
 		events: evStore, emitter: emitter, auditLog: auditLog, recorder: rec, Webhooks: webhooks.NewService(hookStore.Recording(rec), riskService, opts.Now)}, nil
 }

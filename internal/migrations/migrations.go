@@ -39,6 +39,7 @@ var all = []*gormigrate.Migration{
 	m0022ViaMCP,
 	m0025EndpointVersion,
 	m0026AppetiteTrends,
+	m0028SnapshotStaleFrom,
 	m0029DropTenantIndex,
 	m0030ResidualSortHistory,
 }

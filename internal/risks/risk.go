@@ -368,6 +368,8 @@ type Store interface {
 	// Heatmap counts the risks q selects (its sort aside) by likelihood and impact of
 	// basis.
 	Heatmap(ctx context.Context, tenantID string, q Query, basis Basis) (*Heatmap, error)
+	// Factors returns the basis' factors of the risks among ids that q selects.
+	Factors(ctx context.Context, tenantID string, q Query, basis Basis, ids []string) (map[string]Now, error)
 	// Update stores every field of after, the change of before (the risk as stored,
 	// read in the same unit of work), only over before's version. Errors:
 	// ErrVersionChanged when the stored version is another, ErrNotFound.

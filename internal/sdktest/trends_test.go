@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	riskapi "github.com/riskapi/riskapi/sdk"
@@ -55,5 +56,17 @@ func TestTrendsThroughTheSDK(t *testing.T) {
 	h, err := c.Risks.ScoreHistory(ctx, low.ID)
 	if err != nil || len(h) != 2 || *h[0].RiskScore != 4 || *h[1].RiskScore != 8 {
 		t.Fatalf("score history = %+v, %v; want 4 then 8", h, err)
+	}
+	// The next day low moves from 2×4 to 2×5: the heat map since that day says so.
+	env.Clock.Advance(24 * time.Hour)
+	if _, err := c.Risks.Update(ctx, low.ID, &riskapi.RiskUpdateParams{Impact: riskapi.Ptr(5)}); err != nil {
+		t.Fatal(err)
+	}
+	today := env.Clock.Now().UTC().Format("2006-01-02")
+	m, err := c.Risks.Heatmap(ctx, &riskapi.RiskHeatmapParams{MovedSince: today})
+	if err != nil || m.MovedSince != today || len(m.Moves) != 1 || m.Moves[0].Count != 1 ||
+		*m.Moves[0].From != (riskapi.RiskHeatmapPlace{Likelihood: 2, Impact: 4}) ||
+		*m.Moves[0].To != (riskapi.RiskHeatmapPlace{Likelihood: 2, Impact: 5}) {
+		t.Fatalf("heat map moved since %s = %+v, %v; want one move, 2×4 to 2×5", today, m, err)
 	}
 }

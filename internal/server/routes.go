@@ -55,7 +55,8 @@ func table(d Deps, cfg config.Config) []route.Route {
 			Versions: route.V1, Idempotency: idempotency.Unsupported},
 	}
 	rs = append(rs, riskhttp.Routes(riskhttp.Config{Risks: d.Risks, RequireIfMatch: cfg.HTTP.RequireIfMatch,
-		MaxImportRows: cfg.Uploads.MaxImportRows, ImportTimeout: cfg.Uploads.ImportTimeout, Now: d.Now})...)
+		MaxImportRows: cfg.Uploads.MaxImportRows, ImportTimeout: cfg.Uploads.ImportTimeout, Now: d.Now,
+		Past: d.Trends, AuditLogTTL: cfg.Sweep.AuditLogTTL})...)
 	rs = append(rs, attachmenthttp.Routes(attachmenthttp.Config{Store: d.Attachments, Risks: d.Risks.Store, Tx: d.Risks.Tx,
 		Files: attachments.Files{Dir: cfg.Uploads.Dir}, Now: d.Now})...)
 	rs = append(rs, followuphttp.Routes(followuphttp.Config{Service: d.Followup, RequireIfMatch: cfg.HTTP.RequireIfMatch,

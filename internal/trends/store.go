@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/riskapi/riskapi/internal/database"
+	"github.com/riskapi/riskapi/internal/ids"
 	"github.com/riskapi/riskapi/internal/risks"
 	"github.com/riskapi/riskapi/internal/risks/riskstore"
 )
@@ -29,6 +30,9 @@ type snapshotRow struct {
 	Day      string
 	Counts   string
 	TakenAt  time.Time `gorm:"autoCreateTime:false"`
+	// StaleFrom is the audit-log ID from which an entry of the tenant makes the
+	// snapshot stale (migration 0028); nil: stale.
+	StaleFrom *string
 }
 
 func (snapshotRow) TableName() string { return "register_snapshots" }
@@ -37,12 +41,15 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
 }
 
-// Due implements SnapshotStore. Sandboxes have registers too, and snapshots.
+// Due implements SnapshotStore: a tenant whose snapshot of day is stale, its audit
+// log having an entry from the snapshot's StaleFrom on (one probe of the audit log's
+// (tenant_id, id) index per tenant). Sandboxes have registers too, and snapshots.
 func (s *Store) Due(ctx context.Context, day string, limit int) ([]string, error) {
 	var ids []string
 	err := database.Conn(ctx, s.db).Raw(`SELECT t.id FROM tenants t
 		LEFT JOIN register_snapshots s ON s.tenant_id = t.id AND s.day = ?
-		WHERE t.disabled_at IS NULL
+		WHERE t.disabled_at IS NULL AND (s.taken_at IS NULL OR s.stale_from IS NULL
+			OR EXISTS (SELECT 1 FROM audit_log a WHERE a.tenant_id = t.id AND a.id >= s.stale_from))
 		ORDER BY CASE WHEN s.taken_at IS NULL THEN 0 ELSE 1 END, s.taken_at, t.id LIMIT ?`, day, limit).Scan(&ids).Error
 	if err != nil {
 		return nil, fmt.Errorf("tenants to snapshot: %w", err)
@@ -103,14 +110,14 @@ func (s *Store) Count(ctx context.Context, tenantID, today string) (Counts, erro
 
 // Put implements SnapshotStore: an upsert on (tenant, day), so that however many
 // instances take a day's snapshot, there is one.
-func (s *Store) Put(ctx context.Context, tenantID, day string, c Counts, at time.Time) error {
+func (s *Store) Put(ctx context.Context, tenantID, day string, c Counts, at, staleFrom time.Time) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	err = database.Conn(ctx, s.db).Exec(`INSERT INTO register_snapshots (tenant_id, day, counts, taken_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id, day) DO UPDATE SET counts = excluded.counts, taken_at = excluded.taken_at
-		WHERE register_snapshots.taken_at <= excluded.taken_at`, tenantID, day, string(b), at.UTC()).Error
+	err = database.Conn(ctx, s.db).Exec(`INSERT INTO register_snapshots (tenant_id, day, counts, taken_at, stale_from) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, day) DO UPDATE SET counts = excluded.counts, taken_at = excluded.taken_at, stale_from = excluded.stale_from
+		WHERE register_snapshots.taken_at <= excluded.taken_at`, tenantID, day, string(b), at.UTC(), ids.Before(ids.Audit, staleFrom)).Error
 	if err != nil {
 		return fmt.Errorf("put register snapshot: %w", err)
 	}

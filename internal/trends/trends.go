@@ -7,6 +7,7 @@ package trends
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -63,13 +64,15 @@ type Snapshot struct {
 // SnapshotStore is where snapshots are counted and kept.
 type SnapshotStore interface {
 	// Due returns up to limit tenants to snapshot on day: those with no snapshot of
-	// day first, then those whose snapshot of day is oldest.
+	// day first, then those whose snapshot of day is stale (a change recorded since
+	// its staleFrom), oldest first.
 	Due(ctx context.Context, day string, limit int) ([]string, error)
 	// Count counts the tenant's register as of today (YYYY-MM-DD).
 	Count(ctx context.Context, tenantID, today string) (Counts, error)
 	// Put stores the tenant's snapshot of day, replacing the one it had: one row
-	// per (tenant, day), whichever instance writes it.
-	Put(ctx context.Context, tenantID, day string, c Counts, at time.Time) error
+	// per (tenant, day), whichever instance writes it. A change recorded from
+	// staleFrom on makes it stale.
+	Put(ctx context.Context, tenantID, day string, c Counts, at, staleFrom time.Time) error
 }
 
 // Snapshotter takes each tenant's snapshot of today; the schedule runs it after the
@@ -79,6 +82,13 @@ type Snapshotter struct {
 	// PerRun bounds the tenants one run snapshots (default 500): with more, the
 	// stalest wait for the next run.
 	PerRun int
+	// Settle is how long after a change's audit entry was stamped its transaction
+	// may still commit (the longest write: IMPORT_TIMEOUT, the store's bound), plus
+	// the instances' clock skew. A run recounts a tenant only when its audit log has
+	// an entry from Settle before the last count's start on: a change the count could
+	// not see is from then on, and an idle tenant is not counted again that day.
+	// Required.
+	Settle time.Duration
 	Now    func() time.Time // optional, default time.Now
 	Logger *slog.Logger     // optional, default slog.Default()
 }
@@ -99,6 +109,9 @@ func (s *Snapshotter) Run(ctx context.Context) (int, error) {
 	if per <= 0 {
 		per = 500
 	}
+	if s.Settle <= 0 {
+		return 0, errors.New("trends: Snapshotter.Settle is required")
+	}
 	at := now().UTC()
 	day := at.Format(DateLayout)
 	tenants, err := s.Store.Due(ctx, day, per)
@@ -111,7 +124,7 @@ func (s *Snapshotter) Run(ctx context.Context) (int, error) {
 	for _, t := range tenants {
 		c, err := s.Store.Count(ctx, t, day)
 		if err == nil {
-			err = s.Store.Put(ctx, t, day, c, at)
+			err = s.Store.Put(ctx, t, day, c, at, at.Add(-s.Settle))
 		}
 		if err != nil {
 			log.ErrorContext(ctx, "register snapshot failed", slog.String("tenant_id", t), slog.String("error", err.Error()))

@@ -74,6 +74,7 @@ export type {
   RequestLogEntry,
   Heatmap,
   HeatmapCell,
+  HeatmapMove,
   ImportReport,
   Risk,
   RiskCreateParams,

@@ -102,8 +102,10 @@ export interface paths {
          * @description The 5×5 heat map of the risks the list's filters select: every cell
          *     (likelihood-major, all 25, zero counts included) and how many selected risks lack
          *     one or both factors (`unassessed`). `basis=residual` counts `residualLikelihood` ×
-         *     `residualImpact` instead. An unknown parameter or a bad value is 400
-         *     `VALIDATION_FAILED` naming it.
+         *     `residualImpact` instead. With `movedSince`, the answer also says where the
+         *     selected risks moved from since that day (`moves`, docs/register.md "Moved
+         *     since"); such a heat map is a costly read. An unknown parameter or a bad value is
+         *     400 `VALIDATION_FAILED` naming it.
          */
         get: operations["v1RiskHeatmap"];
         put?: never;
@@ -810,8 +812,10 @@ export interface paths {
          * @description Requires scope `risks:read`. The 5×5 heat map of the risks the list's filters select: every cell
          *     (likelihood-major, all 25, zero counts included) and how many selected risks lack
          *     one or both factors (`unassessed`). `basis=residual` counts `residualLikelihood` ×
-         *     `residualImpact` instead. An unknown parameter or a bad value is 400
-         *     `VALIDATION_FAILED` naming it.
+         *     `residualImpact` instead. With `movedSince`, the answer also says where the
+         *     selected risks moved from since that day (`moves`, docs/register.md "Moved
+         *     since"); such a heat map is a costly read. An unknown parameter or a bad value is
+         *     400 `VALIDATION_FAILED` naming it.
          */
         get: operations["v2RiskHeatmap"];
         put?: never;
@@ -3009,6 +3013,31 @@ export interface components {
             }[];
             /** @description Selected risks lacking one or both factors of the basis. */
             unassessed: number;
+            /**
+             * Format: date
+             * @description The `movedSince` asked for; absent without it.
+             */
+            movedSince?: string;
+            /**
+             * @description With `movedSince` only: for the selected risks whose cell on the basis at the
+             *     start of that day (00:00 UTC) differs from their cell now, how many moved from
+             *     each cell to each other, ordered by `from` then `to` (null first,
+             *     likelihood-major). Derived from the audit log's `risk.created` and
+             *     `risk.updated` entries since that day, as the score history is. A risk the
+             *     filters do not select now, or one deleted since, is not counted.
+             */
+            moves?: components["schemas"]["HeatmapMove"][];
+        };
+        HeatmapMove: {
+            /** @description Its cell then; null when it was on no cell (created since, or unassessed then). */
+            from: components["schemas"]["HeatmapCellRef"] | null;
+            /** @description Its cell now; null when it is unassessed now (counted in `unassessed`). */
+            to: components["schemas"]["HeatmapCellRef"] | null;
+            count: number;
+        };
+        HeatmapCellRef: {
+            likelihood: number;
+            impact: number;
         };
         /** @enum {string} */
         RiskStatus: "open" | "mitigated" | "closed";
@@ -5271,6 +5300,14 @@ export interface components {
          * @example 4
          */
         RiskResidualImpactFilter: string;
+        /**
+         * @description A day (YYYY-MM-DD, UTC) from today back to the audit log's retention
+         *     (`AUDIT_LOG_TTL`): the answer adds `moves`, where the selected risks were at
+         *     its start. Its cost grows with the tenant's risk changes since that day (at most
+         *     50,000 audit entries are read; more is 400 `VALIDATION_FAILED` asking for a
+         *     later day), so such a heat map is a costly read.
+         */
+        HeatmapMovedSince: string;
         /** @description `reviewDate` earlier than this date: the reviews overdue on it. */
         RiskReviewBefore: string;
         /** @description `createdAt` at or after this RFC 3339 time. */
@@ -5872,6 +5909,14 @@ export interface operations {
             query?: {
                 basis?: "inherent" | "residual";
                 /**
+                 * @description A day (YYYY-MM-DD, UTC) from today back to the audit log's retention
+                 *     (`AUDIT_LOG_TTL`): the answer adds `moves`, where the selected risks were at
+                 *     its start. Its cost grows with the tenant's risk changes since that day (at most
+                 *     50,000 audit entries are read; more is 400 `VALIDATION_FAILED` asking for a
+                 *     later day), so such a heat map is a costly read.
+                 */
+                movedSince?: components["parameters"]["HeatmapMovedSince"];
+                /**
                  * @description One status or a comma-separated list (`open,mitigated`).
                  * @example open,mitigated
                  */
@@ -5970,6 +6015,14 @@ export interface operations {
         parameters: {
             query?: {
                 basis?: "inherent" | "residual";
+                /**
+                 * @description A day (YYYY-MM-DD, UTC) from today back to the audit log's retention
+                 *     (`AUDIT_LOG_TTL`): the answer adds `moves`, where the selected risks were at
+                 *     its start. Its cost grows with the tenant's risk changes since that day (at most
+                 *     50,000 audit entries are read; more is 400 `VALIDATION_FAILED` asking for a
+                 *     later day), so such a heat map is a costly read.
+                 */
+                movedSince?: components["parameters"]["HeatmapMovedSince"];
                 /**
                  * @description One status or a comma-separated list (`open,mitigated`).
                  * @example open,mitigated
@@ -7851,6 +7904,14 @@ export interface operations {
             query?: {
                 basis?: "inherent" | "residual";
                 /**
+                 * @description A day (YYYY-MM-DD, UTC) from today back to the audit log's retention
+                 *     (`AUDIT_LOG_TTL`): the answer adds `moves`, where the selected risks were at
+                 *     its start. Its cost grows with the tenant's risk changes since that day (at most
+                 *     50,000 audit entries are read; more is 400 `VALIDATION_FAILED` asking for a
+                 *     later day), so such a heat map is a costly read.
+                 */
+                movedSince?: components["parameters"]["HeatmapMovedSince"];
+                /**
                  * @description One status or a comma-separated list (`open,mitigated`).
                  * @example open,mitigated
                  */
@@ -7949,6 +8010,14 @@ export interface operations {
         parameters: {
             query?: {
                 basis?: "inherent" | "residual";
+                /**
+                 * @description A day (YYYY-MM-DD, UTC) from today back to the audit log's retention
+                 *     (`AUDIT_LOG_TTL`): the answer adds `moves`, where the selected risks were at
+                 *     its start. Its cost grows with the tenant's risk changes since that day (at most
+                 *     50,000 audit entries are read; more is 400 `VALIDATION_FAILED` asking for a
+                 *     later day), so such a heat map is a costly read.
+                 */
+                movedSince?: components["parameters"]["HeatmapMovedSince"];
                 /**
                  * @description One status or a comma-separated list (`open,mitigated`).
                  * @example open,mitigated

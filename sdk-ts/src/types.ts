@@ -40,6 +40,8 @@ export type ImportReport = Schemas["ImportReport"];
 export type Heatmap = Schemas["Heatmap"];
 /** One cell of a heat map. */
 export type HeatmapCell = Heatmap["cells"][number];
+/** Where risks moved since a day: `count` of them were in `from` then (null: on no cell) and are in `to` now (null: unassessed). */
+export type HeatmapMove = Schemas["HeatmapMove"];
 
 type FilterQuery = NonNullable<paths["/v2/risks/heatmap"]["get"]["parameters"]["query"]>;
 
@@ -50,7 +52,7 @@ type FilterQuery = NonNullable<paths["/v2/risks/heatmap"]["get"]["parameters"]["
  * (`likelihood`, `impact`, `residualLikelihood`, `residualImpact`) take one
  * value or a list (any of them); `metadata` selects risks holding each key with that value.
  */
-export type RiskFilter = Omit<FilterQuery, "basis" | "status" | "treatment" | "metadata" | Factor> & {
+export type RiskFilter = Omit<FilterQuery, "basis" | "movedSince" | "status" | "treatment" | "metadata" | Factor> & {
   status?: RiskStatus | RiskStatus[];
   treatment?: RiskTreatment | RiskTreatment[];
   metadata?: Record<string, string>;
@@ -70,6 +72,8 @@ export interface RiskListParams extends ListParams, RiskFilter {
 /** The query of a heat map: every filter, and the basis (default "inherent"). */
 export interface RiskHeatmapParams extends RiskFilter {
   basis?: "inherent" | "residual";
+  /** A day (YYYY-MM-DD, UTC): the answer's `moves` say where the selected risks were when it began (a costly read). */
+  movedSince?: string;
 }
 
 /** The query of an export: every filter, the order, and the format (default "csv"). */

@@ -34,6 +34,7 @@ describe(`accessibility in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const pages: [string, string][] = [
       ["/", "Risks"],
       ["/?show=heatmap&status=open", "Risks"],
+      [`/?show=heatmap&movedSince=${new Date().toISOString().slice(0, 10)}`, "Risks"],
       [`/risks/${risk!.id}`, title],
       ["/requests", "Request log"],
       ["/events", "Events"],

@@ -32,6 +32,18 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
     // The numbers are there for a screen reader, as a table.
     await page.getByText("Risks by score band: the numbers").click();
     await expect.poll(() => page.locator("figure.chart").first().locator("tbody tr").last().textContent()).toMatch(/1\s*0\s*0\s*1$/);
+    // A risk made after today's point was taken: the next run refreshes today's
+    // point (never the day's first snapshot standing for the day), on Trends and
+    // on the Report, and the page says as of when.
+    const mid = unique("Courier strike");
+    await page.goto("/");
+    await createRisk(page, mid, "3", "2");
+    await settled(page, mid);
+    await expect.poll(async () => {
+      await page.goto("/trends");
+      return page.locator("figure.chart .chart-summary").first().textContent({ timeout: 10_000 }).catch(() => "no chart");
+    }, { timeout: 30_000, interval: 1000 }).toMatch(/Low: 1, Medium: 1, High: 0, Critical: 1 on \d{4}-\d{2}-\d{2}\./);
+    expect(await page.getByTestId("trends-as-of").textContent()).toMatch(/as of \d{2}:\d{2} UTC/);
     const dir = process.env.E2E_SCREENSHOTS;
     if (dir) await page.screenshot({ path: `${dir}/dashboard-trends.png`, fullPage: true });
 
@@ -59,8 +71,37 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
     expect(await page.locator("table.heatmap").isVisible()).toBe(true);
     expect(await page.locator(".report").getByRole("link", { name: high }).isVisible()).toBe(true);
     expect(await page.locator('svg[data-chart="bands"]').isVisible()).toBe(true);
+    expect(await page.locator(".report figure.chart .chart-summary").first().textContent()).toMatch(/Low: 1, Medium: 1, High: 0, Critical: 1 on /);
     if (dir) await page.screenshot({ path: `${dir}/dashboard-report.png`, fullPage: true });
     const pdf = await page.pdf({ format: "A4" });
     expect(pdf.byteLength).toBeGreaterThan(10_000);
+  });
+
+  it("shows on the heat map where risks moved from since a picked day, as a table too", async () => {
+    const { page } = await env.browser();
+    await signIn(page, await env.server().account());
+    const made = unique("Flood");
+    await createRisk(page, made, "2", "3");
+    await settled(page, made);
+    await page.goto("/?show=heatmap");
+    await page.locator('[data-cell="2x3"]').waitFor();
+    expect(await page.getByRole("table", { name: /Where risks moved/ }).count()).toBe(0);
+
+    const today = new Date().toISOString().slice(0, 10);
+    await page.getByLabel("Show moves since").fill(today);
+    await expect.poll(() => new URL(page.url()).searchParams.get("movedSince")).toBe(today);
+    const moves = page.getByRole("table", { name: `Where risks moved from since ${today} (UTC)` });
+    await moves.waitFor();
+    expect((await moves.locator("tbody tr").allTextContents()).map((t) => t.replace(/\s+/g, " "))).toEqual([
+      "not on the map (new or not assessed)likelihood 2, impact 31",
+    ]);
+    expect(await page.locator('[data-cell="2x3"]').getAttribute("aria-label")).toBe(`Likelihood 2, impact 3: 1 risk; since ${today}, 1 came in, 0 left`);
+    expect(await page.locator('[data-flow="2x3"]').textContent()).toBe("+1");
+    // A reload keeps the day (it is in the address); Hide moves takes it away.
+    await page.reload();
+    await moves.waitFor();
+    await page.getByRole("button", { name: "Hide moves" }).click();
+    await expect.poll(() => page.getByRole("table", { name: /Where risks moved/ }).count()).toBe(0);
+    expect(new URL(page.url()).searchParams.get("movedSince")).toBeNull();
   });
 });

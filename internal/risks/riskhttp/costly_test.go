@@ -46,6 +46,7 @@ func TestCostlyReads(t *testing.T) {
 		{"/risks/heatmap", "owner=bob", true},
 		{"/risks/heatmap", "minScore=1", true},
 		{"/risks/heatmap", "q=vendor", true},
+		{"/risks/heatmap", "movedSince=2026-01-01", true},
 		{"/risks/export", "", true},
 		{"/risks/:id", "", false},
 	}

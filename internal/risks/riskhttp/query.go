@@ -144,10 +144,11 @@ func costlyList(c echo.Context) bool {
 }
 
 // costlyHeatmap is the heat map's route.Costly: one the counts do not answer
-// (risks.Query.Counted) counts the selected risks one by one.
+// (risks.Query.Counted) counts the selected risks one by one, and movedSince reads
+// the audit log's entries since its date.
 func costlyHeatmap(c echo.Context) bool {
-	q, err := queryOf(c.QueryParams(), "basis")
-	return err == nil && !q.Counted()
+	q, err := queryOf(c.QueryParams(), "basis", "movedSince")
+	return err == nil && (!q.Counted() || c.QueryParams().Has("movedSince"))
 }
 
 // list reads a comma-separated list of allowed values.

@@ -4,6 +4,7 @@
 package riskhttp
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -32,6 +33,18 @@ type Config struct {
 	ImportTimeout time.Duration
 	// Now is the clock. Optional. Default time.Now.
 	Now func() time.Time
+	// Past answers the heat map's movedSince from the audit log (trends.Store).
+	// Optional: without it movedSince is refused as unknown.
+	Past PastReader
+	// AuditLogTTL is AUDIT_LOG_TTL: a movedSince older than it is refused, its
+	// entries being swept. Required with Past.
+	AuditLogTTL time.Duration
+}
+
+// PastReader tells what risks were on a basis at an instant, from the changes
+// since (trends.Store.Past); ok is false past its bound of entries.
+type PastReader interface {
+	Past(ctx context.Context, tenantID string, since time.Time, basis risks.Basis) (past map[string]risks.Past, ok bool, err error)
 }
 
 type handlers struct {
@@ -39,13 +52,16 @@ type handlers struct {
 	requireIfMatch bool
 	maxImportRows  int
 	now            func() time.Time
+	past           PastReader
+	auditLogTTL    time.Duration
 }
 
 // Routes declares the risk routes: reads need risks:read, writes risks:write, every
 // write honours Idempotency-Key (docs/idempotency.md), every body is JSON but the
 // import's, a multipart upload like an attachment's.
 func Routes(cfg Config) []route.Route {
-	h := handlers{risks: cfg.Risks, requireIfMatch: cfg.RequireIfMatch, maxImportRows: cfg.MaxImportRows, now: cfg.Now}
+	h := handlers{risks: cfg.Risks, requireIfMatch: cfg.RequireIfMatch, maxImportRows: cfg.MaxImportRows, now: cfg.Now,
+		past: cfg.Past, auditLogTTL: cfg.AuditLogTTL}
 	if h.now == nil {
 		h.now = time.Now
 	}

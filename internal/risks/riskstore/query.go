@@ -410,3 +410,35 @@ func (s *Store) scannedHeatmap(ctx context.Context, tenantID string, q risks.Que
 	}
 	return heatmapOf(cells), nil
 }
+
+// movesBatch bounds the IDs one statement of Factors names.
+const movesBatch = 500
+
+// Factors returns the basis' factors now of the risks among ids that q selects
+// (docs/register.md, "Moved since"): a heat map's risks that moved. Read by
+// primary key, movesBatch at a time, each row checked against q's filters.
+func (s *Store) Factors(ctx context.Context, tenantID string, q risks.Query, basis risks.Basis, ids []string) (map[string]risks.Now, error) {
+	l, i := "likelihood", "impact"
+	if basis == risks.BasisResidual {
+		l, i = "residual_likelihood", "residual_impact"
+	}
+	out := make(map[string]risks.Now, len(ids))
+	for start := 0; start < len(ids); start += movesBatch {
+		batch := ids[start:min(start+movesBatch, len(ids))]
+		sel, err := s.selected(ctx, tenantID, q, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		var rows []struct {
+			ID   string
+			L, I *int
+		}
+		if err := sel.Where("risks.id IN ?", batch).Select("risks.id AS id, " + l + " AS l, " + i + " AS i").Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("risk factors: %w", err)
+		}
+		for _, r := range rows {
+			out[r.ID] = risks.Now{Likelihood: r.L, Impact: r.I}
+		}
+	}
+	return out, nil
+}

@@ -40,6 +40,15 @@ describe(`the register against a real riskapi (${process.env.TEST_DATABASE_URL ?
     expect(h.cells).toHaveLength(25);
     expect(h.cells.reduce((n, c) => n + c.count, 0)).toBe(6);
     expect(h.cells.find((c) => c.likelihood === 1 && c.impact === 2)?.count).toBe(2);
+
+    // Since today: all were made today, so each came from no cell; one moved on since.
+    await client.risks.update(made[0]!.id, { likelihood: 5, impact: 5 });
+    const today = new Date().toISOString().slice(0, 10);
+    const moved = await client.risks.heatmap({ category, status: "open", movedSince: today });
+    expect(moved.movedSince).toBe(today);
+    expect(moved.moves).toContainEqual({ from: null, to: { likelihood: 5, impact: 5 }, count: 1 });
+    expect(moved.moves!.every((m) => m.from === null)).toBe(true);
+    expect(moved.moves!.reduce((n, m) => n + m.count, 0)).toBe(6);
   });
 
   it("imports once when the answer is lost, after a dry run that wrote nothing; the export streams the rows back", async () => {

@@ -50,8 +50,12 @@ export function TrendCharts({ series }: { series: TrendSeries }) {
     { name: "Actions overdue", cls: "series-b", values: points.map((p) => p.actionsOverdue) },
     { name: "Outside appetite", cls: "band-critical", values: points.map((p) => p.outsideAppetite) },
   ];
+  const last = points[points.length - 1]!;
   return (
     <>
+      <p class="hint" data-testid="trends-as-of">
+        Latest point: {last.day}, as of {last.takenAt.slice(11, 16)} UTC (the server's last snapshot; it refreshes today's on each run of its schedule).
+      </p>
       <LineChart id="bands" title="Risks by score band" labels={labels} series={bands} />
       <LineChart id="overdue" title="Overdue reviews and actions, and risks outside appetite" labels={labels} series={overdue} />
     </>

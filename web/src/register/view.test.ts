@@ -18,6 +18,15 @@ describe("the list's view in the URL", () => {
     expect(url).toBe("/?status=open%2Cmitigated&treatment=avoid&category=IT+%26+OT&owner=ada%40x.test&minScore=4&maxScore=20&overdue=1&q=vendor+dpa&sort=-reviewDate&basis=residual&likelihood=2&impact=5&cursor=c1&cursor=c2");
   });
 
+  it("keeps the heat map's moved-since day in the URL, on the heat map only; a day it cannot read is named", () => {
+    const v = { ...EMPTY_VIEW, show: "heatmap" as const, basis: "residual" as const, movedSince: "2026-11-30" };
+    expect(viewURL(v)).toBe("/?show=heatmap&basis=residual&movedSince=2026-11-30");
+    expect(read(viewURL(v))).toEqual(v);
+    expect(viewURL({ ...v, show: "list" })).not.toContain("movedSince");
+    expect(read("/?movedSince=2026-11-30")).toEqual(EMPTY_VIEW);
+    expect(ignoredParams(new URL("/?show=heatmap&movedSince=last+week", "http://x").searchParams)).toEqual(["movedSince=last week"]);
+  });
+
   it("is / for the default view, and leaves out what it does not know", () => {
     expect(viewURL(EMPTY_VIEW)).toBe("/");
     expect(read("/?status=open,bogus&sort=owner&minScore=99&likelihood=7&impact=2&show=nope")).toEqual({ ...EMPTY_VIEW, status: ["open"] });

@@ -48,11 +48,14 @@ export interface ListView {
   show: "list" | "heatmap";
   /** The heat map's basis when shown. */
   basis: Basis;
+  /** The day (YYYY-MM-DD, UTC) the heat map shows moves since, "" for none. */
+  movedSince: string;
   /** The cursors of the pages before this one, oldest first. */
   cursors: string[];
 }
 
 const score = (s: string | null) => (s !== null && /^([1-9]|1\d|2[0-5])$/.test(s) ? s : "");
+const date = (s: string | null) => (s !== null && /^\d{4}-\d{2}-\d{2}$/.test(s) ? s : "");
 const factor = (s: string | null) => (s !== null && /^[1-5]$/.test(s) ? Number(s) : undefined);
 const list = <T extends string>(s: string | null, all: readonly T[]) =>
   (s ?? "").split(",").filter((x): x is T => (all as readonly string[]).includes(x));
@@ -65,7 +68,7 @@ const inverted = (q: URLSearchParams) => {
 
 /** The view's parameters read once each (readView takes the first value); `cursor` is a list. */
 const VIEW_PARAMS = new Set([
-  "status", "treatment", "category", "owner", "minScore", "maxScore", "overdue", "q", "sort", "show", "basis", "likelihood", "impact",
+  "status", "treatment", "category", "owner", "minScore", "maxScore", "overdue", "q", "sort", "show", "basis", "likelihood", "impact", "movedSince",
 ]);
 
 /** readView reads the list's view from the URL's query; a value it does not know is left out. */
@@ -88,6 +91,7 @@ export function readView(q: URLSearchParams): ListView {
     cell: l !== undefined && i !== undefined ? { basis, likelihood: l, impact: i } : undefined,
     show: q.get("show") === "heatmap" ? "heatmap" : "list",
     basis,
+    movedSince: q.get("show") === "heatmap" ? date(q.get("movedSince")) : "",
     cursors: q.getAll("cursor"),
   };
 }
@@ -107,7 +111,7 @@ export function ignoredParams(q: URLSearchParams): string[] {
   const valid: Record<string, (s: string) => boolean> = {
     status: each(STATUSES), treatment: each(TREATMENTS), minScore: (s) => score(s) !== "", maxScore: (s) => score(s) !== "",
     overdue: one(["0", "1"]), sort: isSort, show: one(["list", "heatmap"]), basis: one(["inherent", "residual"]),
-    likelihood: (s) => factor(s) !== undefined, impact: (s) => factor(s) !== undefined,
+    likelihood: (s) => factor(s) !== undefined, impact: (s) => factor(s) !== undefined, movedSince: (s) => date(s) !== "",
   };
   const out: string[] = [];
   const bounds = inverted(q);
@@ -143,6 +147,7 @@ export function viewURL(v: ListView): string {
   set("sort", v.sort);
   const basis = v.cell?.basis ?? (v.show === "heatmap" ? v.basis : "inherent");
   set("basis", basis === "residual" ? "residual" : "");
+  set("movedSince", v.show === "heatmap" ? v.movedSince : "");
   if (v.cell) {
     q.set("likelihood", String(v.cell.likelihood));
     q.set("impact", String(v.cell.impact));
@@ -155,7 +160,7 @@ export function viewURL(v: ListView): string {
 /** EMPTY_VIEW is the list as it opens: every risk, newest first. */
 export const EMPTY_VIEW: ListView = {
   status: [], treatment: [], category: "", owner: "", minScore: "", maxScore: "", overdue: false, q: "", sort: "",
-  cell: undefined, show: "list", basis: "inherent", cursors: [],
+  cell: undefined, show: "list", basis: "inherent", movedSince: "", cursors: [],
 };
 
 /** today is the local calendar date, YYYY-MM-DD: a review dated before it is overdue. */
