@@ -7,6 +7,7 @@ import "./heatmap.css";
 import { useEffect, useState } from "preact/hooks";
 import type { Heatmap } from "@riskapi/sdk";
 import { api, explain } from "../api";
+import { canRead } from "../offline";
 import { isOffline, Offline } from "../pages/common";
 import { useOnline } from "../state";
 import { apiFilter, cellURL, viewURL, type Basis, type ListView } from "./view";
@@ -31,7 +32,7 @@ export function HeatmapView({ view }: { view: ListView }) {
   const online = useOnline();
   const key = viewURL(view);
   useEffect(() => {
-    if (isOffline()) return setOffline(true);
+    if (!canRead()) return setOffline(true);
     let live = true;
     api().risks.heatmap({ ...apiFilter(view), basis: view.basis }).then(
       (m) => live && (setMap(m), setError(""), setOffline(false)),
