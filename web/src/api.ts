@@ -46,7 +46,7 @@ function newClient(maxRetries?: number): RiskApi {
  * browser is back online.
  */
 export function api(): RiskApi {
-  if (!navigator.onLine) return (offlineClient ??= newClient(0));
+  if (globalThis.navigator?.onLine === false) return (offlineClient ??= newClient(0));
   return (client ??= newClient());
 }
 

@@ -79,7 +79,7 @@ function noteCopy(at: string | undefined): void {
 export async function offlineFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const owner = identity();
   const method = (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
-  const url = new URL(input instanceof Request ? input.url : String(input), location.href);
+  const url = new URL(input instanceof Request ? input.url : String(input), globalThis.location?.href ?? "http://localhost/");
   if (owner && method === "GET" && url.pathname.startsWith("/v1/")) {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined));
     headers.set(OWNER_HEADER, label(owner));
