@@ -59,7 +59,8 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   if (offline && !risk) {
     return (
       <section>
-        {navigator.onLine ? <Offline what="this risk" /> : (
+        {/* Offline with the service worker: its copies of this user's reads had none of this risk (offline.ts). */}
+        {navigator.onLine || !navigator.serviceWorker?.controller ? <Offline what="this risk" /> : (
           <p class="offline-note" role="status">
             This risk is not available offline: this browser did not read it, or a list showing it, before going offline.
             Changes you make are kept and sent when you are back online.
