@@ -112,6 +112,38 @@ func TestBuildHasNoInlineScriptAndNothingFromElsewhere(t *testing.T) {
 	}
 }
 
+// The service worker (src/sw/sw.ts) must come from the root, so that its scope is
+// the whole app, as a script under the same policy, and never from a cache that
+// outlives a release: each release's worker lists that release's files.
+func TestServiceWorkerIsServedFromTheRoot(t *testing.T) {
+	e := newServer(t)
+	rec := do(e, http.MethodGet, "/sw.js")
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Type"), "javascript") {
+		t.Fatalf("GET /sw.js: %d %q, want the worker's script", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	for name, want := range map[string]string{"Cache-Control": "no-cache", "Content-Security-Policy": ContentSecurityPolicy} {
+		if got := rec.Header().Get(name); got != want {
+			t.Errorf("GET /sw.js: %s = %q, want %q", name, got, want)
+		}
+	}
+	body := rec.Body.String()
+	if strings.Contains(body, "__RISKAPI_") || strings.Contains(body, "export {") || strings.Contains(body, "import ") {
+		t.Errorf("sw.js is not a finished classic script (a placeholder or a module statement is left in it)")
+	}
+	err := fs.WalkDir(Files(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || name == "index.html" || name == "sw.js" {
+			return err
+		}
+		if !strings.Contains(body, `"/`+name+`"`) {
+			t.Errorf("sw.js does not store /%s: the page that needs it would not open offline", name)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestAssetsAreCachedByTheirHashedName(t *testing.T) {
 	e := newServer(t)
 	assets, err := fs.Glob(Files(), "assets/*.js")

@@ -1,5 +1,7 @@
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { defineConfig, type Plugin } from "vite";
+import { defineConfig, transformWithOxc, type Plugin } from "vite";
 
 // The SDK is compiled from its source, so building the dashboard never
 // depends on sdk-ts having been built first (sdk-ts is the dashboard's only
@@ -26,8 +28,37 @@ function inFirstLoad(id: string, graph: Graph): string | null {
   return firstLoad.has(id) ? "index" : null;
 }
 
+// The service worker (src/sw/sw.ts, docs/dashboard.md "Offline") is a file of
+// its own at the root, /sw.js, so that its scope is the whole app: compiled
+// from TypeScript alone (it imports nothing), with the list of the build's
+// files it stores at install and a hash of them that names its cache. Its
+// text changes whenever a file of the build does, so a new release installs a
+// new worker. Not minified: it is no part of the first load.
+const swSource = fileURLToPath(new URL("src/sw/sw.ts", import.meta.url));
+const publicDir = fileURLToPath(new URL("public", import.meta.url));
+const serviceWorker: Plugin = {
+  name: "riskapi:service-worker",
+  apply: "build",
+  enforce: "post",
+  async generateBundle(_options, bundle) {
+    const built = Object.keys(bundle).filter((f) => f !== "index.html");
+    const files = ["/", ...[...built, ...readdirSync(publicDir)].sort().map((f) => "/" + f)];
+    const hash = createHash("sha256");
+    for (const name of Object.keys(bundle).sort()) {
+      const out = bundle[name]!;
+      hash.update(name).update(out.type === "chunk" ? out.code : out.source);
+    }
+    const { code } = await transformWithOxc(readFileSync(swSource, "utf8"), swSource, { lang: "ts" });
+    const source = code
+      .replace(/^export \{\};\n/m, "")
+      .replace("__RISKAPI_FILES__", JSON.stringify(files))
+      .replace("__RISKAPI_BUILD__", JSON.stringify(hash.digest("hex").slice(0, 16)));
+    this.emitFile({ type: "asset", fileName: "sw.js", source });
+  },
+};
+
 export default defineConfig({
-  plugins: [resetFirstLoad],
+  plugins: [resetFirstLoad, serviceWorker],
   // JSX for Preact (the automatic runtime, as tsconfig.json says).
   oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
   resolve: {

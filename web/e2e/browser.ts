@@ -25,8 +25,13 @@ export const API_VERSION = "2027-01-15";
  * `version` is null: then nothing overrides what the page itself sends (a test
  * of changes queued in an older version), and the tests' own requests speak
  * the tenant's pin, the newest for a tenant made now.
+ *
+ * The dashboard's service worker (src/sw/sw.ts) is blocked unless
+ * `serviceWorker` is true: Playwright's page.route does not see the requests a
+ * service worker answers, and most tests route requests to fail them; a test
+ * of the worker itself (offline.test.ts) lets it run.
  */
-export async function openBrowser(baseUrl: string, version: string | null = API_VERSION): Promise<Browser> {
+export async function openBrowser(baseUrl: string, version: string | null = API_VERSION, serviceWorker = false): Promise<Browser> {
   const dir = await mkdtemp(join(tmpdir(), "riskapi-e2e-chromium-"));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath,
@@ -37,6 +42,7 @@ export async function openBrowser(baseUrl: string, version: string | null = API_
     ...(version ? { extraHTTPHeaders: { "Riskapi-Version": version } } : {}),
     viewport: { width: 1280, height: 800 },
     acceptDownloads: true,
+    serviceWorkers: serviceWorker ? "allow" : "block",
     args: [
       "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
       "--disable-component-update", "--disable-sync",

@@ -14,7 +14,7 @@ import type { CDPSession, Page } from "playwright-core";
 import { readFileSync } from "node:fs";
 import { get } from "node:http";
 import { describe, expect, it } from "vitest";
-import { openBrowser } from "./browser";
+import { API_VERSION, openBrowser } from "./browser";
 import { startServer } from "./server";
 import { harness, signIn, viewsLoaded } from "./ui";
 
@@ -119,9 +119,14 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** loadSignedOut opens / in a fresh profile (nothing cached) and returns what it fetched until the form was usable. */
+/**
+ * loadSignedOut opens / in a fresh profile (nothing cached) and returns what it
+ * fetched until the form was usable. The service worker runs, as in any browser:
+ * it is registered once the page has loaded, and what it stores is no part of
+ * the first load.
+ */
 async function loadSignedOut(baseUrl: string, throttle: boolean): Promise<{ at: number; fetched: Fetched[] }> {
-  const b = await openBrowser(baseUrl);
+  const b = await openBrowser(baseUrl, API_VERSION, true);
   try {
     const cdp = await b.context.newCDPSession(b.page);
     const fetched = await record(cdp);

@@ -49,7 +49,10 @@ export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
  * binary built for the run, a fresh database, env added to its environment),
  * and browsers, each with a fresh profile, closed after each test.
  */
-export function harness(env: Record<string, string> = {}): { server: () => Server; browser: (version?: string | null) => Promise<Browser> } {
+export function harness(env: Record<string, string> = {}): {
+  server: () => Server;
+  browser: (version?: string | null, serviceWorker?: boolean) => Promise<Browser>;
+} {
   let server: Server | undefined;
   const browsers: Browser[] = [];
   beforeAll(async () => {
@@ -64,8 +67,9 @@ export function harness(env: Record<string, string> = {}): { server: () => Serve
   return {
     server: () => server!,
     // version: the Riskapi-Version of every request (openBrowser); null sends none over the page's own.
-    browser: async (version?: string | null) => {
-      const b = await openBrowser(server!.baseUrl, version);
+    // serviceWorker: let the dashboard's service worker run (openBrowser).
+    browser: async (version?: string | null, serviceWorker?: boolean) => {
+      const b = await openBrowser(server!.baseUrl, version, serviceWorker);
       browsers.push(b);
       return b;
     },

@@ -7,6 +7,7 @@
  */
 import { etag, NetworkError, RiskApi, RiskApiError } from "@riskapi/sdk";
 import { mode } from "./mode";
+import { offlineFetch } from "./offline";
 
 // The API's shapes come from docs/openapi.yaml through the SDK's generated types.
 export type {
@@ -23,17 +24,30 @@ export { etag, NetworkError, RiskApiError };
 export const UNAUTHENTICATED = "riskapi:unauthenticated";
 
 let client: RiskApi | undefined;
+let offlineClient: RiskApi | undefined;
 
-/** api is the tab's SDK client; reads give up after 10 s, so a page never hangs on "Loading…". */
-export function api(): RiskApi {
-  client ??= new RiskApi({
+function newClient(maxRetries?: number): RiskApi {
+  return new RiskApi({
     session: true,
     maxElapsedMs: 10_000,
+    ...(maxRetries === undefined ? {} : { maxRetries }),
     onUnauthorized: () => dispatchEvent(new Event(UNAUTHENTICATED)),
     // The Test data switch: every request says the mode it reads and writes in.
     testData: () => mode() === "test",
+    // Reads labelled with their user, for the service worker's cache (offline.ts).
+    fetch: (input, init) => offlineFetch(input, init),
   });
-  return client;
+}
+
+/**
+ * api is the tab's SDK client; reads give up after 10 s, so a page never hangs
+ * on "Loading…". Offline, it tries once: the service worker answers from the
+ * user's cache at once or not at all, and retrying cannot help until the
+ * browser is back online.
+ */
+export function api(): RiskApi {
+  if (globalThis.navigator?.onLine === false) return (offlineClient ??= newClient(0));
+  return (client ??= newClient());
 }
 
 /** isUnavailable is true for a 404 on a whole route: this server does not offer the feature. */

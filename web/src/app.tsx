@@ -46,7 +46,8 @@ export function App() {
         // Offline at start-up: the last known user goes on working; the outbox keeps their changes.
         const owner = identity();
         setSession(owner ? { me: undefined, owner } : null);
-        setError(explain(err));
+        // Offline, the header says so and the pages show what this browser kept (offline.ts).
+        setError(navigator.onLine ? explain(err) : "");
         setSignOutWaits(signOutPending());
       },
     );

@@ -8,6 +8,7 @@ import { Outbox } from "./outbox/outbox";
 import { sdkTransport } from "./outbox/send";
 import { ChangeStore } from "./outbox/store";
 import { mode } from "./mode";
+import { registerServiceWorker } from "./offline";
 import { identity, onIdentityChange } from "./session";
 import { setOutbox } from "./state";
 import "./style.css";
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   addEventListener("online", () => box.retryNow());
   onIdentityChange(() => box.retryNow());
   render(<App />, document.getElementById("app")!);
+  // The app and the user's reads kept for a reload offline (offline.ts).
+  registerServiceWorker();
 }
 
 void main();

@@ -5,6 +5,7 @@
  * sent with another user's cookie (docs/dashboard.md, "Whose change it is").
  */
 import { api, NetworkError, RiskApiError, type Me } from "./api";
+import { cacheBelongsTo } from "./offline";
 import type { Owner } from "./outbox/change";
 import { SESSION_LOCK } from "./outbox/outbox";
 
@@ -116,10 +117,13 @@ export function whoAmI(): Promise<Session | null> {
       // Offline: no retries, so the last known user can go on working at once.
       const me = await api().account.me({ maxRetries: navigator.onLine ? 3 : 0 });
       setIdentity(ownerOf(me));
+      // The service worker keeps this user's reads, and only theirs.
+      await cacheBelongsTo(ownerOf(me));
       return { me, owner: ownerOf(me) };
     } catch (err) {
       if (err instanceof RiskApiError && err.status === 401) {
         setIdentity(null);
+        await cacheBelongsTo(null);
         return null;
       }
       throw err;
@@ -136,6 +140,8 @@ export function signIn(email: string, password: string): Promise<Session> {
     await api().account.signIn(email, password);
     const me = await api().account.me();
     setIdentity(ownerOf(me));
+    // An earlier user's reads are deleted before this user's are read.
+    await cacheBelongsTo(ownerOf(me));
     return { me, owner: ownerOf(me) };
   });
 }
@@ -156,5 +162,7 @@ export function signOut(): Promise<void> {
       localStorage.setItem(PENDING, "1");
     }
     setIdentity(null);
+    // The user's reads kept for offline use go with them (docs/dashboard.md, "Offline").
+    await cacheBelongsTo(null);
   });
 }

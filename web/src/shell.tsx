@@ -5,9 +5,10 @@
  * first load); it is fetched at start-up for a browser that has a signed-in user,
  * else when the sign-in form is submitted, and it preloads every page's chunk.
  */
-import { useEffect } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { PendingIndicator } from "./changes";
 import { lazy, preloadViews } from "./lazy";
+import { offlineCopy, onOfflineCopy } from "./offline";
 import { setMode, type Mode } from "./mode";
 import { onLinkClick } from "./router";
 import { isAdmin, type Session } from "./session";
@@ -52,10 +53,14 @@ export function Shell(props: {
           Test data: you are viewing the sandbox. Nothing here touches live data; changes made now are saved to the sandbox.
         </p>
       )}
-      {confirmSignOut > 0 && (
-        <ConfirmSignOut count={confirmSignOut} onChoose={props.onSignOut} onCancel={props.onCancelSignOut} />
-      )}
-      {error && <p class="error" role="alert">{error}</p>}
+      {/* One row under the header for them all: each had the row to itself, and an error covered the sign-out question. */}
+      <div class="notices">
+        {confirmSignOut > 0 && (
+          <ConfirmSignOut count={confirmSignOut} onChoose={props.onSignOut} onCancel={props.onCancelSignOut} />
+        )}
+        {error && <p class="error" role="alert">{error}</p>}
+        <OfflineCopy />
+      </div>
       {/* Keyed by mode: every page reads again when the switch moves. */}
       <main id="main" tabIndex={-1} key={mode}>{page(path, session)}</main>
       <ChangesPanel />
@@ -76,6 +81,22 @@ function page(path: string, session: Session) {
   if (path === "/account/password") return <AccountPage session={session} />;
   if (path === "/admin" || path.startsWith("/admin/")) return <AdminPage path={path} session={session} />;
   return <NotFound />;
+}
+
+/**
+ * OfflineCopy marks what the page shows as possibly out of date while it
+ * comes from the service worker's cache (offline.ts): a reload offline shows
+ * the lists and risks as this browser last read them.
+ */
+function OfflineCopy() {
+  const [at, setAt] = useState(offlineCopy);
+  useEffect(() => onOfflineCopy(() => setAt(offlineCopy())), []);
+  if (!at) return null;
+  return (
+    <p class="offline-copy" role="status" data-testid="offline-copy">
+      Saved copy: what you see was read <time dateTime={at}>{new Date(at).toLocaleString()}</time> and may be out of date.
+    </p>
+  );
 }
 
 /** Header: navigation (Audit log and Admin for admins only), the pending-changes indicator, the user's menu. */

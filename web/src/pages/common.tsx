@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { api, explain, isUnavailable, NetworkError, type Page, type User } from "../api";
 import type { Change } from "../outbox/change";
+import { canRead } from "../offline";
 import { identity } from "../session";
 import { outbox, useOnline } from "../state";
 import { useSettled } from "../settled";
@@ -69,8 +70,9 @@ export function isOffline(err?: unknown): boolean {
 /**
  * useList reads a page with fetch (an SDK call) whenever `key` changes, and
  * again when a change settles or the browser comes back online; a null key
- * reads nothing. Offline it does not try (the SDK would retry for seconds
- * behind "Loading…"): it says at once that the browser is offline.
+ * reads nothing. Offline it reads once, answered by the service worker from
+ * the user's cache (offline.ts), and says at once when that has no copy; with
+ * no service worker it does not try.
  */
 export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): Loaded<T> {
   const [page, setPage] = useState<Page<T> | undefined>();
@@ -84,7 +86,7 @@ export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): L
       setOffline(true);
       setError(offlineMessage("this list"));
     };
-    if (isOffline()) return gone();
+    if (!canRead()) return gone();
     fetch().then(
       (p) => {
         setPage(p);

@@ -10,6 +10,7 @@ import { actorName, requestHref } from "../audit";
 import { useOnline } from "../state";
 import { useSettled } from "../settled";
 import { ChangeList, useActorNames, When } from "./audit";
+import { canRead } from "../offline";
 import { isOffline, Offline } from "./common";
 
 const PAGE = 50;
@@ -22,7 +23,7 @@ export function RiskHistory({ riskId }: { riskId: string }) {
   const [offline, setOffline] = useState(false);
   const online = useOnline();
   const load = useCallback((cursor?: string) => {
-    if (isOffline()) return setOffline(true);
+    if (!canRead()) return setOffline(true);
     api().auditLog.historyPage(riskId, { limit: PAGE, ...(cursor ? { cursor } : {}) }).then(
       (p) => {
         setEntries((was) => (cursor ? [...(was ?? []), ...p.data] : p.data));

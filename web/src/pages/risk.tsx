@@ -16,6 +16,7 @@ import { navigate } from "../router";
 import { outbox, useChanges, useOnline } from "../state";
 import { useSettled } from "../settled";
 import { useTitle } from "../title";
+import { canRead } from "../offline";
 import { Field, fieldErrors, isOffline, KeptAside, Offline, ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
 import { Conflicts } from "./conflict";
 import { RiskHistory } from "./history";
@@ -40,7 +41,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   const gone = useRef<string | undefined>(undefined);
   const load = useCallback(() => {
     if (gone.current === id) return;
-    if (isOffline()) return setOffline(true);
+    if (!canRead()) return setOffline(true);
     api().risks.get(id).then(
       (r) => {
         setRisk(r);
@@ -62,7 +63,20 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   useEffect(load, [load, online]);
   useSettled(load);
   useTitle(risk?.title);
-  if (offline && !risk) return <section><Offline what="this risk" /><p><a href="/">Back to risks</a></p></section>;
+  if (offline && !risk) {
+    return (
+      <section>
+        {/* Offline with the service worker: its copies of this user's reads had none of this risk (offline.ts). */}
+        {navigator.onLine || !navigator.serviceWorker?.controller ? <Offline what="this risk" /> : (
+          <p class="offline-note" role="status">
+            This risk is not available offline: this browser did not read it, or a list showing it, before going offline.
+            Changes you make are kept and sent when you are back online.
+          </p>
+        )}
+        <p><a href="/">Back to risks</a></p>
+      </section>
+    );
+  }
   if (error && !risk) return <section><p class="error" role="alert">{error}</p><p><a href="/">Back to risks</a></p></section>;
   if (!risk) return <p class="loading">Loading…</p>;
   return (

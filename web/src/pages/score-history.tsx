@@ -10,6 +10,7 @@ import { api, explain } from "../api";
 import { LineChart } from "../charts/line";
 import { useOnline } from "../state";
 import { useSettled } from "../settled";
+import { canRead } from "../offline";
 import { isOffline } from "./common";
 
 /** ScoreHistoryChart draws the risk's score history; nothing while offline or before the first score. */
@@ -20,7 +21,7 @@ export function ScoreHistoryChart({ riskId }: { riskId: string }) {
   const [settled, setSettled] = useState(0);
   useSettled(useCallback(() => setSettled((n) => n + 1), []));
   useEffect(() => {
-    if (isOffline()) return;
+    if (!canRead()) return;
     let live = true;
     new Trends(api()).scoreHistory(riskId).then(
       (p) => live && (setPoints(p), setError("")),

@@ -10,6 +10,7 @@ import { api, explain } from "../api";
 import { LineChart, type Series } from "../charts/line";
 import { withQuery, useQuery, navigate } from "../router";
 import { useOnline } from "../state";
+import { canRead } from "../offline";
 import { isOffline, Offline } from "./common";
 
 type Interval = "day" | "week" | "month";
@@ -23,7 +24,7 @@ export function useTrends(interval: Interval): { series?: TrendSeries; error: st
   const [offline, setOffline] = useState(false);
   const online = useOnline();
   useEffect(() => {
-    if (isOffline()) return setOffline(true);
+    if (!canRead()) return setOffline(true);
     let live = true;
     const days = interval === "day" ? 90 : interval === "week" ? 364 : 1095;
     const to = new Date();

@@ -8,6 +8,7 @@ import "./heatmap.css";
 import { useEffect, useState } from "preact/hooks";
 import type { Heatmap, HeatmapMove } from "@riskapi/sdk";
 import { api, explain } from "../api";
+import { canRead } from "../offline";
 import { isOffline, Offline } from "../pages/common";
 import { navigate } from "../router";
 import { useOnline } from "../state";
@@ -33,7 +34,7 @@ export function HeatmapView({ view }: { view: ListView }) {
   const online = useOnline();
   const key = viewURL(view);
   useEffect(() => {
-    if (isOffline()) return setOffline(true);
+    if (!canRead()) return setOffline(true);
     let live = true;
     api().risks.heatmap({ ...apiFilter(view), basis: view.basis, ...(view.movedSince ? { movedSince: view.movedSince } : {}) }).then(
       (m) => live && (setMap(m), setError(""), setOffline(false)),

@@ -6,7 +6,8 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, type Page, type Risk } from "../api";
-import { isOffline, useList } from "../pages/common";
+import { canRead } from "../offline";
+import { useList } from "../pages/common";
 import { navigate } from "../router";
 import { useOnline } from "../state";
 import { useSettled } from "../settled";
@@ -62,7 +63,7 @@ export function RiskCount({ view }: { view: ListView }) {
   const [reads, setReads] = useState(0);
   useSettled(useCallback(() => setReads((n) => n + 1), []));
   useEffect(() => {
-    if (isOffline()) return;
+    if (!canRead()) return;
     let live = true;
     api().risks.heatmap({ ...apiFilter(view), basis: "inherent" }).then(
       (m) => live && setTotal(m.cells.reduce((n, c) => n + c.count, m.unassessed)),
