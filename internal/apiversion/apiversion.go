@@ -5,8 +5,8 @@
 // Handlers, stores and views speak only the newest version; the edge translates.
 //
 // It knows nothing of HTTP, SQL or the resources' Go types: a change works on the
-// decoded JSON object of a resource type ("risk", "attachment", …, the types of
-// internal/changes' actions).
+// JSON object of a resource type ("risk", "attachment", …, the types of
+// internal/changes' actions), decoded, or its members' encoded values.
 package apiversion
 
 import (
@@ -36,20 +36,39 @@ type Change struct {
 	Description string
 	// Resources are the resource types whose objects it changes ("risk").
 	Resources []string
-	// Members are the top-level members of an object its Response and Event
-	// transforms read or write ("owner"): an answer is rendered by decoding only
-	// those (shallow.go). Nil: the transforms see the whole object, decoded.
-	Members []string
+	// Members take a response's object in the shape of Version back to the version
+	// before it on its encoded bytes, member by member: each top-level member they
+	// name ("owner") has its value rendered, every other byte is copied as written,
+	// so that an old version's page costs one pass over its bytes (shallow.go). A
+	// change gives Members or Response, not both.
+	Members map[string]MemberRender
 	// Request takes a request body written in the version before Version to the
 	// shape of Version (forward).
 	Request Transform
 	// Response takes a response's object in the shape of Version back to the
-	// version before it.
+	// version before it, decoded whole: for a change Members cannot say (one that
+	// moves a value between members).
 	Response Transform
 	// Event takes an event's data.object (and previousAttributes) in the shape of
-	// Version back to the version before it; nil: Response, when the event's object
-	// is the resource as responses show it.
+	// Version back to the version before it; nil: as responses are (Members or
+	// Response), when the event's object is the resource as responses show it.
 	Event Transform
+}
+
+// response is c's Response, or its Members on a decoded object.
+func (c Change) response() Transform {
+	if c.Members != nil {
+		return decodedMembers(c.Members)
+	}
+	return c.Response
+}
+
+// event is c's Event, else its response.
+func (c Change) event() Transform {
+	if c.Event != nil {
+		return c.Event
+	}
+	return c.response()
 }
 
 // ErrUnknown is returned for a version not in the Set (contract section 18:
@@ -74,6 +93,9 @@ func (e *ShapeError) Unwrap() error { return ErrShape }
 type Set struct {
 	versions []Version // oldest first
 	changes  []Change  // by Version, oldest first
+	// wholeDecode renders every answer by decoding it whole (tests compare the
+	// bytes' rendering with it: export_test.go).
+	wholeDecode bool
 }
 
 // New returns the Set of versions (oldest first, each a date) and changes (each at
@@ -100,6 +122,9 @@ func New(versions []Version, changes []Change) (*Set, error) {
 		}
 		if len(c.Resources) == 0 {
 			return nil, fmt.Errorf("apiversion: change %q names no resource type", c.Description)
+		}
+		if c.Members != nil && c.Response != nil {
+			return nil, fmt.Errorf("apiversion: change %q gives both Members and Response", c.Description)
 		}
 	}
 	return &Set{versions: slices.Clone(versions), changes: slices.Clone(changes)}, nil
@@ -138,22 +163,18 @@ func (s *Set) Request(v Version, resource string, obj Object) error {
 }
 
 // Response takes obj, a resource of type resource in the newest version, back to
-// version v: the changes after v that touch resource, newest first. Errors:
+// version v: the changes after v that touch resource, newest first (a change's
+// Members, else its Response). Errors:
 // ErrUnknown, a transform's.
 func (s *Set) Response(v Version, resource string, obj Object) error {
-	return s.back(v, resource, obj, func(c Change) Transform { return c.Response })
+	return s.back(v, resource, obj, Change.response)
 }
 
 // Event takes obj, an event's data.object of type resource in the newest version,
-// back to version v, as Response does (a change's Event transform, else its
+// back to version v, as Response does (a change's Event transform, else as
 // Response). Errors: ErrUnknown, a transform's.
 func (s *Set) Event(v Version, resource string, obj Object) error {
-	return s.back(v, resource, obj, func(c Change) Transform {
-		if c.Event != nil {
-			return c.Event
-		}
-		return c.Response
-	})
+	return s.back(v, resource, obj, Change.event)
 }
 
 func (s *Set) back(v Version, resource string, obj Object, pick func(Change) Transform) error {

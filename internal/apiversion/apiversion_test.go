@@ -142,7 +142,8 @@ func TestUnknownVersion(t *testing.T) {
 }
 
 // TestNewRefusesABadList: versions out of order or not dates, a change at no
-// version, at the first one, out of order or of no resource are refused at start.
+// version, at the first one, out of order, of no resource or with two ways to
+// render an answer are refused at start.
 func TestNewRefusesABadList(t *testing.T) {
 	for name, tt := range map[string]struct {
 		versions []apiversion.Version
@@ -155,6 +156,8 @@ func TestNewRefusesABadList(t *testing.T) {
 		"change at the first":  {versions, []apiversion.Change{{Version: "2026-12-01", Resources: []string{"risk"}}}},
 		"changes out of order": {versions, []apiversion.Change{ownedBy, ownerObject}},
 		"no resource":          {versions, []apiversion.Change{{Version: "2027-01-15"}}},
+		"members and response": {versions, []apiversion.Change{{Version: "2027-01-15", Resources: []string{"risk"},
+			Members: map[string]apiversion.MemberRender{"owner": nil}, Response: ownerObject.Response}}},
 	} {
 		if _, err := apiversion.New(tt.versions, tt.changes); err == nil {
 			t.Errorf("%s: accepted", name)

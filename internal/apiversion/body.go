@@ -57,8 +57,16 @@ func (s *Set) RequestBody(v Version, resource string, body []byte) ([]byte, erro
 // data.previousAttributes. Errors: ErrUnknown, a transform's, a body that is no
 // JSON object.
 func (s *Set) ResponseBody(v Version, resource string, body []byte) ([]byte, error) {
-	if out, ok, err := s.shallowResponse(v, resource, body); ok {
-		return out, err
+	return s.AppendResponseBody(nil, v, resource, body)
+}
+
+// AppendResponseBody is ResponseBody appending to dst: a caller that renders many
+// answers reuses one buffer rather than allocating a page's worth for each.
+func (s *Set) AppendResponseBody(dst []byte, v Version, resource string, body []byte) ([]byte, error) {
+	if !s.wholeDecode {
+		if out, err := s.renderBody(dst, v, resource, body); !errors.Is(err, errDeep) && !errors.Is(err, errNotObject) {
+			return out, err
+		}
 	}
 	obj, err := DecodeObject(body)
 	if err != nil {
@@ -79,7 +87,8 @@ func (s *Set) ResponseBody(v Version, resource string, body []byte) ([]byte, err
 	} else if err := one(obj); err != nil {
 		return nil, err
 	}
-	return json.Marshal(obj)
+	out, err := json.Marshal(obj)
+	return append(dst, out...), err
 }
 
 // EventObject renders an event (decoded: {"type", "data": {"object",
@@ -107,8 +116,10 @@ func (s *Set) EventBody(v Version, body []byte) ([]byte, error) {
 	if !s.touchesAny(v) {
 		return body, nil
 	}
-	if out, err := s.shallowEvent(v, body); !errors.Is(err, errDeep) && !errors.Is(err, errNotObject) {
-		return out, err
+	if !s.wholeDecode {
+		if out, err := s.renderBody(nil, v, "event", body); !errors.Is(err, errDeep) && !errors.Is(err, errNotObject) {
+			return out, err
+		}
 	}
 	ev, err := DecodeObject(body)
 	if err != nil {

@@ -11,7 +11,7 @@ var ownerObject = Change{
 	Version:     V20270115,
 	Description: "A risk's `owner` is an object `{\"userId\", \"name\"}`: one of the tenant's users, or a name. Before, `owner` is a string: a user owner's email, or the name; a string written is a name owner.",
 	Resources:   []string{"risk"},
-	Members:     []string{"owner"},
+	Members:     riskOwner,
 	Request: func(obj Object) error {
 		switch owner := obj["owner"].(type) {
 		case string:
@@ -23,7 +23,6 @@ var ownerObject = Change{
 		}
 		return nil
 	},
-	Response: ownerName,
 }
 
 // snapshotOwner is the same change seen in an acceptance: its riskSnapshot is the
@@ -32,20 +31,24 @@ var snapshotOwner = Change{
 	Version:     V20270115,
 	Description: "An acceptance's `riskSnapshot` shows the risk's `owner` as risks do: an object from this version, a string before.",
 	Resources:   []string{"acceptance"},
-	Members:     []string{"riskSnapshot"},
-	Response: func(obj Object) error {
-		if snap, ok := obj["riskSnapshot"].(map[string]any); ok {
-			return ownerName(snap)
-		}
-		return nil
-	},
+	Members: map[string]MemberRender{"riskSnapshot": func(dst, snapshot []byte) ([]byte, error) {
+		return renderMembers(dst, snapshot, riskOwner)
+	}},
 }
 
-// ownerName turns an owner object back into its name; an object without owner (a
-// previousAttributes that did not change it) is left alone.
-func ownerName(obj Object) error {
-	if owner, ok := obj["owner"].(map[string]any); ok {
-		obj["owner"] = owner["name"]
+// riskOwner renders a risk's owner before the change.
+var riskOwner = map[string]MemberRender{"owner": ownerName}
+
+// ownerName renders an owner object as its name, the bytes the newest version
+// wrote for it (a user owner's name is the user's email); an owner that is no
+// object is left as it is.
+func ownerName(dst, owner []byte) ([]byte, error) {
+	if owner[0] != '{' {
+		return append(dst, owner...), nil
 	}
-	return nil
+	name, err := memberValue(owner, "name")
+	if name == nil {
+		name = []byte("null")
+	}
+	return append(dst, name...), err
 }

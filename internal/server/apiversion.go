@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -122,7 +123,9 @@ func translate(resource string) echo.MiddlewareFunc {
 			}
 			res := c.Response()
 			orig := res.Writer
-			buf := &bufferedAnswer{header: orig.Header(), orig: orig, version: v, resource: resource}
+			held := answerBuffers.Get().(*[]byte)
+			buf := &bufferedAnswer{header: orig.Header(), body: bytes.NewBuffer(*held), orig: orig, version: v, resource: resource}
+			defer func() { buf.body.Reset(); keepBuffer(held, buf.body.Bytes()) }()
 			res.Writer = buf
 			err := next(c)
 			res.Writer = orig
@@ -134,7 +137,9 @@ func translate(resource string) echo.MiddlewareFunc {
 			}
 			body := buf.body.Bytes()
 			if buf.body.Len() > 0 && strings.HasPrefix(orig.Header().Get(echo.HeaderContentType), echo.MIMEApplicationJSON) {
-				out, terr := apiversion.API.ResponseBody(v, resource, body)
+				rendered := answerBuffers.Get().(*[]byte)
+				out, terr := apiversion.API.AppendResponseBody(*rendered, v, resource, body)
+				defer keepBuffer(rendered, out)
 				if terr != nil {
 					return terr
 				}
@@ -204,7 +209,7 @@ func translateProblem(err error, v apiversion.Version, resource string) error {
 type bufferedAnswer struct {
 	header   http.Header
 	status   int
-	body     bytes.Buffer
+	body     *bytes.Buffer // on a buffer of answerBuffers
 	orig     http.ResponseWriter
 	version  apiversion.Version
 	resource string
@@ -213,6 +218,21 @@ type bufferedAnswer struct {
 }
 
 func (b *bufferedAnswer) Header() http.Header { return b.header }
+
+// answerBuffers hold answers while they are translated, and their translations:
+// a page's buffers allocated afresh for every request cost an old version's list
+// nearly what rendering it did (docs/performance.md).
+var answerBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+// keepBuffer gives b, the buffer held took from answerBuffers, back to them, once
+// its bytes are written; unless an answer (an import's report) grew it past what
+// an ordinary page needs.
+func keepBuffer(held *[]byte, b []byte) {
+	if cap(b) <= 1<<20 {
+		*held = b[:0]
+		answerBuffers.Put(held)
+	}
+}
 
 func (b *bufferedAnswer) WriteHeader(status int) {
 	if b.status != 0 {
