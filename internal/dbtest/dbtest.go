@@ -1,7 +1,8 @@
 // Package dbtest gives tests a fresh, migrated riskapi database on the store under
 // test, chosen by the TEST_DATABASE_URL environment variable:
 //
-//   - unset or "sqlite": a new SQLite file in the test's temporary directory;
+//   - unset or "sqlite": a new SQLite file in the test's temporary directory, a copy
+//     of one migrated once per test binary (under -race a migration costs seconds);
 //   - postgres://…: a new PostgreSQL database per test on that server (the URL's own
 //     database is only used to create and drop them), copied from a migrated
 //     template made once per test binary.
@@ -84,16 +85,11 @@ func DirectURL(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv(EnvVar)
 	if !strings.HasPrefix(base, "postgres") {
-		u := "sqlite://" + filepath.Join(tb.TempDir(), "riskapi.db")
-		db, err := database.Open(context.Background(), u, database.Options{})
-		if err != nil {
-			tb.Fatalf("open sqlite: %v", err)
+		path := filepath.Join(tb.TempDir(), "riskapi.db")
+		if err := os.WriteFile(path, sqliteTemplate(tb), 0o600); err != nil {
+			tb.Fatalf("copy the migrated SQLite template: %v", err)
 		}
-		defer db.Close()
-		if _, err := migrations.Apply(context.Background(), db); err != nil {
-			tb.Fatalf("migrate: %v", err)
-		}
-		return u
+		return "sqlite://" + path
 	}
 	return create(tb, base, "TEMPLATE "+template(tb, base))
 }
@@ -139,6 +135,46 @@ var (
 	tmplName string
 	tmplErr  error
 )
+
+var (
+	sqliteOnce  sync.Once
+	sqliteBytes []byte
+	sqliteErr   error
+)
+
+// sqliteTemplate migrates one SQLite database per test binary and returns its file's
+// bytes, its WAL checkpointed into them; each test writes them to a file of its own.
+// The template's folder is removed at once, so nothing outlives the binary.
+func sqliteTemplate(tb testing.TB) []byte {
+	tb.Helper()
+	sqliteOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "riskapi-dbtest-")
+		if err != nil {
+			sqliteErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "riskapi.db")
+		db, err := database.Open(context.Background(), "sqlite://"+path, database.Options{})
+		if err != nil {
+			sqliteErr = err
+			return
+		}
+		if _, sqliteErr = migrations.Apply(context.Background(), db); sqliteErr == nil {
+			sqliteErr = db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
+		}
+		if err := db.Close(); sqliteErr == nil {
+			sqliteErr = err
+		}
+		if sqliteErr == nil {
+			sqliteBytes, sqliteErr = os.ReadFile(path)
+		}
+	})
+	if sqliteErr != nil {
+		tb.Fatalf("create the SQLite template: %v", sqliteErr)
+	}
+	return sqliteBytes
+}
 
 // template migrates one database per test binary and returns its name; every test
 // database is a cheap copy of it.
