@@ -11,7 +11,7 @@ import (
 	"github.com/riskapi/riskapi/internal/e2e"
 )
 
-var dueItems = flag.Int("due.items", 1500, "TestDueNoticesExactlyOnceUnderCrashes: risks of each due kind (review due soon, review overdue)")
+var dueItems = flag.Int("due.items", 1500, "TestDueNoticesExactlyOnceUnderCrashes: risks of each due kind (review due soon, review overdue), times -e2e.scale")
 
 // TestDueNoticesExactlyOnceUnderCrashes: two instances on one PostgreSQL, each
 // running the due-date finder every second (SCHEDULE_SPEC=@every 1s), over
@@ -35,7 +35,7 @@ func TestDueNoticesExactlyOnceUnderCrashes(t *testing.T) {
 	defer db.Close()
 	today := time.Now().UTC()
 	soon, late := today.AddDate(0, 0, 3).Format("2006-01-02"), today.AddDate(0, 0, -3).Format("2006-01-02")
-	n := *dueItems
+	n := scaled(*dueItems)
 	// Half due soon (risk.review_due), half overdue (risk.review_overdue).
 	err = db.Exec(`INSERT INTO risks (id, tenant_id, title, description, category, status, owner, version, metadata,
 		review_date, created_at, updated_at)

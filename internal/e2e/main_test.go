@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -12,7 +13,7 @@ import (
 )
 
 var (
-	scale = flag.Float64("e2e.scale", 1, "multiplies the keys, kills and outages of the crash, scale-out, fault and store-fault tests")
+	scale = flag.Float64("e2e.scale", envScale(), "multiplies the keys, kills and outages of the crash, scale-out, fault and store-fault tests, and the due items (default: $E2E_SCALE, else 1)")
 	seed  = flag.Uint64("e2e.seed", 0, "seed of the kill schedule (0: from the clock; the seed is logged)")
 )
 
@@ -27,6 +28,15 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	e2e.RemoveBinary()
 	os.Exit(code)
+}
+
+// envScale is E2E_SCALE when it is a positive number, else 1: .ci/run sets 0.5 to
+// keep CI inside its time budget; the full size is the default (README, "Test it").
+func envScale() float64 {
+	if v, err := strconv.ParseFloat(os.Getenv("E2E_SCALE"), 64); err == nil && v > 0 {
+		return v
+	}
+	return 1
 }
 
 // scaled returns n times -e2e.scale, at least 1.
