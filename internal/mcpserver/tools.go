@@ -56,7 +56,7 @@ var routes = []toolRoute{
 		description: "Imports risks from CSV text with an export's columns: a row with id or externalId updates that risk, one without creates one; all rows or none. dryRun reports without writing. Requires idempotencyKey; the CSV is sent as the file part `file` named risks.csv of type text/csv, so an HTTP import of the same bytes under that name and type is the same request."},
 	{name: "get_heatmap", title: "Risk heat map", method: http.MethodGet, path: "/v2/risks/heatmap", status: "200",
 		readOnly: true, idempotent: true,
-		description: "Counts the tenant's risks by likelihood and impact (inherent or residual), with the list's filters."},
+		description: "Counts the tenant's risks by likelihood and impact (inherent or residual), with the list's filters. movedSince (YYYY-MM-DD, UTC, within the audit log's retention) adds moves: how many of the selected risks moved from each cell to each other since that day began. Too many changes since that day is the tool error VALIDATION_FAILED asking for a later one."},
 	{name: "list_events", title: "List events", method: http.MethodGet, path: "/v2/events", status: "200",
 		readOnly: true, idempotent: true,
 		description: "Lists the tenant's events (risk.created, risk.updated, …), newest first."},

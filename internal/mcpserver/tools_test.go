@@ -3,6 +3,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,8 +68,19 @@ func TestToolsCarryTheSpecsSchemasAndTruthfulHints(t *testing.T) {
 			t.Errorf("list_risks lacks the filter %s (has %v)", f, keys(props))
 		}
 	}
+	var out []byte
+	// The heat map takes movedSince as the route does: a date, with the route's bound.
+	hm := schemas["get_heatmap"]["in"].(map[string]any)["properties"].(map[string]any)
+	if ms, _ := hm["movedSince"].(map[string]any); ms == nil || ms["format"] != "date" ||
+		!strings.Contains(fmt.Sprint(ms["description"]), "50,000") {
+		t.Errorf("get_heatmap's movedSince %v (has %v)", hm["movedSince"], keys(hm))
+	}
+	out, _ = json.Marshal(schemas["get_heatmap"]["out"])
+	if !containsAll(string(out), `"moves"`, `"movedSince"`) {
+		t.Errorf("get_heatmap output lacks moves: %s", out)
+	}
 	// The output carries the route's answer: a risk, with its version.
-	out, _ := json.Marshal(schemas["get_risk"]["out"])
+	out, _ = json.Marshal(schemas["get_risk"]["out"])
 	if !containsAll(string(out), `"result"`, `"version"`, `"riskScore"`) {
 		t.Errorf("get_risk output %s", out)
 	}

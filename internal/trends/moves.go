@@ -13,12 +13,10 @@ import (
 
 // MaxMoveEntries bounds the audit entries one "moved since" reads
 // (docs/register.md, "Moved since"): a tenant that changed more of its risks'
-// factors since the date is asked for a later one.
-const MaxMoveEntries = 50_000
-
-// moveReadLimit is one entry past the bound: reading it tells the bound is passed.
-// Not a page (no cursor follows it).
-const moveReadLimit = MaxMoveEntries + 1
+// factors since the date is asked for a later one. 50,000; a variable only so tests
+// can lower it rather than write 50,001 entries (set it before serving, never while
+// a request reads it). Nothing else sets it.
+var MaxMoveEntries = 50_000
 
 type moveRow struct {
 	TargetID string
@@ -44,6 +42,7 @@ func (s *Store) Past(ctx context.Context, tenantID string, since time.Time, basi
 	if basis == risks.BasisResidual {
 		lk, ik = "residualLikelihood", "residualImpact"
 	}
+	bound := MaxMoveEntries
 	var rows []moveRow
 	err = s.tenant(ctx, tenantID).Table("audit_log").
 		// A creation's changes are the whole risk, and all it says here is "new".
@@ -52,11 +51,13 @@ func (s *Store) Past(ctx context.Context, tenantID string, since time.Time, basi
 			[]string{string(changes.RiskCreated), string(changes.RiskUpdated)}).
 		// A prefilter only (the entries are decoded below): the members' names, quoted.
 		Where("(changes LIKE ? OR changes LIKE ?)", `%"`+lk+`":%`, `%"`+ik+`":%`).
-		Order("id").Limit(moveReadLimit).Scan(&rows).Error
+		// One entry past the bound: reading it tells the bound is passed. Not a page
+		// (no cursor follows it).
+		Order("id").Limit(bound + 1).Scan(&rows).Error
 	if err != nil {
 		return nil, false, fmt.Errorf("read moves: %w", err)
 	}
-	if len(rows) > MaxMoveEntries {
+	if len(rows) > bound {
 		return nil, false, nil
 	}
 	past = map[string]risks.Past{}

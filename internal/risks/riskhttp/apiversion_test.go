@@ -3,6 +3,7 @@ package riskhttp_test
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,50 @@ func TestPinMovesAndRollsBack(t *testing.T) {
 		Expect(http.StatusOK).Decode(&got)
 	if got["apiVersion"] != string(apiversion.API.Newest()) {
 		t.Errorf("a new tenant's pin: %v", got)
+	}
+}
+
+// TestPinRollbackWindowIsEachMoves: the move back is allowed within 72 h of the last
+// move, to the version it replaced, once (docs/api-versions.md): naming the pin it
+// already is moves nothing and opens no window, so 73 h after the move the move back
+// is refused however often the pin was re-sent; a new move forward after a move back
+// is a move like any other, with its own window and its own one move back.
+func TestPinRollbackWindowIsEachMoves(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	pin := func(version string) *apitest.Response {
+		return env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version",
+			Bearer: apitest.Login(t, env, a).Token, JSON: map[string]any{"version": version}})
+	}
+	rollback := func(m map[string]any) any { return m["rollback"] }
+	first := rollback(pin("2027-01-15").Expect(http.StatusOK).Map())
+	env.Clock.Advance(70 * time.Hour)
+	if again := rollback(pin("2027-01-15").Expect(http.StatusOK).Map()); !reflect.DeepEqual(again, first) {
+		t.Errorf("re-sending the pin moved its window: %v, was %v", again, first)
+	}
+	env.Clock.Advance(3 * time.Hour)
+	pin("2026-12-01").ExpectProblem(http.StatusBadRequest, "API_VERSION_MOVE_REFUSED")
+	if got := env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/tenant", Bearer: apitest.Login(t, env, a).Token}).
+		Expect(http.StatusOK).Map(); got["rollback"] != nil {
+		t.Errorf("73 h after the move, GET /v1/tenant still offers %v", got["rollback"])
+	}
+
+	b := env.Tenant("Beta")
+	pinB := func(version string) *apitest.Response {
+		return env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version",
+			Bearer: apitest.Login(t, env, b).Token, JSON: map[string]any{"version": version}})
+	}
+	pinB("2027-01-15").Expect(http.StatusOK)
+	pinB("2026-12-01").Expect(http.StatusOK)
+	env.Clock.Advance(time.Hour)
+	moved := pinB("2027-01-15").Expect(http.StatusOK).Map()
+	rb, _ := moved["rollback"].(map[string]any)
+	if rb == nil || rb["version"] != "2026-12-01" {
+		t.Fatalf("a move forward after a move back offers no move back: %v", moved)
+	}
+	if back := pinB("2026-12-01").Expect(http.StatusOK).Map(); back["apiVersion"] != "2026-12-01" || back["rollback"] != nil {
+		t.Errorf("moved back: %v", back)
 	}
 }
 

@@ -3,6 +3,7 @@ package trendshttp_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/riskapi/riskapi/internal/apitest"
 	"github.com/riskapi/riskapi/internal/risks"
+	"github.com/riskapi/riskapi/internal/trends"
 )
 
 type movedMap struct {
@@ -122,4 +124,50 @@ func TestHeatmapMovedSince(t *testing.T) {
 		env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/heatmap?movedSince=" + url.QueryEscape(bad), Bearer: ten.Key}).
 			ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
 	}
+}
+
+// TestHeatmapMovedSinceBound: at most trends.MaxMoveEntries audit entries are read
+// (docs/register.md, "Moved since"): exactly that many since the day count; one more
+// is 400 VALIDATION_FAILED naming movedSince. The bound is lowered to 50 here (not
+// parallel: nothing else reads it meanwhile) rather than writing 50,001 entries.
+func TestHeatmapMovedSinceBound(t *testing.T) {
+	if trends.MaxMoveEntries != 50_000 {
+		t.Fatalf("MaxMoveEntries = %d, docs/register.md says 50,000", trends.MaxMoveEntries)
+	}
+	const bound = 50
+	prod := trends.MaxMoveEntries
+	trends.MaxMoveEntries = bound
+	t.Cleanup(func() { trends.MaxMoveEntries = prod })
+
+	env := apitest.New(t)
+	ten := env.Tenant("Bound")
+	create := func() {
+		t.Helper()
+		env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: ten.Key,
+			JSON: map[string]any{"title": "r", "likelihood": 2, "impact": 3}}).Expect(http.StatusCreated)
+	}
+	// Entries that name no factor are not read: they do not count toward the bound.
+	id := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: ten.Key,
+		JSON: map[string]any{"title": "unassessed"}}).Expect(http.StatusCreated).Map()["id"].(string)
+	env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v2/risks/" + id, Bearer: ten.Key,
+		JSON: map[string]any{"title": "renamed"}}).Expect(http.StatusOK)
+	for range bound {
+		create()
+	}
+	path := "/v2/risks/heatmap?movedSince=" + day(env, 0)
+	var m movedMap
+	env.Do(apitest.Request{Method: http.MethodGet, Path: path, Bearer: ten.ReadKey}).Expect(http.StatusOK).Decode(&m)
+	if want := []risks.Move{{From: nil, To: cell(2, 3), Count: bound}}; !cmp.Equal(want, m.Moves) {
+		t.Fatalf("at the bound: moves %+v, want %+v", m.Moves, want)
+	}
+	create()
+	p := env.Do(apitest.Request{Method: http.MethodGet, Path: path, Bearer: ten.ReadKey}).
+		ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	if !strings.Contains(p.Body.String(), `"movedSince"`) || !strings.Contains(p.Body.String(), "later date") {
+		t.Errorf("past the bound: %s, want movedSince asked for a later date", p.Body.String())
+	}
+	// A later day (tomorrow, once it has come) reads none of them.
+	env.Clock.Advance(24 * time.Hour)
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks/heatmap?movedSince=" + day(env, 0), Bearer: ten.ReadKey}).
+		Expect(http.StatusOK)
 }
