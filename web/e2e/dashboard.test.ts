@@ -224,7 +224,7 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await edit.getByLabel("Title").fill(renamed);
     await edit.getByRole("button", { name: "Save changes" }).click();
     await expect.poll(() => page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
-    await expect.poll(() => heading.textContent()).toBe(`${renamed}not sent yet`);
+    await expect.poll(() => heading.textContent()).toBe(`${renamed} not sent yet`);
     expect(await heading.locator(".badge.pending").count()).toBe(1);
 
     // Back online with the edit still waiting for a retry: the list's row shows it too.
@@ -241,6 +241,8 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await expect.poll(() => row.locator(".badge").count()).toBe(0);
     expect(await row.locator("td.title a").textContent()).toBe(renamed);
     expect(await titled(page, renamed)).toHaveLength(1);
+    await row.getByRole("link", { name: renamed, exact: true }).click();
+    await expect.poll(() => heading.textContent()).toBe(renamed);
   });
 
   it("sends a change still queued at a reload exactly once, with its key", async () => {

@@ -85,7 +85,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   return (
     <section>
       <p><a href="/">← Risks</a></p>
-      <h1 class="title">{queued ?? risk.title}{queued !== undefined && <span class="badge pending">not sent yet</span>}</h1>
+      <h1 class="title">{queued ?? risk.title}{queued !== undefined && <> <span class="badge pending">not sent yet</span></>}</h1>
       {offline && <Offline what="the risk's latest version" />}
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />
