@@ -207,6 +207,44 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect(await titled(page, title)).toHaveLength(1);
   });
 
+  it("shows a title edit queued offline in the risk's heading and its list row, marked, until it is sent", async () => {
+    const { b, page } = await signedIn();
+    const title = unique("Title before the train");
+    const renamed = unique("Title typed on the train");
+    await createRisk(page, title);
+    await settled(page, title);
+    const [r] = await titled(page, title);
+    // Every attempt at the edit fails before reaching the server until the route is removed.
+    await page.route(`**/v1/risks/${r!.id}`, (route) => (route.request().method() === "PATCH" ? route.abort("internetdisconnected") : route.fallback()));
+    await page.getByRole("link", { name: title, exact: true }).click();
+    const heading = page.getByRole("heading", { level: 1 });
+    await expect.poll(() => heading.textContent()).toBe(title);
+    await b.context.setOffline(true);
+    const edit = page.getByRole("form", { name: "Edit risk" });
+    await edit.getByLabel("Title").fill(renamed);
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await expect.poll(() => page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+    await expect.poll(() => heading.textContent()).toBe(`${renamed} not sent yet`);
+    expect(await heading.locator(".badge.pending").count()).toBe(1);
+
+    // Back online with the edit still waiting for a retry: the list's row shows it too.
+    await b.context.setOffline(false);
+    await page.goto("/");
+    const row = page.locator(`tr[data-risk="${r!.id}"]`);
+    await expect.poll(() => row.locator("td.title a").textContent()).toBe(renamed);
+    expect(await row.locator(".badge.pending").textContent()).toBe("change pending");
+
+    // Sent: the stored title, unmarked.
+    await page.unroute(`**/v1/risks/${r!.id}`);
+    await page.getByRole("button", { name: "Retry now" }).click().catch(() => undefined);
+    await settled(page, "Edit risk “" + renamed);
+    await expect.poll(() => row.locator(".badge").count()).toBe(0);
+    expect(await row.locator("td.title a").textContent()).toBe(renamed);
+    expect(await titled(page, renamed)).toHaveLength(1);
+    await row.getByRole("link", { name: renamed, exact: true }).click();
+    await expect.poll(() => heading.textContent()).toBe(renamed);
+  });
+
   it("sends a change still queued at a reload exactly once, with its key", async () => {
     const { page } = await signedIn();
     const title = unique("Queued across a reload");

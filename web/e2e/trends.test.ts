@@ -88,6 +88,8 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
     expect(await page.getByRole("table", { name: /Where risks moved/ }).count()).toBe(0);
 
     const today = new Date().toISOString().slice(0, 10);
+    // The picker offers no day after today (UTC): the API refuses one.
+    expect(await page.getByLabel("Show moves since").getAttribute("max")).toBe(today);
     await page.getByLabel("Show moves since").fill(today);
     await expect.poll(() => new URL(page.url()).searchParams.get("movedSince")).toBe(today);
     const moves = page.getByRole("table", { name: `Where risks moved from since ${today} (UTC)` });
@@ -97,6 +99,17 @@ describe(`trends and report in Chromium (${process.env.TEST_DATABASE_URL ? "Post
     ]);
     expect(await page.locator('[data-cell="2x3"]').getAttribute("aria-label")).toBe(`Likelihood 2, impact 3: 1 risk; since ${today}, 1 came in, 0 left`);
     expect(await page.locator('[data-flow="2x3"]').textContent()).toBe("+1");
+    // A day the API refuses (typed past the picker's max): its reason is what
+    // the user sees, with no grid or moves of the day before beside it.
+    await page.getByLabel("Show moves since").fill("2999-01-01");
+    const refused = page.getByRole("alert").filter({ hasText: "Could not load the heat map" });
+    await refused.waitFor();
+    expect(await refused.textContent()).toMatch(/movedSince: must not be after today/);
+    expect(await page.locator("table.heatmap").count()).toBe(0);
+    expect(await page.getByRole("table", { name: /Where risks moved/ }).count()).toBe(0);
+    await page.getByLabel("Show moves since").fill(today);
+    await moves.waitFor();
+    expect(await refused.count()).toBe(0);
     // A reload keeps the day (it is in the address); Hide moves takes it away.
     await page.reload();
     await moves.waitFor();

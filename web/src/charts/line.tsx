@@ -17,12 +17,19 @@ export interface Series {
 const W = 640;
 const H = 220;
 const PAD = { l: 36, r: 12, t: 12, b: 28 };
+/** Between the dots of a single day's series (see LineChart). */
+const SPREAD = 40;
 
 /** LineChart draws series over labels (dates, oldest first), with a legend and a data table. */
 export function LineChart(props: { id: string; title: string; labels: string[]; series: Series[]; summary?: string }) {
   const { labels, series } = props;
   const max = Math.max(1, ...series.flatMap((s) => s.values.filter((v): v is number => v !== null)));
   const x = (i: number) => PAD.l + (labels.length <= 1 ? (W - PAD.l - PAD.r) / 2 : (i * (W - PAD.l - PAD.r)) / (labels.length - 1));
+  // One day of data: every series' dot would sit on the same spot (often the
+  // same value, 0), one over the other. Instead each series gets its own place
+  // side by side around the centre, with its value written above its dot.
+  const single = labels.length === 1;
+  const dx = (k: number) => (single ? (k - (series.length - 1) / 2) * SPREAD : 0);
   const y = (v: number) => PAD.t + (H - PAD.t - PAD.b) * (1 - v / max);
   const ticks = [0, Math.round(max / 2), max].filter((v, i, a) => a.indexOf(v) === i);
   const last = labels.length - 1;
@@ -38,14 +45,17 @@ export function LineChart(props: { id: string; title: string; labels: string[]; 
             <text class="tick" x={PAD.l - 6} y={y(t) + 4} text-anchor="end">{t}</text>
           </g>
         ))}
-        {labels.length > 0 && <text class="tick" x={x(0)} y={H - 8} text-anchor="start">{labels[0]}</text>}
+        {labels.length > 0 && <text class="tick" x={x(0)} y={H - 8} text-anchor={single ? "middle" : "start"}>{labels[0]}</text>}
         {labels.length > 1 && <text class="tick" x={x(last)} y={H - 8} text-anchor="end">{labels[last]}</text>}
-        {series.map((s) => (
+        {series.map((s, k) => (
           <g key={s.name} class={`line ${s.cls}`}>
-            {segments(s.values).map((seg, k) => (
+            {!single && segments(s.values).map((seg, k) => (
               <polyline key={k} points={seg.map((i) => `${x(i)},${y(s.values[i]!)}`).join(" ")} />
             ))}
-            {s.values.map((v, i) => v === null ? null : <circle key={i} cx={x(i)} cy={y(v)} r={3} />)}
+            {s.values.map((v, i) => v === null ? null : <circle key={i} cx={x(i) + dx(k)} cy={y(v)} r={single ? 5 : 3} />)}
+            {single && s.values[0] != null && (
+              <text class="value" x={x(0) + dx(k)} y={y(s.values[0]) - 9} text-anchor="middle">{s.values[0]}</text>
+            )}
           </g>
         ))}
       </svg>

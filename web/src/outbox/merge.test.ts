@@ -3,7 +3,7 @@ import { locks } from "web-locks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
 import { newChange } from "./change";
-import { afterOwn, keepTheirs, withPending } from "./merge";
+import { afterOwn, keepTheirs, queuedTitle, withPending } from "./merge";
 import { Outbox, type Transport } from "./outbox";
 import { ChangeStore } from "./store";
 
@@ -328,5 +328,20 @@ describe("keepTheirs on a metadata clash", () => {
     expect(next?.body).toEqual({ kind: "json", json: { metadata: { site: "y" } } });
     expect(next?.ifMatch).toBe('"2"');
     expect(next?.state).toBe("pending");
+  });
+});
+
+describe("the title a risk's heading and list row show", () => {
+  const risk = { id: "risk_1", title: "Flood", owner: "Ada", version: 1 };
+  const queued = (json: Fields, state: Change["state"] = "pending") => ({ ...newChange(edit(risk, json), ALICE, "k" + n++, 0), state });
+
+  it("is a pending edit's title, the latest of several, and none when nothing pending changes it", () => {
+    expect(queuedTitle(risk, [queued({ title: "Flood, v2" })])).toBe("Flood, v2");
+    expect(queuedTitle(risk, [queued({ title: "Flood, v2" }), queued({ owner: "Grace" }), queued({ title: "Flood, v3" })])).toBe("Flood, v3");
+    expect(queuedTitle(risk, [queued({ owner: "Grace" })])).toBeUndefined();
+    // Sent, refused or in conflict: the stored title stands (a conflict shows both values itself).
+    for (const state of ["done", "refused", "conflict"] as const) expect(queuedTitle(risk, [queued({ title: "Flood, v2" }, state)])).toBeUndefined();
+    // Another risk's edit is not this one's.
+    expect(queuedTitle({ ...risk, id: "risk_2" }, [queued({ title: "Flood, v2" })])).toBeUndefined();
   });
 });

@@ -206,6 +206,16 @@ export function withPending<T extends object>(stored: T, path: string, changes: 
 }
 
 /**
+ * queuedTitle is the risk's title as the user's pending edits leave it, or
+ * undefined when none of them changes it (the stored title stands): the risk
+ * page's heading and the list's row show it, marked as not sent yet.
+ */
+export function queuedTitle(risk: { id: string; title: string }, changes: Change[]): string | undefined {
+  const title = withPending(risk, `/risks/${risk.id}`, changes).title;
+  return title === risk.title ? undefined : title;
+}
+
+/**
  * ownerKey makes owners comparable across their shapes: a user by their id,
  * else the name ({userId} written and {userId, name} read are the same owner),
  * a string (2026-12-01) as a name.

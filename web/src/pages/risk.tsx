@@ -11,7 +11,7 @@ import { api, etag, explain, RiskApiError, type Attachment, type Risk, type Risk
 import { AskFirst } from "../ask-first";
 import { UploadProgress } from "../changes-panel";
 import type { Change } from "../outbox/change";
-import { pick, withPending } from "../outbox/merge";
+import { pick, queuedTitle, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline } from "../state";
 import { useSettled } from "../settled";
@@ -62,7 +62,10 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   }, [id]);
   useEffect(load, [load, online]);
   useSettled(load);
-  useTitle(risk?.title);
+  // A title edit still queued (offline, or waiting for a retry) is what the
+  // user last typed: the heading shows it, marked as not sent, like the list.
+  const queued = risk ? queuedTitle(risk, changes) : undefined;
+  useTitle(queued ?? risk?.title);
   if (offline && !risk) {
     return (
       <section>
@@ -82,7 +85,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   return (
     <section>
       <p><a href="/">← Risks</a></p>
-      <h1 class="title">{risk.title}</h1>
+      <h1 class="title">{queued ?? risk.title}{queued !== undefined && <> <span class="badge pending">not sent yet</span></>}</h1>
       {offline && <Offline what="the risk's latest version" />}
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />

@@ -9,6 +9,7 @@ import { useRef, useState } from "preact/hooks";
 import type { RiskCreateParams } from "../api";
 import type { Change } from "../outbox/change";
 import { lazy } from "../lazy";
+import { queuedTitle } from "../outbox/merge";
 import { FilterBar } from "../register/filters";
 import { ReviewCell, RiskCount, SortHeader, useRows } from "../register/table";
 import { ignoredParams, readView, viewURL, type ListView } from "../register/view";
@@ -103,7 +104,8 @@ function RiskList({ view }: { view: ListView }) {
               return (
                 <tr key={r.id} class={pending.some((c) => c.method === "DELETE") ? "deleting" : ""} data-risk={r.id}>
                   <td class="title">
-                    <a href={`/risks/${encodeURIComponent(r.id)}`}>{r.title}</a>
+                    {/* A queued title edit shows as typed; the badge says it is not sent yet. */}
+                    <a href={`/risks/${encodeURIComponent(r.id)}`}>{queuedTitle(r, pending) ?? r.title}</a>
                     {pending.length > 0 && <span class="badge pending">{pending.some((c) => c.method === "DELETE") ? "deleting" : "change pending"}</span>}
                     {pending.length === 0 && notDeleted(r.id) && <span class="badge refused" title="The server refused the delete; the changes panel says why">not deleted</span>}
                   </td>

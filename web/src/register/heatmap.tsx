@@ -28,8 +28,11 @@ export function level(likelihood: number, impact: number): string {
  * map on reconnecting.
  */
 export function HeatmapView({ view }: { view: ListView }) {
-  const [map, setMap] = useState<Heatmap | undefined>();
-  const [error, setError] = useState("");
+  // The map, or the refusal, with the address it answers: one of another
+  // address (the basis, the filters or movedSince since changed) is not shown
+  // as this one's.
+  const [answer, setAnswer] = useState<{ key: string; map: Heatmap } | undefined>();
+  const [failed, setFailed] = useState<{ key: string; error: string } | undefined>();
   const [offline, setOffline] = useState(false);
   const online = useOnline();
   const key = viewURL(view);
@@ -37,11 +40,15 @@ export function HeatmapView({ view }: { view: ListView }) {
     if (!canRead()) return setOffline(true);
     let live = true;
     api().risks.heatmap({ ...apiFilter(view), basis: view.basis, ...(view.movedSince ? { movedSince: view.movedSince } : {}) }).then(
-      (m) => live && (setMap(m), setError(""), setOffline(false)),
-      (e: unknown) => live && (isOffline(e) ? setOffline(true) : (setOffline(false), setError(explain(e)))),
+      (m) => live && (setAnswer({ key, map: m }), setFailed(undefined), setOffline(false)),
+      // Refused (a movedSince out of range, say): the error stands alone, no
+      // grid or moves of an earlier answer beside it as if they were current.
+      (e: unknown) => live && (isOffline(e) ? setOffline(true) : (setOffline(false), setAnswer(undefined), setFailed({ key, error: explain(e) }))),
     );
     return () => void (live = false);
   }, [key, online]);
+  const map = answer?.key === key ? answer.map : undefined;
+  const error = failed?.key === key ? failed.error : "";
   return (
     <section aria-label="Heat map">
       <BasisToggle view={view} />
