@@ -43,6 +43,9 @@ func (s *Store) Past(ctx context.Context, tenantID string, since time.Time, basi
 		lk, ik = "residualLikelihood", "residualImpact"
 	}
 	bound := MaxMoveEntries
+	// One entry past the bound: reading it tells the bound is passed. Not a page
+	// (no cursor follows it).
+	readLimit := bound + 1
 	var rows []moveRow
 	err = s.tenant(ctx, tenantID).Table("audit_log").
 		// A creation's changes are the whole risk, and all it says here is "new".
@@ -51,9 +54,7 @@ func (s *Store) Past(ctx context.Context, tenantID string, since time.Time, basi
 			[]string{string(changes.RiskCreated), string(changes.RiskUpdated)}).
 		// A prefilter only (the entries are decoded below): the members' names, quoted.
 		Where("(changes LIKE ? OR changes LIKE ?)", `%"`+lk+`":%`, `%"`+ik+`":%`).
-		// One entry past the bound: reading it tells the bound is passed. Not a page
-		// (no cursor follows it).
-		Order("id").Limit(bound + 1).Scan(&rows).Error
+		Order("id").Limit(readLimit).Scan(&rows).Error
 	if err != nil {
 		return nil, false, fmt.Errorf("read moves: %w", err)
 	}
