@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -260,7 +261,10 @@ func tuned(p sweep.Pacing) sweep.Pacing {
 func serveForSweep(t *testing.T, url string) (string, *app.Maintenance) {
 	t.Helper()
 	env := map[string]string{"DATABASE_URL": url, "UPLOAD_DIR": t.TempDir() + "/uploads", "ADDR": "127.0.0.1:0",
-		"RATE_LIMIT_RPS": "0", "IDEMPOTENCY_LEASE": "10s", "SWEEP_SCHEDULE": "@every 24h"}
+		"RATE_LIMIT_RPS": "0", "IDEMPOTENCY_LEASE": "10s", "SWEEP_SCHEDULE": "@every 24h",
+		// Without it a PostgreSQL app keeps its key in data/ of the working
+		// directory: this package's folder, under go test.
+		"SECRET_KEY": strings.Repeat("k", 32)}
 	cfg := loadConfig(t, env)
 	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	if dbtest.Postgres() {
