@@ -141,7 +141,7 @@ runbench() {
   while [ "$1" != "--" ]; do envs+=("$1"); shift; done
   shift
   (cd "$pkg" && env -u TEST_DATABASE_URL "${envs[@]}" "$bin" -test.run '^$' -test.timeout 120m "$@") >"$outf" 2>&1 ||
-    { log "$name failed:"; tail -20 "$outf" >&2; }
+    { log "$name failed:"; tail -n 20 "$outf" >&2; }
 }
 PGT_ENV="TEST_DATABASE_URL=$PG_URL"
 loadgen() { "$T/bin/loadgen" "$@"; }
@@ -167,7 +167,7 @@ if want floor; then
       rp=$(ratio "$(tp replay "$f")" "$(tp keyed "$f")")
       row "replay ÷ first execution, PostgreSQL, 16 clients (≥ 3×; same run as the floor's)" "**$rp×** ($(tp replay "$f") ÷ $(tp keyed "$f") req/s)" "$s" "$e" "$(ge "$rp" 3)"
     fi
-    grep -q 'result: OK' "$f" || { log "floor $c: loadgen did not pass:"; tail -15 "$f" "$f.err" >&2; }
+    grep -q 'result: OK' "$f" || { log "floor $c: loadgen did not pass:"; tail -n 15 "$f" "$f.err" >&2; }
     dropdb_ floor$c
   done
 fi
@@ -188,7 +188,7 @@ if want prepared; then
       f=$T/prepared-$mode-$i.txt
       log "prepared statements: $mode ($ab)"
       loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" "${extra[@]}" --kinds unkeyed,keyed \
-        --database-url "$url" >"$f" 2>"$f.err" || { log "loadgen prepared $mode failed"; tail -15 "$f" "$f.err" >&2; }
+        --database-url "$url" >"$f" 2>"$f.err" || { log "loadgen prepared $mode failed"; tail -n 15 "$f" "$f.err" >&2; }
       dropdb_ prep$i
       for k in unkeyed keyed; do psum[$mode-$k]=$(awk -v a="${psum[$mode-$k]:-0}" -v b="$(tp $k "$f")" 'BEGIN { print a + b }'); done
     done
@@ -208,7 +208,7 @@ if want sqlite; then
   s=$(la); f=$T/sqlite.txt
   log "SQLite, 16 clients"
   loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay \
-    --database-url "sqlite://$T/sqlite/riskapi.db" >"$f" 2>"$f.err" || { log "loadgen sqlite failed"; tail -15 "$f" "$f.err" >&2; }
+    --database-url "sqlite://$T/sqlite/riskapi.db" >"$f" 2>"$f.err" || { log "loadgen sqlite failed"; tail -n 15 "$f" "$f.err" >&2; }
   e=$(la)
   rp=$(ratio "$(tp replay "$f")" "$(tp keyed "$f")")
   row "replay ÷ first execution, SQLite, 16 clients (≥ 4×)" "**$rp×** ($(tp replay "$f") ÷ $(tp keyed "$f") req/s; keyed/unkeyed $(ratio "$(tp keyed "$f")" "$(tp unkeyed "$f")"))" "$s" "$e" "$(ge "$rp" 4)"
@@ -229,7 +229,7 @@ if want cpu; then
   s=$(la); f=$T/cpu.txt
   log "CPU per write, 16 clients (private cluster on port $port)"
   loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay \
-    --database-url "$purl" >"$f" 2>"$f.err" || { log "loadgen cpu failed"; tail -15 "$f" "$f.err" >&2; }
+    --database-url "$purl" >"$f" 2>"$f.err" || { log "loadgen cpu failed"; tail -n 15 "$f" "$f.err" >&2; }
   e=$(la)
   cpu=$(sed -n 's/.*server+database CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
   srv=$(sed -n 's/.*server CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
@@ -310,7 +310,7 @@ if want audit; then
       f=$T/audit-$st-$i.txt
       log "audit $ab, $st"
       loadgen --api-bin "$bin" --spawn 1 --clients 16 "${LG[@]}" --kinds unkeyed,keyed --database-url "$url" >"$f" 2>"$f.err" ||
-        { log "loadgen audit failed"; tail -15 "$f" "$f.err" >&2; }
+        { log "loadgen audit failed"; tail -n 15 "$f" "$f.err" >&2; }
       [ $st = postgres ] && dropdb_ aud$i
       for k in unkeyed keyed; do sum[$ab-$k]=$(awk -v a="${sum[$ab-$k]}" -v b="$(tp $k "$f")" 'BEGIN { print a + b }'); done
     done
@@ -364,7 +364,7 @@ if want dashboard; then
   s=$(la); f=$T/dashboard.txt
   log "dashboard first load ($FIRSTLOAD_N runs)"
   (cd web && env -u TEST_DATABASE_URL FIRSTLOAD_RUNS=$FIRSTLOAD_N npx vitest run --config vitest.e2e.config.ts e2e/firstload.test.ts) >"$f" 2>&1 ||
-    { log "dashboard e2e failed"; tail -30 "$f" >&2; }
+    { log "dashboard e2e failed"; tail -n 30 "$f" >&2; }
   e=$(la)
   kb=$(sed -n 's/.*first load, signed out: \([0-9.]*\) KB.*/\1/p' "$f" | head -1)
   med=$(sed -n 's/.*sign-in form usable.*this build: median \([0-9]*\) ms of \([0-9]*\) runs \(\[[^]]*\]\).*/\1 \2 \3/p' "$f" | head -1)

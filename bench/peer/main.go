@@ -223,7 +223,11 @@ type createRequest struct {
 	Category    string `json:"category"`
 	Likelihood  int    `json:"likelihood"`
 	Impact      int    `json:"impact"`
-	Owner       string `json:"owner"`
+	// Owner is as riskapi's newest version takes it (docs/api-versions.md): a name
+	// owner {"name": …}, so that loadgen sends both servers one body.
+	Owner struct {
+		Name string `json:"name"`
+	} `json:"owner"`
 }
 
 func (s *server) create(c echo.Context) error {
@@ -238,7 +242,7 @@ func (s *server) create(c echo.Context) error {
 	c.Set("executed", true)
 	now := time.Now().UTC()
 	r := Risk{ID: newID(), TenantID: tenant, Title: in.Title, Description: in.Description, Category: in.Category,
-		Likelihood: in.Likelihood, Impact: in.Impact, Owner: in.Owner, CreatedAt: now, UpdatedAt: now}
+		Likelihood: in.Likelihood, Impact: in.Impact, Owner: in.Owner.Name, CreatedAt: now, UpdatedAt: now}
 	r.Score = r.Likelihood * r.Impact
 	err := s.db.WithContext(c.Request().Context()).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&r).Error; err != nil {
