@@ -20,6 +20,15 @@ func inVersion(v apiversion.Version) http.Header {
 }
 
 // userID is the ID of tenant's user, read from GET /v1/me.
+// pinner returns a call that asks to move tenant's API version pin to version, as
+// its admin, from the dashboard's session route.
+func pinner(t *testing.T, env *apitest.Env, tenant *apitest.Tenant) func(version string) *apitest.Response {
+	return func(version string) *apitest.Response {
+		return env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version",
+			Bearer: apitest.Login(t, env, tenant).Token, JSON: map[string]any{"version": version}})
+	}
+}
+
 func userID(t *testing.T, env *apitest.Env, tenant *apitest.Tenant) string {
 	t.Helper()
 	var me struct {
@@ -147,10 +156,7 @@ func TestPinMovesAndRollsBack(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
-	pin := func(version string) *apitest.Response {
-		return env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version",
-			Bearer: apitest.Login(t, env, a).Token, JSON: map[string]any{"version": version}})
-	}
+	pin := pinner(t, env, a)
 	unversioned := func() string {
 		return env.Do(apitest.Request{Method: http.MethodGet, Path: "/v2/risks", Bearer: a.Key}).Expect(http.StatusOK).
 			Header().Get(apiversion.Header)
@@ -194,10 +200,7 @@ func TestPinRollbackWindowIsEachMoves(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
-	pin := func(version string) *apitest.Response {
-		return env.Do(apitest.Request{Method: http.MethodPost, Path: "/v1/tenant/api-version",
-			Bearer: apitest.Login(t, env, a).Token, JSON: map[string]any{"version": version}})
-	}
+	pin := pinner(t, env, a)
 	rollback := func(m map[string]any) any { return m["rollback"] }
 	first := rollback(pin("2027-01-15").Expect(http.StatusOK).Map())
 	env.Clock.Advance(70 * time.Hour)
