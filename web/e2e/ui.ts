@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, expect, inject } from "vitest";
-import { openBrowser, type Browser } from "./browser";
+import { closeChromium, openBrowser, type Browser } from "./browser";
 import { startServer, type Account, type Server } from "./server";
 
 /** signIn signs a in on the sign-in page and waits for the risk list. */
@@ -47,7 +47,8 @@ export const unique = (what: string) => `${what} ${randomUUID().slice(0, 8)}`;
 /**
  * harness registers a test file's hooks: one real riskapi for the file (the
  * binary built for the run, a fresh database, env added to its environment),
- * and browsers, each with a fresh profile, closed after each test.
+ * one Chromium for the file, and browsers (its contexts, each with empty
+ * storage) closed after each test.
  */
 export function harness(env: Record<string, string> = {}): {
   server: () => Server;
@@ -59,6 +60,7 @@ export function harness(env: Record<string, string> = {}): {
     server = await startServer(inject("riskapiBinary"), env);
   }, 120_000);
   afterAll(async () => {
+    await closeChromium();
     await server?.stop();
   });
   afterEach(async () => {
