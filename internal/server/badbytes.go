@@ -41,6 +41,9 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 			bad = append(bad, problem.FieldError{Field: badPathParam(c), Detail: badBytesDetail("path parameter")})
 		}
 		if req.URL.RawQuery != "" {
+			if detail := unparsedQuery(req.URL.RawQuery); detail != "" {
+				bad = append(bad, problem.FieldError{Field: "query", Detail: detail})
+			}
 			params := c.QueryParams()
 			for _, name := range slices.Sorted(maps.Keys(params)) {
 				if !cleanText(name) {
@@ -71,6 +74,20 @@ func refuseBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// unparsedQuery says why a raw query string is not name=value pairs joined by
+// "&", each percent-encoded, or "" when it is. net/url drops such a pair without
+// a word (`status=closed;x` would list every risk, `sta%tus=1` would filter
+// nothing), so a client would act on more than it asked for.
+func unparsedQuery(raw string) string {
+	if _, err := url.ParseQuery(raw); err == nil {
+		return ""
+	}
+	if strings.Contains(raw, ";") {
+		return "the query string must join its parameters with \"&\": \";\" is not a separator (percent-encode it as %3B in a value)"
+	}
+	return "the query string holds a \"%\" not followed by two hexadecimal digits (percent-encode it as %25)"
 }
 
 // badPathParam names the route's path parameter whose value is not clean text, or
