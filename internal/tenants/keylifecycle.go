@@ -79,12 +79,21 @@ func (s *Service) CreateAPIKeyWith(ctx context.Context, tenantID, name string, s
 // allowed networks and mode, and returns the new key with
 // its secret and the old key as it is now: its secret keeps working until now +
 // overlap (or its own expiry, if sooner), then gets 401 API_KEY_EXPIRED. The new
-// key has no expiry. Errors: ErrAPIKeyNotFound (also for another tenant's key);
+// key expires at expiresAt, or never when it is nil (docs/roles-and-credentials.md).
+// Errors: ErrAPIKeyNotFound (also for another tenant's key);
 // ErrAPIKeyRolled for a key rolled, revoked or expired already; VALIDATION_FAILED
-// naming "expiresIn" for an overlap outside 0–MaxRollOverlap.
-func (s *Service) RollAPIKey(ctx context.Context, tenantID, id string, overlap time.Duration) (next APIKey, secret string, old APIKey, err error) {
+// naming "expiresIn" for an overlap outside 0–MaxRollOverlap, or "newKeyExpiresAt"
+// for a time not in the future.
+func (s *Service) RollAPIKey(ctx context.Context, tenantID, id string, overlap time.Duration, expiresAt *time.Time) (next APIKey, secret string, old APIKey, err error) {
 	if overlap < 0 || overlap > MaxRollOverlap {
 		return APIKey{}, "", APIKey{}, problem.Invalid("expiresIn", "must be 0–604800 seconds")
+	}
+	if expiresAt != nil {
+		at := expiresAt.UTC().Truncate(time.Microsecond)
+		if !at.After(s.timestamp()) {
+			return APIKey{}, "", APIKey{}, problem.Invalid("newKeyExpiresAt", "must be in the future")
+		}
+		expiresAt = &at
 	}
 	old, err = s.store.APIKeyByID(ctx, id)
 	if err != nil {
@@ -97,7 +106,7 @@ func (s *Service) RollAPIKey(ctx context.Context, tenantID, id string, overlap t
 	if old.RevokedAt != nil || old.RolledTo != "" || old.Expired(now) {
 		return APIKey{}, "", APIKey{}, ErrAPIKeyRolled
 	}
-	next, secret, err = s.newAPIKey(ctx, tenantID, old.Name, old.Scopes, KeyOptions{AllowedCidrs: old.AllowedCidrs, Mode: old.Mode})
+	next, secret, err = s.newAPIKey(ctx, tenantID, old.Name, old.Scopes, KeyOptions{ExpiresAt: expiresAt, AllowedCidrs: old.AllowedCidrs, Mode: old.Mode})
 	if err != nil {
 		return APIKey{}, "", APIKey{}, err
 	}

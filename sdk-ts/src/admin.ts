@@ -10,7 +10,7 @@ import { getPage, paginate, type Send } from "./page.js";
 import { jsonBody } from "./risks.js";
 import type { CallOptions } from "./transport.js";
 import type {
-  ApiKey, ApiKeyCreated, ApiKeyCreateParams, ApiKeyRolled, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
+  ApiKey, ApiKeyCreated, ApiKeyCreateParams, ApiKeyRolled, ApiKeyRollParams, DeliveryAttempt, ListParams, Page, Role, User, UserCreateParams,
   SandboxErased, WebhookEndpoint, WebhookEndpointCreated, WebhookEndpointCreateParams, WebhookEndpointPatch, WebhookEndpointSecret,
   WebhookPing, WebhookSource, WebhookSourceCreated,
 } from "./types.js";
@@ -71,12 +71,14 @@ export class ApiKeys extends Collection<ApiKey, ApiKeyCreated, ApiKeyCreateParam
   /**
    * Rolls a key (POST /v1/api-keys/{id}/roll): a new key with the same name, scopes and
    * networks, its secret shown this once; the old secret keeps working for `expiresIn`
-   * seconds (0–604800), then gets 401 API_KEY_EXPIRED. Sent unkeyed and never retried:
-   * the answer carries a secret.
+   * seconds (0–604800), then gets 401 API_KEY_EXPIRED. `params` is that number, or the
+   * body with `newKeyExpiresAt` (RFC 3339), the new key's expiry (none without it). Sent
+   * unkeyed and never retried: the answer carries a secret.
    */
-  async roll(id: string, expiresIn: number, opts?: CallOptions): Promise<ApiKeyRolled> {
+  async roll(id: string, params: number | ApiKeyRollParams, opts?: CallOptions): Promise<ApiKeyRolled> {
     this.session("apiKeys.roll");
-    const r = await this.send({ method: "POST", path: `/api-keys/${encodeURIComponent(id)}/roll`, body: jsonBody({ expiresIn }), expect: "json", unkeyed: true }, opts);
+    const body = typeof params === "number" ? { expiresIn: params } : params;
+    const r = await this.send({ method: "POST", path: `/api-keys/${encodeURIComponent(id)}/roll`, body: jsonBody(body), expect: "json", unkeyed: true }, opts);
     return r.json as ApiKeyRolled;
   }
 }

@@ -648,7 +648,8 @@ export interface paths {
          *     its secret (`key`) this once, with the old key as it is now (`previous`). The old
          *     secret keeps working until now + `expiresIn` seconds (0–604800; 0: it stops at once),
          *     or its own `expiresAt` if sooner; then it gets 401 `API_KEY_EXPIRED`. The new key
-         *     has no expiry. A key rolled, revoked or expired already is 400 `VALIDATION_FAILED`
+         *     expires at `newKeyExpiresAt` (400 naming it unless in the future), or never when it
+         *     is left out. A key rolled, revoked or expired already is 400 `VALIDATION_FAILED`
          *     naming `id`. Recorded as `api_key.rolled` (the old key) and `api_key.created` (the
          *     new one). Refuses `Idempotency-Key` (422 `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the
          *     response carries a secret. Admin only: a member gets 403 `FORBIDDEN`.
@@ -3326,6 +3327,11 @@ export interface components {
         ApiKeyRoll: {
             /** @description Seconds the old secret keeps working (0 stops it at once; at most 7 days). */
             expiresIn: number;
+            /**
+             * Format: date-time
+             * @description When the new key stops working (in the future); without it the new key has no expiry. The old key's expiry is not carried over.
+             */
+            newKeyExpiresAt?: string;
         };
         /** @description The new key with its secret (`key`, shown this once), and the old key as it is now (`previous`). */
         ApiKeyRolled: {

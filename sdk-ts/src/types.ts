@@ -170,6 +170,8 @@ export type WebhookEndpointCreated = Schemas["WebhookEndpointCreated"];
 export type WebhookEndpointCreateParams = paths["/v1/webhook-endpoints"]["post"]["requestBody"]["content"]["application/json"];
 /** One attempt to deliver an event to an endpoint; `outcome` "skipped" when it arrived while the endpoint was disabled. */
 export type DeliveryAttempt = Schemas["DeliveryAttempt"];
+/** The body of POST /v1/api-keys/{id}/roll: the old secret's overlap in seconds, and the new key's expiry. */
+export type ApiKeyRollParams = Schemas["ApiKeyRoll"];
 /** A rolled API key: the new one with its secret `key` (shown once) and the old one as `previous`. */
 export type ApiKeyRolled = Schemas["ApiKeyRolled"];
 /** The body of PATCH /v1/webhook-endpoints/{id}: members left out stay as they are. */

@@ -75,6 +75,12 @@ describe("session mode (the dashboard: /v1 and the cookie)", () => {
     expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual({ expiresIn: 3600 });
   });
 
+  it("rolls a key giving the new key an expiry of its own", async () => {
+    const { client, seen } = fakeClient([json(201, { id: "key_2", key: "rk_y", expiresAt: "2027-01-01T00:00:00Z" })], { session: true });
+    await client.apiKeys.roll("key_1", { expiresIn: 60, newKeyExpiresAt: "2027-01-01T00:00:00Z" });
+    expect(JSON.parse(new TextDecoder().decode(seen[0]!.body))).toEqual({ expiresIn: 60, newKeyExpiresAt: "2027-01-01T00:00:00Z" });
+  });
+
   it("iterates every admin list across pages, following nextCursor", async () => {
     const more = (data: unknown[], next: string) => json(200, { data, hasMore: true, nextCursor: next });
     const { client, seen } = fakeClient([

@@ -3,6 +3,7 @@ package tenanthttp_test
 import (
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,6 +176,34 @@ func TestRollKeepsTheOldSecretForItsOverlap(t *testing.T) {
 	roll(next.ID, 0).Expect(201).Decode(&now)
 	listRisks(t, env, next.Key).ExpectProblem(401, "API_KEY_EXPIRED")
 	listRisks(t, env, now.Key).Expect(200)
+}
+
+// A roll may give the new key an expiry of its own (newKeyExpiresAt): a key meant
+// to lapse stays one after a roll, whose default is a key with none. A time not in
+// the future is refused and rolls nothing.
+func TestRollGivesTheNewKeyItsExpiry(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	tok := apitest.Login(t, env, a).Token
+	old := createKey(t, env, tok, map[string]any{"name": "ci", "scopes": []string{"risks:read"},
+		"expiresAt": time.Now().Add(48 * time.Hour).UTC().Format(time.RFC3339)})
+	roll := func(body map[string]any) *apitest.Response {
+		return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/api-keys/" + old.ID + "/roll", Bearer: tok, JSON: body})
+	}
+	res := roll(map[string]any{"expiresIn": 60, "newKeyExpiresAt": time.Now().Add(-time.Minute).UTC().Format(time.RFC3339)}).
+		ExpectProblem(400, "VALIDATION_FAILED")
+	if !strings.Contains(res.Body.String(), `"field":"newKeyExpiresAt"`) {
+		t.Fatalf("%s, want newKeyExpiresAt named", res.Body)
+	}
+	listRisks(t, env, old.Key).Expect(200) // the refused roll left the key as it was
+	want := time.Now().Add(30 * 24 * time.Hour).UTC().Truncate(time.Second)
+	var next apiKey
+	roll(map[string]any{"expiresIn": 60, "newKeyExpiresAt": want.Format(time.RFC3339)}).Expect(201).Decode(&next)
+	if next.ExpiresAt == nil || !next.ExpiresAt.Equal(want) {
+		t.Fatalf("new key expiresAt %v, want %v", next.ExpiresAt, want)
+	}
+	listRisks(t, env, next.Key).Expect(200)
 }
 
 // TestAllowedCidrs: a key limited to networks works from them and is 403

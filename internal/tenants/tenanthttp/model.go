@@ -101,6 +101,10 @@ func (r createKeyRequest) options() (tenants.KeyOptions, error) {
 type rollKeyRequest struct {
 	// ExpiresIn is how many seconds the old secret keeps working: 0–604800.
 	ExpiresIn *int64 `json:"expiresIn"`
+	// NewKeyExpiresAt, optional, is when the new key stops working; without it the
+	// new key has no expiry (an old key's expiry is not carried over: a roll is how
+	// an expiring key is replaced).
+	NewKeyExpiresAt *time.Time `json:"newKeyExpiresAt"`
 }
 
 // overlap is the old secret's remaining life. Errors: VALIDATION_FAILED naming

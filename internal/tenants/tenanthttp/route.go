@@ -238,7 +238,7 @@ func (h handlers) rollKey(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	next, secret, old, err := h.Tenants.RollAPIKey(c.Request().Context(), tenant, id, overlap)
+	next, secret, old, err := h.Tenants.RollAPIKey(c.Request().Context(), tenant, id, overlap, req.NewKeyExpiresAt)
 	if err != nil {
 		return err
 	}
