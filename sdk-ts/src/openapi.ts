@@ -3511,6 +3511,8 @@ export interface components {
         };
         /** @description `review.created`: `data.object` is the review; the risk's moved `reviewDate` is its own `risk.updated`. */
         ReviewCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3525,6 +3527,8 @@ export interface components {
         };
         /** @description `action.created`: `data.object` is the action as created. */
         ActionCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3539,6 +3543,8 @@ export interface components {
         };
         /** @description `action.updated`: `data.object` is the action after the change; `data.previousAttributes` the previous values of the members that changed. */
         ActionUpdatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3553,6 +3559,8 @@ export interface components {
         };
         /** @description `acceptance.created`: `data.object` is the acceptance, `pending`. */
         AcceptanceCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3567,6 +3575,8 @@ export interface components {
         };
         /** @description `acceptance.approved`: `data.object` is the acceptance, approved, with `riskSnapshot`. */
         AcceptanceApprovedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3581,6 +3591,8 @@ export interface components {
         };
         /** @description `acceptance.rejected`: `data.object` is the acceptance, rejected, with `riskSnapshot`. */
         AcceptanceRejectedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3595,6 +3607,8 @@ export interface components {
         };
         /** @description `risk.review_due`: the risk's `reviewDate` is `REVIEW_DUE_DAYS` (default 7) away; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
         RiskReviewDueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3609,6 +3623,8 @@ export interface components {
         };
         /** @description `risk.review_overdue`: the risk's `reviewDate` passed with no review; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
         RiskReviewOverdueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3623,6 +3639,8 @@ export interface components {
         };
         /** @description `action.overdue`: the open action's `dueDate` passed; `data.object` is the action. Once per action and date; its `id` derived from them. */
         ActionOverdueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3637,6 +3655,8 @@ export interface components {
         };
         /** @description `acceptance.expiring`: the approved acceptance's `validUntil` is 14 days away; `data.object` is the acceptance. Once per acceptance and date. */
         AcceptanceExpiringEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3651,6 +3671,8 @@ export interface components {
         };
         /** @description `acceptance.expired`: the acceptance's `validUntil` passed: it is `expired` (and the risk's `treatment` null, a `risk.updated`). Once per acceptance and date. */
         AcceptanceExpiredEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
