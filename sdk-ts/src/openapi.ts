@@ -3490,6 +3490,8 @@ export interface components {
         };
         /** @description `webhook_endpoint.disabled`: `data.object` is the endpoint as disabled — by an admin, or by riskapi after its every delivery failed for `WEBHOOK_AUTO_DISABLE_AFTER` (then `request.id` is null). */
         WebhookEndpointDisabledEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
