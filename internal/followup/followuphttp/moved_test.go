@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/due"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -69,6 +70,12 @@ func TestMovedDatesComeDueAnew(t *testing.T) {
 	if len(evs) != 2 || evs[0]["id"] == first || evs[1]["id"] != first {
 		t.Fatalf("after moving the due date: %d action.overdue events (newest %v, first %v), want 2 with distinct IDs", len(evs), evs[0]["id"], first)
 	}
+	// Each ID is the one derived from (kind, object, due date): what any instance mints.
+	for i, dueDate := range []string{date(-1), date(-3)} {
+		if want := kindOf(t, env, "action.overdue").EventID(due.Item{TenantID: a.ID, ObjectID: moved, DueDate: dueDate}); evs[i]["id"] != want {
+			t.Errorf("action.overdue of %s due %s has ID %v, want the derived %s", moved, dueDate, evs[i]["id"], want)
+		}
+	}
 
 	// A review moves the date a month on: nothing due until 7 days before it, then
 	// risk.review_due once.
@@ -91,4 +98,16 @@ func TestMovedDatesComeDueAnew(t *testing.T) {
 	if got := about("action.overdue"); got[done] != 0 || got[cancelled] != 0 {
 		t.Errorf("action.overdue about %v: a done or cancelled action was noticed", got)
 	}
+}
+
+// kindOf is the schedule's kind of notice typ.
+func kindOf(t *testing.T, env *apitest.Env, typ string) due.Kind {
+	t.Helper()
+	for _, k := range env.App.Due.Kinds {
+		if string(k.Action) == typ {
+			return k
+		}
+	}
+	t.Fatalf("no due kind %s", typ)
+	return due.Kind{}
 }
