@@ -3496,6 +3496,8 @@ export interface components {
         };
         /** @description `webhook_endpoint.disabled`: `data.object` is the endpoint as disabled — by an admin, or by riskapi after its every delivery failed for `WEBHOOK_AUTO_DISABLE_AFTER` (then `request.id` is null). */
         WebhookEndpointDisabledEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3517,6 +3519,8 @@ export interface components {
         };
         /** @description `review.created`: `data.object` is the review; the risk's moved `reviewDate` is its own `risk.updated`. */
         ReviewCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3531,6 +3535,8 @@ export interface components {
         };
         /** @description `action.created`: `data.object` is the action as created. */
         ActionCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3545,6 +3551,8 @@ export interface components {
         };
         /** @description `action.updated`: `data.object` is the action after the change; `data.previousAttributes` the previous values of the members that changed. */
         ActionUpdatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3559,6 +3567,8 @@ export interface components {
         };
         /** @description `acceptance.created`: `data.object` is the acceptance, `pending`. */
         AcceptanceCreatedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3573,6 +3583,8 @@ export interface components {
         };
         /** @description `acceptance.approved`: `data.object` is the acceptance, approved, with `riskSnapshot`. */
         AcceptanceApprovedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3587,6 +3599,8 @@ export interface components {
         };
         /** @description `acceptance.rejected`: `data.object` is the acceptance, rejected, with `riskSnapshot`. */
         AcceptanceRejectedEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3601,6 +3615,8 @@ export interface components {
         };
         /** @description `risk.review_due`: the risk's `reviewDate` is `REVIEW_DUE_DAYS` (default 7) away; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
         RiskReviewDueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3615,6 +3631,8 @@ export interface components {
         };
         /** @description `risk.review_overdue`: the risk's `reviewDate` passed with no review; `data.object` is the risk. Once per risk and date; its `id` derived from them. */
         RiskReviewOverdueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3629,6 +3647,8 @@ export interface components {
         };
         /** @description `action.overdue`: the open action's `dueDate` passed; `data.object` is the action. Once per action and date; its `id` derived from them. */
         ActionOverdueEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3643,6 +3663,8 @@ export interface components {
         };
         /** @description `acceptance.expiring`: the approved acceptance's `validUntil` is 14 days away; `data.object` is the acceptance. Once per acceptance and date. */
         AcceptanceExpiringEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**
@@ -3657,6 +3679,8 @@ export interface components {
         };
         /** @description `acceptance.expired`: the acceptance's `validUntil` passed: it is `expired` (and the risk's `treatment` null, a `risk.updated`). Once per acceptance and date. */
         AcceptanceExpiredEvent: {
+            /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
+            livemode: boolean;
             /** @description `evt_…`; also the `webhook-id` of every delivery of it. */
             id: string;
             /**

@@ -155,3 +155,51 @@ describe("actions.get and acceptances.get", () => {
     ]);
   });
 });
+
+describe("reviews, actions and acceptances on the wire (docs/register.md)", () => {
+  it("keys each write, sends If-Match on a conditional action edit, the list filters as named, decisions in session mode only", async () => {
+    const action = { id: "act_1", riskId: "risk_1", title: "fix", ownerId: "usr_1", dueDate: "2027-01-01", status: "open", version: 1,
+      createdAt: "2026-12-01T00:00:00Z", updatedAt: "2026-12-01T00:00:00Z" };
+    const { client, seen } = fakeClient([
+      json(201, { id: "rev_1", riskId: "risk_1", outcome: "unchanged", note: "ok", nextReviewDate: "2027-03-01" }),
+      json(200, { data: [{ id: "rev_1" }], hasMore: false, nextCursor: null }),
+      json(201, action),
+      problem(412, "PRECONDITION_FAILED"),
+      json(200, { data: [action], hasMore: false, nextCursor: null }),
+      json(201, { id: "acc_1", status: "pending" }),
+      json(200, { data: [], hasMore: false, nextCursor: null }),
+    ]);
+    expect((await client.reviews.create("risk_1", { outcome: "unchanged", note: "ok" })).nextReviewDate).toBe("2027-03-01");
+    const reviews = [];
+    for await (const r of client.reviews.list("risk_1")) reviews.push(r.id);
+    expect(reviews).toEqual(["rev_1"]);
+    await client.actions.create("risk_1", { title: "fix", ownerId: "usr_1", dueDate: "2027-01-01" });
+    const stale = await client.actions.update("act_1", { status: "done" }, { ifMatch: '"1"' }).catch((e: unknown) => e);
+    expect((stale as RiskApiError).code).toBe("PRECONDITION_FAILED");
+    await client.actions.listPage({ ownerId: "usr_1", status: "open", dueBefore: "2027-02-01" });
+    await client.acceptances.request("risk_1", { justification: "cheap", validUntil: "2027-06-01" });
+    for await (const a of client.acceptances.list({ status: "pending" })) void a;
+    // Deciding is a signed-in admin's: an API key client refuses before sending.
+    await expect(client.acceptances.approve("acc_1")).rejects.toThrow(/session client/);
+    expect(seen.map((s) => [s.method, s.url.pathname + s.url.search, s.headers.has("Idempotency-Key")])).toEqual([
+      ["POST", "/v2/risks/risk_1/reviews", true],
+      ["GET", "/v2/risks/risk_1/reviews", false],
+      ["POST", "/v2/risks/risk_1/actions", true],
+      ["PATCH", "/v2/actions/act_1", true],
+      ["GET", "/v2/actions?ownerId=usr_1&status=open&dueBefore=2027-02-01", false],
+      ["POST", "/v2/risks/risk_1/acceptances", true],
+      ["GET", "/v2/acceptances?status=pending", false],
+    ]);
+    expect(seen[3]!.headers.get("If-Match")).toBe('"1"');
+    expect(JSON.parse(new TextDecoder().decode(seen[3]!.body))).toEqual({ status: "done" });
+    expect(JSON.parse(new TextDecoder().decode(seen[5]!.body))).toEqual({ justification: "cheap", validUntil: "2027-06-01" });
+
+    const admin = fakeClient([json(200, { id: "acc_1", status: "approved" }), json(200, { id: "acc_2", status: "rejected" })], { session: true });
+    expect((await admin.client.acceptances.approve("acc_1", "fine")).status).toBe("approved");
+    expect((await admin.client.acceptances.reject("acc_2")).status).toBe("rejected");
+    expect(admin.seen.map((s) => [s.method, s.url.pathname, s.headers.has("Idempotency-Key"), new TextDecoder().decode(s.body)])).toEqual([
+      ["POST", "/v1/acceptances/acc_1/approve", true, '{"note":"fine"}'],
+      ["POST", "/v1/acceptances/acc_2/reject", true, '{"note":""}'],
+    ]);
+  });
+});

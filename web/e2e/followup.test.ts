@@ -95,6 +95,38 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     await expect.poll(() => decide.textContent()).toContain("Nothing awaits your decision");
   });
 
+  it("an approval queued offline, while a third admin rejects the acceptance, is refused as decided: not sent again and again", async () => {
+    const { alice, bob } = await twoAdmins();
+    const risk = await post<StoredRisk>(alice.page, "/v1/risks", { title: unique("Legacy VPN"), owner: { userId: alice.id } });
+    const acc = await post<{ id: string }>(alice.page, `/v1/risks/${risk.id}/acceptances`, { justification: "Retired in spring", validUntil: day(90) });
+    await bob.page.goto("/my-work");
+    const decide = bob.page.getByRole("list", { name: "Acceptances awaiting your decision" });
+    await expect.poll(() => decide.textContent()).toContain("Retired in spring");
+    await bob.page.context().setOffline(true);
+    await decide.getByRole("button", { name: "Approve" }).click();
+    await expect.poll(() => bob.page.getByTestId("pending-indicator").textContent()).toContain("1 change pending");
+
+    // Carol, a third admin, rejects it meanwhile.
+    const carol = await env.server().account("admin", alice.account.tenantId);
+    const base = env.server().baseUrl;
+    const session = await fetch(base + "/v1/sessions", { method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: carol.email, password: carol.password }) });
+    const { token } = (await session.json()) as { token: string };
+    const rejected = await fetch(`${base}/v1/acceptances/${acc.id}/reject`, { method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` }, body: JSON.stringify({ note: "no" }) });
+    expect(rejected.status).toBe(200);
+
+    const sent: number[] = [];
+    bob.page.on("response", (r) => { if (r.url().endsWith(`/acceptances/${acc.id}/approve`)) sent.push(r.status()); });
+    await bob.page.context().setOffline(false);
+    await settled(bob.page, "Approve acceptance", "refused");
+    expect(await bob.page.locator("li.change.refused", { hasText: "Approve acceptance" }).first().textContent()).toContain("rejected");
+    await expect.poll(() => bob.page.getByTestId("pending-indicator").textContent()).not.toContain("pending");
+    expect(sent).toEqual([409]);
+    const stored = (await json<{ data: { id: string; status: string }[] }>(alice.page, `/v1/risks/${risk.id}/acceptances`)).data.find((x) => x.id === acc.id);
+    expect(stored?.status).toBe("rejected");
+  });
+
   it("the risk page records a review, adds and edits an action, and an acceptance requested here is approved by another admin", async () => {
     const { alice, bob } = await twoAdmins();
     const risk = await post<StoredRisk>(alice.page, "/v1/risks", { title: unique("Vendor DPA missing"), owner: { name: "Legal" }, reviewEvery: "P3M" });

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/riskapi/riskapi/internal/apitest"
+	"github.com/riskapi/riskapi/internal/apiversion"
 	"github.com/riskapi/riskapi/internal/tenants"
 )
 
@@ -293,6 +294,19 @@ func TestDueNoticesOnce(t *testing.T) {
 	raw, _ := json.Marshal(ev)
 	if !strings.Contains(string(raw), `"id":"evt_`) {
 		t.Errorf("event %s has no evt_ id", raw)
+	}
+	// Each kind, and the writes before them, are typed in docs/openapi.yaml (which
+	// describes the newest version): their listings match the spec's Event.
+	spec := apitest.LoadSpec(t, "../../../docs/openapi.yaml")
+	newest := http.Header{apiversion.Header: {string(apiversion.API.Newest())}}
+	for _, typ := range []string{"risk.review_due", "risk.review_overdue", "action.overdue", "acceptance.expiring", "acceptance.expired",
+		"action.created", "acceptance.created", "acceptance.approved"} {
+		path := "/v2/events?limit=100&type=" + typ
+		res := env.Do(apitest.Request{Method: http.MethodGet, Path: path, Bearer: a.Key, Header: newest}).Expect(http.StatusOK)
+		if !strings.Contains(res.Body.String(), `"type":"`+typ+`"`) {
+			t.Errorf("no %s event listed to check", typ)
+		}
+		spec.Check(t, http.MethodGet, path, newest, res)
 	}
 }
 

@@ -319,3 +319,43 @@ func TestRefusedAddressIsNoUse(t *testing.T) {
 		t.Fatal("lastUsedAt not recorded after an allowed request")
 	}
 }
+
+// TestRollKeepsTheKeysMode: a test-mode key rolls into a test-mode key (contract
+// section 19: the same name, scopes and mode), which reads the sandbox's risks and
+// not the live ones; a live key rolls into a live one.
+func TestRollKeepsTheKeysMode(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	tok := apitest.Login(t, env, a).Token
+	scopes := []string{"risks:read", "risks:write"}
+	for _, mode := range []string{"test", "live"} {
+		old := createKey(t, env, tok, map[string]any{"name": mode + "-ci", "scopes": scopes, "mode": mode})
+		var next struct {
+			apiKey
+			Mode     string `json:"mode"`
+			Livemode bool   `json:"livemode"`
+		}
+		apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/api-keys/" + old.ID + "/roll", Bearer: tok,
+			JSON: map[string]any{"expiresIn": 0}}).Expect(201).Decode(&next)
+		if next.Mode != mode || next.Livemode != (mode == "live") || next.Name != mode+"-ci" || !strings.HasPrefix(next.Key, "rk_"+mode+"_") {
+			t.Errorf("a %s key rolled into %+v, want mode %s", mode, next, mode)
+			continue
+		}
+		var r struct {
+			ID       string `json:"id"`
+			Livemode bool   `json:"livemode"`
+		}
+		apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v2/risks", Bearer: next.Key,
+			JSON: map[string]any{"title": "made by the rolled " + mode + " key"}}).Expect(201).Decode(&r)
+		if r.Livemode != (mode == "live") {
+			t.Errorf("the rolled %s key made a risk with livemode %v", mode, r.Livemode)
+		}
+		// The tenant's live key sees live risks only.
+		status := 200
+		if mode == "test" {
+			status = 404
+		}
+		apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v2/risks/" + r.ID, Bearer: a.Key}).Expect(status)
+	}
+}

@@ -30,6 +30,16 @@ describe("afterAttempt", () => {
     expect(c.lastStatus).toBe(status);
   });
 
+  it("refuses a 409 no retry can change (ACCEPTANCE_DECIDED), and retries the 409s that pass", () => {
+    const decided = afterAttempt(fresh(), { status: 409, json: { code: "ACCEPTANCE_DECIDED", detail: "the acceptance is approved" } }, 2000, half);
+    expect(decided.state).toBe("refused");
+    expect(decided.problem?.code).toBe("ACCEPTANCE_DECIDED");
+    expect(decided.lastReason).toBe("the acceptance is approved");
+    for (const code of ["IDEMPOTENCY_REQUEST_IN_PROGRESS", "IMPORT_IN_PROGRESS"]) {
+      expect(afterAttempt(fresh(), { status: 409, json: { code } }, 2000, half).state).toBe("pending");
+    }
+  });
+
   it("retries a network error and keeps the key", () => {
     const c = afterAttempt(fresh(), { error: new TypeError("Failed to fetch") }, 2000, half);
     expect(c.state).toBe("pending");

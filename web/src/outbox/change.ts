@@ -221,7 +221,8 @@ export type Attempt =
  *   sender waits until the user signs in again (the request never ran, so no
  *   record holds its key).
  * - What classify retries (network errors, 409, 429, 502–504): pending, due
- *   after backoffDelay, which honours Retry-After.
+ *   after backoffDelay, which honours Retry-After; but a 409 no retry can
+ *   change (ACCEPTANCE_DECIDED) is refused.
  * - Anything else (422 IDEMPOTENCY_KEY_REUSED, other 4xx, 500): refused. A
  *   refused change never blocks the ones after it.
  */
@@ -257,7 +258,7 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
     return next;
   }
   next.lastReason = problem?.detail ?? d.reason;
-  if (!d.retry) return settle(next, "refused", now);
+  if (!d.retry || final(problem)) return settle(next, "refused", now);
   next.nextAttemptAt = now + backoffDelay(change.attempts, attempt.retryAfterMs, rand);
   return next;
 }
@@ -272,6 +273,19 @@ function settle(c: Change, state: ChangeState, now: number): Change {
   c.settledAt = now;
   c.nextAttemptAt = 0;
   return c;
+}
+
+/**
+ * The problems of a retried status (409) that no retry can change
+ * (docs/errors.md, Retry "no"): ACCEPTANCE_DECIDED, an approve or reject of an
+ * acceptance decided meanwhile (by another admin). The SDK retries a 409 by its
+ * status a bounded number of times; the outbox never gives up on a pending
+ * change, so it would send this one forever: it is refused at once instead.
+ */
+const FINAL_CODES = new Set(["ACCEPTANCE_DECIDED"]);
+
+function final(problem: ProblemSummary | undefined): boolean {
+  return problem?.code !== undefined && FINAL_CODES.has(problem.code);
 }
 
 function problemOf(json: unknown): ProblemSummary | undefined {
