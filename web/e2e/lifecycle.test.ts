@@ -51,12 +51,15 @@ describe(`lifecycles in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     const form = page.getByRole("form", { name: "Create an API key" });
     await form.getByLabel("Name").fill("deploy");
     await form.getByLabel("Expires (optional)").fill("2099-01-02T03:04");
+    // The browser reaches the server from the loopback network.
+    await form.getByLabel("Allowed networks (optional)").fill("127.0.0.0/8, ::1");
     await page.getByRole("button", { name: "Create API key" }).click();
     const oldKey = (await page.getByTestId("secret").textContent())!;
     await page.getByRole("button", { name: "Done" }).click();
     const row = page.getByRole("row").filter({ hasText: "deploy" });
     await expect.poll(() => row.textContent()).toContain("2099");
     await expect.poll(() => row.textContent()).toContain("never"); // not used yet
+    expect(await row.textContent()).toContain("from 127.0.0.0/8, ::1/128");
     expect(await useKey(page, oldKey)).toBe(200);
     // The last use is written off the request's path: read the page again until it shows.
     await expect.poll(async () => {
@@ -67,6 +70,9 @@ describe(`lifecycles in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     await page.getByRole("button", { name: "Roll" }).click();
     const roll = page.getByRole("group", { name: "Roll deploy" });
     await roll.getByLabel("Old key works for").selectOption({ label: "stops now" });
+    // The new key's expiry starts as the old one's: a key made to lapse still does.
+    expect(await roll.getByLabel("New key expires (empty: never)").inputValue()).toBe("2099-01-02T03:04");
+    await roll.getByLabel("New key expires (empty: never)").fill("2098-05-06T07:08");
     await roll.getByRole("button", { name: "Confirm roll" }).click();
     const newKey = (await page.getByTestId("secret").textContent())!;
     expect(newKey).toMatch(/^rk_/);
@@ -76,6 +82,9 @@ describe(`lifecycles in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     expect(await useKey(page, newKey)).toBe(200);
     expect(await useKey(page, oldKey)).toBe(401);
     await expect.poll(() => page.getByRole("row").filter({ hasText: "expired" }).count()).toBe(1);
+    const successor = page.getByRole("row").filter({ hasText: "deploy" }).filter({ hasNotText: "expired" });
+    await expect.poll(() => successor.textContent()).toContain("2098");
+    expect(await successor.textContent()).toContain("from 127.0.0.0/8, ::1/128");
   });
 
   it("opens an endpoint's page: ping, disable with skipped deliveries, enable, roll its secret", async () => {

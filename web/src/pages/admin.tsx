@@ -168,19 +168,25 @@ function ApiKeys() {
   // Least privilege: a key reads until its maker ticks more (issue 43).
   const [scopes, setScopes] = useState<string[]>(["risks:read"]);
   const [expires, setExpires] = useState("");
+  const [networks, setNetworks] = useState("");
   const [rolling, setRolling] = useState<string | null>(null);
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
     const expiresAt = expires ? new Date(expires).toISOString() : undefined;
-    if (await create.run(() => api().apiKeys.create({ name, scopes: scopes as ApiKey["scopes"], ...(expiresAt ? { expiresAt } : {}) }), (k) => k.key)) {
+    const allowedCidrs = networks.split(/[\s,]+/).filter((n) => n !== "");
+    if (await create.run(() => api().apiKeys.create({
+      name, scopes: scopes as ApiKey["scopes"], ...(expiresAt ? { expiresAt } : {}), ...(allowedCidrs.length ? { allowedCidrs } : {}),
+    }), (k) => k.key)) {
       setName("");
       setExpires("");
+      setNetworks("");
     }
   };
   // A roll answers the new key's secret: online-only, shown once like a creation's.
-  const roll = async (k: ApiKey, expiresIn: number) => {
-    if (await create.run(() => api().apiKeys.roll(k.id, expiresIn), (r) => r.key)) setRolling(null);
+  const roll = async (k: ApiKey, expiresIn: number, newKeyExpires: string) => {
+    const params = newKeyExpires ? { expiresIn, newKeyExpiresAt: new Date(newKeyExpires).toISOString() } : { expiresIn };
+    if (await create.run(() => api().apiKeys.roll(k.id, params), (r) => r.key)) setRolling(null);
   };
   return (
     <>
@@ -198,7 +204,7 @@ function ApiKeys() {
               <td>{k.revokedAt ? "revoked" : (
                 <>
                   {!k.rolledTo && !expired(k) && (rolling === k.id
-                    ? <RollKey name={k.name || k.id} online={online} onRoll={(s) => void roll(k, s)} onCancel={() => setRolling(null)} />
+                    ? <RollKey name={k.name || k.id} expiresAt={k.expiresAt} online={online} onRoll={(s, at) => void roll(k, s, at)} onCancel={() => setRolling(null)} />
                     : <button type="button" class="secondary" onClick={() => setRolling(k.id)}>Roll</button>)}{" "}
                   <AskFirst ask="Revoke" label={`Revoke ${k.name || k.id}?`} text="Revoke? Programs using it stop working." confirm="Confirm revoke"
                     onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })} />
@@ -221,6 +227,8 @@ function ApiKeys() {
           ))}
         </fieldset>
         <label>Expires (optional)<input type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} /></label>
+        <label>Allowed networks (optional)<input value={networks} placeholder="203.0.113.0/24, 2001:db8::/32"
+          onInput={(e) => setNetworks(e.currentTarget.value)} /></label>
         <button type="submit" disabled={!online}>Create API key</button>
       </form>
       <OnlineOnly online={online} />
@@ -241,15 +249,29 @@ function expiry(k: ApiKey): string {
 /** The overlaps a roll offers: how long the old secret keeps working. */
 const OVERLAPS: [string, number][] = [["stops now", 0], ["1 hour", 3600], ["1 day", 86400], ["7 days", 604800]];
 
-/** RollKey asks how long the old secret keeps working, then rolls. */
-function RollKey({ name, online, onRoll, onCancel }: { name: string; online: boolean; onRoll: (expiresIn: number) => void; onCancel: () => void }) {
+/** localInput is an instant as a datetime-local input's value (the browser's zone, to the minute). */
+const localInput = (iso: string) => {
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+/**
+ * RollKey asks how long the old secret keeps working and when the new key
+ * expires, then rolls. The new key's expiry starts as the old one's, so a key
+ * made to lapse does not silently become one that never does (the API's default).
+ */
+function RollKey({ name, expiresAt, online, onRoll, onCancel }: {
+  name: string; expiresAt: string | null; online: boolean; onRoll: (expiresIn: number, newKeyExpires: string) => void; onCancel: () => void;
+}) {
   const [overlap, setOverlap] = useState(3600);
+  const [newExpires, setNewExpires] = useState(expiresAt ? localInput(expiresAt) : "");
   return (
     <span role="group" aria-label={`Roll ${name}`}>
       <label>Old key works for<select value={overlap} onChange={(e) => setOverlap(Number(e.currentTarget.value))}>
         {OVERLAPS.map(([label, s]) => <option key={s} value={s}>{label}</option>)}
       </select></label>{" "}
-      <button type="button" disabled={!online} onClick={() => onRoll(overlap)}>Confirm roll</button>{" "}
+      <label>New key expires (empty: never)<input type="datetime-local" value={newExpires} onInput={(e) => setNewExpires(e.currentTarget.value)} /></label>{" "}
+      <button type="button" disabled={!online} onClick={() => onRoll(overlap, newExpires)}>Confirm roll</button>{" "}
       <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
     </span>
   );
