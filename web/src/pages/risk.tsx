@@ -276,7 +276,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
 /** The edit form's fields by name and label, as a kept-aside edit lists them. */
 const EDIT_FIELDS: [string, string][] = [
   ["title", "Title"], ["description", "Description"], ["category", "Category"], ["owner", "Owner"], ["likelihood", "Likelihood"],
-  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"],
+  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"], ["reviewEvery", "Review every"],
   ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
 ];
 
