@@ -67,7 +67,7 @@ function useRead<T>(key: string, fetch: () => Promise<T[]>): { items: T[]; error
 
 /** FollowUp is the risk page's reviews, actions and acceptances. */
 export function FollowUp({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
-  const users = useOwnerChoices();
+  const users = useOwnerChoices(admin);
   return (
     <>
       <Reviews risk={risk} changes={changes} />
