@@ -190,6 +190,28 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     await expect.poll(() => bobs.textContent()).toContain("approved");
   });
 
+  it("sets a risk's review cadence in its edit form: sent with If-Match, stored, and shown in words in Reviews", async () => {
+    const { alice } = await twoAdmins();
+    const risk = await post<StoredRisk & { reviewEvery: string | null }>(alice.page, "/v1/risks", { title: unique("Backup tapes unchecked") });
+    expect(risk.reviewEvery).toBeNull();
+    const page = alice.page;
+    await page.goto(`/risks/${risk.id}`);
+    await page.getByRole("heading", { name: risk.title }).waitFor();
+    const cadenceLine = page.locator("section.reviews > p").first();
+    expect(await cadenceLine.textContent()).toContain("Reviewed: no cadence set");
+    const patches: { ifMatch: string | undefined; body: unknown }[] = [];
+    page.on("request", (r) => r.method() === "PATCH" && r.url().includes(`/v1/risks/${risk.id}`) && patches.push({ ifMatch: r.headers()["if-match"], body: r.postDataJSON() }));
+    const form = page.getByRole("form", { name: "Edit risk" });
+    await form.getByLabel("Review every").selectOption({ label: "every 3 months" });
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, "Edit risk");
+    expect(patches).toEqual([{ ifMatch: `"${risk.version}"`, body: { reviewEvery: "P3M" } }]);
+    expect((await json<{ reviewEvery: string | null }>(page, `/v1/risks/${risk.id}`)).reviewEvery).toBe("P3M");
+    await expect.poll(() => cadenceLine.textContent()).toContain("Reviewed: every 3 months");
+    await expect.poll(() => form.getByLabel("Review every").inputValue()).toBe("P3M");
+    await allSaved(page);
+  });
+
   it("picks an owner from the tenant's users by email, takes other text as a name, and shows owners as names", async () => {
     const { alice, bob } = await twoAdmins();
     const risk = await post<StoredRisk>(alice.page, "/v1/risks", { title: unique("Generator fuel"), owner: { name: "Facilities" } });

@@ -24,6 +24,15 @@ describe("LineChart with one day of data", () => {
     expect(Math.max(...dots)).toBeGreaterThan(mid);
   });
 
+  it("writes the highest value wholly inside the picture, not cut off at its top", () => {
+    const html = render(<LineChart id="score" title="Score history" labels={["2026-12-06"]} series={[{ name: "Score", cls: "series-a", values: [12] }]} />);
+    const label = /<text class="value" x="[\d.]+" y="(-?[\d.]+)"[^>]*>12<\/text>/.exec(html);
+    expect(label).not.toBeNull();
+    // The label's baseline is its y; its 12px text (charts.css, .value) rises above it, and the viewBox starts at 0.
+    expect(html).toContain('viewBox="0 0 ');
+    expect(Number(label![1]) - 12).toBeGreaterThanOrEqual(0);
+  });
+
   it("draws several days as lines through dots on their own days, without value labels", () => {
     const html = render(<LineChart id="bands" title="t" labels={["2026-12-05", "2026-12-06"]} series={four([0, 0, 2, 0]).map((s) => ({ ...s, values: [1, 1] }))} />);
     expect(html.match(/<polyline /g)).toHaveLength(4);

@@ -19,6 +19,9 @@ const H = 220;
 const PAD = { l: 36, r: 12, t: 12, b: 28 };
 /** Between the dots of a single day's series (see LineChart). */
 const SPREAD = 40;
+/** A value written above its dot: its baseline this far above the dot's centre, its text this tall (charts.css, .value). */
+const VALUE_GAP = 9;
+const VALUE_SIZE = 12;
 
 /** LineChart draws series over labels (dates, oldest first), with a legend and a data table. */
 export function LineChart(props: { id: string; title: string; labels: string[]; series: Series[]; summary?: string }) {
@@ -30,7 +33,9 @@ export function LineChart(props: { id: string; title: string; labels: string[]; 
   // side by side around the centre, with its value written above its dot.
   const single = labels.length === 1;
   const dx = (k: number) => (single ? (k - (series.length - 1) / 2) * SPREAD : 0);
-  const y = (v: number) => PAD.t + (H - PAD.t - PAD.b) * (1 - v / max);
+  // Room above the top for the value written over the highest dot, inside the viewBox.
+  const top = single ? PAD.t + VALUE_GAP + VALUE_SIZE : PAD.t;
+  const y = (v: number) => top + (H - top - PAD.b) * (1 - v / max);
   const ticks = [0, Math.round(max / 2), max].filter((v, i, a) => a.indexOf(v) === i);
   const last = labels.length - 1;
   const summary = props.summary ??
@@ -54,7 +59,7 @@ export function LineChart(props: { id: string; title: string; labels: string[]; 
             ))}
             {s.values.map((v, i) => v === null ? null : <circle key={i} cx={x(i) + dx(k)} cy={y(v)} r={single ? 5 : 3} />)}
             {single && s.values[0] != null && (
-              <text class="value" x={x(0) + dx(k)} y={y(s.values[0]) - 9} text-anchor="middle">{s.values[0]}</text>
+              <text class="value" x={x(0) + dx(k)} y={y(s.values[0]) - VALUE_GAP} text-anchor="middle">{s.values[0]}</text>
             )}
           </g>
         ))}

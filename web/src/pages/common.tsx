@@ -300,18 +300,21 @@ export function ownerWrite(text: string, users: OwnerChoice[]): { userId: string
 
 /**
  * ownerChoices lists the tenant's users once per tab (at most 100, the first
- * page). Only admins may list users; anyone else is offered themselves, and
- * types any other owner as a name.
+ * page). Only admins may list users (GET /v1/users; docs/openapi.yaml gives a
+ * member no other list of them): anyone else is offered themselves, without
+ * asking the server for a 403, and types any other owner as a name.
  */
-export function ownerChoices(): Promise<OwnerChoice[]> {
-  listing ??= api().users.listPage({ limit: 100 }).then(
-    (p) => p.data.map((u: User) => ({ id: u.id, email: u.email })),
-    () => {
-      listing = undefined; // a member (403), or offline: asked again next time
-      return [];
-    },
-  );
-  return listing.then((list) => {
+export function ownerChoices(admin: boolean): Promise<OwnerChoice[]> {
+  const listed = admin
+    ? (listing ??= api().users.listPage({ limit: 100 }).then(
+      (p) => p.data.map((u: User) => ({ id: u.id, email: u.email })),
+      () => {
+        listing = undefined; // a member after all (403), or offline: asked again next time
+        return [];
+      },
+    ))
+    : Promise.resolve([]);
+  return listed.then((list) => {
     const me = identity();
     const all = me && !list.some((u) => u.id === me.userId) ? [...list, { id: me.userId, email: me.email }] : list;
     for (const u of all) known.set(u.id, u.email);
@@ -320,15 +323,15 @@ export function ownerChoices(): Promise<OwnerChoice[]> {
 }
 
 /** useOwnerChoices is ownerChoices as state: [] until the list is read. */
-export function useOwnerChoices(): OwnerChoice[] {
+export function useOwnerChoices(admin: boolean): OwnerChoice[] {
   const [users, setUsers] = useState<OwnerChoice[]>([]);
   useEffect(() => {
     let live = true;
-    void ownerChoices().then((u) => live && setUsers(u));
+    void ownerChoices(admin).then((u) => live && setUsers(u));
     return () => {
       live = false;
     };
-  }, []);
+  }, [admin]);
   return users;
 }
 

@@ -5,6 +5,7 @@
  * in the outbox like any queued change, so it is here again after a reload.
  */
 import type { Risk } from "../api";
+import { cadence } from "../audit";
 import type { Change, Fields } from "../outbox/change";
 import { metadataClash } from "../outbox/merge";
 import { ownerName } from "./common";
@@ -13,7 +14,7 @@ import { outbox } from "../state";
 /** The edit form's labels, by the field's JSON name. */
 const LABELS: Record<string, string> = {
   title: "Title", description: "Description", category: "Category", owner: "Owner", status: "Status",
-  likelihood: "Likelihood", impact: "Impact", riskScore: "Score", treatment: "Treatment", reviewDate: "Review date",
+  likelihood: "Likelihood", impact: "Impact", riskScore: "Score", treatment: "Treatment", reviewDate: "Review date", reviewEvery: "Review every",
   residualLikelihood: "Residual likelihood", residualImpact: "Residual impact", metadata: "Metadata",
 };
 
@@ -69,6 +70,7 @@ function show(k: string, v: unknown): string {
     return pairs.length ? pairs.map(([mk, mv]) => `${mk}: ${mv === null || mv === undefined || mv === "" ? "none" : String(mv)}`).join(", ") : "none";
   }
   if (k === "owner") return ownerName(v) || "none";
+  if (k === "reviewEvery" && typeof v === "string") return cadence(v);
   if (typeof v === "object") return JSON.stringify(v);
   return v === "" ? "(empty)" : String(v);
 }

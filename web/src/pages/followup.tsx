@@ -35,6 +35,18 @@ export function today(days = 0): string {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
+/**
+ * validUntilBounds are the first and last days an acceptance requested on
+ * `now`'s UTC day may be valid until: the server takes a day after today and
+ * at most one year from today, the same date a year on (docs/register.md,
+ * "Acceptances"; a 29 February's year on is 1 March, as the server counts it).
+ */
+export function validUntilBounds(now = new Date()): { min: string; max: string } {
+  const [y, m, d] = [now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()];
+  const day = (yy: number, dd: number) => new Date(Date.UTC(yy, m, dd)).toISOString().slice(0, 10);
+  return { min: day(y, d + 1), max: day(y + 1, d) };
+}
+
 /** useRead reads with fetch now, when a change settles, and when key changes. */
 function useRead<T>(key: string, fetch: () => Promise<T[]>): { items: T[]; error: string; reload: () => void } {
   const [items, setItems] = useState<T[]>([]);
@@ -55,7 +67,7 @@ function useRead<T>(key: string, fetch: () => Promise<T[]>): { items: T[]; error
 
 /** FollowUp is the risk page's reviews, actions and acceptances. */
 export function FollowUp({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
-  const users = useOwnerChoices();
+  const users = useOwnerChoices(admin);
   return (
     <>
       <Reviews risk={risk} changes={changes} />
@@ -307,7 +319,7 @@ function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; 
           {(a) => <input type="text" required maxLength={10000} value={justification} onInput={(e) => setJustification(e.currentTarget.value)} {...a} />}
         </Field>
         <Field label="Valid until" name="validUntil" errors={errors}>
-          {(a) => <input type="date" required min={today()} max={today(365)} value={validUntil} onInput={(e) => setValidUntil(e.currentTarget.value)} {...a} />}
+          {(a) => <input type="date" required {...validUntilBounds()} value={validUntil} onInput={(e) => setValidUntil(e.currentTarget.value)} {...a} />}
         </Field>
         <button type="submit">Request acceptance</button>
       </form>

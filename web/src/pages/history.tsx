@@ -15,8 +15,18 @@ import { isOffline, Offline } from "./common";
 
 const PAGE = 50;
 
-/** RiskHistory lists the risk's audit-log entries, a page at a time. */
-export function RiskHistory({ riskId }: { riskId: string }) {
+/**
+ * actorNamesWanted is true when the entries name an API key or a webhook
+ * source and the user is an admin, who may list them (GET /v1/api-keys and
+ * /v1/webhook-sources are admin-only): a member would only be answered 403,
+ * and keeps the end of the actor's ID.
+ */
+export function actorNamesWanted(entries: AuditEntry[] | undefined, admin: boolean): boolean {
+  return admin && (entries?.some((e) => e.actor.type === "api_key" || e.actor.type === "webhook_source") ?? false);
+}
+
+/** RiskHistory lists the risk's audit-log entries, a page at a time; admin: the signed-in user is one. */
+export function RiskHistory({ riskId, admin }: { riskId: string; admin: boolean }) {
   const [entries, setEntries] = useState<AuditEntry[] | undefined>();
   const [next, setNext] = useState<string | null>(null);
   const [note, setNote] = useState("");
@@ -44,7 +54,7 @@ export function RiskHistory({ riskId }: { riskId: string }) {
   useEffect(() => load(), [load, online]);
   useSettled(useCallback(() => load(), [load]));
   // An API key or webhook source by its name, not the end of its ID (an admin's lists; a member keeps the ID's end).
-  const names = useActorNames(entries?.some((e) => e.actor.type === "api_key" || e.actor.type === "webhook_source") ?? false);
+  const names = useActorNames(actorNamesWanted(entries, admin));
   return (
     <section class="history" aria-labelledby="history-h">
       <h2 id="history-h">History</h2>

@@ -90,11 +90,11 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
       {error && <p class="error" role="alert">{error}</p>}
       <Facts risk={risk} />
       <Conflicts risk={risk} changes={changes} onResolved={load} />
-      <EditRisk risk={risk} changes={changes} />
+      <EditRisk risk={risk} changes={changes} admin={admin} />
       <FollowUp risk={risk} changes={changes} admin={admin} />
       <Attachments risk={risk} changes={changes} />
       <ScoreHistoryChart riskId={risk.id} />
-      <RiskHistory riskId={risk.id} />
+      <RiskHistory riskId={risk.id} admin={admin} />
       <DeleteRisk risk={risk} changes={changes} />
     </section>
   );
@@ -127,7 +127,7 @@ type Basis = { form: Form; shown: Risk; ifMatch: string };
  * never overwritten (outbox/merge.ts). A re-read while a draft is open moves
  * the draft onto the new version when nobody else changed what the user typed.
  */
-function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
+function EditRisk({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
   const path = `/risks/${risk.id}`;
   const shown = withPending(risk, path, changes);
   const [f, setForm] = useState(() => formOf(shown));
@@ -140,7 +140,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
     setForm(v);
   };
   const [errors, setErrors] = useState<FieldErrors>({});
-  const users = useOwnerChoices();
+  const users = useOwnerChoices(admin);
   // While a refused edit is back in the form, a re-read of the risk does not overwrite it.
   const held = useRef(false);
   // The form follows a re-read of the risk, and a pending edit appearing (made
@@ -276,7 +276,7 @@ function EditRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
 /** The edit form's fields by name and label, as a kept-aside edit lists them. */
 const EDIT_FIELDS: [string, string][] = [
   ["title", "Title"], ["description", "Description"], ["category", "Category"], ["owner", "Owner"], ["likelihood", "Likelihood"],
-  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"],
+  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"], ["reviewEvery", "Review every"],
   ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
 ];
 

@@ -1,18 +1,21 @@
 /**
  * The register's fields on a risk's page (docs/register.md, "Fields"):
- * treatment, review date, the residual assessment with its derived score,
+ * treatment, review date, review cadence, the residual assessment with its derived score,
  * and metadata, shown and edited. The edit form keeps them as strings (what
  * the user typed, put back on a refusal); registerChanges turns them into the
  * PATCH, metadata merged key by key (a removed key is sent as "").
  */
 import type { Risk, RiskUpdateParams } from "../api";
+import { cadence } from "../audit";
 import { Field, type FieldErrors } from "../pages/common";
-import { isOverdue, TREATMENTS } from "./view";
+import { isOverdue, REVIEW_CADENCES, TREATMENTS } from "./view";
 
 /** RegisterForm is the register's part of the edit form, as typed. */
 export interface RegisterForm {
   treatment: string;
   reviewDate: string;
+  /** The review cadence (P1M, P3M, P6M, P1Y), "" for none. */
+  reviewEvery: string;
   residualLikelihood: string;
   residualImpact: string;
   /** The metadata as a JSON array of [key, value] rows, in the order shown. */
@@ -24,6 +27,7 @@ export function registerForm(r: Risk): RegisterForm {
   return {
     treatment: r.treatment ?? "",
     reviewDate: r.reviewDate ?? "",
+    reviewEvery: r.reviewEvery ?? "",
     residualLikelihood: r.residualLikelihood === null || r.residualLikelihood === undefined ? "" : String(r.residualLikelihood),
     residualImpact: r.residualImpact === null || r.residualImpact === undefined ? "" : String(r.residualImpact),
     metadata: JSON.stringify(Object.entries(r.metadata ?? {})),
@@ -51,6 +55,7 @@ export function registerChanges(was: RegisterForm, now: RegisterForm): RiskUpdat
   const out: RiskUpdateParams = {};
   if (now.treatment !== was.treatment) out.treatment = (now.treatment || null) as Risk["treatment"];
   if (now.reviewDate !== was.reviewDate) out.reviewDate = now.reviewDate || null;
+  if (now.reviewEvery !== was.reviewEvery) out.reviewEvery = (now.reviewEvery || null) as Risk["reviewEvery"];
   if (now.residualLikelihood !== was.residualLikelihood) out.residualLikelihood = num(now.residualLikelihood);
   if (now.residualImpact !== was.residualImpact) out.residualImpact = num(now.residualImpact);
   const before = new Map(rows(was.metadata));
@@ -111,6 +116,14 @@ export function RegisterFields(props: { f: RegisterForm; set: (k: keyof Register
       </Field>
       <Field label="Review date" name="reviewDate" errors={errors}>
         {(a) => <input type="date" value={f.reviewDate} onInput={(e) => set("reviewDate")(e.currentTarget.value)} {...a} />}
+      </Field>
+      <Field label="Review every" name="reviewEvery" errors={errors}>
+        {(a) => (
+          <select value={f.reviewEvery} onChange={(e) => set("reviewEvery")(e.currentTarget.value)} {...a}>
+            <option value="">no cadence</option>
+            {REVIEW_CADENCES.map((c) => <option key={c} value={c}>{cadence(c)}</option>)}
+          </select>
+        )}
       </Field>
       {factor("residualLikelihood", "Residual likelihood")}
       {factor("residualImpact", "Residual impact")}

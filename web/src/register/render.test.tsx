@@ -4,7 +4,7 @@
 import { render } from "preact-render-to-string";
 import { describe, expect, it } from "vitest";
 import { HeatmapTable } from "./heatmap";
-import { registerChanges, registerForm } from "./fields";
+import { RegisterFields, registerChanges, registerForm } from "./fields";
 import { ImportReportView } from "./transfer";
 import { readView } from "./view";
 
@@ -60,5 +60,21 @@ describe("the register's part of the edit form", () => {
     const now = { ...was, treatment: "", residualImpact: "4", metadata: JSON.stringify([["ticket", "SEC-2"], ["site", "Lyon"], ["", "ignored"]]) };
     expect(registerChanges(was, now)).toEqual({ treatment: null, residualImpact: 4, metadata: { ticket: "SEC-2", site: "Lyon", team: "" } });
     expect(registerChanges(was, was)).toEqual({});
+  });
+
+  it("offers a review cadence, shown as stored and sent when changed: set, changed, or cleared as null", () => {
+    const was = registerForm({ ...stored, reviewEvery: null } as typeof stored);
+    expect(was.reviewEvery).toBe("");
+    const html = render(<RegisterFields f={{ ...was, reviewEvery: "P3M" }} set={() => () => undefined} errors={{}} />);
+    const select = /<label>Review every<select>(.*?)<\/select>/.exec(html);
+    expect(select).not.toBeNull();
+    const options = [...select![1]!.matchAll(/<option( selected)? value(?:="([^"]*)")?>([^<]*)<\/option>/g)].map((m) => [m[2] ?? "", m[3], !!m[1]]);
+    expect(options).toEqual([
+      ["", "no cadence", false], ["P1M", "every month", false], ["P3M", "every 3 months", true], ["P6M", "every 6 months", false], ["P1Y", "every year", false],
+    ]);
+    expect(registerChanges(was, { ...was, reviewEvery: "P3M" })).toEqual({ reviewEvery: "P3M" });
+    const every = registerForm({ ...stored, reviewEvery: "P6M" } as typeof stored);
+    expect(every.reviewEvery).toBe("P6M");
+    expect(registerChanges(every, { ...every, reviewEvery: "" })).toEqual({ reviewEvery: null });
   });
 });

@@ -4,15 +4,20 @@
  * reload, the back button or a shared link shows the same risks. Pure
  * functions: the URL to a view, a view to its URL and to the API's filter.
  */
-import type { FactorValue, RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
+import type { FactorValue, Risk, RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
 
 /** Every status and treatment, in the spec's order (typed so that a value the spec adds fails tsc here). */
 const statuses: Record<RiskStatus, true> = { open: true, mitigated: true, closed: true };
 const treatments: Record<RiskTreatment, true> = { accept: true, mitigate: true, transfer: true, avoid: true };
+/** A review cadence (docs/register.md, "Fields"); null is none. */
+export type ReviewEvery = NonNullable<Risk["reviewEvery"]>;
+const cadences: Record<ReviewEvery, true> = { P1M: true, P3M: true, P6M: true, P1Y: true };
 /** STATUSES are the statuses a risk can have. */
 export const STATUSES = Object.keys(statuses) as RiskStatus[];
 /** TREATMENTS are the treatments a risk can have. */
 export const TREATMENTS = Object.keys(treatments) as RiskTreatment[];
+/** REVIEW_CADENCES are the review cadences a risk can have, shortest first. */
+export const REVIEW_CADENCES = Object.keys(cadences) as ReviewEvery[];
 /** SORT_FIELDS are the columns the list sorts by (docs/register.md). */
 export const SORT_FIELDS = ["title", "riskScore", "residualScore", "reviewDate", "createdAt", "updatedAt"] as const;
 /** A sortable column. */
