@@ -172,6 +172,22 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     expect(patches).toEqual([{ ifMatch: '"1"', body: { status: "done" } }]);
     expect((await json<{ data: { status: string; version: number }[] }>(page, `/v1/risks/${risk.id}/actions`)).data[0]).toMatchObject({ status: "done", version: 2 });
 
+    // Bob moves the due date while Alice's form is open: her save is refused, said in
+    // words (not the API's If-Match detail), and Edit starts again from Bob's version.
+    await row.getByRole("button", { name: `Edit action ${title}` }).click();
+    expect((await bob.page.request.patch(`/v1/actions/${action!.id}`, { data: { dueDate: day(21) }, headers: { "If-Match": '"2"' } })).status()).toBe(200);
+    await edit.getByLabel("Status").selectOption("open");
+    await edit.getByRole("button", { name: "Save action" }).click();
+    const stale = edit.getByRole("alert");
+    await expect.poll(() => stale.textContent(), { timeout: 30_000 }).toContain("someone changed it after you opened this form");
+    expect(await stale.textContent()).not.toContain("If-Match");
+    await expect.poll(() => row.textContent(), { timeout: 30_000 }).toContain(day(21));
+    await row.getByRole("button", { name: `Edit action ${title}` }).click();
+    await edit.getByLabel("Status").selectOption("open");
+    await edit.getByRole("button", { name: "Save action" }).click();
+    await expect.poll(async () => (await json<{ data: { status: string; dueDate: string; version: number }[] }>(page, `/v1/risks/${risk.id}/actions`)).data[0], { timeout: 30_000 })
+      .toMatchObject({ status: "open", dueDate: day(21), version: 4 });
+
     // An acceptance requested here: the requester is told another admin decides; Bob approves it on the risk's page.
     const req = page.getByRole("form", { name: "Request acceptance" });
     await req.getByLabel("Justification").fill("Low impact until renewal");

@@ -154,10 +154,14 @@ export function OnlineOnly({ online }: { online: boolean }) {
 /** FieldErrors maps a field's name to what the server said is wrong with it. */
 export type FieldErrors = Record<string, string>;
 
-/** fieldErrors of a refused change: its VALIDATION_FAILED fields, else its detail under "form". */
+/** STALE_EDIT is what a form says of an edit refused 412: the API's detail names If-Match, which a form's user never sees. */
+export const STALE_EDIT = "someone changed it after you opened this form, so nothing was saved. Press Edit to start again from it as it is now.";
+
+/** fieldErrors of a refused change: its VALIDATION_FAILED fields, else its detail under "form" (in words for a 412). */
 export function fieldErrors(c: Change): FieldErrors {
   const errs = c.problem?.errors ?? [];
   if (errs.length) return Object.fromEntries(errs.map((e) => [e.field, e.detail]));
+  if (c.problem?.code === "PRECONDITION_FAILED") return { form: STALE_EDIT };
   return { form: c.problem?.detail || c.lastReason || "The server refused this change." };
 }
 
