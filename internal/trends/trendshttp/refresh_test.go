@@ -27,7 +27,7 @@ func TestTodaysPointIsAsOfTheLastRun(t *testing.T) {
 	// The test's day must hold Settle and more after its start: near midnight UTC
 	// (the clock runs with real time), begin on the next day instead.
 	if now := env.Clock.Now().UTC(); now.Add(env.App.Snapshots.Settle+5*time.Minute).Day() != now.Day() {
-		env.Clock.Advance(now.Truncate(24*time.Hour).Add(24*time.Hour + time.Minute).Sub(now))
+		env.Clock.Advance(now.Truncate(24 * time.Hour).Add(24*time.Hour + time.Minute).Sub(now))
 	}
 	ten := env.Tenant("Refresh")
 	create := func(l, i int) {
