@@ -65,14 +65,25 @@ func ParseCIDRs(in []string) ([]netip.Prefix, error) {
 // Errors: as CreateAPIKey's; VALIDATION_FAILED naming "expiresAt" for a time not
 // in the future.
 func (s *Service) CreateAPIKeyWith(ctx context.Context, tenantID, name string, scopes []Scope, o KeyOptions) (APIKey, string, error) {
-	if o.ExpiresAt != nil {
-		at := o.ExpiresAt.UTC().Truncate(time.Microsecond)
-		if !at.After(s.timestamp()) {
-			return APIKey{}, "", problem.Invalid("expiresAt", "must be in the future")
-		}
-		o.ExpiresAt = &at
+	at, err := s.futureExpiry("expiresAt", o.ExpiresAt)
+	if err != nil {
+		return APIKey{}, "", err
 	}
+	o.ExpiresAt = at
 	return s.createAPIKey(ctx, tenantID, name, scopes, o)
+}
+
+// futureExpiry is a key's expiry as stored (UTC, to the microsecond), nil for
+// none. Errors: VALIDATION_FAILED naming field for a time not in the future.
+func (s *Service) futureExpiry(field string, at *time.Time) (*time.Time, error) {
+	if at == nil {
+		return nil, nil
+	}
+	t := at.UTC().Truncate(time.Microsecond)
+	if !t.After(s.timestamp()) {
+		return nil, problem.Invalid(field, "must be in the future")
+	}
+	return &t, nil
 }
 
 // RollAPIKey replaces the tenant's key id with a new one of the same name, scopes
@@ -88,12 +99,8 @@ func (s *Service) RollAPIKey(ctx context.Context, tenantID, id string, overlap t
 	if overlap < 0 || overlap > MaxRollOverlap {
 		return APIKey{}, "", APIKey{}, problem.Invalid("expiresIn", "must be 0–604800 seconds")
 	}
-	if expiresAt != nil {
-		at := expiresAt.UTC().Truncate(time.Microsecond)
-		if !at.After(s.timestamp()) {
-			return APIKey{}, "", APIKey{}, problem.Invalid("newKeyExpiresAt", "must be in the future")
-		}
-		expiresAt = &at
+	if expiresAt, err = s.futureExpiry("newKeyExpiresAt", expiresAt); err != nil {
+		return APIKey{}, "", APIKey{}, err
 	}
 	old, err = s.store.APIKeyByID(ctx, id)
 	if err != nil {

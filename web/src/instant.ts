@@ -10,3 +10,9 @@ export function instant(local: string): string | undefined {
   const t = new Date(local);
   return Number.isNaN(t.getTime()) ? local : t.toISOString();
 }
+
+/** localValue is instant's inverse: an RFC 3339 time as a datetime-local input's value, on the user's clock, to the minute. */
+export function localValue(iso: string): string {
+  const d = new Date(iso);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+}

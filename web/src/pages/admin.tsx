@@ -11,6 +11,7 @@ import { AskFirst, Confirmation } from "../ask-first";
 import { isAdmin, roleChanged, type Session } from "../session";
 import { outbox, useChanges, useOnline } from "../state";
 import { OnlineOnly, Secret, Unavailable, useList, useOneAtATime, useRefusal } from "./common";
+import { instant, localValue } from "../instant";
 
 /** AdminPage picks the admin section from the path. */
 export function AdminPage({ path, session }: { path: string; session: Session }) {
@@ -173,7 +174,7 @@ function ApiKeys() {
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
-    const expiresAt = expires ? new Date(expires).toISOString() : undefined;
+    const expiresAt = instant(expires);
     const allowedCidrs = networks.split(/[\s,]+/).filter((n) => n !== "");
     if (await create.run(() => api().apiKeys.create({
       name, scopes: scopes as ApiKey["scopes"], ...(expiresAt ? { expiresAt } : {}), ...(allowedCidrs.length ? { allowedCidrs } : {}),
@@ -185,7 +186,8 @@ function ApiKeys() {
   };
   // A roll answers the new key's secret: online-only, shown once like a creation's.
   const roll = async (k: ApiKey, expiresIn: number, newKeyExpires: string) => {
-    const params = newKeyExpires ? { expiresIn, newKeyExpiresAt: new Date(newKeyExpires).toISOString() } : { expiresIn };
+    const newKeyExpiresAt = instant(newKeyExpires);
+    const params = newKeyExpiresAt ? { expiresIn, newKeyExpiresAt } : { expiresIn };
     if (await create.run(() => api().apiKeys.roll(k.id, params), (r) => r.key)) setRolling(null);
   };
   return (
@@ -249,12 +251,6 @@ function expiry(k: ApiKey): string {
 /** The overlaps a roll offers: how long the old secret keeps working. */
 const OVERLAPS: [string, number][] = [["stops now", 0], ["1 hour", 3600], ["1 day", 86400], ["7 days", 604800]];
 
-/** localInput is an instant as a datetime-local input's value (the browser's zone, to the minute). */
-const localInput = (iso: string) => {
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
-
 /**
  * RollKey asks how long the old secret keeps working and when the new key
  * expires, then rolls. The new key's expiry starts as the old one's, so a key
@@ -264,7 +260,7 @@ function RollKey({ name, expiresAt, online, onRoll, onCancel }: {
   name: string; expiresAt: string | null; online: boolean; onRoll: (expiresIn: number, newKeyExpires: string) => void; onCancel: () => void;
 }) {
   const [overlap, setOverlap] = useState(3600);
-  const [newExpires, setNewExpires] = useState(expiresAt ? localInput(expiresAt) : "");
+  const [newExpires, setNewExpires] = useState(expiresAt ? localValue(expiresAt) : "");
   return (
     <span role="group" aria-label={`Roll ${name}`}>
       <label>Old key works for<select value={overlap} onChange={(e) => setOverlap(Number(e.currentTarget.value))}>

@@ -11,12 +11,15 @@ import { metadataClash } from "../outbox/merge";
 import { ownerName } from "./common";
 import { outbox } from "../state";
 
-/** The edit form's labels, by the field's JSON name. */
-const LABELS: Record<string, string> = {
-  title: "Title", description: "Description", category: "Category", owner: "Owner", status: "Status",
-  likelihood: "Likelihood", impact: "Impact", riskScore: "Score", treatment: "Treatment", reviewDate: "Review date", reviewEvery: "Review every",
-  residualLikelihood: "Residual likelihood", residualImpact: "Residual impact", metadata: "Metadata",
-};
+/** The risk edit form's fields by JSON name and label, in the form's order: a conflict and a kept-aside edit name fields by them. */
+export const EDIT_FIELDS: [string, string][] = [
+  ["title", "Title"], ["description", "Description"], ["category", "Category"], ["owner", "Owner"], ["likelihood", "Likelihood"],
+  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"], ["reviewEvery", "Review every"],
+  ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
+];
+
+/** The labels a conflict names fields by: the edit form's, and the score it derives. */
+const LABELS: Record<string, string> = { ...Object.fromEntries(EDIT_FIELDS), riskScore: "Score" };
 
 /** Conflicts lists the signed-in user's conflicts on this risk; onResolved re-reads the risk. */
 export function Conflicts({ risk, changes, onResolved }: { risk: Risk; changes: Change[]; onResolved: () => void }) {

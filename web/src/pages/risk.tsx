@@ -18,7 +18,7 @@ import { useSettled } from "../settled";
 import { useTitle } from "../title";
 import { canRead } from "../offline";
 import { Field, fieldErrors, isOffline, KeptAside, Offline, ownerName, OwnerOptions, ownerWrite, useOwnerChoices, type OwnerChoice, sameValues, ScoreSelect, useRefusal, useSubmitOnce, type Aside, type FieldErrors } from "./common";
-import { Conflicts } from "./conflict";
+import { Conflicts, EDIT_FIELDS } from "./conflict";
 import { RiskHistory } from "./history";
 import { lazy } from "../lazy";
 
@@ -272,13 +272,6 @@ function EditRisk({ risk, changes, admin }: { risk: Risk; changes: Change[]; adm
     </>
   );
 }
-
-/** The edit form's fields by name and label, as a kept-aside edit lists them. */
-const EDIT_FIELDS: [string, string][] = [
-  ["title", "Title"], ["description", "Description"], ["category", "Category"], ["owner", "Owner"], ["likelihood", "Likelihood"],
-  ["impact", "Impact"], ["status", "Status"], ["treatment", "Treatment"], ["reviewDate", "Review date"], ["reviewEvery", "Review every"],
-  ["residualLikelihood", "Residual likelihood"], ["residualImpact", "Residual impact"], ["metadata", "Metadata"],
-];
 
 /** typedFields are the form's fields the user changed from `was`, the form as it was given. */
 function typedFields(was: Form, now: Form): (keyof Form)[] {

@@ -1,0 +1,1 @@
+function e(e){if(!e)return;let t=new Date(e);return Number.isNaN(t.getTime())?e:t.toISOString()}function t(e){let t=new Date(e);return new Date(t.getTime()-t.getTimezoneOffset()*6e4).toISOString().slice(0,16)}export{t as n,e as t};
