@@ -72,6 +72,11 @@ describe(`lifecycles in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     await roll.getByLabel("Old key works for").selectOption({ label: "stops now" });
     // The new key's expiry starts as the old one's: a key made to lapse still does.
     expect(await roll.getByLabel("New key expires (empty: never)").inputValue()).toBe("2099-01-02T03:04");
+    // A refused roll says so beside its own controls, not under the creation form.
+    await roll.getByLabel("New key expires (empty: never)").fill("2020-01-01T10:00");
+    await roll.getByRole("button", { name: "Confirm roll" }).click();
+    await expect.poll(() => roll.getByRole("alert").textContent()).toContain("Not rolled:");
+    expect(await page.getByRole("alert").filter({ hasText: "Not created" }).count()).toBe(0);
     await roll.getByLabel("New key expires (empty: never)").fill("2098-05-06T07:08");
     await roll.getByRole("button", { name: "Confirm roll" }).click();
     const newKey = (await page.getByTestId("secret").textContent())!;

@@ -37,7 +37,7 @@ export function AdminPage({ path, session }: { path: string; session: Session })
  * re-reads the list. A second create while one is on its way (a double
  * click) is ignored (useOneAtATime): it would make a second key, source or endpoint.
  */
-function useCreate(reload: () => void) {
+function useCreate(reload: () => void, verb = "created") {
   const [error, setError] = useState("");
   const [secret, setSecret] = useState("");
   const once = useOneAtATime();
@@ -50,7 +50,7 @@ function useCreate(reload: () => void) {
         reload();
         return true;
       } catch (err) {
-        setError(err instanceof RiskApiError ? `Not created: ${explain(err)}` : "Cannot reach the server; nothing was created.");
+        setError(err instanceof RiskApiError ? `Not ${verb}: ${explain(err)}` : `Cannot reach the server; nothing was ${verb}.`);
         return false;
       }
     })) ?? false;
@@ -171,6 +171,8 @@ function ApiKeys() {
   const [expires, setExpires] = useState("");
   const [networks, setNetworks] = useState("");
   const [rolling, setRolling] = useState<string | null>(null);
+  // A roll's answer and refusal are its own, shown beside its controls, not the creation form's.
+  const rolled = useCreate(list.reload, "rolled");
   if (list.unavailable) return <Unavailable what="API key management" route="GET /v1/api-keys" />;
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -188,11 +190,12 @@ function ApiKeys() {
   const roll = async (k: ApiKey, expiresIn: number, newKeyExpires: string) => {
     const newKeyExpiresAt = instant(newKeyExpires);
     const params = newKeyExpiresAt ? { expiresIn, newKeyExpiresAt } : { expiresIn };
-    if (await create.run(() => api().apiKeys.roll(k.id, params), (r) => r.key)) setRolling(null);
+    if (await rolled.run(() => api().apiKeys.roll(k.id, params), (r) => r.key)) setRolling(null);
   };
   return (
     <>
       {create.secret && <Secret label="New API key" value={create.secret} onDone={create.clearSecret} />}
+      {rolled.secret && <Secret label="New API key" value={rolled.secret} onDone={rolled.clearSecret} />}
       {list.error && <p class="error" role="alert">{list.error}</p>}
       <table>
         <thead><tr><th>Name</th><th>Scopes</th><th>Created</th><th>Expires</th><th>Last used</th><th /></tr></thead>
@@ -206,7 +209,7 @@ function ApiKeys() {
               <td>{k.revokedAt ? "revoked" : (
                 <>
                   {!k.rolledTo && !expired(k) && (rolling === k.id
-                    ? <RollKey name={k.name || k.id} expiresAt={k.expiresAt} online={online} onRoll={(s, at) => void roll(k, s, at)} onCancel={() => setRolling(null)} />
+                    ? <RollKey name={k.name || k.id} expiresAt={k.expiresAt} online={online} error={rolled.error} onRoll={(s, at) => void roll(k, s, at)} onCancel={() => setRolling(null)} />
                     : <button type="button" class="secondary" onClick={() => setRolling(k.id)}>Roll</button>)}{" "}
                   <AskFirst ask="Revoke" label={`Revoke ${k.name || k.id}?`} text="Revoke? Programs using it stop working." confirm="Confirm revoke"
                     onConfirm={() => void outbox().enqueue({ method: "DELETE", path: `/api-keys/${k.id}`, body: null, label: `Revoke API key ${k.name || k.id}` })} />
@@ -256,8 +259,8 @@ const OVERLAPS: [string, number][] = [["stops now", 0], ["1 hour", 3600], ["1 da
  * expires, then rolls. The new key's expiry starts as the old one's, so a key
  * made to lapse does not silently become one that never does (the API's default).
  */
-function RollKey({ name, expiresAt, online, onRoll, onCancel }: {
-  name: string; expiresAt: string | null; online: boolean; onRoll: (expiresIn: number, newKeyExpires: string) => void; onCancel: () => void;
+function RollKey({ name, expiresAt, online, error, onRoll, onCancel }: {
+  name: string; expiresAt: string | null; online: boolean; error: string; onRoll: (expiresIn: number, newKeyExpires: string) => void; onCancel: () => void;
 }) {
   const [overlap, setOverlap] = useState(3600);
   const [newExpires, setNewExpires] = useState(expiresAt ? localValue(expiresAt) : "");
@@ -269,6 +272,7 @@ function RollKey({ name, expiresAt, online, onRoll, onCancel }: {
       <label>New key expires (empty: never)<input type="datetime-local" value={newExpires} onInput={(e) => setNewExpires(e.currentTarget.value)} /></label>{" "}
       <button type="button" disabled={!online} onClick={() => onRoll(overlap, newExpires)}>Confirm roll</button>{" "}
       <button type="button" class="secondary" onClick={onCancel}>Cancel</button>
+      {error && <p class="error" role="alert">{error}</p>}
     </span>
   );
 }
@@ -401,7 +405,7 @@ function EndpointPage({ id }: { id: string }) {
   const deliveries = useList<Delivery>(`deliveries-${id}`, () => api().webhookEndpoints.deliveries(id, { limit: 50 }));
   const load = () => api().webhookEndpoints.get(id).then(setEp, (err: unknown) => setError(explain(err)));
   useEffect(() => void load(), [id]);
-  const roll = useCreate(() => void load());
+  const roll = useCreate(() => void load(), "rolled");
   const once = useOneAtATime();
   const act = (what: () => Promise<unknown>) => void once(async () => {
     setError("");
