@@ -306,8 +306,10 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 	if r.Treatment != nil && !r.Treatment.Valid() {
 		bad("treatment", "must be one of accept, mitigate, transfer, avoid, or null")
 	}
-	if r.ReviewDate != nil && !ValidDate(*r.ReviewDate) {
-		bad("reviewDate", "must be a date YYYY-MM-DD, or null")
+	if r.ReviewDate != nil {
+		if d := DateDetail(*r.ReviewDate, true); d != "" {
+			bad("reviewDate", d)
+		}
 	}
 	if r.ReviewEvery != nil && !r.ReviewEvery.Valid() {
 		bad("reviewEvery", "must be one of P1M, P3M, P6M, P1Y, or null")
