@@ -128,6 +128,8 @@ func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.Fie
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(a.Title); (n < 1 || n > 200) && !named(errs, "title") {
 		bad("title", "must be 1–200 characters")
+	} else if d := risks.TextDetail(a.Title, false); d != "" && !named(errs, "title") {
+		bad("title", d)
 	}
 	if a.DueDate != nil {
 		if d := risks.DateDetail(*a.DueDate, true); d != "" {

@@ -27,3 +27,27 @@ func TestDateDetailNamesTheFault(t *testing.T) {
 		}
 	}
 }
+
+// TestTextDetailRefusesWhatHidesText: a title with a control character or a
+// bidirectional override is refused, naming the character; a description keeps
+// its line breaks; right-to-left text with its marks is kept.
+func TestTextDetailRefusesWhatHidesText(t *testing.T) {
+	for _, tt := range []struct {
+		in        string
+		multiline bool
+		want      string
+	}{
+		{"Vendor outage", false, ""},
+		{"ספק \u200fנפל", false, ""},
+		{"line one\nline two\twith a tab", true, ""},
+		{"line one\nline two", false, "must not contain the control character U+000A"},
+		{"bell\a", true, "must not contain the control character U+0007"},
+		{"c1\u0085", false, "must not contain the control character U+0085"},
+		{"invoice \u202Egnp.exe", false, "must not contain the bidirectional formatting character U+202E"},
+		{"isolate \u2066x\u2069", true, "must not contain the bidirectional formatting character U+2066"},
+	} {
+		if got := TextDetail(tt.in, tt.multiline); got != tt.want {
+			t.Errorf("TextDetail(%q, %v) = %q, want %q", tt.in, tt.multiline, got, tt.want)
+		}
+	}
+}
