@@ -10,6 +10,8 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, etag, type Acceptance, type Action, type Review, type Risk } from "../api";
 import { cadence } from "../audit";
+import { today } from "../day";
+import { isOverdue } from "../register/view";
 import type { Change } from "../outbox/change";
 import { withPending } from "../outbox/merge";
 import { identity } from "../session";
@@ -28,11 +30,6 @@ export async function firstOf<T>(items: AsyncGenerator<T, void, undefined>, n = 
     if (out.length >= n) break;
   }
   return out;
-}
-
-/** today is the UTC date, as the API's dates are ("2026-12-06"); days moves it. */
-export function today(days = 0): string {
-  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -106,7 +103,7 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
       <p>
         Reviewed: {risk.reviewEvery ? cadence(risk.reviewEvery) : "no cadence set"} · next review:{" "}
         {risk.reviewDate ? <time dateTime={risk.reviewDate}>{risk.reviewDate}</time> : "none"}
-        {risk.reviewDate && risk.reviewDate < today() && <span class="badge overdue"> overdue</span>}
+        {isOverdue(risk.reviewDate) && <span class="badge overdue"> overdue</span>}
       </p>
       <ul aria-label="Reviews">
         {pending.map((c) => (
