@@ -143,7 +143,7 @@ func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.Fie
 		ok := ids.Valid(ids.User, a.OwnerID)
 		if ok {
 			var err error
-			if ok, err = s.Users.IsUser(ctx, a.TenantID, a.OwnerID); err != nil {
+			if a.OwnerEmail, ok, err = s.Users.ActionOwner(ctx, a.TenantID, a.OwnerID); err != nil {
 				return err
 			}
 		}
