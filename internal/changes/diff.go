@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Previous returns, for each top-level JSON member whose value differs between
@@ -40,106 +42,47 @@ func Previous(before, after any, ignore ...string) (map[string]json.RawMessage, 
 	return out, nil
 }
 
-// Members returns the top-level members of v's JSON form (nil for a nil v). Errors:
-// v does not marshal to a JSON object (or null).
+// Members returns the top-level members of v's JSON form (nil for a nil v), each
+// value a slice of that form. Errors: v does not marshal to a JSON object (or null).
 func Members(v any) (map[string]json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("changes: encode: %w", err)
 	}
-	if m, ok := split(raw); ok {
-		return m, nil
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	return split(raw)
+}
+
+// split reads raw's top-level members with jsontext, each value a slice of raw: every
+// write splits its views (the audit entry's diff, an event's previousAttributes), and
+// json.Unmarshal's reflection into a map was the largest part of that
+// (docs/performance.md, issue 44). As lenient as json.Unmarshal: invalid UTF-8 inside
+// a string is kept, and the last of two members of one name wins.
+func split(raw []byte) (map[string]json.RawMessage, error) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(raw), jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true))
+	tok, err := d.ReadToken()
+	if err != nil {
 		return nil, fmt.Errorf("changes: not a JSON object: %w", err)
 	}
-	return m, nil
-}
-
-// split cuts raw, an object as json.Marshal writes it (valid and compact), into its
-// members, each value a slice of raw; false for anything else — a key with an
-// escape, a value that is no object — which json.Unmarshal then reads. Every write
-// splits its views (the audit entry's diff, an event's previousAttributes), and
-// json.Unmarshal's reflection into a map was the largest part of that
-// (docs/performance.md, issue 44).
-func split(raw []byte) (map[string]json.RawMessage, bool) {
-	if string(raw) == "null" {
-		return nil, true
-	}
-	if len(raw) < 2 || raw[0] != '{' || raw[len(raw)-1] != '}' {
-		return nil, false
+	switch tok.Kind() {
+	case 'n':
+		return nil, nil
+	case '{':
+	default:
+		return nil, fmt.Errorf("changes: not a JSON object: a %v", tok.Kind())
 	}
 	m := make(map[string]json.RawMessage, 32)
-	i := 1
-	if raw[i] == '}' {
-		return m, i == len(raw)-1
+	for d.PeekKind() != '}' {
+		tok, err := d.ReadToken()
+		if err != nil {
+			return nil, fmt.Errorf("changes: not a JSON object: %w", err)
+		}
+		name := tok.String() // before the next read, which reuses the token's bytes
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, fmt.Errorf("changes: not a JSON object: %w", err)
+		}
+		end := int(d.InputOffset())
+		m[name] = raw[end-len(v) : end : end]
 	}
-	for {
-		if raw[i] != '"' {
-			return nil, false
-		}
-		end := bytes.IndexByte(raw[i+1:], '"')
-		if end < 0 {
-			return nil, false
-		}
-		key := raw[i+1 : i+1+end]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			return nil, false
-		}
-		i += end + 2
-		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
-		}
-		i++
-		start := i
-		if i = valueEnd(raw, i); i <= start || i >= len(raw) {
-			return nil, false
-		}
-		m[string(key)] = raw[start:i:i]
-		switch raw[i] {
-		case ',':
-			i++
-		case '}':
-			return m, i == len(raw)-1
-		default:
-			return nil, false
-		}
-	}
-}
-
-// valueEnd returns where the value that begins at raw[i] ends: the index of the ','
-// or '}' that follows it at the object's depth (len(raw) when none does).
-func valueEnd(raw []byte, i int) int {
-	depth, inString := 0, false
-	for ; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case ']':
-			depth--
-		case '}':
-			if depth == 0 {
-				return i
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
+	return m, nil
 }

@@ -50,7 +50,7 @@ func TestPrevious(t *testing.T) {
 	}
 }
 
-// TestMembersAreTheDecodedMembers: Members splits a view's JSON by hand; each member
+// TestMembersAreTheDecodedMembers: Members splits a view's JSON with jsontext; each member
 // it returns is the one json.Unmarshal reads, whatever the values hold — nested
 // objects and arrays, strings with quotes, escapes, braces and commas, keys that
 // need escaping — and anything but an object or null is refused.
