@@ -54,7 +54,9 @@ func TestImportLetsOthersWriteMeanwhile(t *testing.T) {
 		fmt.Fprintf(&file, "C-%d,chunkword risk %d,%d,%d\n", i, i, 1+i%5, 1+i/5%5)
 	}
 	done := make(chan *apitest.Response, 1)
-	go func() { done <- importFile(env, a.Key, "", file.String(), http.Header{"Idempotency-Key": {"import-chunks"}}) }()
+	go func() {
+		done <- importFile(env, a.Key, "", file.String(), http.Header{"Idempotency-Key": {"import-chunks"}})
+	}()
 	for {
 		var marked int64
 		if err := env.App.DB.DB.Raw(`SELECT COUNT(*) FROM risks WHERE tenant_id = ? AND import_id IS NOT NULL`, a.ID).
