@@ -32,8 +32,8 @@ type ImportRow struct {
 }
 
 // ImportSource hands an import's rows to fn one at a time, in file order, from the
-// first row each time it is called (Import reads the file twice: once to check it,
-// once to write it), and returns fn's first error or its own (a file that is no
+// first row each time it is called (Import reads the file once to check it, then
+// once or twice to write it), and returns fn's first error or its own (a file that is no
 // CSV, too many rows: a *problem.Problem). It must not hold rows fn has returned
 // from: that is what keeps an import's memory bounded whatever the file's size.
 type ImportSource func(fn func(ImportRow) error) error
@@ -115,17 +115,20 @@ const (
 	ImportRetryAfter = 5 * time.Second
 )
 
-// Import writes the rows of src for tenantID as one unit of work: every row valid
-// and every change written, each through the Store so it is recorded, or nothing.
+// Import writes the rows of src for tenantID all or nothing: every row valid and
+// every change written, each through the Store so it is recorded, or nothing —
+// in ctx's unit of work, or on a Store with PendingImports (SQLite) new risks
+// first in short units of work, hidden until ctx's publishes them (importPending).
 // With dryRun it writes nothing and reports the same. newID names each created risk;
 // now is their timestamp.
 //
-// The file is read as a stream, twice: a first pass checks every row outside any
+// The file is read as a stream, twice (three times with PendingImports: new risks,
+// then the rest): a first pass checks every row outside any
 // transaction, holding a batch of rows at a time (importBatch, importBatchBytes)
 // and the external IDs seen (as hashes); only when every row is valid, and not in a
-// dry run, a second pass writes them in one unit of work, batch by batch, checking
-// each row again against the risks as stored (locked) then. So on SQLite the write
-// lock is held for the writing only, and a bad file never takes it.
+// dry run, a second pass writes them, batch by batch, checking each row again
+// against the risks as stored (locked) then. So a bad file never takes SQLite's
+// write lock, and a good one holds it for one batch at a time.
 //
 // A tenant has at most one import running (Holds, when set). Errors:
 // *problem.Problem IMPORT_IN_PROGRESS (with RetryAfter) when another is running;
