@@ -180,8 +180,8 @@ func (env *pendingEnv) importAll(g *gatedFile) <-chan error {
 	return done
 }
 
-// TestPendingImportIsHiddenAndLetsOthersWrite (SQLite): while an import of 1,600
-// risks (4 transactions of 500) stops with 1,000 of them written, another tenant's
+// TestPendingImportIsHiddenAndLetsOthersWrite (SQLite): while an import of 1,200
+// risks (3 transactions of 500) stops with 500 of them written, another tenant's
 // create completes, and the importing tenant's list, search, heat map, look-up by
 // external ID, events and audit log show none of them, nor does any delivery of
 // their events get claimed; once it is published they all show.
@@ -189,11 +189,11 @@ func TestPendingImportIsHiddenAndLetsOthersWrite(t *testing.T) {
 	t.Parallel()
 	env := newPendingEnv(t)
 	before := env.look(t)
-	g := newGatedFile(1600, 1200, nil)
+	g := newGatedFile(1200, 700, nil)
 	done := env.importAll(g)
 	<-g.reached
-	if n := env.count(t, "risks", env.a, "import_id IS NOT NULL"); n != 1000 {
-		t.Fatalf("%d of the import's risks committed before its gate, want 1,000", n)
+	if n := env.count(t, "risks", env.a, "import_id IS NOT NULL"); n != 500 {
+		t.Fatalf("%d of the import's risks committed before its gate, want 500", n)
 	}
 	l, i := 2, 3
 	r, err := risks.New(ids.New(ids.Risk), env.b, risks.Fields{Title: str("B's own"), Likelihood: &l, Impact: &i}, time.Now())
@@ -223,7 +223,7 @@ func TestPendingImportIsHiddenAndLetsOthersWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	after := env.look(t)
-	if want := (seen{listed: 100, matched: 100, mapped: 1603, events: 100, entries: 100, byExternal: true}); after != want {
+	if want := (seen{listed: 100, matched: 100, mapped: 1203, events: 100, entries: 100, byExternal: true}); after != want {
 		t.Errorf("tenant a's reads after its import %+v, want %+v", after, want)
 	}
 	jobs, err = env.evs.Claim(env.ctx, time.Now().Add(time.Hour), time.Minute, 100, nil)
@@ -235,8 +235,8 @@ func TestPendingImportIsHiddenAndLetsOthersWrite(t *testing.T) {
 	}
 }
 
-// TestFailedImportIsTakenBack (SQLite): an import that fails with 1,000 of its
-// 1,600 risks written leaves, once taken back, no risk, event, delivery or audit
+// TestFailedImportIsTakenBack (SQLite): an import that fails with 500 of its
+// 1,200 risks written leaves, once taken back, no risk, event, delivery or audit
 // entry of it, and heat counts and search as before; meanwhile the tenant's next
 // import is refused IMPORT_IN_PROGRESS or waits; once taken back the same file
 // imports, each risk once.
@@ -249,7 +249,7 @@ func TestFailedImportIsTakenBack(t *testing.T) {
 	for _, table := range tables {
 		counts[table] = env.count(t, table, env.a, "")
 	}
-	g := newGatedFile(1600, 1200, errors.New("the file went away"))
+	g := newGatedFile(1200, 700, errors.New("the file went away"))
 	done := env.importAll(g)
 	<-g.reached
 	close(g.gate)
@@ -285,11 +285,11 @@ func TestFailedImportIsTakenBack(t *testing.T) {
 	if heat != 3 || pending != 0 {
 		t.Errorf("heat counts sum to %d (want 3), %d imports pending (want 0)", heat, pending)
 	}
-	retry := newGatedFile(1600, -1, nil)
+	retry := newGatedFile(1200, -1, nil)
 	if err := <-env.importAll(retry); err != nil {
 		t.Fatal(err)
 	}
-	if n := env.count(t, "risks", env.a, ""); n != 1603 {
-		t.Errorf("%d risks after the retry, want 1,603", n)
+	if n := env.count(t, "risks", env.a, ""); n != 1203 {
+		t.Errorf("%d risks after the retry, want 1,203", n)
 	}
 }
