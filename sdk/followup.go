@@ -114,12 +114,14 @@ func (s *ReviewsService) List(ctx context.Context, riskID string, p *PageParams)
 
 // Action is a treatment task of a risk.
 type Action struct {
-	ID      string       `json:"id"`
-	RiskID  string       `json:"riskId"`
-	Title   string       `json:"title"`
-	OwnerID string       `json:"ownerId"` // a user of the tenant
-	DueDate *string      `json:"dueDate"` // YYYY-MM-DD
-	Status  ActionStatus `json:"status"`
+	ID      string `json:"id"`
+	RiskID  string `json:"riskId"`
+	Title   string `json:"title"`
+	OwnerID string `json:"ownerId"` // a user of the tenant
+	// OwnerEmail is the owner's email when the action was given to them.
+	OwnerEmail string       `json:"ownerEmail"`
+	DueDate    *string      `json:"dueDate"` // YYYY-MM-DD
+	Status     ActionStatus `json:"status"`
 	// Version is the action's version, also its ETag; send it as
 	// Params.IfMatch (ETag()) to change only the version you read.
 	Version   int64     `json:"version"`

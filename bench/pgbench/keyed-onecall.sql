@@ -5,8 +5,10 @@
 -- commit). Same rows, columns and sizes as keyed.sql. Not what riskapi sends: the
 -- floor of the best design, to say how far riskapi is from it.
 \set k random(1, 9223372036854775807)
-SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
-	WHERE secret_hash = repeat('0', 64) AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL);
+SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version, t.risk_appetite, t.appetite_version,
+	(SELECT json_object_agg(c.category, c.appetite) FROM category_appetites AS c WHERE c.tenant_id = t.id)
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = repeat('0', 64);
 SELECT outcome, status_code, body FROM pgbench_keyed_write(:k, 'ten_pgbench', 'pgb1-' || :k, repeat('f', 64),
 	'risk_' || md5(random()::text || clock_timestamp()::text), 'pgb 1 ' || :k,
 	'Load test risk: the vendor''s contract has no data processing agreement, so personal data may be processed without the safeguards the regulation requires.',

@@ -3,8 +3,10 @@
 -- lookup; BEGIN; the risk's INSERT; its risk.created event's INSERT (with the
 -- webhook deliveries it fans out to, one statement: internal/events/eventstore);
 -- COMMIT (5 statements, 5 round trips, 1 durable commit).
-SELECT id, tenant_id, name, scopes, created_at, revoked_at, last_used_at FROM api_keys
-	WHERE secret_hash = repeat('0', 64) AND tenant_id IN (SELECT id FROM tenants WHERE disabled_at IS NULL);
+SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version, t.risk_appetite, t.appetite_version,
+	(SELECT json_object_agg(c.category, c.appetite) FROM category_appetites AS c WHERE c.tenant_id = t.id)
+	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = repeat('0', 64);
 BEGIN;
 INSERT INTO risks (id, tenant_id, title, description, category, likelihood, impact, risk_score, status, owner, created_at, updated_at)
 	VALUES ('risk_' || md5(random()::text || clock_timestamp()::text), 'ten_pgbench', 'Vendor contract missing a DPA', '',

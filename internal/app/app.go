@@ -164,8 +164,8 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	attStore := attachmentstore.New(db, rec)
 	appetites := appetite.NewStore(db.DB, rec)
 	// A risk's write that crosses its appetite records risk.appetite_exceeded in the
-	// same transaction (internal/appetite).
-	riskStore := riskstore.New(db.DB, appetite.Recorder{Next: rec, Appetite: appetites})
+	// same transaction (internal/appetite), by the appetite its credential read.
+	riskStore := riskstore.New(db.DB, appetite.Recorder{Next: rec, Appetite: credentialAppetite{Next: appetites}})
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	followStore := followupstore.New(db, rec)
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},

@@ -51,6 +51,10 @@ type Principal struct {
 	// APIVersion is the tenant's pinned API version, read with the credential: the
 	// version of a request that names none (docs/api-versions.md).
 	APIVersion string
+	// Appetite is the data scope's risk appetite, read with the credential on this
+	// request; nil when it was not (a session, a test key): a scored write then
+	// reads it itself (docs/register.md, Appetite).
+	Appetite *tenants.StoredAppetite
 }
 
 // Has reports whether p carries scope.

@@ -49,3 +49,65 @@ func TestPrevious(t *testing.T) {
 		t.Error("Previous of a non-object succeeded")
 	}
 }
+
+// TestMembersAreTheDecodedMembers: Members splits a view's JSON by hand; each member
+// it returns is the one json.Unmarshal reads, whatever the values hold — nested
+// objects and arrays, strings with quotes, escapes, braces and commas, keys that
+// need escaping — and anything but an object or null is refused.
+func TestMembersAreTheDecodedMembers(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		A []any          `json:"a"`
+		M map[string]any `json:"m,omitempty"`
+	}
+	type view struct {
+		Title    string            `json:"title"`
+		Score    *int              `json:"score"`
+		Tags     []string          `json:"tags"`
+		Inner    inner             `json:"inner"`
+		Meta     map[string]string `json:"metadata"`
+		Odd      string            `json:"we\"ird<key>"`
+		Empty    struct{}          `json:"empty"`
+		Nothing  []int             `json:"nothing"`
+		Raw      json.RawMessage   `json:"raw"`
+		Float    float64           `json:"float"`
+		Unicode  string            `json:"unicode"`
+		Brackets string            `json:"brackets"`
+	}
+	seven := 7
+	cases := []any{
+		view{},
+		view{Title: `a "quoted", {braced} [title] \ with \\ escapes`, Score: &seven, Tags: []string{"x", "}", "]", ","},
+			Inner: inner{A: []any{1, "two", []any{3, map[string]any{"four": "}"}}, nil}, M: map[string]any{"k": map[string]any{}}},
+			Meta:  map[string]string{"<b>": "&amp;", "": "empty key"}, Raw: json.RawMessage(`{"x":[1,{"y":"}"}]}`),
+			Float: 1.5e-7, Unicode: "é \u2028 \U0001F600 \x00", Brackets: "[[{{"},
+		map[string]any{},
+		map[string]any{"only": true},
+		map[string]any{"a\\b": 1, "c": "d"},
+		nil,
+	}
+	for i, v := range cases {
+		raw, _ := json.Marshal(v)
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := changes.Members(v)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if (got == nil) != (want == nil) || len(got) != len(want) {
+			t.Fatalf("case %d: %d members (nil %t), want %d (nil %t)", i, len(got), got == nil, len(want), want == nil)
+		}
+		for k, w := range want {
+			if g, ok := got[k]; !ok || string(g) != string(w) {
+				t.Errorf("case %d, member %q: %s, want %s", i, k, g, w)
+			}
+		}
+	}
+	for _, v := range []any{[]int{1}, "text", 3, json.RawMessage(`[{"a":1}]`)} {
+		if _, err := changes.Members(v); err == nil {
+			t.Errorf("Members(%v) succeeded on no object", v)
+		}
+	}
+}

@@ -59,8 +59,12 @@ type Action struct {
 	RiskID   string
 	Title    string // 1–200 characters
 	OwnerID  string // a user of the tenant
-	DueDate  *string
-	Status   ActionStatus
+	// OwnerEmail is OwnerID's email when the action was given to them, kept when the
+	// user is deleted: whoever reads the action sees who owns it, a member too (who
+	// may not list users), as a risk's owner shows its user's email.
+	OwnerEmail string
+	DueDate    *string
+	Status     ActionStatus
 	// Version is 1 at creation and one more for each change (the ETag).
 	Version   int64
 	CreatedAt time.Time
@@ -202,10 +206,11 @@ type MyWork struct {
 	MoreReviews, MoreActions, MoreAcceptances bool
 }
 
-// Users says whether a user belongs to a tenant (internal/tenants.Service.User).
+// Users finds the users that own actions (internal/tenants.Service).
 type Users interface {
-	// IsUser reports whether id is a user of the tenant.
-	IsUser(ctx context.Context, tenantID, id string) (bool, error)
+	// ActionOwner returns the email of id when it is a user who may own the
+	// tenant's actions; ok false when it is not.
+	ActionOwner(ctx context.Context, tenantID, id string) (email string, ok bool, err error)
 }
 
 // Risks is what followup changes of a risk (risks.Service).

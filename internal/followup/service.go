@@ -128,9 +128,13 @@ func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.Fie
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
 	if n := utf8.RuneCountInString(a.Title); (n < 1 || n > 200) && !named(errs, "title") {
 		bad("title", "must be 1–200 characters")
+	} else if d := risks.TextDetail(a.Title, false); d != "" && !named(errs, "title") {
+		bad("title", d)
 	}
-	if a.DueDate != nil && !risks.ValidDate(*a.DueDate) {
-		bad("dueDate", "must be a date YYYY-MM-DD, or null")
+	if a.DueDate != nil {
+		if d := risks.DateDetail(*a.DueDate, true); d != "" {
+			bad("dueDate", d)
+		}
 	}
 	if !a.Status.Valid() {
 		bad("status", "must be one of open, done, cancelled")
@@ -139,7 +143,7 @@ func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.Fie
 		ok := ids.Valid(ids.User, a.OwnerID)
 		if ok {
 			var err error
-			if ok, err = s.Users.IsUser(ctx, a.TenantID, a.OwnerID); err != nil {
+			if a.OwnerEmail, ok, err = s.Users.ActionOwner(ctx, a.TenantID, a.OwnerID); err != nil {
 				return err
 			}
 		}
@@ -241,8 +245,8 @@ func (s *Service) RequestAcceptance(ctx context.Context, tenantID, riskID string
 	switch {
 	case in.ValidUntil == nil:
 		errs = append(errs, problem.FieldError{Field: "validUntil", Detail: "is required"})
-	case !risks.ValidDate(*in.ValidUntil):
-		errs = append(errs, problem.FieldError{Field: "validUntil", Detail: "must be a date YYYY-MM-DD"})
+	case risks.DateDetail(*in.ValidUntil, false) != "":
+		errs = append(errs, problem.FieldError{Field: "validUntil", Detail: risks.DateDetail(*in.ValidUntil, false)})
 	case *in.ValidUntil <= day.Format(risks.DateLayout) || *in.ValidUntil > day.AddDate(1, 0, 0).Format(risks.DateLayout):
 		errs = append(errs, problem.FieldError{Field: "validUntil",
 			Detail: "must be after today and at most one year from today (" + day.AddDate(1, 0, 0).Format(risks.DateLayout) + ")"})

@@ -43,6 +43,7 @@ var all = []*gormigrate.Migration{
 	m0029DropTenantIndex,
 	m0030ResidualSortHistory,
 	m0031PendingImports,
+	m0033ActionOwnerEmail,
 }
 
 // lockID is the PostgreSQL advisory lock that serialises migrating instances.

@@ -56,10 +56,39 @@ func (c Cadence) After(day time.Time) string {
 	return day.AddDate(0, months, 0).Format(DateLayout)
 }
 
-// ValidDate reports whether s is a real calendar date written YYYY-MM-DD.
-func ValidDate(s string) bool {
-	d, err := time.Parse(DateLayout, s)
-	return err == nil && d.Format(DateLayout) == s
+// EarliestDate is the first day a date field takes: a year written with four
+// digits can say 0001, which no register means (and PostgreSQL's date types treat
+// years before 1 AD apart).
+const EarliestDate = "1900-01-01"
+
+// DateDetail says why s is no date a field takes ("" when it is one), in the words
+// of a field error: the form, a day the calendar lacks (2026-02-30) or a day before
+// EarliestDate each have their own, so the message names what to mend. nullable adds
+// ", or null" to the form's message for a field that may be cleared.
+func DateDetail(s string, nullable bool) string {
+	form := "must be a date YYYY-MM-DD"
+	if nullable {
+		form += ", or null"
+	}
+	if len(s) != len(DateLayout) || s[4] != '-' || s[7] != '-' || !digits(s[:4]+s[5:7]+s[8:]) {
+		return form
+	}
+	if d, err := time.Parse(DateLayout, s); err != nil || d.Format(DateLayout) != s {
+		return fmt.Sprintf("%s is no day of the calendar", s)
+	}
+	if s < EarliestDate {
+		return "must be " + EarliestDate + " or later"
+	}
+	return ""
+}
+
+func digits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Metadata limits, as Stripe's (docs/register.md).

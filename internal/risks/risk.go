@@ -280,15 +280,23 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 		bad("title", "must be 1–200 characters")
 	} else if blank(r.Title) {
 		bad("title", "must not be blank")
+	} else if d := TextDetail(r.Title, false); d != "" {
+		bad("title", d)
 	}
 	if utf8.RuneCountInString(r.Description) > 10000 {
 		bad("description", "must be at most 10000 characters")
+	} else if d := TextDetail(r.Description, true); d != "" {
+		bad("description", d)
 	}
 	if utf8.RuneCountInString(r.Category) > 100 {
 		bad("category", "must be at most 100 characters")
+	} else if d := TextDetail(r.Category, false); d != "" {
+		bad("category", d)
 	}
 	if utf8.RuneCountInString(r.Owner) > 200 {
 		bad("owner", "must be at most 200 characters")
+	} else if d := TextDetail(r.Owner, false); d != "" {
+		bad("owner", d)
 	}
 	inRange := func(field string, v *int, lo, hi int) {
 		if v != nil && (*v < lo || *v > hi) {
@@ -306,8 +314,10 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 	if r.Treatment != nil && !r.Treatment.Valid() {
 		bad("treatment", "must be one of accept, mitigate, transfer, avoid, or null")
 	}
-	if r.ReviewDate != nil && !ValidDate(*r.ReviewDate) {
-		bad("reviewDate", "must be a date YYYY-MM-DD, or null")
+	if r.ReviewDate != nil {
+		if d := DateDetail(*r.ReviewDate, true); d != "" {
+			bad("reviewDate", d)
+		}
 	}
 	if r.ReviewEvery != nil && !r.ReviewEvery.Valid() {
 		bad("reviewEvery", "must be one of P1M, P3M, P6M, P1Y, or null")
@@ -382,6 +392,26 @@ type Store interface {
 // blank is true for a title of only white space and invisible format characters
 // (Unicode category Cf: U+200B ZERO WIDTH SPACE, U+2060, U+FEFF…), which would
 // list as a link nobody can see or click.
+// TextDetail says why s may not be stored as text shown to people ("" when it may),
+// in the words of a field error: control characters (Unicode Cc: C0, DEL, C1)
+// break a line or a terminal that shows the register, and the bidirectional
+// embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069) make text read
+// otherwise than it is stored (CVE-2021-42574, "Trojan Source"). multiline lets a
+// description keep its line breaks and tabs. The marks U+200E and U+200F, which
+// right-to-left text needs, are kept.
+func TextDetail(s string, multiline bool) string {
+	for _, r := range s {
+		switch {
+		case multiline && (r == '\n' || r == '\r' || r == '\t'):
+		case unicode.Is(unicode.Cc, r):
+			return fmt.Sprintf("must not contain the control character U+%04X", r)
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			return fmt.Sprintf("must not contain the bidirectional formatting character U+%04X", r)
+		}
+	}
+	return ""
+}
+
 func blank(s string) bool {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }) == ""
 }

@@ -21,8 +21,9 @@ import (
 // (one CommandComplete or ErrorResponse each) and the round trips (each time the
 // server answers and riskapi sends again). The counts are docs/idempotency.md's
 // "Statements per keyed write" and docs/performance.md's floor table: an unkeyed
-// create 2 (2), a keyed first execution 8 (5), a replay 2 (2), and a scored risk's
-// one more each for its appetite (3 (3), 9 (6)). Background work
+// create 2 (2), a keyed first execution 8 (5), a replay 2 (2), the same for a
+// scored risk (its appetite read with the API key), and a test key's scored risk
+// one more each for its sandbox's appetite (3 (3), 9 (6)). Background work
 // (the request log's batches, the schedules) shares the wire, so each request is
 // counted a few times and the fewest kept: background traffic only ever adds.
 func TestStatementsPerWrite(t *testing.T) {
@@ -43,12 +44,16 @@ func TestStatementsPerWrite(t *testing.T) {
 	})
 	a := env.Tenant("Acme")
 	n := 0
-	// write creates a risk, scored (likelihood and impact: its appetite is read) or
-	// not, sent with key unless key is "".
-	write := func(key string, scored bool) {
+	// writeAs creates a risk with bearer, scored (likelihood and impact: its
+	// appetite is read) or not, sent with key unless key is ""; write with the
+	// live key.
+	var writeAs func(bearer, key string, scored bool)
+	testKey := env.TestKey(a)
+	write := func(key string, scored bool) { writeAs(a.Key, key, scored) }
+	writeAs = func(bearer, key string, scored bool) {
 		n++
 		body := map[string]any{"title": fmt.Sprintf("risk %d", n)}
-		r := apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: a.Key, JSON: body}
+		r := apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: bearer, JSON: body}
 		if key != "" {
 			r.Header = http.Header{"Idempotency-Key": {key}}
 			body["title"] = key
@@ -63,6 +68,8 @@ func TestStatementsPerWrite(t *testing.T) {
 			write("", scored)
 			write(fmt.Sprintf("warm-key-%d-%t", i, scored), scored)
 			write(fmt.Sprintf("warm-key-%d-%t", i, scored), scored)
+			writeAs(testKey, "", scored)
+			writeAs(testKey, fmt.Sprintf("warm-test-key-%d-%t", i, scored), scored)
 		}
 	}
 	for _, tc := range []struct {
@@ -71,9 +78,11 @@ func TestStatementsPerWrite(t *testing.T) {
 		statements, roundTrips int64
 	}{
 		{"unkeyed create", func(int) { write("", false) }, 2, 2},
-		{"unkeyed create, scored", func(int) { write("", true) }, 3, 3},
+		{"unkeyed create, scored", func(int) { write("", true) }, 2, 2},
+		{"unkeyed create, scored, test key", func(int) { writeAs(testKey, "", true) }, 3, 3},
 		{"keyed first execution", func(try int) { write(fmt.Sprintf("count-key-%d", try), false) }, 8, 5},
-		{"keyed first execution, scored", func(try int) { write(fmt.Sprintf("scored-key-%d", try), true) }, 9, 6},
+		{"keyed first execution, scored", func(try int) { write(fmt.Sprintf("scored-key-%d", try), true) }, 8, 5},
+		{"keyed first execution, scored, test key", func(try int) { writeAs(testKey, fmt.Sprintf("scored-test-key-%d", try), true) }, 9, 6},
 		{"replay", func(int) { write("count-key-0", false) }, 2, 2},
 	} {
 		statements, roundTrips := int64(1<<62), int64(1<<62)

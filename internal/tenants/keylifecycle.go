@@ -39,24 +39,31 @@ type KeyOptions struct {
 
 // ParseCIDRs parses networks such as "203.0.113.0/24" or a single address
 // ("2001:db8::1", taken as /32 or /128). Errors: VALIDATION_FAILED naming
-// "allowedCidrs".
+// "allowedCidrs", one field error for each entry that is no network, so that a
+// list with several typos is mended in one round.
 func ParseCIDRs(in []string) ([]netip.Prefix, error) {
 	if len(in) > MaxAllowedCidrs {
 		return nil, problem.Invalid("allowedCidrs", fmt.Sprintf("at most %d networks", MaxAllowedCidrs))
 	}
 	out := make([]netip.Prefix, 0, len(in))
+	var bad []problem.FieldError
 	for _, s := range in {
 		s = strings.TrimSpace(s)
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
 			if aerr != nil {
-				return nil, problem.Invalid("allowedCidrs", fmt.Sprintf("%q is not a network (203.0.113.0/24) or an address", s))
+				bad = append(bad, problem.FieldError{Field: "allowedCidrs",
+					Detail: fmt.Sprintf("%q is not a network (203.0.113.0/24) or an address", s)})
+				continue
 			}
 			a = a.Unmap()
 			p = netip.PrefixFrom(a, a.BitLen())
 		}
 		out = append(out, p.Masked())
+	}
+	if p := problem.Fields(bad); p != nil {
+		return nil, p
 	}
 	return out, nil
 }

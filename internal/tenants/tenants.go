@@ -214,6 +214,21 @@ type APIKey struct {
 	// TenantAPIVersion is the key's tenant's pinned API version, read with the key
 	// on each request (APIKeyBySecretHash only).
 	TenantAPIVersion string `json:"-"`
+	// TenantAppetite is the key's tenant's risk appetite as stored, read with the
+	// key on each request (APIKeyBySecretHash on database/sql only; nil otherwise).
+	TenantAppetite *StoredAppetite `json:"-"`
+}
+
+// StoredAppetite is a tenant's risk appetite as its row and its categories' rows
+// hold it (internal/appetite keeps its rules), read with a credential so that a
+// scored write need not read it again (docs/register.md, Appetite).
+type StoredAppetite struct {
+	// Overall is 1–25, or nil for none.
+	Overall *int
+	// Categories maps a category to its own appetite; empty for none.
+	Categories map[string]int
+	// Version is the appetite's version (appetite_version).
+	Version int64
 }
 
 // Expired reports whether k's expiry has passed at now.

@@ -239,13 +239,17 @@ func (s *Service) UserByEmail(ctx context.Context, email string) (User, error) {
 	return u, err
 }
 
-// IsUser reports whether id is a user of the tenant, or of the tenant whose sandbox
-// tenantID is (an action's owner must be).
-func (s *Service) IsUser(ctx context.Context, tenantID, id string) (bool, error) {
+// ActionOwner returns the email of id when it is a user of the tenant, or of the
+// tenant whose sandbox tenantID is (an action's owner must be); ok false when it
+// is neither.
+func (s *Service) ActionOwner(ctx context.Context, tenantID, id string) (email string, ok bool, err error) {
 	// A sandbox's actions are owned by the account's users (docs/sandboxes.md).
-	_, err := s.User(ctx, ids.AccountOf(tenantID), id)
+	u, err := s.User(ctx, ids.AccountOf(tenantID), id)
 	if errors.Is(err, ErrUserNotFound) {
-		return false, nil
+		return "", false, nil
 	}
-	return err == nil, err
+	if err != nil {
+		return "", false, err
+	}
+	return u.Email, true, nil
 }

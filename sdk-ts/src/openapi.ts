@@ -3878,6 +3878,8 @@ export interface components {
             title: string;
             /** @description A user of the tenant (`usr_…`). */
             ownerId: string;
+            /** @description The owner's email when the action was given to them, kept when the user is deleted (empty for an action whose owner was deleted before `ownerEmail` existed, migration 0033). */
+            ownerEmail: string;
             /** Format: date */
             dueDate: string | null;
             status: components["schemas"]["ActionStatus"];

@@ -228,6 +228,24 @@ describe(`the register in time in Chromium (${process.env.TEST_DATABASE_URL ? "P
     await allSaved(page);
   });
 
+  it("shows a member who owns each action by email, though a member may not list the tenant's users", async () => {
+    const { alice, bob } = await twoAdmins();
+    const risk = await post<StoredRisk>(alice.page, "/v1/risks", { title: unique("Badge reader firmware") });
+    const title = unique("Patch the readers");
+    const action = await post<{ id: string }>(alice.page, `/v1/risks/${risk.id}/actions`, { title, ownerId: bob.id });
+    const carol = await env.server().account("member", alice.account.tenantId);
+    const page = (await env.browser()).page;
+    await signIn(page, carol);
+    await page.goto(`/risks/${risk.id}`);
+    const row = page.locator(`tr[data-action="${action.id}"]`);
+    await expect.poll(() => row.textContent()).toContain(bob.account.email);
+    expect(await row.textContent()).not.toContain(bob.id);
+    // Editing it, the owner is Bob by email too, not a usr_… ID.
+    await row.getByRole("button", { name: `Edit action ${title}` }).click();
+    const owner = page.getByRole("form", { name: `Edit action ${title}` }).getByRole("combobox", { name: "Owner" });
+    await expect.poll(() => owner.evaluate((s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent)).toBe(bob.account.email);
+  });
+
   it("picks an owner from the tenant's users by email, takes other text as a name, and shows owners as names", async () => {
     const { alice, bob } = await twoAdmins();
     const risk = await post<StoredRisk>(alice.page, "/v1/risks", { title: unique("Generator fuel"), owner: { name: "Facilities" } });

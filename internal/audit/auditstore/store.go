@@ -50,7 +50,7 @@ func toRow(e *audit.Entry) (*row, error) {
 		TargetID: e.Target.ID, RequestID: e.RequestID, IP: e.IP, UserAgent: e.UserAgent,
 		Via: orNull(e.Via), Client: orNull(e.Client), RiskID: orNull(e.RiskID)}
 	if e.Changes != nil {
-		b, err := json.Marshal(e.Changes)
+		b, err := audit.EncodeChanges(e.Changes)
 		if err != nil {
 			return nil, fmt.Errorf("audit entry changes: %w", err)
 		}

@@ -319,24 +319,33 @@ func equal(a, b map[string]int) bool {
 	return len(a) == len(b)
 }
 
-// TestActionOfDeletedOwnerStaysEditable: once its owner's user is deleted, an action
-// keeps that ownerId and a PATCH that does not name ownerId still succeeds; naming
-// the deleted user as ownerId is refused.
+// TestActionOfDeletedOwnerStaysEditable: an action shows its owner's email, to a
+// member too (who may not list users); once its owner's user is deleted, the action
+// keeps that ownerId and email, and a PATCH that does not name ownerId still
+// succeeds; naming the deleted user as ownerId is refused; naming another user
+// shows theirs.
 func TestActionOfDeletedOwnerStaysEditable(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
 	admin := env.User(a.ID, tenants.RoleAdmin)
 	owner := env.User(a.ID, tenants.RoleMember)
+	colleague := env.User(a.ID, tenants.RoleMember)
 	id := newRisk(t, env, a.Key, map[string]any{"title": "t"})
 	actID := env.Do(apitest.Request{Method: http.MethodPost, Path: "/v2/risks/" + id + "/actions", Bearer: a.Key,
 		JSON: map[string]any{"title": "a", "ownerId": owner.ID}}).Expect(http.StatusCreated).Map()["id"].(string)
+	var listed struct{ Data []map[string]any }
+	env.Do(apitest.Request{Method: http.MethodGet, Path: "/v1/risks/" + id + "/actions", Bearer: colleague.Token}).
+		Expect(http.StatusOK).Decode(&listed)
+	if len(listed.Data) != 1 || listed.Data[0]["ownerEmail"] != owner.Email {
+		t.Errorf("a member's list of the risk's actions: %v, want ownerEmail %s", listed.Data, owner.Email)
+	}
 	env.Do(apitest.Request{Method: http.MethodDelete, Path: "/v1/users/" + owner.ID, Bearer: admin.Token}).Expect(http.StatusNoContent)
 	item := "/v2/actions/" + actID
 	got := env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
 		JSON: map[string]any{"title": "b"}}).Expect(http.StatusOK).Map()
-	if got["title"] != "b" || got["ownerId"] != owner.ID {
-		t.Errorf("after title PATCH: %v, want title b, ownerId kept", got)
+	if got["title"] != "b" || got["ownerId"] != owner.ID || got["ownerEmail"] != owner.Email {
+		t.Errorf("after title PATCH: %v, want title b, ownerId and ownerEmail kept", got)
 	}
 	env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
 		JSON: map[string]any{"status": "done"}}).Expect(http.StatusOK)
@@ -344,5 +353,10 @@ func TestActionOfDeletedOwnerStaysEditable(t *testing.T) {
 		JSON: map[string]any{"ownerId": owner.ID}}).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
 	if !strings.Contains(res.Body.String(), `"ownerId"`) {
 		t.Errorf("deleted user named as owner: %s, want ownerId named", res.Body)
+	}
+	moved := env.Do(apitest.Request{Method: http.MethodPatch, Path: item, Bearer: a.Key,
+		JSON: map[string]any{"ownerId": colleague.ID}}).Expect(http.StatusOK).Map()
+	if moved["ownerId"] != colleague.ID || moved["ownerEmail"] != colleague.Email {
+		t.Errorf("given to a colleague: %v, want their ID and email", moved)
 	}
 }

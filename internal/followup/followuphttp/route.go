@@ -205,8 +205,8 @@ func (h handlers) actions(c echo.Context) error {
 	if f.Status != "" && !f.Status.Valid() {
 		errs = append(errs, problem.FieldError{Field: "status", Detail: "must be one of open, done, cancelled"})
 	}
-	if f.DueBefore != "" && !risks.ValidDate(f.DueBefore) {
-		errs = append(errs, problem.FieldError{Field: "dueBefore", Detail: "must be a date YYYY-MM-DD"})
+	if d := risks.DateDetail(f.DueBefore, false); f.DueBefore != "" && d != "" {
+		errs = append(errs, problem.FieldError{Field: "dueBefore", Detail: d})
 	}
 	if err := problem.Join(perr, fieldsError(errs)); err != nil {
 		return err

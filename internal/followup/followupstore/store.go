@@ -120,6 +120,7 @@ type actionRow struct {
 	RiskID    string
 	Title     string
 	OwnerID   string
+	Owner     string // the owner's email when assigned (migration 0033)
 	DueDate   *string
 	Status    string
 	Version   int64
@@ -131,12 +132,12 @@ func (actionRow) TableName() string { return "risk_actions" }
 
 func toActionRow(a *followup.Action) *actionRow {
 	return &actionRow{ID: a.ID, TenantID: a.TenantID, RiskID: a.RiskID, Title: a.Title, OwnerID: a.OwnerID,
-		DueDate: a.DueDate, Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
+		Owner: a.OwnerEmail, DueDate: a.DueDate, Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC()}
 }
 
 func toAction(w *actionRow) *followup.Action {
 	return &followup.Action{ID: w.ID, TenantID: w.TenantID, RiskID: w.RiskID, Title: w.Title, OwnerID: w.OwnerID,
-		DueDate: w.DueDate, Status: followup.ActionStatus(w.Status), Version: w.Version,
+		OwnerEmail: w.Owner, DueDate: w.DueDate, Status: followup.ActionStatus(w.Status), Version: w.Version,
 		CreatedAt: w.CreatedAt.UTC(), UpdatedAt: w.UpdatedAt.UTC()}
 }
 
@@ -180,7 +181,7 @@ func (s *Store) action(q *gorm.DB, id string) (*followup.Action, error) {
 func (s *Store) UpdateAction(ctx context.Context, before, after *followup.Action) error {
 	return s.point.Write(ctx, func(ctx context.Context) (changes.Change, error) {
 		res := s.tenant(ctx, before.TenantID).Model(&actionRow{}).Where("id = ? AND version = ?", before.ID, before.Version).
-			Updates(map[string]any{"title": after.Title, "owner_id": after.OwnerID, "due_date": after.DueDate,
+			Updates(map[string]any{"title": after.Title, "owner_id": after.OwnerID, "owner": after.OwnerEmail, "due_date": after.DueDate,
 				"status": string(after.Status), "version": after.Version, "updated_at": after.UpdatedAt.UTC()})
 		if res.Error != nil {
 			return changes.Change{}, fmt.Errorf("update action: %w", res.Error)

@@ -54,15 +54,17 @@ func OfReview(r *followup.Review) Review {
 
 // Action is a treatment action as the API shows it.
 type Action struct {
-	ID        string    `json:"id"`
-	RiskID    string    `json:"riskId"`
-	Title     string    `json:"title"`
-	OwnerID   string    `json:"ownerId"`
-	DueDate   *string   `json:"dueDate"`
-	Status    string    `json:"status"`
-	Version   int64     `json:"version"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID      string `json:"id"`
+	RiskID  string `json:"riskId"`
+	Title   string `json:"title"`
+	OwnerID string `json:"ownerId"`
+	// OwnerEmail is the owner's email when the action was given to them.
+	OwnerEmail string    `json:"ownerEmail"`
+	DueDate    *string   `json:"dueDate"`
+	Status     string    `json:"status"`
+	Version    int64     `json:"version"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
 	// Livemode is false for an object of the tenant's sandbox (docs/sandboxes.md).
 	Livemode bool `json:"livemode"`
 }
@@ -72,7 +74,7 @@ func (Action) Resource() string { return "action" }
 
 // OfAction returns a as the API shows it.
 func OfAction(a *followup.Action) Action {
-	return Action{ID: a.ID, RiskID: a.RiskID, Title: a.Title, OwnerID: a.OwnerID, DueDate: a.DueDate,
+	return Action{ID: a.ID, RiskID: a.RiskID, Title: a.Title, OwnerID: a.OwnerID, OwnerEmail: a.OwnerEmail, DueDate: a.DueDate,
 		Status: string(a.Status), Version: a.Version, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 		Livemode: ids.Livemode(a.TenantID)}
 }

@@ -100,8 +100,8 @@ func setParam(q *risks.Query, name, v string) error {
 		*map[string]*[]int{"likelihood": &q.Likelihoods, "impact": &q.Impacts,
 			"residualLikelihood": &q.ResidualLikelihoods, "residualImpact": &q.ResidualImpacts}[name] = n
 	case "reviewBefore":
-		if !risks.ValidDate(v) {
-			return bad("must be a date YYYY-MM-DD")
+		if d := risks.DateDetail(v, false); d != "" {
+			return bad(d)
 		}
 		q.ReviewBefore = &v
 	case "createdSince", "createdUntil", "updatedSince":

@@ -1,6 +1,7 @@
 package tenanthttp_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -112,5 +113,74 @@ func TestAppetiteFilterAndEvent(t *testing.T) {
 	createRisk(t, env, ten.Key, map[string]any{"title": "e-new", "category": "SECURITY", "likelihood": 2, "impact": 4})
 	if n := len(exceeded(t, env, ten.Key)); n != 3 {
 		t.Fatalf("%d events after three crossings, want 3", n)
+	}
+}
+
+// TestEachWriteJudgesByTheAppetiteAsItIsNow: an API-key write reads the appetite
+// with its key (docs/register.md, Appetite), yet every change of it — overall, a
+// category's, cleared — holds from the next write on, and a test key's writes are
+// judged by the sandbox's appetite, not the live one's.
+func TestEachWriteJudgesByTheAppetiteAsItIsNow(t *testing.T) {
+	env := apitest.New(t)
+	ten := env.Tenant("Moving")
+	admin := apitest.Login(t, env, ten).Token
+	set := func(mode string, body map[string]any) {
+		t.Helper()
+		h := http.Header{}
+		if mode != "" {
+			h.Set("Riskapi-Mode", mode)
+		}
+		env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v1/tenant", Bearer: admin, Header: h, JSON: body}).Expect(http.StatusOK)
+	}
+	n := 0
+	// write creates a risk scored l×i in category with key, and returns the appetite
+	// of the risk.appetite_exceeded it emitted, or 0 for none.
+	write := func(key, category string, l, i int) float64 {
+		t.Helper()
+		n++
+		id := createRisk(t, env, key, map[string]any{"title": fmt.Sprint("r", n), "category": category, "likelihood": l, "impact": i})["id"]
+		for _, ev := range exceeded(t, env, key) {
+			if obj := ev["data"].(map[string]any)["object"].(map[string]any); obj["id"] == id {
+				return obj["appetite"].(float64)
+			}
+		}
+		return 0
+	}
+	for _, step := range []struct {
+		change map[string]any // PATCH /v1/tenant before the write; nil: none
+		cat    string
+		l, i   int
+		want   float64
+	}{
+		{nil, "Ops", 5, 5, 0},
+		{map[string]any{"riskAppetite": 10}, "Ops", 3, 4, 10},
+		{map[string]any{"riskAppetite": 15}, "Ops", 3, 4, 0},
+		{nil, "Ops", 4, 4, 15},
+		{map[string]any{"categoryAppetite": map[string]any{"ops": 20}}, "Ops", 4, 4, 0},
+		{map[string]any{"categoryAppetite": map[string]any{"ops": 3}}, "OPS", 2, 2, 3},
+		{map[string]any{"categoryAppetite": map[string]any{"ops": nil}}, "Ops", 4, 4, 15},
+		{map[string]any{"riskAppetite": nil}, "Ops", 5, 5, 0},
+	} {
+		if step.change != nil {
+			set("", step.change)
+		}
+		if got := write(ten.Key, step.cat, step.l, step.i); got != step.want {
+			t.Fatalf("after %v, a %s risk of %d: appetite_exceeded with appetite %v, want %v (0: none)",
+				step.change, step.cat, step.l*step.i, got, step.want)
+		}
+	}
+
+	// The sandbox's appetite is its own: the live one's 2 does not reach a test key.
+	testKey := env.TestKey(ten)
+	set("", map[string]any{"riskAppetite": 2})
+	if got := write(testKey, "Ops", 3, 3); got != 0 {
+		t.Fatalf("a test key's write judged by the live appetite: %v", got)
+	}
+	set("test", map[string]any{"riskAppetite": 5})
+	if got := write(testKey, "Ops", 3, 3); got != 5 {
+		t.Fatalf("a test key's write above the sandbox's appetite 5: %v, want 5", got)
+	}
+	if got := write(ten.Key, "Ops", 1, 3); got != 2 {
+		t.Fatalf("a live key's write above the live appetite 2: %v, want 2", got)
 	}
 }

@@ -216,9 +216,17 @@ func TestAllowedCidrs(t *testing.T) {
 	env := apitest.New(t, func(c *config.Config) { c.HTTP.TrustedProxies = []*net.IPNet{proxies} })
 	a := env.Tenant("Acme")
 	tok := apitest.Login(t, env, a).Token
+	// Every entry that is no network is named, so two typos take one round to mend.
+	var refused struct {
+		Errors []struct{ Field, Detail string }
+	}
 	apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/api-keys", Bearer: tok,
-		JSON: map[string]any{"scopes": []string{"risks:read"}, "allowedCidrs": []string{"not-a-network"}}}).
-		ExpectProblem(400, "VALIDATION_FAILED")
+		JSON: map[string]any{"scopes": []string{"risks:read"}, "allowedCidrs": []string{"not-a-network", "203.0.113.0/24", "10.0.0.0/33"}}}).
+		ExpectProblem(400, "VALIDATION_FAILED").Decode(&refused)
+	if len(refused.Errors) != 2 || !strings.Contains(refused.Errors[0].Detail, `"not-a-network"`) ||
+		!strings.Contains(refused.Errors[1].Detail, `"10.0.0.0/33"`) || refused.Errors[1].Field != "allowedCidrs" {
+		t.Errorf("two bad networks: errors %+v, want each named under allowedCidrs", refused.Errors)
+	}
 	k := createKey(t, env, tok, map[string]any{"scopes": []string{"risks:read"}, "allowedCidrs": []string{"203.0.113.0/24", "2001:db8::1"}})
 	if len(k.AllowedCidrs) != 2 || k.AllowedCidrs[1] != "2001:db8::1/128" {
 		t.Fatalf("allowedCidrs %v", k.AllowedCidrs)

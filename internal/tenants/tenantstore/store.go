@@ -6,6 +6,7 @@ package tenantstore
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -256,7 +257,10 @@ func (s *Store) CreateAPIKey(ctx context.Context, k tenants.APIKey, secretHash s
 // tenants.ErrAPIKeyNotFound. One indexed statement per request: nothing is cached,
 // so a revocation or a disabled tenant holds on every instance from the next
 // request on. It is sent on database/sql, not GORM, because every /v2 request pays
-// for it (docs/performance.md, issue 14); pgx prepares it once per connection.
+// for it (docs/performance.md, issue 14); pgx prepares it once per connection. The
+// same statement reads the tenant's pinned version and its risk appetite (the
+// tenant's row and its categories' rows: one index probe more), so a scored write
+// does not read the appetite again (docs/register.md, Appetite).
 func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tenants.APIKey, error) {
 	if s.sqlDB == nil {
 		var row apiKeyRow
@@ -276,9 +280,12 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	var row apiKeyRow
 	var revoked, lastUsed, expires, recorded sql.NullTime
 	var pin string
+	var overall sql.NullInt64
+	var appetiteVersion int64
+	var categories sql.NullString
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
 		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed,
-		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo, &pin)
+		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo, &pin, &overall, &appetiteVersion, &categories)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenants.APIKey{}, tenants.ErrAPIKeyNotFound
 	}
@@ -299,6 +306,18 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	}
 	k := row.toKey()
 	k.TenantAPIVersion = pin
+	a := &tenants.StoredAppetite{Version: appetiteVersion}
+	if overall.Valid {
+		n := int(overall.Int64)
+		a.Overall = &n
+	}
+	// null (PostgreSQL) or {} (SQLite) when the tenant has no category's appetite.
+	if categories.Valid && categories.String != "{}" {
+		if err := json.Unmarshal([]byte(categories.String), &a.Categories); err != nil {
+			return tenants.APIKey{}, fmt.Errorf("verify api key: category appetites: %w", err)
+		}
+	}
+	k.TenantAppetite = a
 	return k, nil
 }
 
@@ -306,10 +325,12 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 // selectKeyBySecretSQLite is the same with SQLite's.
 const (
 	selectKeyBySecret = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
-	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version, t.risk_appetite, t.appetite_version,
+	(SELECT json_object_agg(c.category, c.appetite) FROM category_appetites AS c WHERE c.tenant_id = t.id)
 	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = $1`
 	selectKeyBySecretSQLite = `SELECT k.id, k.tenant_id, k.name, k.scopes, k.mode, k.created_at, k.revoked_at, k.last_used_at,
-	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version
+	k.expires_at, k.expiry_recorded_at, k.allowed_cidrs, k.rolled_to, t.api_version, t.risk_appetite, t.appetite_version,
+	(SELECT json_group_object(c.category, c.appetite) FROM category_appetites AS c WHERE c.tenant_id = t.id)
 	FROM api_keys AS k JOIN tenants AS t ON t.id = k.tenant_id AND t.disabled_at IS NULL WHERE k.secret_hash = ?`
 )
 

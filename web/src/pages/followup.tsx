@@ -10,6 +10,8 @@
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, etag, type Acceptance, type Action, type Review, type Risk } from "../api";
 import { cadence } from "../audit";
+import { today } from "../day";
+import { isOverdue } from "../register/view";
 import type { Change } from "../outbox/change";
 import { withPending } from "../outbox/merge";
 import { identity } from "../session";
@@ -28,11 +30,6 @@ export async function firstOf<T>(items: AsyncGenerator<T, void, undefined>, n = 
     if (out.length >= n) break;
   }
   return out;
-}
-
-/** today is the UTC date, as the API's dates are ("2026-12-06"); days moves it. */
-export function today(days = 0): string {
-  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
 }
 
 /**
@@ -106,7 +103,7 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
       <p>
         Reviewed: {risk.reviewEvery ? cadence(risk.reviewEvery) : "no cadence set"} · next review:{" "}
         {risk.reviewDate ? <time dateTime={risk.reviewDate}>{risk.reviewDate}</time> : "none"}
-        {risk.reviewDate && risk.reviewDate < today() && <span class="badge overdue"> overdue</span>}
+        {isOverdue(risk.reviewDate) && <span class="badge overdue"> overdue</span>}
       </p>
       <ul aria-label="Reviews">
         {pending.map((c) => (
@@ -138,12 +135,22 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
   );
 }
 
-/** OwnerSelect picks an action's owner among the tenant's users (the signed-in user when they may not list them). */
-function OwnerSelect(props: { label: string; value: string; users: OwnerChoice[]; onChange: (v: string) => void; a: Record<string, unknown> }) {
+/** actionOwner is who owns an action, as text: the email the action carries (a member cannot list users to find it). */
+export function actionOwner(a: { ownerId: string; ownerEmail?: string }): string {
+  return a.ownerEmail || ownerName({ userId: a.ownerId });
+}
+
+/**
+ * OwnerSelect picks an action's owner among the tenant's users (the signed-in
+ * user when they may not list them); `current` names the stored owner when
+ * they are not among them.
+ */
+function OwnerSelect(props: { label: string; value: string; users: OwnerChoice[]; onChange: (v: string) => void; a: Record<string, unknown>; current?: Action }) {
   const known = props.users.some((u) => u.id === props.value);
+  const name = props.current?.ownerId === props.value ? actionOwner(props.current) : ownerName({ userId: props.value });
   return (
     <select value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)} aria-label={props.label} {...props.a}>
-      {!known && <option value={props.value}>{ownerName({ userId: props.value })}</option>}
+      {!known && <option value={props.value}>{name}</option>}
       {props.users.map((u) => <option key={u.id} value={u.id}>{u.email}</option>)}
     </select>
   );
@@ -246,7 +253,7 @@ function ActionRow({ action, stored, changes, users }: { action: Action; stored:
     <>
       <tr data-action={action.id}>
         <td>{action.title}</td>
-        <td>{ownerName({ userId: action.ownerId })}</td>
+        <td>{actionOwner(action)}</td>
         <td>{action.dueDate ?? "none"}{overdue && <span class="badge overdue"> overdue</span>}</td>
         <td>{action.status}{pending && <span class="badge pending"> pending</span>}</td>
         <td><button type="button" class="secondary small" onClick={open} aria-label={`Edit action ${action.title}`}>Edit</button></td>
@@ -260,7 +267,7 @@ function ActionRow({ action, stored, changes, users }: { action: Action; stored:
                 {(a) => <input type="text" required maxLength={200} value={f.title} onInput={(e) => setF({ ...f, title: e.currentTarget.value })} {...a} />}
               </Field>
               <Field label="Owner" name="ownerId" errors={errors}>
-                {(a) => <OwnerSelect label="Owner" value={f.ownerId} users={users} onChange={(v) => setF({ ...f, ownerId: v })} a={a} />}
+                {(a) => <OwnerSelect label="Owner" value={f.ownerId} users={users} onChange={(v) => setF({ ...f, ownerId: v })} a={a} current={action} />}
               </Field>
               <Field label="Due date" name="dueDate" errors={errors}>
                 {(a) => <input type="date" value={f.dueDate} onInput={(e) => setF({ ...f, dueDate: e.currentTarget.value })} {...a} />}

@@ -9,7 +9,8 @@ import { api, type Acceptance, type Action, type Page, type Risk } from "../api"
 import { isAdmin, type Session } from "../session";
 import { useChanges } from "../state";
 import { Offline, useList } from "./common";
-import { AcceptanceItem, firstOf, today } from "./followup";
+import { today } from "../day";
+import { AcceptanceItem, firstOf } from "./followup";
 
 /** The review horizon of "due": REVIEW_DUE_DAYS's default, as the server's risk.review_due event has it. */
 const REVIEW_DUE_DAYS = 7;

@@ -8,6 +8,7 @@ import "./report.css";
 import { useEffect, useState } from "preact/hooks";
 import type { Heatmap, Risk } from "@riskapi/sdk";
 import { api, explain } from "../api";
+import { today } from "../day";
 import { HeatmapTable } from "../register/heatmap";
 import { EMPTY_VIEW } from "../register/view";
 import { TrendCharts, useTrends } from "./trends";
@@ -25,11 +26,10 @@ export function ReportPage() {
   const { series, error: trendsError } = useTrends("week");
   useEffect(() => {
     let live = true;
-    const today = new Date().toISOString().slice(0, 10);
     Promise.all([
       api().risks.heatmap({}),
       api().risks.listPage({ sort: "-riskScore", limit: 10, status: ["open", "mitigated"] }),
-      api().risks.listPage({ reviewBefore: today, status: ["open", "mitigated"], sort: "reviewDate", limit: 50 }),
+      api().risks.listPage({ reviewBefore: today(), status: ["open", "mitigated"], sort: "reviewDate", limit: 50 }),
     ]).then(
       ([map, top, overdue]) => live && setData({ map, top: top.data, overdue: overdue.data }),
       (e: unknown) => live && setError(explain(e)),

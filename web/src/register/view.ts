@@ -4,6 +4,7 @@
  * reload, the back button or a shared link shows the same risks. Pure
  * functions: the URL to a view, a view to its URL and to the API's filter.
  */
+import { today } from "../day";
 import type { FactorValue, Risk, RiskFilter, RiskListParams, RiskSort, RiskStatus, RiskTreatment } from "@riskapi/sdk";
 
 /** Every status and treatment, in the spec's order (typed so that a value the spec adds fails tsc here). */
@@ -168,13 +169,7 @@ export const EMPTY_VIEW: ListView = {
   cell: undefined, show: "list", basis: "inherent", movedSince: "", cursors: [],
 };
 
-/** today is the local calendar date, YYYY-MM-DD: a review dated before it is overdue. */
-export function today(now = new Date()): string {
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${p(now.getMonth() + 1)}-${p(now.getDate())}`;
-}
-
-/** isOverdue is true for a review date before today. */
+/** isOverdue is true for a review date before today (the UTC day, as the server's notices count it). */
 export function isOverdue(reviewDate: string | null | undefined, on = today()): boolean {
   return !!reviewDate && reviewDate < on;
 }
