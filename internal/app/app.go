@@ -169,7 +169,7 @@ func OpenAdmin(ctx context.Context, cfg config.Config, log *slog.Logger, opts Op
 	// Deleting a risk deletes its attachment rows in the same unit of work.
 	followStore := followupstore.New(db, rec)
 	riskService := &risks.Service{Store: riskStore, Tx: database.NewRunner(db.DB), Dependents: []risks.Dependent{attStore, followStore},
-		Holds: database.NewHolds(db.DB), Owners: tenStore}
+		Holds: database.NewHolds(db.DB), Owners: tenStore, Logger: log}
 	ten.UserDeleted = disownOnDelete(riskService)
 	follow := &followup.Service{Store: followStore, Risks: riskService, RiskStore: riskStore, Users: ten,
 		Tx: database.NewRunner(db.DB), Snapshot: func(r *risks.Risk) any { return riskview.Of(r) }, Now: opts.Now}
@@ -536,6 +536,12 @@ func (a *App) Serve(ctx context.Context, ready func(addr net.Addr)) error {
 	}
 	ln = server.ConnLimit(ln, a.Config.HTTP.MaxConnsPerClient, a.connsRefused, a.Logger)
 	ln = server.HeaderLimit(ln, a.Logger) // 431 as problem+json
+	// On SQLite, the imports a process that died left pending are hidden and
+	// taken back before anything is served or delivered (docs/register.md "Import").
+	if err := a.risks.ResumeTakeBacks(ctx); err != nil {
+		ln.Close()
+		return err
+	}
 	var inFlight sync.WaitGroup
 	srv := &http.Server{Handler: counted(a.Echo, &inFlight),
 		ReadHeaderTimeout: a.Config.HTTP.HeaderTimeout, IdleTimeout: a.Config.HTTP.IdleTimeout,

@@ -56,7 +56,7 @@ func dueKinds(ds *duestore.Store, rs *riskstore.Store, fs *followupstore.Store, 
 		return ds.Record(ctx, changes.Change{TenantID: it.TenantID, Action: changes.AcceptanceExpiring,
 			Target: changes.Target{ID: a.ID}, After: followupview.OfAcceptance(a), EventID: eventID})
 	}
-	reviews := due.Source{Table: "risks", DateColumn: "review_date", Where: "t.status <> 'closed'"}
+	reviews := due.Source{Table: "risks", DateColumn: "review_date", Where: "t.status <> 'closed'", Marked: true}
 	approved := due.Source{Table: "acceptances", DateColumn: "valid_until", Where: "t.status = 'approved'"}
 	return []due.Kind{
 		{Action: changes.RiskReviewDue, Source: reviews, Lead: reviewDueDays, Notice: riskNotice(changes.RiskReviewDue)},

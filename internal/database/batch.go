@@ -30,6 +30,15 @@ func BatchRows(db *gorm.DB, cols int) int { return max(1, min(1000, BatchParams(
 // (BatchRows per statement): a batch write (an import) sends one statement per
 // thousand rows instead of one per row. Errors: the store's, naming the table.
 func InsertRows(ctx context.Context, db *gorm.DB, table string, cols []string, rows [][]any) error {
+	if id := ImportOf(ctx); id != "" && MarkedTables[table] {
+		// An import's row, hidden until the import is published (pending.go).
+		cols = append(cols[:len(cols):len(cols)], "import_id")
+		marked := make([][]any, len(rows))
+		for i, r := range rows {
+			marked[i] = append(r[:len(r):len(r)], id)
+		}
+		rows = marked
+	}
 	per := BatchRows(db, len(cols))
 	one := "(" + strings.TrimSuffix(strings.Repeat("?,", len(cols)), ",") + ")"
 	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "

@@ -222,6 +222,10 @@ func (r Runner) Outside(ctx context.Context) context.Context {
 	return context.WithValue(ctx, txKey{}, nil)
 }
 
+// Carries reports whether ctx carries a unit of work (InTx), which then commits
+// after its holder's call returns (a keyed request's, with its record).
+func (r Runner) Carries(ctx context.Context) bool { return InTx(ctx) }
+
 // InTx runs fn as one unit of work (RunInTx): in the transaction ctx carries, or in
 // a new one committed when fn returns nil and rolled back otherwise.
 func (r Runner) InTx(ctx context.Context, fn func(ctx context.Context) error) error {

@@ -35,6 +35,9 @@ type Source struct {
 	Table      string
 	DateColumn string
 	Where      string
+	// Marked says Table's rows may carry a pending import's mark (risks): while
+	// an import is pending the store leaves its rows out (database.PublishedSQL).
+	Marked bool
 	// Timestamp says DateColumn is a timestamp (stored in UTC: api_keys.expires_at)
 	// rather than a YYYY-MM-DD date: its due date is its UTC day, which the store
 	// writes in its dialect's SQL.

@@ -42,6 +42,7 @@ var all = []*gormigrate.Migration{
 	m0028SnapshotStaleFrom,
 	m0029DropTenantIndex,
 	m0030ResidualSortHistory,
+	m0031PendingImports,
 	m0033ActionOwnerEmail,
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -31,8 +32,8 @@ type ImportRow struct {
 }
 
 // ImportSource hands an import's rows to fn one at a time, in file order, from the
-// first row each time it is called (Import reads the file twice: once to check it,
-// once to write it), and returns fn's first error or its own (a file that is no
+// first row each time it is called (Import reads the file once to check it, then
+// once or twice to write it), and returns fn's first error or its own (a file that is no
 // CSV, too many rows: a *problem.Problem). It must not hold rows fn has returned
 // from: that is what keeps an import's memory bounded whatever the file's size.
 type ImportSource func(fn func(ImportRow) error) error
@@ -68,12 +69,42 @@ type Holds interface {
 // single write lock is taken only for the writing pass.
 type Outside interface {
 	Outside(ctx context.Context) context.Context
+	// Carries reports whether ctx carries a unit of work, which commits after
+	// the call that was given ctx returns (a keyed request's).
+	Carries(ctx context.Context) bool
+}
+
+// PendingImports is implemented by a Store whose import writes its new risks in
+// short units of work, each row marked with the import and read by no one until
+// the import is published (SQLite: its one write lock is then never held for a
+// whole import; docs/register.md "Import", migration 0031).
+type PendingImports interface {
+	// BeginImport commits a pending import of tenantID, outside ctx's unit of
+	// work, and returns its ID: the tenant's reads leave its rows out from now
+	// on. "" when the store imports in one unit of work (PostgreSQL).
+	BeginImport(ctx context.Context, tenantID string, now time.Time) (string, error)
+	// Marking returns ctx marking what is written through it with import id.
+	Marking(ctx context.Context, id string) context.Context
+	// PublishImport ends id's pending state in ctx's unit of work: its rows are
+	// read once that commits.
+	PublishImport(ctx context.Context, id string) error
+	// SettleImport is called once the unit of work that would publish id has
+	// ended, committed or not: if id is still pending it deletes its rows in
+	// short units of work (the take-back), then stops hiding them.
+	SettleImport(ctx context.Context, id string) error
+	// PendingImports are the imports left pending by a process that died, by ID
+	// with their tenant, hidden from their tenant's reads until settled.
+	PendingImports(ctx context.Context) (map[string]string, error)
 }
 
 const (
 	// importBatch is how many rows Import checks and writes at once: their
 	// external IDs looked up in one read, new risks in one Store.CreateMany.
 	importBatch = 1000
+	// importChunk is how many rows a pending import writes in each of its short
+	// units of work (PendingImports): each holds SQLite's write lock about a
+	// second at most at 100,000 rows (docs/performance.md).
+	importChunk = 500
 	// importBatchBytes bounds the rows of a batch by their size in the file too,
 	// so that a file of large cells keeps the memory an import holds in bytes.
 	importBatchBytes = 2 << 20
@@ -84,25 +115,29 @@ const (
 	ImportRetryAfter = 5 * time.Second
 )
 
-// Import writes the rows of src for tenantID as one unit of work: every row valid
-// and every change written, each through the Store so it is recorded, or nothing.
+// Import writes the rows of src for tenantID all or nothing: every row valid and
+// every change written, each through the Store so it is recorded, or nothing —
+// in ctx's unit of work, or on a Store with PendingImports (SQLite) new risks
+// first in short units of work, hidden until ctx's publishes them (importPending).
 // With dryRun it writes nothing and reports the same. newID names each created risk;
 // now is their timestamp.
 //
-// The file is read as a stream, twice: a first pass checks every row outside any
+// The file is read as a stream, twice (three times with PendingImports: new risks,
+// then the rest): a first pass checks every row outside any
 // transaction, holding a batch of rows at a time (importBatch, importBatchBytes)
 // and the external IDs seen (as hashes); only when every row is valid, and not in a
-// dry run, a second pass writes them in one unit of work, batch by batch, checking
-// each row again against the risks as stored (locked) then. So on SQLite the write
-// lock is held for the writing only, and a bad file never takes it.
+// dry run, a second pass writes them, batch by batch, checking each row again
+// against the risks as stored (locked) then. So a bad file never takes SQLite's
+// write lock, and a good one holds it for one batch at a time.
 //
 // A tenant has at most one import running (Holds, when set). Errors:
 // *problem.Problem IMPORT_IN_PROGRESS (with RetryAfter) when another is running;
 // VALIDATION_FAILED listing the bad rows' fields (FieldError.Row; the first
 // MaxImportErrors); src's; the store's.
 func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource, dryRun bool, newID func() string, now time.Time) (ImportReport, error) {
+	release := func() {}
 	if s.Holds != nil {
-		release, ok, err := s.Holds.TryHold(ctx, "risks.import", tenantID)
+		free, ok, err := s.Holds.TryHold(ctx, "risks.import", tenantID)
 		if err != nil {
 			return ImportReport{}, err
 		}
@@ -111,44 +146,183 @@ func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource,
 			p.RetryAfter = ImportRetryAfter
 			return ImportReport{}, p
 		}
-		defer release()
+		release = free
 	}
 	checkCtx := ctx
-	if o, ok := s.Tx.(Outside); ok {
+	o, outside := s.Tx.(Outside)
+	if outside {
 		checkCtx = o.Outside(ctx)
 	}
-	rep, err := s.importPass(checkCtx, tenantID, src, false, newID, now)
+	rep, err := s.importPass(checkCtx, tenantID, src, passCheck, newID, now, nil)
 	if err != nil || dryRun {
+		release()
 		return rep, err
 	}
+	if p, ok := s.Store.(PendingImports); ok && outside {
+		id, err := p.BeginImport(checkCtx, tenantID, now)
+		if err != nil {
+			release()
+			return ImportReport{}, err
+		}
+		if id != "" {
+			return s.importPending(ctx, checkCtx, o, p, id, release, tenantID, src, newID, now)
+		}
+	}
+	defer release()
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
 		var err error
-		rep, err = s.importPass(ctx, tenantID, src, true, newID, now)
+		rep, err = s.importPass(ctx, tenantID, src, passWrite, newID, now, nil)
 		return err
 	})
 	return rep, err
 }
 
+// importPending writes a checked import as pending import id (PendingImports):
+// its new risks marked, importChunk rows per unit of work outside ctx's; then, in
+// ctx's unit of work (a keyed request's, with its record), its changes to
+// existing risks and its publication. Once that unit of work has ended it is
+// settled (taken back unless published) and the tenant's import hold released:
+// a retry of an import that failed waits for its rows to be gone. The changes to
+// existing risks cannot be hidden in place, so an import of many updates still
+// holds the write lock while it applies them.
+func (s *Service) importPending(ctx, outCtx context.Context, o Outside, p PendingImports, id string, release func(),
+	tenantID string, src ImportSource, newID func() string, now time.Time) (ImportReport, error) {
+	created := &rowSet{}
+	rep, err := s.importPass(p.Marking(outCtx, id), tenantID, src, passCreate, newID, now, created)
+	if err == nil {
+		err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+			rest, err := s.importPass(ctx, tenantID, src, passRest, newID, now, created)
+			rep.Created += rest.Created
+			rep.Updated, rep.Unchanged = rest.Updated, rest.Unchanged
+			if err != nil {
+				return err
+			}
+			return p.PublishImport(ctx, id)
+		})
+	}
+	if err == nil && o.Carries(ctx) {
+		// Published when the request's unit of work commits, which a client may
+		// see before the settlement below runs: its next import must not be
+		// refused. (Should that commit fail, the take-back runs without the hold,
+		// and an import that collides with the rows it has yet to delete fails
+		// and is taken back in turn.)
+		release()
+		release = func() {}
+	}
+	settle := func() {
+		defer release()
+		if err := p.SettleImport(context.WithoutCancel(ctx), id); err != nil {
+			s.logger().Error("import: taking back a failed import", slog.String("import_id", id),
+				slog.String("tenant_id", tenantID), slog.String("error", err.Error()))
+		}
+	}
+	switch {
+	case o.Carries(ctx):
+		// Published, if at all, when the request's unit of work commits.
+		go func() { <-ctx.Done(); settle() }()
+	case err == nil:
+		settle() // published: nothing to take back
+	default:
+		go settle()
+	}
+	return rep, err
+}
+
+// ResumeTakeBacks settles the imports a process that died left pending
+// (PendingImports): their rows are hidden now and taken back in the
+// background, each tenant's import hold taken until its take-back is done, so
+// that a client's retry is told IMPORT_IN_PROGRESS rather than collide with the
+// dead rows. Call it at startup, before serving. Errors: the store's.
+func (s *Service) ResumeTakeBacks(ctx context.Context) error {
+	p, ok := s.Store.(PendingImports)
+	if !ok {
+		return nil
+	}
+	left, err := p.PendingImports(ctx)
+	if err != nil {
+		return err
+	}
+	for id, tenantID := range left {
+		release := func() {}
+		if s.Holds != nil {
+			free, ok, err := s.Holds.TryHold(ctx, "risks.import", tenantID)
+			if err != nil {
+				return err
+			}
+			if ok {
+				release = free
+			}
+		}
+		s.logger().Info("import: taking back an import left pending", slog.String("import_id", id), slog.String("tenant_id", tenantID))
+		go func() {
+			defer release()
+			if err := p.SettleImport(ctx, id); err != nil {
+				s.logger().Error("import: taking back an import left pending", slog.String("import_id", id),
+					slog.String("tenant_id", tenantID), slog.String("error", err.Error()))
+			}
+		}()
+	}
+	return nil
+}
+
+func (s *Service) logger() *slog.Logger {
+	if s.Logger != nil {
+		return s.Logger
+	}
+	return slog.Default()
+}
+
+// rowSet is a set of row numbers: the rows a pending import created.
+type rowSet struct{ bits []uint64 }
+
+func (r *rowSet) add(n int) {
+	for n/64 >= len(r.bits) {
+		r.bits = append(r.bits, 0)
+	}
+	r.bits[n/64] |= 1 << (n % 64)
+}
+
+func (r *rowSet) has(n int) bool { return n/64 < len(r.bits) && r.bits[n/64]&(1<<(n%64)) != 0 }
+
+// pass is what one reading of an import's file does.
+type pass int
+
+const (
+	passCheck  pass = iota // checks every row, writes nothing
+	passWrite              // writes every row, in ctx's unit of work
+	passCreate             // writes the new risks, importChunk rows per unit of work (a pending import)
+	passRest               // writes the rows passCreate did not, in ctx's unit of work
+)
+
 // importPass reads src once: it checks every row and, with write, writes them. A
 // pass that writes stops at the first bad row (its unit of work rolls back).
-func (s *Service) importPass(ctx context.Context, tenantID string, src ImportSource, write bool, newID func() string, now time.Time) (ImportReport, error) {
+func (s *Service) importPass(ctx context.Context, tenantID string, src ImportSource, mode pass, newID func() string, now time.Time, created *rowSet) (ImportReport, error) {
 	im := importer{s: s, tenantID: tenantID, seen: map[[sha256.Size]byte]int{}, seenID: map[[sha256.Size]byte]int{},
-		write: write, newID: newID, now: now}
-	var batch []ImportRow
+		write: mode != passCheck, mode: mode, created: created, newID: newID, now: now}
+	per := importBatch
+	batch := im.batch
+	if mode == passCreate {
+		// Each chunk its own unit of work, committed before the next is read.
+		per = importChunk
+		batch = func(ctx context.Context, rows []ImportRow) error {
+			return s.Tx.InTx(ctx, func(ctx context.Context) error { return im.batch(ctx, rows) })
+		}
+	}
+	var rows []ImportRow
 	size := 0
 	err := src(func(row ImportRow) error {
-		batch = append(batch, row)
+		rows = append(rows, row)
 		size += row.Bytes
-		if len(batch) < importBatch && size < importBatchBytes {
+		if len(rows) < per && size < importBatchBytes {
 			return nil
 		}
-		err := im.batch(ctx, batch)
-		clear(batch) // let the rows go before the next are read
-		batch, size = batch[:0], 0
+		err := batch(ctx, rows)
+		clear(rows) // let the rows go before the next are read
+		rows, size = rows[:0], 0
 		return err
 	})
-	if err == nil {
-		err = im.batch(ctx, batch)
+	if err == nil && len(rows) > 0 {
+		err = batch(ctx, rows)
 	}
 	if err != nil {
 		return im.rep, err
@@ -165,8 +339,11 @@ type importer struct {
 	tenantID string
 	// seen maps the hash of each external ID read to the row that named it first
 	// (a hash, so that the memory it takes does not grow with the IDs' length).
-	seen     map[[sha256.Size]byte]int
-	write    bool
+	seen  map[[sha256.Size]byte]int
+	write bool
+	mode  pass
+	// created are the rows passCreate wrote, which passRest leaves.
+	created  *rowSet
 	newID    func() string
 	now      time.Time
 	rep      ImportReport
@@ -175,7 +352,7 @@ type importer struct {
 	seenID   map[[sha256.Size]byte]int // the same for IDs
 	stored   map[string]*Risk          // the batch's risks by external ID
 	byID     map[string]*Risk          // the batch's risks by ID
-	created  []*Risk                   // to write (CreateMany)
+	toCreate []*Risk                   // to write (CreateMany)
 }
 
 // batch checks rows and, in a writing pass, writes them.
@@ -231,8 +408,8 @@ func (im *importer) note(errs []problem.FieldError) {
 
 // flush writes the creations gathered so far.
 func (im *importer) flush(ctx context.Context) error {
-	rs := im.created
-	im.created = nil
+	rs := im.toCreate
+	im.toCreate = nil
 	if len(rs) == 0 || !im.write {
 		return nil
 	}
@@ -242,35 +419,15 @@ func (im *importer) flush(ctx context.Context) error {
 // plan checks one row and, in a writing pass, writes it or gathers it for the next
 // CreateMany. It returns the row's field errors.
 func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldError, error) {
-	var current *Risk
-	if row.ID != nil {
-		key := sha256.Sum256([]byte(*row.ID))
-		if first, dup := im.seenID[key]; dup {
-			return []problem.FieldError{{Row: row.Row, Field: "id", Detail: fmt.Sprintf("is on row %d already", first)}}, nil
-		}
-		im.seenID[key] = row.Row
-		current = im.byID[*row.ID]
+	if im.mode == passRest && im.created.has(row.Row) {
+		return nil, nil
 	}
-	if row.ExternalID != nil {
-		key := sha256.Sum256([]byte(*row.ExternalID))
-		if first, dup := im.seen[key]; dup {
-			return []problem.FieldError{{Row: row.Row, Field: "externalId", Detail: fmt.Sprintf("is on row %d already", first)}}, nil
-		}
-		im.seen[key] = row.Row
-		if current == nil {
-			current = im.stored[*row.ExternalID]
-		}
+	current, errs := im.current(row)
+	if errs != nil {
+		return errs, nil
 	}
-	if current != nil {
-		// A risk is changed by one row only, however the later one names it.
-		if key := sha256.Sum256([]byte(current.ID)); im.seenID[key] == 0 {
-			im.seenID[key] = row.Row
-		}
-		if current.ExternalID != nil {
-			if key := sha256.Sum256([]byte(*current.ExternalID)); im.seen[key] == 0 {
-				im.seen[key] = row.Row
-			}
-		}
+	if current != nil && im.mode == passCreate {
+		return nil, nil // a change of an existing risk: passRest's
 	}
 	if errs, err := im.owner(ctx, &row); errs != nil || err != nil {
 		return errs, err
@@ -283,7 +440,10 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 		r.ExternalID = row.ExternalID
 		im.rep.Created++
 		if im.write && len(row.Errors) == 0 {
-			im.created = append(im.created, r)
+			im.toCreate = append(im.toCreate, r)
+			if im.mode == passCreate {
+				im.created.add(row.Row)
+			}
 		}
 		return nil, nil
 	}
@@ -317,6 +477,43 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 	}
 	after.Version = current.Version + 1
 	return nil, im.s.Store.Update(ctx, current, &after)
+}
+
+// current is the stored risk row names, if any (by ID, else by external ID),
+// or the row's error when the file names it on an earlier row already; it notes
+// what the row names, so that a risk is changed by one row only.
+func (im *importer) current(row ImportRow) (*Risk, []problem.FieldError) {
+	var current *Risk
+	if row.ID != nil {
+		key := sha256.Sum256([]byte(*row.ID))
+		if first, dup := im.seenID[key]; dup {
+			return nil, []problem.FieldError{{Row: row.Row, Field: "id", Detail: fmt.Sprintf("is on row %d already", first)}}
+		}
+		im.seenID[key] = row.Row
+		current = im.byID[*row.ID]
+	}
+	if row.ExternalID != nil {
+		key := sha256.Sum256([]byte(*row.ExternalID))
+		if first, dup := im.seen[key]; dup {
+			return nil, []problem.FieldError{{Row: row.Row, Field: "externalId", Detail: fmt.Sprintf("is on row %d already", first)}}
+		}
+		im.seen[key] = row.Row
+		if current == nil {
+			current = im.stored[*row.ExternalID]
+		}
+	}
+	if current != nil {
+		// A risk is changed by one row only, however the later one names it.
+		if key := sha256.Sum256([]byte(current.ID)); im.seenID[key] == 0 {
+			im.seenID[key] = row.Row
+		}
+		if current.ExternalID != nil {
+			if key := sha256.Sum256([]byte(*current.ExternalID)); im.seen[key] == 0 {
+				im.seen[key] = row.Row
+			}
+		}
+	}
+	return current, nil
 }
 
 // owner gives a row's user owner its name (FillOwner); an unknown user is the

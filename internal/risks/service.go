@@ -3,6 +3,7 @@ package risks
 import (
 	"context"
 	"errors"
+	"log/slog"
 )
 
 // UnitOfWork runs fn as one transaction: the one a keyed request's reservation holds
@@ -36,6 +37,9 @@ type Service struct {
 	// Holds keeps a tenant to one import at a time (Import). Optional: without it
 	// imports of a tenant may run at once.
 	Holds Holds
+	// Logger logs what an import's settlement after its request could not do
+	// (Import). Optional: slog.Default().
+	Logger *slog.Logger
 }
 
 // Create inserts r. One statement: atomic without a transaction of its own.

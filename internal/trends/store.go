@@ -70,7 +70,7 @@ type countRow struct {
 // of its open actions.
 func (s *Store) Count(ctx context.Context, tenantID, today string) (Counts, error) {
 	var rows []countRow
-	err := s.tenant(ctx, tenantID).Table("risks").Select(`status, treatment, risk_score, COUNT(*) AS n,
+	err := s.tenant(ctx, tenantID).Table("risks").Scopes(database.Published(tenantID, "import_id")).Select(`status, treatment, risk_score, COUNT(*) AS n,
 		SUM(CASE WHEN risk_score IS NOT NULL AND `+riskstore.OutsideAppetiteSQL+` THEN 1 ELSE 0 END) AS outside,
 		SUM(CASE WHEN review_date < ? AND status <> 'closed' THEN 1 ELSE 0 END) AS reviews_overdue`, today).
 		Group("status, treatment, risk_score").Scan(&rows).Error

@@ -177,8 +177,9 @@ export interface paths {
          *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
-         *     without one creates a risk. One unit of work: every row is valid and every change is
-         *     written in one transaction, each with its event, or nothing is written and the
+         *     without one creates a risk. All or nothing: every row is valid and every change is
+         *     written, each with its event, and seen at once (on SQLite the new risks are written
+         *     in short transactions, hidden until the import is published), or nothing is and the
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes
@@ -888,8 +889,9 @@ export interface paths {
          *     of the tenant's risks updates that risk; else a row with `externalId`
          *     updates the risk with that external ID (the columns given replace its values, an
          *     empty cell clears a field, `metadata` is replaced whole) or creates it; a row
-         *     without one creates a risk. One unit of work: every row is valid and every change is
-         *     written in one transaction, each with its event, or nothing is written and the
+         *     without one creates a risk. All or nothing: every row is valid and every change is
+         *     written, each with its event, and seen at once (on SQLite the new risks are written
+         *     in short transactions, hidden until the import is published), or nothing is and the
          *     answer is 400 `VALIDATION_FAILED` whose `errors` name every bad row (`row`, the
          *     header being row 1) and field. Importing the same file again creates nothing: its
          *     rows are `unchanged`. `dryRun=true` answers the same report (201 too) and writes

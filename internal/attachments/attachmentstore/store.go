@@ -77,7 +77,7 @@ func (s *Store) Create(ctx context.Context, a *attachments.Attachment) error {
 }
 
 func (s *Store) insert(ctx context.Context, a *attachments.Attachment) error {
-	q := s.tenant(ctx, a.TenantID).Table("risks").Where("id = ?", a.RiskID)
+	q := s.tenant(ctx, a.TenantID).Table("risks").Scopes(database.Published(a.TenantID, "import_id")).Where("id = ?", a.RiskID)
 	if s.dialect == database.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
 	}

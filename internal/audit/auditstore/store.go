@@ -133,9 +133,10 @@ func orNull(s string) *string {
 const insertSQL = `INSERT INTO audit_log (id, tenant_id, occurred_at, actor_type, actor_id, actor_email, action,
 	target_type, target_id, changes, request_id, ip, user_agent, via, client, risk_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// tenant is the tenant's entries, in the transaction ctx carries if any.
+// tenant is the tenant's entries, in the transaction ctx carries if any, but a
+// pending import's (database.Published).
 func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
-	return database.Conn(ctx, s.db).Model(&row{}).Scopes(database.OfTenant(tenantID))
+	return database.Conn(ctx, s.db).Model(&row{}).Scopes(database.OfTenant(tenantID), database.Published(tenantID, "import_id"))
 }
 
 // List returns a page of the tenant's entries matching f (database.Page), through

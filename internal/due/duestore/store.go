@@ -48,6 +48,10 @@ func (s *Store) Find(ctx context.Context, kind changes.Action, src due.Source, f
 	if src.Where != "" {
 		where += " AND (" + src.Where + ")"
 	}
+	if src.Marked && database.AnyImportPending() {
+		// A pending import's rows come due once it is published (migration 0031).
+		where += " AND " + database.PublishedSQL("t.import_id")
+	}
 	q := `SELECT id, tenant_id, due_date FROM (
 		SELECT t.id, t.tenant_id, ` + col + ` AS due_date,
 			ROW_NUMBER() OVER (PARTITION BY t.tenant_id ORDER BY ` + col + `, t.id) AS rn

@@ -29,6 +29,10 @@ func (s *Store) claimSQL(skip *delivery.Skip) string {
 		lock = " FOR UPDATE SKIP LOCKED"
 	}
 	due := `SELECT id FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ?`
+	if database.AnyImportPending() {
+		// A pending import's events are delivered once it is published (migration 0031).
+		due += ` AND ` + database.PublishedSQL("import_id")
+	}
 	tenants := ""
 	if skip != nil && len(skip.Tenants) > 0 {
 		tenants = " AND tenant_id NOT IN ?"

@@ -141,12 +141,13 @@ func (s *Store) Insert(ctx context.Context, ev *events.Event, retryUntil time.Ti
 }
 
 // queueManySQL queues the deliveries of the events whose IDs follow (the `IN` list
-// is appended), each due at its event's creation, as queueSQL does for one;
+// is appended), each due at its event's creation, as queueSQL does for one, and
+// marked with its event's import, if any (database.WithImport);
 // skipManySQL logs them skipped for disabled endpoints, as skipSQL.
 const (
 	queueManySQL = `INSERT INTO webhook_deliveries
-	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at)
-	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ev.created_at, ?, ev.created_at
+	(tenant_id, event_id, endpoint_id, state, attempts, next_attempt_at, retry_until, created_at, import_id)
+	SELECT e.tenant_id, ev.id, e.id, 'pending', 0, ev.created_at, ?, ev.created_at, ev.import_id
 	FROM events ev JOIN webhook_endpoints e ON e.tenant_id = ev.tenant_id
 	WHERE (e.event_types = '*' OR e.event_types LIKE '%,' || ev.type || ',%') AND e.disabled_at IS NULL AND ev.id IN `
 	skipManySQL = `INSERT INTO webhook_attempts
@@ -207,7 +208,7 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 // Get returns the tenant's event with id, or events.ErrNotFound.
 func (s *Store) Get(ctx context.Context, tenantID, id string) (*events.Event, error) {
 	var r eventRow
-	err := s.tenant(ctx, tenantID).Where("id = ?", id).Take(&r).Error
+	err := s.tenant(ctx, tenantID).Scopes(database.Published(tenantID, "import_id")).Where("id = ?", id).Take(&r).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, events.ErrNotFound
 	}
@@ -220,7 +221,7 @@ func (s *Store) Get(ctx context.Context, tenantID, id string) (*events.Event, er
 // List returns up to f.Limit of the tenant's events, newest first (IDs are UUIDv7),
 // and whether more follow.
 func (s *Store) List(ctx context.Context, tenantID string, f events.Filter) ([]*events.Event, bool, error) {
-	q := s.tenant(ctx, tenantID)
+	q := s.tenant(ctx, tenantID).Scopes(database.Published(tenantID, "import_id"))
 	if f.Type != "" {
 		q = q.Where("type = ?", string(f.Type))
 	}

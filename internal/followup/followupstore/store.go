@@ -46,7 +46,7 @@ func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
 // PostgreSQL (the lock a foreign key would take) so a concurrent deletion of the
 // risk waits and then removes what was added to it. Errors: risks.ErrNotFound.
 func (s *Store) lockRisk(ctx context.Context, tenantID, riskID string) error {
-	q := s.tenant(ctx, tenantID).Table("risks").Where("id = ?", riskID)
+	q := s.tenant(ctx, tenantID).Table("risks").Scopes(database.Published(tenantID, "import_id")).Where("id = ?", riskID)
 	if s.dialect == database.Postgres {
 		q = q.Clauses(clause.Locking{Strength: "KEY SHARE"})
 	}
@@ -244,7 +244,7 @@ type dueReviewRow struct {
 func (s *Store) MyWork(ctx context.Context, tenantID string, q followup.MyWorkQuery) (*followup.MyWork, error) {
 	out := &followup.MyWork{}
 	var err error
-	reviews := s.tenant(ctx, tenantID).Table("risks").Select("id, title, review_date, review_every").
+	reviews := s.tenant(ctx, tenantID).Table("risks").Scopes(database.Published(tenantID, "import_id")).Select("id, title, review_date, review_every").
 		Where("owner_user_id = ? AND status <> 'closed' AND review_date IS NOT NULL AND review_date <= ?", q.UserID, q.ReviewBy)
 	out.Reviews, out.MoreReviews, err = database.PageSorted(reviews, database.Sorted{Column: "review_date"}, nil, q.Limit,
 		func(r *dueReviewRow) followup.DueReview {

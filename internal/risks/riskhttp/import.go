@@ -32,7 +32,7 @@ type importReport struct {
 	Errors    []problem.FieldError `json:"errors"`
 }
 
-// importCSV imports the uploaded CSV as one unit of work (risks.Service.Import),
+// importCSV imports the uploaded CSV all or nothing (risks.Service.Import),
 // reading it from the upload's spooled file as a stream, once per pass: 201 with
 // the report, also for a dry run, which writes nothing; 400 listing the bad rows;
 // 409 while another import of the tenant runs; 413 past MaxImportRows.

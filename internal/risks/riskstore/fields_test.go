@@ -155,7 +155,11 @@ func TestRowMatchesTheMigratedSchema(t *testing.T) {
 	}
 	var migrated []string
 	for _, c := range types {
-		migrated = append(migrated, c.Name())
+		// An import's mark: written by database.InsertRows for a pending import,
+		// read by the filter that hides it (migration 0031), in no row.
+		if c.Name() != "import_id" {
+			migrated = append(migrated, c.Name())
+		}
 	}
 	row := slices.Clone(riskstore.Columns)
 	slices.Sort(row)

@@ -190,9 +190,11 @@ func (s *Store) GetByExternalIDs(ctx context.Context, tenantID string, externalI
 	return out, nil
 }
 
-// tenant is a statement on the tenant's risks only, in ctx's unit of work.
+// tenant is a statement on the tenant's risks only, in ctx's unit of work, but
+// those of a pending import (database.Published: a filter only while the tenant
+// may have one, so every other tenant's statement keeps its plan).
 func (s *Store) tenant(ctx context.Context, tenantID string) *gorm.DB {
-	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID))
+	return database.Conn(ctx, s.db).Scopes(database.OfTenant(tenantID), database.Published(tenantID, "risks.import_id"))
 }
 
 // Get returns the tenant's risk with id, or risks.ErrNotFound.

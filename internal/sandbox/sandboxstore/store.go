@@ -36,8 +36,11 @@ var Erased = []string{"webhook_attempts", "webhook_deliveries", "events", "due_n
 
 // Kept are the tables keyed by tenant whose sandbox rows EraseData keeps: its
 // endpoints, inbound sources and category appetites, configuration like them (the
-// API keys, users and sessions are the tenant's, never the sandbox's).
-var Kept = []string{"webhook_endpoints", "webhook_sources", "category_appetites", "api_keys", "users", "sessions"}
+// API keys, users and sessions are the tenant's, never the sandbox's), and a
+// running import's pending row, which its own request publishes or its take-back
+// deletes (docs/register.md "Import").
+var Kept = []string{"webhook_endpoints", "webhook_sources", "category_appetites", "api_keys", "users", "sessions",
+	"pending_imports"}
 
 // EraseData implements sandbox.Store.
 func (s *Store) EraseData(ctx context.Context, tenantID string) (sandbox.Erased, error) {
