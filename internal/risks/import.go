@@ -95,6 +95,26 @@ type PendingImports interface {
 	// PendingImports are the imports left pending by a process that died, by ID
 	// with their tenant, hidden from their tenant's reads until settled.
 	PendingImports(ctx context.Context) (map[string]string, error)
+	// ImportPending reports whether tenantID may have a pending import's rows,
+	// which its reads leave out.
+	ImportPending(tenantID string) bool
+}
+
+// ImportPending reports whether tenantID may have rows of an import not yet
+// published (SQLite; docs/register.md "Import"): a create whose external ID is
+// among them fails on the unique index though no read finds the risk, and is
+// better retried once the import is published (ImportInProgress).
+func (s *Service) ImportPending(tenantID string) bool {
+	p, ok := s.Store.(PendingImports)
+	return ok && p.ImportPending(tenantID)
+}
+
+// ImportInProgress is the 409 IMPORT_IN_PROGRESS of a write that meets the
+// tenant's import: one runs at a time, and a pending one's rows wait for it.
+func ImportInProgress(detail string) *problem.Problem {
+	p := problem.New(problem.ImportInProgress, "%s", detail)
+	p.RetryAfter = ImportRetryAfter
+	return p
 }
 
 const (
@@ -142,9 +162,7 @@ func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource,
 			return ImportReport{}, err
 		}
 		if !ok {
-			p := problem.New(problem.ImportInProgress, "an import of this tenant's risks is running: one runs at a time; retry when it has finished")
-			p.RetryAfter = ImportRetryAfter
-			return ImportReport{}, p
+			return ImportReport{}, ImportInProgress("an import of this tenant's risks is running: one runs at a time; retry when it has finished")
 		}
 		release = free
 	}

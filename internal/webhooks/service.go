@@ -154,7 +154,13 @@ func (s *Service) apply(ctx context.Context, tenantID string, ev Event, now time
 		}
 		ext := ev.ExternalID
 		r.ExternalID = &ext
-		return s.risks.Create(ctx, r)
+		err = s.risks.Create(ctx, r)
+		if err != nil && s.risks.ImportPending(tenantID) {
+			// The external ID may be a row of the tenant's import, written but not
+			// yet published (SQLite): the sender's retry after it updates that risk.
+			return risks.ImportInProgress("an import of this tenant's risks is being written and may hold this finding's externalId; retry when it has finished")
+		}
+		return err
 	case errors.Is(err, risks.ErrNotFound):
 		return ErrFindingNotFound
 	case err != nil:

@@ -51,6 +51,9 @@ func forget(id string) {
 	}
 }
 
+// ImportPending implements risks.PendingImports.
+func (s *Store) ImportPending(tenantID string) bool { return database.ImportPending(tenantID) }
+
 // BeginImport implements risks.PendingImports: on SQLite it commits a pending
 // row for a new import of tenantID, outside ctx's unit of work, and returns its
 // ID, hidden from the tenant's reads from then on; on PostgreSQL, whose import
