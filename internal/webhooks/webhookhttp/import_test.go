@@ -30,7 +30,9 @@ func TestFindingBesideAPendingImport(t *testing.T) {
 	}
 	body, ct := apitest.Multipart("", apitest.FilePart("file", "risks.csv", "text/csv", file.String()))
 	done := make(chan *apitest.Response, 1)
-	go func() { done <- env.Upload("/v2/risks/import", a.Key, http.Header{"Idempotency-Key": {"import-1"}}, body, ct) }()
+	go func() {
+		done <- env.Upload("/v2/risks/import", a.Key, http.Header{"Idempotency-Key": {"import-1"}}, body, ct)
+	}()
 	for {
 		var marked int64
 		if err := env.App.DB.DB.Raw(`SELECT COUNT(*) FROM risks WHERE tenant_id = ? AND external_id = 'C-0' AND import_id IS NOT NULL`, a.ID).
