@@ -9,7 +9,7 @@ import (
 
 // credentialAppetite reads a tenant's appetite for a risk's write
 // (appetite.Recorder): as its request's credential read it (auth.Principal.Appetite,
-// the one statement that reads an API key), else from Next. The credential's read is
+// the one statement that reads an API key or a session), else from Next. The credential's read is
 // the request's own, made as it began, so a write judges by the appetite committed
 // when its request was authenticated and never by an older request's (docs/register.md,
 // Appetite); it saves a scored write one statement and one round trip

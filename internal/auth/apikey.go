@@ -41,14 +41,8 @@ func APIKeys(svc *tenants.Service) echo.MiddlewareFunc {
 			if err := svc.CheckAddress(c.Request().Context(), key, c.RealIP()); err != nil {
 				return err
 			}
-			p := (&Principal{Kind: KindAPIKey, TenantID: key.TenantID,
-				CredentialID: key.ID, Scopes: key.Scopes, APIVersion: key.TenantAPIVersion}).inMode(key.Mode)
-			if p.Scope == key.TenantID {
-				// The appetite read is the key's tenant's; a test key's data scope is
-				// its sandbox, whose appetite is its own.
-				p.Appetite = key.TenantAppetite
-			}
-			setPrincipal(c, p)
+			setPrincipal(c, (&Principal{Kind: KindAPIKey, TenantID: key.TenantID, CredentialID: key.ID,
+				Scopes: key.Scopes, APIVersion: key.TenantAPIVersion, Appetite: key.TenantAppetite}).inMode(key.Mode))
 			return next(c)
 		}
 	}

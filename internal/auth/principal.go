@@ -51,9 +51,9 @@ type Principal struct {
 	// APIVersion is the tenant's pinned API version, read with the credential: the
 	// version of a request that names none (docs/api-versions.md).
 	APIVersion string
-	// Appetite is the data scope's risk appetite, read with the credential on this
-	// request; nil when it was not (a session, a test key): a scored write then
-	// reads it itself (docs/register.md, Appetite).
+	// Appetite is the data scope's risk appetite, read with the credential (an API
+	// key or a session) on this request; nil when it was not (a test key, a session
+	// in test mode): a scored write then reads it itself (docs/register.md, Appetite).
 	Appetite *tenants.StoredAppetite
 }
 
@@ -123,9 +123,14 @@ func (p *Principal) Actor() changes.Actor {
 	return changes.Actor{Type: changes.ActorAPIKey, ID: p.CredentialID}
 }
 
-// inMode sets p's data scope for mode, and returns p.
+// inMode sets p's data scope for mode, and returns p. The appetite read with the
+// credential is its tenant's: a sandbox's is its own, so p keeps it only in live
+// mode.
 func (p *Principal) inMode(mode tenants.Mode) *Principal {
 	p.Scope, p.Livemode = mode.Scope(p.TenantID), mode != tenants.ModeTest
+	if p.Scope != p.TenantID {
+		p.Appetite = nil
+	}
 	return p
 }
 

@@ -136,7 +136,7 @@ func (s *Sessions) Verify(ctx context.Context, token string) (*Principal, error)
 	}
 	return &Principal{Kind: KindSession, TenantID: row.TenantID, CredentialID: row.UserID,
 		SessionID: row.ID, Role: row.Role, Email: row.Email, Scopes: tenants.AllScopes,
-		APIVersion: row.APIVersion}, nil
+		APIVersion: row.APIVersion, Appetite: row.Appetite}, nil
 }
 
 // sessionID is what the sessions table keys a token by: the SHA-256 of its jti, so

@@ -25,6 +25,9 @@ type Session struct {
 	Email string
 	// APIVersion is the tenant's pinned API version, read with the session.
 	APIVersion string
+	// Appetite is the tenant's risk appetite as it is now, read with the session
+	// like Role (nil when the store did not read it).
+	Appetite *tenants.StoredAppetite
 }
 
 // ErrSessionNotFound: no session row with that ID.
@@ -39,7 +42,8 @@ type SessionStore interface {
 	CreateSession(ctx context.Context, s Session) error
 	// SignInRefused records changes.SessionFailed for u, whose password was wrong.
 	SignInRefused(ctx context.Context, u tenants.User) error
-	// Session returns the session with id and its user's current role, or
+	// Session returns the session with id, its user's current role and its
+	// tenant's current appetite, or
 	// ErrSessionNotFound, also when its user is gone or its tenant disabled. It
 	// reads the database every time: no instance may cache a session past its end.
 	Session(ctx context.Context, id string) (Session, error)

@@ -22,7 +22,8 @@ import (
 // server answers and riskapi sends again). The counts are docs/idempotency.md's
 // "Statements per keyed write" and docs/performance.md's floor table: an unkeyed
 // create 2 (2), a keyed first execution 8 (5), a replay 2 (2), the same for a
-// scored risk (its appetite read with the API key), and a test key's scored risk
+// scored risk (its appetite read with the API key) and for a dashboard session's
+// write on /v1 (its appetite read with the session), and a test key's scored risk
 // one more each for its sandbox's appetite (3 (3), 9 (6)). Background work
 // (the request log's batches, the schedules) shares the wire, so each request is
 // counted a few times and the fewest kept: background traffic only ever adds.
@@ -49,11 +50,16 @@ func TestStatementsPerWrite(t *testing.T) {
 	// live key.
 	var writeAs func(bearer, key string, scored bool)
 	testKey := env.TestKey(a)
+	session := apitest.Login(t, env, a).Token
 	write := func(key string, scored bool) { writeAs(a.Key, key, scored) }
 	writeAs = func(bearer, key string, scored bool) {
 		n++
 		body := map[string]any{"title": fmt.Sprintf("risk %d", n)}
-		r := apitest.Request{Method: http.MethodPost, Path: "/v2/risks", Bearer: bearer, JSON: body}
+		path := "/v2/risks"
+		if bearer == session {
+			path = "/v1/risks"
+		}
+		r := apitest.Request{Method: http.MethodPost, Path: path, Bearer: bearer, JSON: body}
 		if key != "" {
 			r.Header = http.Header{"Idempotency-Key": {key}}
 			body["title"] = key
@@ -70,6 +76,8 @@ func TestStatementsPerWrite(t *testing.T) {
 			write(fmt.Sprintf("warm-key-%d-%t", i, scored), scored)
 			writeAs(testKey, "", scored)
 			writeAs(testKey, fmt.Sprintf("warm-test-key-%d-%t", i, scored), scored)
+			writeAs(session, "", scored)
+			writeAs(session, fmt.Sprintf("warm-session-key-%d-%t", i, scored), scored)
 		}
 	}
 	for _, tc := range []struct {
@@ -84,6 +92,9 @@ func TestStatementsPerWrite(t *testing.T) {
 		{"keyed first execution, scored", func(try int) { write(fmt.Sprintf("scored-key-%d", try), true) }, 8, 5},
 		{"keyed first execution, scored, test key", func(try int) { writeAs(testKey, fmt.Sprintf("scored-test-key-%d", try), true) }, 9, 6},
 		{"replay", func(int) { write("count-key-0", false) }, 2, 2},
+		{"unkeyed create, session", func(int) { writeAs(session, "", false) }, 2, 2},
+		{"unkeyed create, scored, session", func(int) { writeAs(session, "", true) }, 2, 2},
+		{"keyed first execution, scored, session", func(try int) { writeAs(session, fmt.Sprintf("session-key-%d", try), true) }, 8, 5},
 	} {
 		statements, roundTrips := int64(1<<62), int64(1<<62)
 		for try := range 5 {

@@ -8,6 +8,7 @@ package tenants
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -229,6 +230,24 @@ type StoredAppetite struct {
 	Categories map[string]int
 	// Version is the appetite's version (appetite_version).
 	Version int64
+}
+
+// StoredAppetiteOf returns the appetite a credential's statement read: the tenant's
+// overall appetite (nil for none), its version, and its categories' appetites as
+// the JSON object the statement aggregated them into (nil or "{}" for none).
+func StoredAppetiteOf(overall *int64, version int64, categories *string) (*StoredAppetite, error) {
+	a := &StoredAppetite{Version: version}
+	if overall != nil {
+		n := int(*overall)
+		a.Overall = &n
+	}
+	// null (PostgreSQL's json_object_agg over no rows) or {} (SQLite's json_group_object).
+	if categories != nil && *categories != "{}" {
+		if err := json.Unmarshal([]byte(*categories), &a.Categories); err != nil {
+			return nil, fmt.Errorf("category appetites: %w", err)
+		}
+	}
+	return a, nil
 }
 
 // Expired reports whether k's expiry has passed at now.

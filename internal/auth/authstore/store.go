@@ -82,21 +82,41 @@ func (s *Store) SignInRefused(ctx context.Context, u tenants.User) error {
 	})
 }
 
-// sessionWithRole is a session row joined to its user's role. (A named field: GORM
-// cannot scan into an embedded struct of an unexported type.)
+// sessionWithRole is a session row joined to its user's role and its tenant's
+// version pin and appetite. (A named field: GORM cannot scan into an embedded struct
+// of an unexported type.)
 type sessionWithRole struct {
-	Row        sessionRow `gorm:"embedded"`
-	Role       string
-	Email      string
-	APIVersion string
+	Row               sessionRow `gorm:"embedded"`
+	Role              string
+	Email             string
+	APIVersion        string
+	RiskAppetite      *int64
+	AppetiteVersion   int64
+	CategoryAppetites *string
 }
 
+// Session's columns: the session's, its user's role and email, its tenant's version
+// pin and risk appetite (the tenant's row and its categories' rows aggregated into
+// one JSON object, as the API-key lookup reads them in internal/tenants/tenantstore).
+const (
+	sessionColumns = "s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email, t.api_version, " +
+		"t.risk_appetite, t.appetite_version, (SELECT %s(c.category, c.appetite) FROM category_appetites AS c WHERE c.tenant_id = t.id) AS category_appetites"
+	aggregatePostgres = "json_object_agg"
+	aggregateSQLite   = "json_group_object"
+)
+
 // Session returns the session with id joined to its user (same tenant) and its
-// enabled tenant in one indexed statement, or auth.ErrSessionNotFound.
+// enabled tenant in one indexed statement, or auth.ErrSessionNotFound. The same
+// statement reads the tenant's risk appetite (one index probe more), so a scored
+// write on the session does not read it again (docs/register.md, Appetite).
 func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
+	aggregate := aggregateSQLite
+	if s.db.Dialector.Name() == string(database.Postgres) {
+		aggregate = aggregatePostgres
+	}
 	var row sessionWithRole
 	err := database.Conn(ctx, s.db).Table("sessions AS s").
-		Select("s.id, s.user_id, s.tenant_id, s.created_at, s.expires_at, s.revoked_at, u.role, u.email, t.api_version").
+		Select(fmt.Sprintf(sessionColumns, aggregate)).
 		Joins("JOIN users AS u ON u.id = s.user_id AND u.tenant_id = s.tenant_id").
 		Joins("JOIN tenants AS t ON t.id = s.tenant_id AND t.disabled_at IS NULL").
 		Where("s.id = ?", id).Take(&row).Error
@@ -106,10 +126,14 @@ func (s *Store) Session(ctx context.Context, id string) (auth.Session, error) {
 	if err != nil {
 		return auth.Session{}, fmt.Errorf("verify session: %w", err)
 	}
+	appetite, err := tenants.StoredAppetiteOf(row.RiskAppetite, row.AppetiteVersion, row.CategoryAppetites)
+	if err != nil {
+		return auth.Session{}, fmt.Errorf("verify session: %w", err)
+	}
 	r := row.Row
 	return auth.Session{ID: r.ID, UserID: r.UserID, TenantID: r.TenantID,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
-		Role: tenants.Role(row.Role), Email: row.Email, APIVersion: row.APIVersion}, nil
+		Role: tenants.Role(row.Role), Email: row.Email, APIVersion: row.APIVersion, Appetite: appetite}, nil
 }
 
 // RevokeUserSessions revokes the user's live sessions but except.

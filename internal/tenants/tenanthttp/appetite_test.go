@@ -116,30 +116,43 @@ func TestAppetiteFilterAndEvent(t *testing.T) {
 	}
 }
 
-// TestEachWriteJudgesByTheAppetiteAsItIsNow: an API-key write reads the appetite
-// with its key (docs/register.md, Appetite), yet every change of it — overall, a
-// category's, cleared — holds from the next write on, and a test key's writes are
-// judged by the sandbox's appetite, not the live one's.
+// TestEachWriteJudgesByTheAppetiteAsItIsNow: a write reads the appetite with its
+// credential, an API key or a session (docs/register.md, Appetite), yet every change
+// of it — overall, a category's, cleared — holds from the next write on, the
+// session's included, and a test key's or a test-mode session's writes are judged by
+// the sandbox's appetite, not the live one's.
 func TestEachWriteJudgesByTheAppetiteAsItIsNow(t *testing.T) {
 	env := apitest.New(t)
 	ten := env.Tenant("Moving")
 	admin := apitest.Login(t, env, ten).Token
-	set := func(mode string, body map[string]any) {
-		t.Helper()
+	m := env.User(ten.ID, tenants.RoleMember)
+	member := apitest.LoginAs(t, env, m.Email, m.Password).Token
+	modeHeader := func(mode string) http.Header {
 		h := http.Header{}
 		if mode != "" {
 			h.Set("Riskapi-Mode", mode)
 		}
-		env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v1/tenant", Bearer: admin, Header: h, JSON: body}).Expect(http.StatusOK)
+		return h
+	}
+	set := func(mode string, body map[string]any) {
+		t.Helper()
+		env.Do(apitest.Request{Method: http.MethodPatch, Path: "/v1/tenant", Bearer: admin, Header: modeHeader(mode), JSON: body}).Expect(http.StatusOK)
 	}
 	n := 0
-	// write creates a risk scored l×i in category with key, and returns the appetite
-	// of the risk.appetite_exceeded it emitted, or 0 for none.
-	write := func(key, category string, l, i int) float64 {
+	// write creates a risk scored l×i in category with key (a session's token: on
+	// /v1, in mode), and returns the appetite of the risk.appetite_exceeded it
+	// emitted, or 0 for none; events reads the events of the risk's data scope.
+	write := func(key, mode, events, category string, l, i int) float64 {
 		t.Helper()
 		n++
-		id := createRisk(t, env, key, map[string]any{"title": fmt.Sprint("r", n), "category": category, "likelihood": l, "impact": i})["id"]
-		for _, ev := range exceeded(t, env, key) {
+		body := map[string]any{"title": fmt.Sprint("r", n), "category": category, "likelihood": l, "impact": i}
+		path := "/v2/risks"
+		if key == admin || key == member {
+			path = "/v1/risks"
+		}
+		id := env.Do(apitest.Request{Method: http.MethodPost, Path: path, Bearer: key, Header: modeHeader(mode), JSON: body}).
+			Expect(http.StatusCreated).Map()["id"]
+		for _, ev := range exceeded(t, env, events) {
 			if obj := ev["data"].(map[string]any)["object"].(map[string]any); obj["id"] == id {
 				return obj["appetite"].(float64)
 			}
@@ -161,26 +174,40 @@ func TestEachWriteJudgesByTheAppetiteAsItIsNow(t *testing.T) {
 		{map[string]any{"categoryAppetite": map[string]any{"ops": nil}}, "Ops", 4, 4, 15},
 		{map[string]any{"riskAppetite": nil}, "Ops", 5, 5, 0},
 	} {
-		if step.change != nil {
-			set("", step.change)
-		}
-		if got := write(ten.Key, step.cat, step.l, step.i); got != step.want {
-			t.Fatalf("after %v, a %s risk of %d: appetite_exceeded with appetite %v, want %v (0: none)",
-				step.change, step.cat, step.l*step.i, got, step.want)
+		// The admin's own session, another user's, then the API key: each the
+		// very next write after the change.
+		for _, by := range []struct{ name, key string }{{"the admin's session", admin}, {"a member's session", member}, {"the API key", ten.Key}} {
+			if step.change != nil {
+				set("", step.change)
+			}
+			if got := write(by.key, "", ten.Key, step.cat, step.l, step.i); got != step.want {
+				t.Fatalf("after %v, a %s risk of %d by %s: appetite_exceeded with appetite %v, want %v (0: none)",
+					step.change, step.cat, step.l*step.i, by.name, got, step.want)
+			}
 		}
 	}
 
-	// The sandbox's appetite is its own: the live one's 2 does not reach a test key.
+	// The sandbox's appetite is its own: the live one's 2 reaches neither a test key
+	// nor a session in test mode.
 	testKey := env.TestKey(ten)
 	set("", map[string]any{"riskAppetite": 2})
-	if got := write(testKey, "Ops", 3, 3); got != 0 {
+	if got := write(testKey, "", testKey, "Ops", 3, 3); got != 0 {
 		t.Fatalf("a test key's write judged by the live appetite: %v", got)
 	}
+	if got := write(member, "test", testKey, "Ops", 3, 3); got != 0 {
+		t.Fatalf("a test-mode session's write judged by the live appetite: %v", got)
+	}
 	set("test", map[string]any{"riskAppetite": 5})
-	if got := write(testKey, "Ops", 3, 3); got != 5 {
+	if got := write(testKey, "", testKey, "Ops", 3, 3); got != 5 {
 		t.Fatalf("a test key's write above the sandbox's appetite 5: %v, want 5", got)
 	}
-	if got := write(ten.Key, "Ops", 1, 3); got != 2 {
+	if got := write(member, "test", testKey, "Ops", 3, 3); got != 5 {
+		t.Fatalf("a test-mode session's write above the sandbox's appetite 5: %v, want 5", got)
+	}
+	if got := write(ten.Key, "", ten.Key, "Ops", 1, 3); got != 2 {
 		t.Fatalf("a live key's write above the live appetite 2: %v, want 2", got)
+	}
+	if got := write(member, "", ten.Key, "Ops", 1, 3); got != 2 {
+		t.Fatalf("a live session's write above the live appetite 2: %v, want 2", got)
 	}
 }

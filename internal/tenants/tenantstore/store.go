@@ -6,7 +6,6 @@ package tenantstore
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -280,9 +279,9 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	var row apiKeyRow
 	var revoked, lastUsed, expires, recorded sql.NullTime
 	var pin string
-	var overall sql.NullInt64
+	var overall *int64
 	var appetiteVersion int64
-	var categories sql.NullString
+	var categories *string
 	err := s.sqlDB.QueryRowContext(ctx, s.keyBySecret, secretHash).Scan(
 		&row.ID, &row.TenantID, &row.Name, &row.Scopes, &row.Mode, &row.CreatedAt, &revoked, &lastUsed,
 		&expires, &recorded, &row.AllowedCidrs, &row.RolledTo, &pin, &overall, &appetiteVersion, &categories)
@@ -306,18 +305,9 @@ func (s *Store) APIKeyBySecretHash(ctx context.Context, secretHash string) (tena
 	}
 	k := row.toKey()
 	k.TenantAPIVersion = pin
-	a := &tenants.StoredAppetite{Version: appetiteVersion}
-	if overall.Valid {
-		n := int(overall.Int64)
-		a.Overall = &n
+	if k.TenantAppetite, err = tenants.StoredAppetiteOf(overall, appetiteVersion, categories); err != nil {
+		return tenants.APIKey{}, fmt.Errorf("verify api key: %w", err)
 	}
-	// null (PostgreSQL) or {} (SQLite) when the tenant has no category's appetite.
-	if categories.Valid && categories.String != "{}" {
-		if err := json.Unmarshal([]byte(categories.String), &a.Categories); err != nil {
-			return tenants.APIKey{}, fmt.Errorf("verify api key: category appetites: %w", err)
-		}
-	}
-	k.TenantAppetite = a
 	return k, nil
 }
 
