@@ -230,7 +230,9 @@ func TestEndpointManagement(t *testing.T) {
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
 		JSON: map[string]any{"url": "https://93.184.216.34/x", "events": []string{"risk.exploded"}}}).ExpectProblem(400, "VALIDATION_FAILED")
 	// A bad URL and bad event types are named in one answer, each unknown type by its name.
-	var refused struct{ Errors []struct{ Field, Detail string } }
+	var refused struct {
+		Errors []struct{ Field, Detail string }
+	}
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
 		JSON: map[string]any{"url": "ftp://x", "events": []string{"risk.create", "risk.deleted", "nope"}}}).
 		ExpectProblem(400, "VALIDATION_FAILED").Decode(&refused)
