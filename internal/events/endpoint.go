@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,13 +83,18 @@ type AddressChecker interface {
 //
 // Errors: *problem.Problem VALIDATION_FAILED naming "url" or "events".
 func NewEndpoint(ctx context.Context, guard AddressChecker, tenantID, rawURL string, types []string, now time.Time) (*Endpoint, error) {
-	u, err := parseEndpointURL(rawURL)
-	if err != nil {
-		return nil, problem.Invalid("url", err.Error())
-	}
-	ts, err := parseTypes(types)
-	if err != nil {
-		return nil, problem.Invalid("events", err.Error())
+	u, uerr := parseEndpointURL(rawURL)
+	ts, terr := parseTypes(types)
+	if uerr != nil || terr != nil {
+		// Both named at once (docs/errors.md, VALIDATION_FAILED).
+		var bad []problem.FieldError
+		if uerr != nil {
+			bad = append(bad, problem.FieldError{Field: "url", Detail: uerr.Error()})
+		}
+		if terr != nil {
+			bad = append(bad, problem.FieldError{Field: "events", Detail: terr.Error()})
+		}
+		return nil, problem.Fields(bad)
 	}
 	if err := guard.CheckURL(ctx, u); err != nil {
 		return nil, problem.Invalid("url", err.Error())
@@ -142,14 +148,20 @@ func parseTypes(in []string) ([]Type, error) {
 		return nil, nil
 	}
 	out := make([]Type, 0, len(in))
+	var unknown []string
 	for _, s := range in {
 		t := Type(s)
 		if !t.Valid() {
-			return nil, errors.New("must be \"*\" or event types among " + TypeNames())
+			unknown = append(unknown, strconv.Quote(s))
+			continue
 		}
 		if !slices.Contains(out, t) {
 			out = append(out, t)
 		}
+	}
+	if len(unknown) > 0 {
+		// Every unknown name, so a list with two typos is mended in one round.
+		return nil, errors.New(strings.Join(unknown, ", ") + ": no event type; give \"*\" or event types among " + TypeNames())
 	}
 	return out, nil
 }

@@ -60,6 +60,8 @@ func (s *Service) Review(ctx context.Context, tenantID, riskID string, in Review
 	var errs []problem.FieldError
 	if utf8.RuneCountInString(in.Note) > 10000 {
 		errs = append(errs, problem.FieldError{Field: "note", Detail: "must be at most 10000 characters"})
+	} else if d := risks.TextDetail(in.Note, true); d != "" {
+		errs = append(errs, problem.FieldError{Field: "note", Detail: d})
 	}
 	if in.Outcome != Unchanged && in.Outcome != Changed {
 		errs = append(errs, problem.FieldError{Field: "outcome", Detail: "must be one of unchanged, changed"})
@@ -112,7 +114,7 @@ func (s *Service) CreateAction(ctx context.Context, tenantID, riskID string, in 
 	if in.OwnerID == nil {
 		errs = append(errs, problem.FieldError{Field: "ownerId", Detail: "is required"})
 	}
-	if err := s.checkAction(ctx, a, errs, true); err != nil {
+	if err := s.checkAction(ctx, a, nil, errs, true); err != nil {
 		return nil, err
 	}
 	if err := s.Store.CreateAction(ctx, a); err != nil {
@@ -124,14 +126,18 @@ func (s *Service) CreateAction(ctx context.Context, tenantID, riskID string, in 
 // checkAction validates a, adding to errs, and, when checkOwner, checks its owner
 // is the tenant's. A patch that does not name ownerId keeps the stored one
 // unchecked: a deleted user leaves their actions with that ID (docs/register.md).
-func (s *Service) checkAction(ctx context.Context, a *Action, errs []problem.FieldError, checkOwner bool) error {
+// Given before (a patch), a title or due date the patch leaves as stored is not
+// judged again, so a value stored before a rule existed never blocks a change of
+// the others.
+func (s *Service) checkAction(ctx context.Context, a, before *Action, errs []problem.FieldError, checkOwner bool) error {
 	bad := func(field, detail string) { errs = append(errs, problem.FieldError{Field: field, Detail: detail}) }
-	if n := utf8.RuneCountInString(a.Title); (n < 1 || n > 200) && !named(errs, "title") {
+	keptTitle := before != nil && before.Title == a.Title
+	if n := utf8.RuneCountInString(a.Title); (n < 1 || n > 200) && !named(errs, "title") && !keptTitle {
 		bad("title", "must be 1–200 characters")
-	} else if d := risks.TextDetail(a.Title, false); d != "" && !named(errs, "title") {
+	} else if d := risks.TextDetail(a.Title, false); d != "" && !named(errs, "title") && !keptTitle {
 		bad("title", d)
 	}
-	if a.DueDate != nil {
+	if a.DueDate != nil && (before == nil || before.DueDate == nil || *before.DueDate != *a.DueDate) {
 		if d := risks.DateDetail(*a.DueDate, true); d != "" {
 			bad("dueDate", d)
 		}
@@ -204,7 +210,7 @@ func (s *Service) UpdateAction(ctx context.Context, tenantID, id string, ifMatch
 		if p.Status != nil {
 			after.Status = *p.Status
 		}
-		if err := s.checkAction(ctx, &after, nil, p.OwnerID != nil); err != nil {
+		if err := s.checkAction(ctx, &after, before, nil, p.OwnerID != nil); err != nil {
 			return err
 		}
 		if sameAction(before, &after) {
@@ -240,6 +246,8 @@ func (s *Service) RequestAcceptance(ctx context.Context, tenantID, riskID string
 	var errs []problem.FieldError
 	if n := utf8.RuneCountInString(deref(in.Justification)); n < 1 || n > 10000 {
 		errs = append(errs, problem.FieldError{Field: "justification", Detail: "is required: 1–10000 characters"})
+	} else if d := risks.TextDetail(*in.Justification, true); d != "" {
+		errs = append(errs, problem.FieldError{Field: "justification", Detail: d})
 	}
 	day := today(now)
 	switch {
@@ -271,6 +279,9 @@ func (s *Service) RequestAcceptance(ctx context.Context, tenantID, riskID string
 func (s *Service) Decide(ctx context.Context, tenantID, id string, approve bool, note string) (*Acceptance, error) {
 	if utf8.RuneCountInString(note) > 10000 {
 		return nil, problem.Invalid("note", "must be at most 10000 characters")
+	}
+	if d := risks.TextDetail(note, true); d != "" {
+		return nil, problem.Invalid("note", d)
 	}
 	actor := changes.ActorFrom(ctx)
 	now := s.now()

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/riskapi/riskapi/internal/problem"
@@ -480,6 +481,12 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 	change := row.Change
 	if change.Metadata != nil {
 		change.Metadata = replacing(current.Metadata, change.Metadata)
+	}
+	if d := change.Description; d != nil && *d != current.Description && *d == strings.ReplaceAll(current.Description, "\r\n", "\n") {
+		// A CSV reader turns a quoted cell's "\r\n" into "\n" (RFC 4180 leaves line
+		// breaks to the reader; encoding/csv folds them): an export read back names the
+		// stored description, not a change of its line breaks.
+		change.Description = &current.Description
 	}
 	after := *current
 	if err := after.Apply(change, im.now); err != nil {

@@ -116,6 +116,9 @@ func ValidateMetadata(m map[string]string) string {
 		if utf8.RuneCountInString(m[k]) > MaxMetadataValueLen {
 			return fmt.Sprintf("value of %q must be at most %d characters", k, MaxMetadataValueLen)
 		}
+		if d := TextDetail(m[k], true); d != "" {
+			return fmt.Sprintf("value of %q %s", k, d)
+		}
 	}
 	return ""
 }

@@ -209,12 +209,53 @@ func (r *Risk) Apply(u Update, now time.Time) error {
 		next.RiskScore = derivedScore(next.Likelihood, next.Impact)
 	}
 	next.ResidualScore = derivedScore(next.ResidualLikelihood, next.ResidualImpact)
-	if p := next.validate(); p != nil {
+	// A field the change leaves as stored is not judged again: a value stored before
+	// a rule existed (a 1899 review date, a control character in a title) must not
+	// make every later change of other fields, a review or an acceptance's expiry
+	// fail on it (docs/register.md).
+	errs := slices.DeleteFunc(next.fieldErrors(), func(e problem.FieldError) bool { return sameField(e.Field, r, &next) })
+	if p := problem.Fields(errs); p != nil {
 		return p
 	}
 	next.UpdatedAt = now
 	*r = next
 	return nil
+}
+
+// sameField reports whether a and b hold the same value of the field a field error
+// names (fieldErrors' names).
+func sameField(field string, a, b *Risk) bool {
+	switch field {
+	case "title":
+		return a.Title == b.Title
+	case "description":
+		return a.Description == b.Description
+	case "category":
+		return a.Category == b.Category
+	case "owner":
+		return a.Owner == b.Owner
+	case "status":
+		return a.Status == b.Status
+	case "likelihood":
+		return reflect.DeepEqual(a.Likelihood, b.Likelihood)
+	case "impact":
+		return reflect.DeepEqual(a.Impact, b.Impact)
+	case "riskScore":
+		return reflect.DeepEqual(a.RiskScore, b.RiskScore)
+	case "residualLikelihood":
+		return reflect.DeepEqual(a.ResidualLikelihood, b.ResidualLikelihood)
+	case "residualImpact":
+		return reflect.DeepEqual(a.ResidualImpact, b.ResidualImpact)
+	case "treatment":
+		return reflect.DeepEqual(a.Treatment, b.Treatment)
+	case "reviewDate":
+		return reflect.DeepEqual(a.ReviewDate, b.ReviewDate)
+	case "reviewEvery":
+		return reflect.DeepEqual(a.ReviewEvery, b.ReviewEvery)
+	case "metadata":
+		return reflect.DeepEqual(a.Metadata, b.Metadata)
+	}
+	return false
 }
 
 // set replaces *dst with n's value when n is given: nil when n is Null.
@@ -266,10 +307,6 @@ func (r *Risk) assign(f Fields) error {
 		return p
 	}
 	return nil
-}
-
-func (r *Risk) validate() *problem.Problem {
-	return problem.Fields(r.fieldErrors())
 }
 
 // fieldErrors lists every stored field out of its bounds, one error each.

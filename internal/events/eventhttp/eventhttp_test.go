@@ -229,6 +229,17 @@ func TestEndpointManagement(t *testing.T) {
 		JSON: map[string]any{"url": "https://93.184.216.34/x"}}).ExpectProblem(422, "IDEMPOTENCY_UNSUPPORTED_ROUTE")
 	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
 		JSON: map[string]any{"url": "https://93.184.216.34/x", "events": []string{"risk.exploded"}}}).ExpectProblem(400, "VALIDATION_FAILED")
+	// A bad URL and bad event types are named in one answer, each unknown type by its name.
+	var refused struct {
+		Errors []struct{ Field, Detail string }
+	}
+	env.Do(apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
+		JSON: map[string]any{"url": "ftp://x", "events": []string{"risk.create", "risk.deleted", "nope"}}}).
+		ExpectProblem(400, "VALIDATION_FAILED").Decode(&refused)
+	if len(refused.Errors) != 2 || refused.Errors[0].Field != "url" || refused.Errors[1].Field != "events" ||
+		!strings.Contains(refused.Errors[1].Detail, `"risk.create", "nope"`) {
+		t.Errorf("bad url and events: %+v, want both named, the unknown types by name", refused.Errors)
+	}
 	ep := createEndpoint(t, env, tok, "https://93.184.216.34/hook", "risk.created", "risk.deleted")
 	if len(ep.Secret) < 40 || ep.Secret[:6] != "whsec_" || !slices.Equal(ep.Events, []string{"risk.created", "risk.deleted"}) {
 		t.Fatalf("created endpoint %+v", ep)

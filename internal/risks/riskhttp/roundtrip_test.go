@@ -16,7 +16,8 @@ import (
 // 43, contract section 13) — a session exports its register as CSV over a real
 // connection and imports the same file back, in live data and in the sandbox:
 // the dry run would create nothing and the import creates nothing, every row
-// naming its risk by id and changing none, owners that are users included.
+// naming its risk by id and changing none, owners that are users included, and a
+// description with Windows line breaks, which a CSV reader turns into "\n".
 func TestExportImportsBackAsItself(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
@@ -53,6 +54,7 @@ func TestExportImportsBackAsItself(t *testing.T) {
 			{"title": "=SUM(A1)", "description": "-1+1 @ home", "category": "+cmd", "owner": map[string]any{"name": "Ada"}},
 			{"title": "Owned by a user", "owner": map[string]any{"userId": member.ID}, "status": "mitigated", "reviewEvery": "P3M"},
 			{"title": "Bare"},
+			{"title": "Typed on Windows", "description": "line one\r\nline two\nline three"},
 		}
 		for _, b := range bodies {
 			j, _ := json.Marshal(b)

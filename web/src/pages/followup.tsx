@@ -103,7 +103,7 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
       <p>
         Reviewed: {risk.reviewEvery ? cadence(risk.reviewEvery) : "no cadence set"} · next review:{" "}
         {risk.reviewDate ? <time dateTime={risk.reviewDate}>{risk.reviewDate}</time> : "none"}
-        {isOverdue(risk.reviewDate) && <span class="badge overdue"> overdue</span>}
+        {isOverdue(risk) && <span class="badge overdue"> overdue</span>}
       </p>
       <ul aria-label="Reviews">
         {pending.map((c) => (

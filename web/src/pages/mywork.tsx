@@ -10,6 +10,7 @@ import { isAdmin, type Session } from "../session";
 import { useChanges } from "../state";
 import { Offline, useList } from "./common";
 import { today } from "../day";
+import { OPEN_STATUSES } from "../register/view";
 import { AcceptanceItem, firstOf } from "./followup";
 
 /** The review horizon of "due": REVIEW_DUE_DAYS's default, as the server's risk.review_due event has it. */
@@ -41,7 +42,8 @@ export function MyWorkPage({ session }: { session: Session }) {
   const { changes } = useChanges();
   // Risks whose owner is this user, due for review within the horizon (overdue included), soonest first.
   const reviews = useList<Risk>(`reviews-${me}`, async () => {
-    const q = new URLSearchParams({ ownerId: me, reviewBefore: today(REVIEW_DUE_DAYS + 1), sort: "reviewDate", limit: "100" });
+    // Not closed: a closed risk is reviewed no more (docs/register.md), as GET /my-work counts.
+    const q = new URLSearchParams({ ownerId: me, reviewBefore: today(REVIEW_DUE_DAYS + 1), status: OPEN_STATUSES.join(","), sort: "reviewDate", limit: "100" });
     const r = await api().request({ method: "GET", path: `/risks?${q}` });
     return r.json as Page<Risk>;
   });

@@ -115,7 +115,7 @@ function RiskList({ view }: { view: ListView }) {
                   <td>{r.treatment ?? ""}</td>
                   <td>{ownerName(r.owner)}</td>
                   <td>{r.category}</td>
-                  <ReviewCell date={r.reviewDate} />
+                  <ReviewCell risk={r} />
                   <td>{new Date(r.updatedAt).toLocaleString()}</td>
                 </tr>
               );

@@ -79,9 +79,9 @@ export function RegisterFacts({ risk }: { risk: Risk }) {
     <>
       <div><dt>Residual score</dt><dd>{risk.residualScore ?? "not assessed"}</dd></div>
       <div><dt>Treatment</dt><dd>{risk.treatment ?? "none"}</dd></div>
-      <div class={isOverdue(risk.reviewDate) ? "overdue" : undefined}>
+      <div class={isOverdue(risk) ? "overdue" : undefined}>
         <dt>Review date</dt>
-        <dd>{risk.reviewDate ?? "none"}{isOverdue(risk.reviewDate) && <> <span class="badge overdue">overdue</span></>}</dd>
+        <dd>{risk.reviewDate ?? "none"}{isOverdue(risk) && <> <span class="badge overdue">overdue</span></>}</dd>
       </div>
       {meta.length > 0 && (
         <div><dt>Metadata</dt><dd><ul class="metadata">{meta.map(([k, v]) => <li key={k}><code>{k}</code>: {v}</li>)}</ul></dd></div>

@@ -43,10 +43,10 @@ export function SortHeader({ view, field, children }: { view: ListView; field: S
   );
 }
 
-/** ReviewCell shows a review date, marked when it has passed. */
-export function ReviewCell({ date }: { date: string | null }) {
-  if (!date) return <td></td>;
-  return <td>{date}{isOverdue(date) && <> <span class="badge overdue">overdue</span></>}</td>;
+/** ReviewCell shows a risk's review date, marked when it has passed and the risk is not closed. */
+export function ReviewCell({ risk }: { risk: { reviewDate: string | null; status?: string } }) {
+  if (!risk.reviewDate) return <td></td>;
+  return <td>{risk.reviewDate}{isOverdue(risk) && <> <span class="badge overdue">overdue</span></>}</td>;
 }
 
 /**

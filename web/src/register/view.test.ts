@@ -57,18 +57,21 @@ describe("the list's view in the URL", () => {
     expect(viewURL(desc)).toBe("/?status=open&sort=-title");
   });
 
-  it("asks the API for the view's filters, the overdue reviews as those before today, and the page's cursor", () => {
+  it("asks the API for the view's filters, the overdue reviews as those of risks not closed before today, and the page's cursor", () => {
     const v = read("/?status=open,closed&owner=ada&overdue=1&q=+flood++&maxScore=9&sort=riskScore&cursor=a&cursor=b");
     expect(listParams(v, 20, "2026-12-02")).toEqual({
-      status: ["open", "closed"], owner: "ada", reviewBefore: "2026-12-02", q: "flood", maxScore: 9, limit: 20, sort: "riskScore", cursor: "b",
+      status: ["open"], owner: "ada", reviewBefore: "2026-12-02", q: "flood", maxScore: 9, limit: 20, sort: "riskScore", cursor: "b",
     });
+    expect(apiFilter(read("/?overdue=1"), "2026-12-02")).toEqual({ status: ["open", "mitigated"], reviewBefore: "2026-12-02" });
     expect(apiFilter(read("/"))).toEqual({});
   });
 
   it("marks a review overdue only when its date has passed", () => {
-    expect(isOverdue("2026-12-01", "2026-12-02")).toBe(true);
-    expect(isOverdue("2026-12-02", "2026-12-02")).toBe(false);
-    expect(isOverdue(null, "2026-12-02")).toBe(false);
+    expect(isOverdue({ reviewDate: "2026-12-01", status: "open" }, "2026-12-02")).toBe(true);
+    expect(isOverdue({ reviewDate: "2026-12-01", status: "mitigated" }, "2026-12-02")).toBe(true);
+    expect(isOverdue({ reviewDate: "2026-12-01", status: "closed" }, "2026-12-02")).toBe(false);
+    expect(isOverdue({ reviewDate: "2026-12-02", status: "open" }, "2026-12-02")).toBe(false);
+    expect(isOverdue({ reviewDate: null, status: "open" }, "2026-12-02")).toBe(false);
   });
 });
 

@@ -169,10 +169,17 @@ export const EMPTY_VIEW: ListView = {
   cell: undefined, show: "list", basis: "inherent", movedSince: "", cursors: [],
 };
 
-/** isOverdue is true for a review date before today (the UTC day, as the server's notices count it). */
-export function isOverdue(reviewDate: string | null | undefined, on = today()): boolean {
-  return !!reviewDate && reviewDate < on;
+/**
+ * isOverdue is true for a risk not closed whose review date is before today
+ * (the UTC day, as the server's notices count it): a closed risk is reviewed
+ * no more (docs/register.md, "The register in time").
+ */
+export function isOverdue(risk: { reviewDate?: string | null; status?: string }, on = today()): boolean {
+  return risk.status !== "closed" && !!risk.reviewDate && risk.reviewDate < on;
 }
+
+/** OPEN_STATUSES are the statuses whose reviews can be overdue. */
+export const OPEN_STATUSES: RiskStatus[] = ["open", "mitigated"];
 
 /**
  * apiFilter is the API's filter of a view: a heat-map cell becomes the factor
@@ -181,6 +188,11 @@ export function isOverdue(reviewDate: string | null | undefined, on = today()): 
 export function apiFilter(v: ListView, on = today()): RiskFilter {
   const f: RiskFilter = {};
   if (v.status.length) f.status = v.status;
+  // Overdue reviews are those of risks not closed, as isOverdue and the server's notices count them.
+  if (v.overdue) {
+    const open = v.status.length ? v.status.filter((s) => s !== "closed") : OPEN_STATUSES;
+    if (open.length) f.status = open; // only closed ones asked for: their dates, none marked overdue
+  }
   if (v.treatment.length) f.treatment = v.treatment;
   if (v.category) f.category = v.category;
   if (v.owner) f.owner = v.owner;
