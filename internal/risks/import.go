@@ -127,8 +127,12 @@ const (
 	// second at most at 100,000 rows (docs/performance.md).
 	importChunk = 500
 	// importBatchBytes bounds the rows of a batch by their size in the file too,
-	// so that a file of large cells keeps the memory an import holds in bytes.
-	importBatchBytes = 2 << 20
+	// so that a file of large cells keeps the memory an import holds in bytes:
+	// a batch's text is held many times over while it is written (each risk's
+	// cells again in its event and audit entry, then in pgx's encoded parameters
+	// and Bind message), so 2 MiB batches grew a written import on PostgreSQL by
+	// 92–97 MiB whatever the file's size (docs/performance.md, issue 36).
+	importBatchBytes = 512 << 10
 	// MaxImportErrors is how many field errors an import's 400 lists at most; its
 	// detail counts them all (problem.RowsOf).
 	MaxImportErrors = 1000
