@@ -124,7 +124,7 @@ type Uploads struct {
 	// MAX_IMPORT_ROWS, default 100000.
 	MaxImportRows int
 	// ImportTimeout is IMPORT_TIMEOUT, default 5m: bounds a CSV import's store
-	// calls, its one transaction included, in place of the lease's Store bound (an
+	// calls, its transactions included, in place of the lease's Store bound (an
 	// import of MAX_IMPORT_ROWS rows outlasts 30 s). A keyed import is still cut at
 	// its lease's handler deadline (Leases.Handler).
 	ImportTimeout time.Duration

@@ -28,7 +28,7 @@ type Config struct {
 	RequireIfMatch bool
 	// MaxImportRows bounds a CSV import (MAX_IMPORT_ROWS): 413 past it. Required.
 	MaxImportRows int
-	// ImportTimeout bounds an import's store calls, its one transaction included
+	// ImportTimeout bounds an import's store calls, its transactions included
 	// (IMPORT_TIMEOUT; route.Route.StoreTimeout). Zero: the server's bound.
 	ImportTimeout time.Duration
 	// Now is the clock. Optional. Default time.Now.
