@@ -246,7 +246,8 @@ if want cpu; then
     "**${cpu} µs** = $r× the goal (server ${srv} µs, PostgreSQL $(awk -v a="$cpu" -v b="$srv" 'BEGIN { print (a == "" || b == "") ? "n/a" : a - b }') µs); floor: PostgreSQL's own time in the statement that inserts the risk (pg_stat_statements mean_exec_time, wall clock at 16 clients) ${ins} µs per call" "$s" "$e" "$(le "$cpu" 800)"
 fi
 
-# --- the peer: gopotency (bench/peer) and riskapi back to back, each on its own database
+# --- the peer: gopotency (bench/peer) on its own schema, then writing riskapi's rows,
+#     and riskapi, back to back, each on its own database
 if want peer; then
   PEER_BIN=$T/bin/peer bench/peer/run.sh "$peersrc"
   L=(--clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay --races $RACES --race-width 16)
@@ -261,6 +262,17 @@ if want peer; then
   loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.txt.err" || true
   kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
   dropdb_ peer
+  # The peer again, writing riskapi's rows into a database riskapi migrated: the same
+  # row, indexes, heat-count trigger, audit entry, event and deliveries (-riskapi-schema).
+  url=$(newdb peers)
+  DATABASE_URL=$url "$T/bin/api" migrate >/dev/null 2>&1
+  DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport -riskapi-schema >"$T/peers.log" 2>&1 &
+  ppid=$!; pids+=("$ppid")
+  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
+  log "peer (gopotency) writing riskapi's rows, 16 clients"
+  loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peers.txt" 2>"$T/peers.txt.err" || true
+  kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
+  dropdb_ peers
   url=$(newdb peerr)
   log "riskapi beside the peer, 16 clients"
   loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.txt.err" || true
@@ -273,6 +285,12 @@ if want peer; then
   row "peer: riskapi keyed ÷ gopotency keyed, 16 clients, PostgreSQL (≥ 1.5×)" "**$k×** ($(tp keyed "$T/peerr.txt") ÷ $(tp keyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$k" 1.5)"
   row "peer: riskapi unkeyed ÷ gopotency unkeyed (≥ 1.0×)" "**$u×** ($(tp unkeyed "$T/peerr.txt") ÷ $(tp unkeyed "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$u" 1)"
   row "peer: riskapi replay ÷ gopotency replay (≥ 0.8×)" "**$rp×** ($(tp replay "$T/peerr.txt") ÷ $(tp replay "$T/peer.txt") req/s)" "$s" "$e" "$(ge "$rp" 0.8)"
+  k2=$(ratio "$(tp keyed "$T/peerr.txt")" "$(tp keyed "$T/peers.txt")")
+  u2=$(ratio "$(tp unkeyed "$T/peerr.txt")" "$(tp unkeyed "$T/peers.txt")")
+  rp2=$(ratio "$(tp replay "$T/peerr.txt")" "$(tp replay "$T/peers.txt")")
+  row "peer writing riskapi's rows (-riskapi-schema): riskapi keyed ÷ gopotency keyed (≥ 1.5×)" "**$k2×** ($(tp keyed "$T/peerr.txt") ÷ $(tp keyed "$T/peers.txt") req/s)" "$s" "$e" "$(ge "$k2" 1.5)"
+  row "peer writing riskapi's rows: riskapi unkeyed ÷ gopotency unkeyed (≥ 1.0×)" "**$u2×** ($(tp unkeyed "$T/peerr.txt") ÷ $(tp unkeyed "$T/peers.txt") req/s)" "$s" "$e" "$(ge "$u2" 1)"
+  row "peer writing riskapi's rows: riskapi replay ÷ gopotency replay (≥ 0.8×)" "**$rp2×** ($(tp replay "$T/peerr.txt") ÷ $(tp replay "$T/peers.txt") req/s)" "$s" "$e" "$(ge "$rp2" 0.8)"
   rr=$(races "$T/peerr.txt") pr=$(races "$T/peer.txt")
   row "same-key races, $RACES × 16 requests: risks created (exactly-once: one per race)" "riskapi $rr, gopotency $pr" "$s" "$e" \
     "$(awk -v a="$rr" 'BEGIN { split(a, x, " for "); exit !(x[1] != "" && x[1] == x[2]) }' && echo yes || echo no)"

@@ -11,7 +11,13 @@
 // Per request it does the work a comparable riskapi write does on the request path:
 // the API key's read (SHA-256 of the Bearer secret, one SELECT), then one
 // transaction with the risk's INSERT, an audit entry and a risk.created event.
-// With -lean the handler writes the risk alone.
+// With -lean the handler writes the risk alone. With -riskapi-schema it writes the
+// same rows riskapi writes, into a database riskapi has migrated (`api migrate`):
+// riskapi's risks row with its indexes and heat-count trigger, its audit_log entry,
+// its event and the event's webhook deliveries, and reads the API key from
+// riskapi's api_keys; gopotency's own two tables go in a schema "peer" of their own
+// (they share a name with riskapi's). That is the peer doing riskapi's work, row for
+// row (docs/performance.md, "The peer (gopotency)").
 package main
 
 import (
@@ -62,6 +68,77 @@ CREATE INDEX IF NOT EXISTS idx_idempotency_records_expires_at ON idempotency_rec
 CREATE TABLE IF NOT EXISTS idempotency_locks (key varchar(255) PRIMARY KEY, expires_at timestamptz NOT NULL);
 `
 
+// riskapiSchema is what -riskapi-schema adds to a database migrated by riskapi: a
+// tenant and its API key (the SHA-256 of PEER_API_KEY, as the peer's own table keys
+// it), and gopotency's two tables in the schema "peer", found first on the
+// connections' search_path.
+const riskapiSchema = `
+CREATE SCHEMA IF NOT EXISTS peer;
+CREATE TABLE IF NOT EXISTS peer.idempotency_records (key varchar(255) PRIMARY KEY, data bytea NOT NULL, expires_at timestamptz NOT NULL);
+CREATE INDEX IF NOT EXISTS idx_idempotency_records_expires_at ON peer.idempotency_records (expires_at);
+CREATE TABLE IF NOT EXISTS peer.idempotency_locks (key varchar(255) PRIMARY KEY, expires_at timestamptz NOT NULL);
+INSERT INTO public.tenants (id, name, created_at) VALUES ('ten_peer', 'peer', now()) ON CONFLICT DO NOTHING;
+`
+
+// RiskRow is riskapi's risks row (-riskapi-schema), every column its create writes.
+type RiskRow struct {
+	ID                 string `gorm:"primaryKey"`
+	TenantID           string
+	Title              string
+	Description        string
+	Category           string
+	Likelihood         *int
+	Impact             *int
+	RiskScore          *int
+	Status             string
+	Owner              string
+	OwnerUserID        *string
+	ExternalID         *string
+	Version            int
+	Treatment          *string
+	ReviewDate         *string
+	ReviewEvery        *string
+	ResidualLikelihood *int
+	ResidualImpact     *int
+	ResidualScore      *int
+	Metadata           string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// TableName is riskapi's table.
+func (RiskRow) TableName() string { return "risks" }
+
+// answer is the row as the peer answers it.
+func (r RiskRow) answer() Risk {
+	out := Risk{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description, Category: r.Category,
+		Owner: r.Owner, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.Likelihood != nil && r.Impact != nil {
+		out.Likelihood, out.Impact = *r.Likelihood, *r.Impact
+	}
+	return out
+}
+
+// AuditRow is riskapi's audit_log entry (-riskapi-schema).
+type AuditRow struct {
+	ID         string `gorm:"primaryKey"`
+	TenantID   string
+	OccurredAt time.Time
+	ActorType  string
+	ActorID    string
+	ActorEmail string
+	Action     string
+	TargetType string
+	TargetID   string
+	Changes    string
+	RequestID  string
+	IP         string
+	UserAgent  string
+}
+
+// TableName is riskapi's table.
+func (AuditRow) TableName() string { return "audit_log" }
+
 // Risk is a risk as stored and as answered (a subset of riskapi's fields).
 type Risk struct {
 	ID          string    `json:"id" gorm:"primaryKey"`
@@ -104,27 +181,37 @@ type APIKey struct {
 }
 
 type server struct {
-	db   *gorm.DB
-	lean bool
+	db      *gorm.DB
+	lean    bool
+	riskapi bool // -riskapi-schema
 }
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:8090", "listen address")
 	lean := flag.Bool("lean", false, "write the risk alone: no audit entry, no event")
 	maxConns := flag.Int("max-conns", 32, "database pool size (riskapi's default DATABASE_MAX_CONNS is 32)")
+	riskapi := flag.Bool("riskapi-schema", false, "write riskapi's rows into a database riskapi has migrated")
 	flag.Parse()
 	dsn, key := os.Getenv("DATABASE_URL"), os.Getenv("PEER_API_KEY")
 	if dsn == "" || key == "" {
 		fmt.Fprintln(os.Stderr, "peer: set DATABASE_URL (PostgreSQL) and PEER_API_KEY (the Bearer secret to accept)")
 		os.Exit(2)
 	}
-	if err := run(*addr, dsn, key, *lean, *maxConns); err != nil {
+	if *riskapi {
+		// gopotency's tables are found in "peer" before riskapi's of the same name.
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + "search_path=peer,public"
+	}
+	if err := run(*addr, dsn, key, *lean, *riskapi, *maxConns); err != nil {
 		slog.Error("peer", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dsn, key string, lean bool, maxConns int) error {
+func run(addr, dsn, key string, lean, riskapi bool, maxConns int) error {
 	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		return err
@@ -135,13 +222,24 @@ func run(addr, dsn, key string, lean bool, maxConns int) error {
 	}
 	sqlDB.SetMaxOpenConns(maxConns)
 	sqlDB.SetMaxIdleConns(maxConns)
-	if err := db.Exec(schema).Error; err != nil {
-		return fmt.Errorf("schema: %w", err)
-	}
 	sum := sha256.Sum256([]byte(key))
-	if err := db.Exec(`INSERT INTO api_keys (hash, tenant_id, scopes) VALUES (?, 'peer-tenant', 'risks:read,risks:write')
-		ON CONFLICT (hash) DO NOTHING`, hex.EncodeToString(sum[:])).Error; err != nil {
-		return fmt.Errorf("provision the API key: %w", err)
+	if riskapi {
+		if err := db.Exec(riskapiSchema).Error; err != nil {
+			return fmt.Errorf("schema: %w", err)
+		}
+		if err := db.Exec(`INSERT INTO public.api_keys (id, tenant_id, name, secret_hash, scopes, created_at)
+			VALUES ('key_peer', 'ten_peer', 'peer', ?, 'risks:read,risks:write', now()) ON CONFLICT DO NOTHING`,
+			hex.EncodeToString(sum[:])).Error; err != nil {
+			return fmt.Errorf("provision the API key: %w", err)
+		}
+	} else {
+		if err := db.Exec(schema).Error; err != nil {
+			return fmt.Errorf("schema: %w", err)
+		}
+		if err := db.Exec(`INSERT INTO api_keys (hash, tenant_id, scopes) VALUES (?, 'peer-tenant', 'risks:read,risks:write')
+			ON CONFLICT (hash) DO NOTHING`, hex.EncodeToString(sum[:])).Error; err != nil {
+			return fmt.Errorf("provision the API key: %w", err)
+		}
 	}
 	mgr, err := idempotency.NewManager(idempotency.Config{
 		Storage: idemgorm.NewGormStorage(db),
@@ -150,7 +248,7 @@ func run(addr, dsn, key string, lean bool, maxConns int) error {
 	if err != nil {
 		return err
 	}
-	s := &server{db: db, lean: lean}
+	s := &server{db: db, lean: lean, riskapi: riskapi}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	v2 := e.Group("/v2", s.auth)
@@ -162,7 +260,7 @@ func run(addr, dsn, key string, lean bool, maxConns int) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- e.Start(addr) }()
-	slog.Info("peer listening", "addr", addr, "lean", lean, "maxConns", maxConns)
+	slog.Info("peer listening", "addr", addr, "lean", lean, "riskapiSchema", riskapi, "maxConns", maxConns)
 	select {
 	case err := <-errc:
 		return err
@@ -182,7 +280,14 @@ func (s *server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		sum := sha256.Sum256([]byte(secret))
 		var k APIKey
-		err := s.db.WithContext(c.Request().Context()).Where("hash = ?", hex.EncodeToString(sum[:])).Take(&k).Error
+		q := s.db.WithContext(c.Request().Context())
+		var err error
+		if s.riskapi {
+			err = q.Table("public.api_keys").Select("tenant_id, scopes").
+				Where("secret_hash = ? AND revoked_at IS NULL", hex.EncodeToString(sum[:])).Take(&k).Error
+		} else {
+			err = q.Where("hash = ?", hex.EncodeToString(sum[:])).Take(&k).Error
+		}
 		if errors.Is(err, gorm.ErrRecordNotFound) {
 			return echo.NewHTTPError(http.StatusUnauthorized, "unknown API key")
 		}
@@ -244,6 +349,13 @@ func (s *server) create(c echo.Context) error {
 	r := Risk{ID: newID(), TenantID: tenant, Title: in.Title, Description: in.Description, Category: in.Category,
 		Likelihood: in.Likelihood, Impact: in.Impact, Owner: in.Owner.Name, CreatedAt: now, UpdatedAt: now}
 	r.Score = r.Likelihood * r.Impact
+	if s.riskapi {
+		r.ID = "risk_" + r.ID // riskapi's ids are typed
+		if err := s.createRiskapiRows(c, r); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, r)
+	}
 	err := s.db.WithContext(c.Request().Context()).Transaction(func(tx *gorm.DB) error {
 		if err := tx.Create(&r).Error; err != nil {
 			return err
@@ -265,9 +377,52 @@ func (s *server) create(c echo.Context) error {
 	return c.JSON(http.StatusCreated, r)
 }
 
+// createRiskapiRows writes r as riskapi's rows, in one transaction: the risk, its
+// audit entry, its risk.created event and the event's deliveries to the tenant's
+// subscribed endpoints (none in the benchmark: the statement still runs, as
+// riskapi's does).
+func (s *server) createRiskapiRows(c echo.Context, r Risk) error {
+	req := c.Request()
+	score := r.Likelihood * r.Impact
+	row := RiskRow{ID: r.ID, TenantID: r.TenantID, Title: r.Title, Description: r.Description,
+		Category: r.Category, Likelihood: &r.Likelihood, Impact: &r.Impact, RiskScore: &score, Status: "open",
+		Owner: r.Owner, Version: 1, Metadata: "{}", CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	return s.db.WithContext(req.Context()).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(&row).Error; err != nil {
+			return err
+		}
+		if s.lean {
+			return nil
+		}
+		body, _ := json.Marshal(r)
+		if err := tx.Create(&AuditRow{ID: "aud_" + newID(), TenantID: r.TenantID, OccurredAt: r.CreatedAt,
+			ActorType: "api_key", ActorID: "key_peer", Action: "risk.created", TargetType: "risk", TargetID: row.ID,
+			Changes: string(body), RequestID: "req_" + newID(), IP: c.RealIP(), UserAgent: req.UserAgent()}).Error; err != nil {
+			return err
+		}
+		ev := Event{ID: "evt_" + newID(), TenantID: r.TenantID, Type: "risk.created",
+			Payload: `{"type":"risk.created","data":` + string(body) + `}`, CreatedAt: r.CreatedAt}
+		if err := tx.Create(&ev).Error; err != nil {
+			return err
+		}
+		return tx.Exec(`INSERT INTO webhook_deliveries (tenant_id, event_id, endpoint_id, state, attempts,
+			next_attempt_at, retry_until, created_at)
+			SELECT e.tenant_id, ?, e.id, 'pending', 0, now(), now() + interval '3 days', now() FROM webhook_endpoints e
+			WHERE e.tenant_id = ? AND (e.event_types = '*' OR e.event_types LIKE '%,risk.created,%') AND e.disabled_at IS NULL`,
+			ev.ID, r.TenantID).Error
+	})
+}
+
 func (s *server) get(c echo.Context) error {
 	var r Risk
-	err := s.db.WithContext(c.Request().Context()).Where("tenant_id = ? AND id = ?", c.Get("tenant"), c.Param("id")).Take(&r).Error
+	var err error
+	if s.riskapi {
+		var row RiskRow
+		err = s.db.WithContext(c.Request().Context()).Where("tenant_id = ? AND id = ?", c.Get("tenant"), c.Param("id")).Take(&row).Error
+		r = row.answer()
+	} else {
+		err = s.db.WithContext(c.Request().Context()).Where("tenant_id = ? AND id = ?", c.Get("tenant"), c.Param("id")).Take(&r).Error
+	}
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return echo.NewHTTPError(http.StatusNotFound, "no such risk")
 	}
@@ -290,7 +445,18 @@ func (s *server) list(c echo.Context) error {
 		q = q.Where("id > ?", cur)
 	}
 	var rs []Risk
-	if err := q.Order("id").Limit(limit + 1).Find(&rs).Error; err != nil {
+	if s.riskapi {
+		if cur := c.QueryParam("cursor"); cur != "" {
+			q = s.db.WithContext(c.Request().Context()).Where("tenant_id = ? AND id > ?", c.Get("tenant"), cur)
+		}
+		var rows []RiskRow
+		if err := q.Order("id").Limit(limit + 1).Find(&rows).Error; err != nil {
+			return err
+		}
+		for _, row := range rows {
+			rs = append(rs, row.answer())
+		}
+	} else if err := q.Order("id").Limit(limit + 1).Find(&rs).Error; err != nil {
 		return err
 	}
 	out := struct {
