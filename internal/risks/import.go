@@ -572,7 +572,9 @@ func replacing(old, next map[string]string) map[string]string {
 }
 
 // rowErrors turns a validation problem into the row's field errors; any other
-// error passes unchanged.
+// error passes unchanged. A rule's ", or null" (a field that may be cleared) reads
+// ", or empty" here: an import is a CSV file, where an empty cell is the null a
+// JSON body would send (riskview.ReadRow).
 func rowErrors(row int, err error) ([]problem.FieldError, error) {
 	p := problem.As(err)
 	if p == nil || p.Code != problem.ValidationFailed {
@@ -580,7 +582,11 @@ func rowErrors(row int, err error) ([]problem.FieldError, error) {
 	}
 	out := make([]problem.FieldError, len(p.Errors))
 	for i, e := range p.Errors {
-		out[i] = problem.FieldError{Row: row, Field: e.Field, Detail: e.Detail}
+		detail := e.Detail
+		if d, ok := strings.CutSuffix(detail, ", or null"); ok {
+			detail = d + ", or empty"
+		}
+		out[i] = problem.FieldError{Row: row, Field: e.Field, Detail: detail}
 	}
 	return out, nil
 }
