@@ -1,6 +1,7 @@
 // Package etag reads and writes the entity tags of conditional requests
 // (RFC 9110 section 8.8.3 for the syntax, 13.1.1 If-Match, 13.1.2 If-None-Match).
-// It knows nothing of what a tag stands for: riskapi's risks use their version.
+// It knows nothing of what a tag stands for, save StaleDetail, which words the 412
+// for resources tagged by their version (riskapi's risks, actions and endpoints).
 package etag
 
 import (

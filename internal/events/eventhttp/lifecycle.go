@@ -87,13 +87,14 @@ func (h handlers) ifMatch(c echo.Context, required bool) (events.IfMatch, error)
 	return func(v int64) bool { return l.MatchStrong(strconv.FormatInt(v, 10)) }, nil
 }
 
-// staleProblem is the 412 of a write whose If-Match named another version.
-func staleProblem(err error) error {
+// staleProblem is the 412 of a write whose If-Match (read from h) named another
+// version.
+func staleProblem(h http.Header, err error) error {
 	var stale *events.StaleEndpointError
 	if errors.As(err, &stale) {
+		l, _, _ := etag.IfMatch(h) // read and checked before the write
 		return &problem.Problem{Code: problem.PreconditionFailed, Current: endpointview.Of(stale.Current),
-			Detail: "If-Match does not name the endpoint's version " + endpointview.ETag(stale.Current) +
-				` (it changed since you read it): "current" holds it as stored now`}
+			Detail: etag.StaleDetail(l, "endpoint", stale.Current.Version)}
 	}
 	return err
 }
@@ -119,7 +120,7 @@ func (h handlers) updateEndpoint(c echo.Context) error {
 	e, err := h.Endpoints.Update(c.Request().Context(), tenant, id, ifMatch,
 		events.EndpointUpdate{URL: req.URL, Events: req.Events, Description: req.Description, APIVersion: req.APIVersion})
 	if err != nil {
-		return staleProblem(err)
+		return staleProblem(c.Request().Header, err)
 	}
 	return respondEndpoint(c, e)
 }
@@ -141,7 +142,7 @@ func (h handlers) setDisabled(c echo.Context, disabled bool) error {
 	}
 	e, err := h.Endpoints.SetDisabled(c.Request().Context(), tenant, id, ifMatch, disabled)
 	if err != nil {
-		return staleProblem(err)
+		return staleProblem(c.Request().Header, err)
 	}
 	return respondEndpoint(c, e)
 }

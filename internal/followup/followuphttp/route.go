@@ -290,9 +290,9 @@ func (h handlers) patchAction(c echo.Context) error {
 	a, err := h.svc.UpdateAction(c.Request().Context(), tenant, id, ifMatch, p)
 	var stale *followup.StaleActionError
 	if errors.As(err, &stale) {
+		l, _, _ := etag.IfMatch(c.Request().Header) // read and checked before the write
 		return &problem.Problem{Code: problem.PreconditionFailed, Current: followupview.OfAction(stale.Current),
-			Detail: "If-Match does not name the action's version " + followupview.ActionETag(stale.Current) +
-				` (it changed since you read it): "current" holds it as stored now`}
+			Detail: etag.StaleDetail(l, "action", stale.Current.Version)}
 	}
 	if err != nil {
 		return err

@@ -86,15 +86,9 @@ func (t target) stale(err error) error {
 	if !errors.As(err, &s) {
 		return err
 	}
-	detail := "If-Match does not name the risk's version " + riskview.ETag(s.Current) +
-		` (it changed since you read it): "current" holds it as stored now`
-	// A weak tag of the very version never matches: If-Match compares strongly
-	// (RFC 9110, section 13.1.1). Say so, or the client hunts for a change that
-	// never happened.
-	v := strconv.FormatInt(s.Current.Version, 10)
-	if l := t.ifMatch; l != nil && l.MatchWeak(v) && !l.MatchStrong(v) {
-		detail = "If-Match compares ETags strongly (RFC 9110): the weak W/" + riskview.ETag(s.Current) +
-			" never matches; send " + riskview.ETag(s.Current) + ` as the ETag header gave it. "current" holds the risk as stored now`
+	var detail string
+	if t.ifMatch != nil {
+		detail = etag.StaleDetail(*t.ifMatch, "risk", s.Current.Version)
 	}
 	return &problem.Problem{Code: problem.PreconditionFailed, Current: riskview.Of(s.Current), Detail: detail}
 }

@@ -152,6 +152,12 @@ func TestStaleIfMatchIsRefused(t *testing.T) {
 	if body := weak.Body.String(); !strings.Contains(body, `never matches; send \"4\"`) {
 		t.Errorf("412 for a weak tag of the current version does not say why: %s", body)
 	}
+	future := env.Do(apitest.Request{Method: http.MethodDelete, Path: item, Bearer: a.Key, Header: ifMatch(`"7"`)}).
+		ExpectProblem(http.StatusPreconditionFailed, "PRECONDITION_FAILED")
+	if body := future.Body.String(); !strings.Contains(body, `names no version this risk has had (it is at \"4\"`) ||
+		strings.Contains(body, "changed since") {
+		t.Errorf("412 for a version never issued says the risk changed: %s", body)
+	}
 	env.Do(apitest.Request{Method: http.MethodDelete, Path: item, Bearer: a.Key, Header: ifMatch(`"4"`)}).Expect(http.StatusNoContent)
 	for _, m := range []string{http.MethodPatch, http.MethodPut, http.MethodDelete} {
 		env.Do(apitest.Request{Method: m, Path: item, Bearer: a.Key, Body: `{"title":"x"}`, Header: ifMatch(`"4"`)}).
