@@ -123,9 +123,18 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     const dir = process.env.E2E_SCREENSHOTS;
     if (dir) await page.screenshot({ path: `${dir}/dashboard-audit.png`, clip: { x: 0, y: 0, width: 1280, height: 800 } });
 
-    // The risk's History names the key as the audit page does, not "API key …a23b0e".
-    await page.goto(`/risks/${((await byKey.json()) as { id: string }).id}`);
-    await expect.poll(() => page.locator(".history-list .entry-head").allTextContents()).toEqual([expect.stringContaining("API key “deploy bot” created it")]);
+    // The risk's History names the key as the audit page does, not "API key …a23b0e", and so do
+    // its Reviews and Acceptance when the key reviewed it and asked for its acceptance.
+    const riskId = ((await byKey.json()) as { id: string }).id;
+    const asKey = { headers: { Authorization: `Bearer ${key}` } };
+    expect((await page.request.post(`/v2/risks/${riskId}/reviews`, { data: { outcome: "unchanged", note: "quarterly" }, ...asKey })).status()).toBe(201);
+    const until = new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10);
+    expect((await page.request.post(`/v2/risks/${riskId}/acceptances`, { data: { justification: "cheaper than a pump", validUntil: until }, ...asKey })).status()).toBe(201);
+    await page.goto(`/risks/${riskId}`);
+    await expect.poll(() => page.locator(".history-list .entry-head").first().textContent()).toContain("API key “deploy bot” created it");
+    await expect.poll(() => page.getByRole("list", { name: "Reviews" }).textContent()).toContain("API key “deploy bot”: unchanged");
+    await expect.poll(() => page.getByRole("list", { name: "Acceptances" }).textContent()).toContain("requested by API key “deploy bot”");
+    expect(await page.locator(".reviews, .acceptances").allTextContents()).not.toContainEqual(expect.stringMatching(/key_[0-9a-f]{8,}/));
   });
 
   it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {

@@ -119,5 +119,9 @@ describe("an entry as shown", () => {
       "apiKey", "description", "likelihood", "metadata", "owner", "tags", "title",
     ]);
     expect(changeLines(changes).map((l) => l.field)).toHaveLength(7);
+    // An owner as the audit log records it since 2027-01-15: none is {userId: null, name: ""}.
+    const owned: AuditEntry["changes"] = { title: { from: null, to: "Flood" }, owner: { from: null, to: { userId: null, name: "" } } };
+    expect(changeLines(owned, "risk.created").map((l) => l.field)).toEqual(["title"]);
+    expect(changeLines(owned, "risk.updated").map((l) => `${l.field} ${l.to}`)).toEqual(["owner (empty)", "title Flood"]);
   });
 });

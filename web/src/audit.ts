@@ -75,8 +75,9 @@ export function requestHref(requestId: string | null): string | undefined {
  * webhook source by its name when `names` knows it (the admin's lists of
  * them, by ID); else the kind of actor and the end of its ID, which the audit
  * page's link and tooltip give whole — never a long ID alone (docs/dashboard.md).
+ * The same for a review's reviewer and an acceptance's requester and decider.
  */
-export function actorName(a: AuditEntry["actor"], names?: ReadonlyMap<string, string>): string {
+export function actorName(a: Pick<AuditEntry["actor"], "type" | "id"> & { email?: string | null | undefined }, names?: ReadonlyMap<string, string>): string {
   if (a.type === "system") return "system (command line)";
   if (a.email) return a.email;
   const kind = a.type === "api_key" ? "API key" : a.type === "webhook_source" ? "webhook source" : "user";
@@ -128,9 +129,10 @@ function shownAs(field: string, v: unknown): string {
   return field === "reviewEvery" && typeof v === "string" ? cadence(v) : shown(v);
 }
 
-/** isEmpty is true for a value that holds nothing: null, "", {} or []. */
+/** isEmpty is true for a value that holds nothing: null, "", {}, [] or an owner who is no one ({userId: null, name: ""}). */
 function isEmpty(v: unknown): boolean {
   if (v === null || v === undefined || v === "") return true;
+  if (isOwner(v)) return v.userId === null && v.name === "";
   if (Array.isArray(v)) return v.length === 0;
   return typeof v === "object" && Object.keys(v).length === 0;
 }

@@ -9,7 +9,8 @@
  */
 import { useCallback, useEffect, useState } from "preact/hooks";
 import { api, etag, type Acceptance, type Action, type Review, type Risk } from "../api";
-import { cadence } from "../audit";
+import { actorName, cadence } from "../audit";
+import { useActorNames } from "./audit";
 import { today } from "../day";
 import { isOverdue } from "../register/view";
 import type { Change } from "../outbox/change";
@@ -67,7 +68,7 @@ export function FollowUp({ risk, changes, admin }: { risk: Risk; changes: Change
   const users = useOwnerChoices(admin);
   return (
     <>
-      <Reviews risk={risk} changes={changes} />
+      <Reviews risk={risk} changes={changes} admin={admin} />
       <Actions risk={risk} changes={changes} users={users} />
       <Acceptances risk={risk} changes={changes} admin={admin} />
     </>
@@ -76,8 +77,9 @@ export function FollowUp({ risk, changes, admin }: { risk: Risk; changes: Change
 
 const pendingOf = (changes: Change[], method: string, path: string) => changes.filter((c) => c.state === "pending" && c.method === method && c.path === path);
 
-function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
+function Reviews({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
   const { items } = useRead<Review>(risk.id, () => firstOf(api().reviews.list(risk.id)));
+  const names = useActorNames(admin && items.some((r) => r.reviewer.type === "api_key"));
   const path = `/risks/${risk.id}/reviews`;
   const [outcome, setOutcome] = useState("unchanged");
   const [note, setNote] = useState("");
@@ -111,7 +113,7 @@ function Reviews({ risk, changes }: { risk: Risk; changes: Change[] }) {
         ))}
         {items.map((r) => (
           <li key={r.id}>
-            <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time> — {r.reviewer.email ?? r.reviewer.id}: {r.outcome}
+            <time dateTime={r.createdAt}>{new Date(r.createdAt).toLocaleString()}</time> — {actorName(r.reviewer, names)}: {r.outcome}
             {r.note ? ` — ${r.note}` : ""}
           </li>
         ))}
@@ -291,6 +293,7 @@ function ActionRow({ action, stored, changes, users }: { action: Action; stored:
 
 function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
   const { items } = useRead<Acceptance>(risk.id, () => firstOf(api().acceptances.listForRisk(risk.id)));
+  const names = useActorNames(admin && items.some((a) => a.requestedBy.type === "api_key" || a.decidedBy?.type === "api_key"));
   const path = `/risks/${risk.id}/acceptances`;
   const [justification, setJustification] = useState("");
   const [validUntil, setValidUntil] = useState(() => today(90));
@@ -317,7 +320,7 @@ function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; 
         {pending.map((c) => (
           <li key={c.key} class="pending">Requested: {String((c.body?.kind === "json" && (c.body.json as { justification?: string }).justification) || "")} <span class="badge pending">pending</span></li>
         ))}
-        {items.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin={admin} />)}
+        {items.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin={admin} names={names} />)}
         {items.length === 0 && pending.length === 0 && <li class="empty">Never accepted.</li>}
       </ul>
       <form class="row" onSubmit={submit} aria-label="Request acceptance">
@@ -334,8 +337,11 @@ function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; 
   );
 }
 
-/** AcceptanceItem is one acceptance; a pending one offers approve and reject to an admin who did not request it. */
-export function AcceptanceItem({ acceptance: a, changes, admin, withRisk, riskTitle }: { acceptance: Acceptance; changes: Change[]; admin: boolean; withRisk?: boolean; riskTitle?: string | undefined }) {
+/**
+ * AcceptanceItem is one acceptance; a pending one offers approve and reject to an admin who did not request it.
+ * names maps API key IDs to their names (useActorNames), so a key that requested or decided is named as History names it.
+ */
+export function AcceptanceItem({ acceptance: a, changes, admin, withRisk, riskTitle, names }: { acceptance: Acceptance; changes: Change[]; admin: boolean; withRisk?: boolean; riskTitle?: string | undefined; names?: ReadonlyMap<string, string> }) {
   const [note, setNote] = useState("");
   const me = identity()?.userId;
   const deciding = changes.find((c) => c.state === "pending" && (c.path === `/acceptances/${a.id}/approve` || c.path === `/acceptances/${a.id}/reject`));
@@ -353,9 +359,9 @@ export function AcceptanceItem({ acceptance: a, changes, admin, withRisk, riskTi
     <li data-acceptance={a.id}>
       {withRisk && <><a href={`/risks/${encodeURIComponent(a.riskId)}`}>{title ?? a.riskId}</a>: </>}
       <strong>{a.status}</strong>{" "}
-      {a.status === "approved" ? <>until {until}</> : a.status === "expired" ? <>since {until}</> : <>(asked until {until})</>}
-      {" "}— “{a.justification}”, requested by {a.requestedBy.email ?? a.requestedBy.id}
-      {a.decidedBy && <>; {a.status === "rejected" ? "rejected" : "decided"} by {a.decidedBy.email ?? a.decidedBy.id}{a.decisionNote ? ` (${a.decisionNote})` : ""}</>}
+      {a.status === "approved" ? <>until {until}</> : a.status === "expired" ? <>after {until}</> : <>(asked until {until})</>}
+      {" "}— “{a.justification}”, requested by {actorName(a.requestedBy, names)}
+      {a.decidedBy && <>; {a.status === "rejected" ? "rejected" : "decided"} by {actorName(a.decidedBy, names)}{a.decisionNote ? ` (${a.decisionNote})` : ""}</>}
       {deciding && <span class="badge pending"> {deciding.path.endsWith("/approve") ? "approval" : "rejection"} pending</span>}
       {a.status === "pending" && a.requestedBy.id === me && <span class="hint"> — another admin decides it.</span>}
       {mayDecide && (
