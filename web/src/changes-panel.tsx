@@ -5,6 +5,7 @@
  */
 import "./changes-panel.css";
 import { redone, unsettled, type Change } from "./outbox/change";
+import { ownerName } from "./pages/common";
 import { outbox, useChanges, useOnline, type Progress } from "./state";
 
 /** ChangesPanel lists the changes, newest first, with their state and what the server said. */
@@ -63,12 +64,16 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
   );
 }
 
-/** typed lists the fields a JSON change sent, as `title “Flood”`: all a refused edit of a deleted risk has left. */
-function typed(c: Change): string {
+/**
+ * typed lists the fields a JSON change sent, as `title “Flood”`: all a refused edit of a deleted risk has left.
+ * An owner reads as the form showed it (ownerName: a name, or a user's email once this tab has listed them), in
+ * either version's shape, and so does an action's ownerId — never a bare usr_… where the tab knows better.
+ */
+export function typed(c: Pick<Change, "body">): string {
   if (c.body?.kind !== "json") return "";
-  const show = (v: unknown) => (typeof v === "object" && v !== null ? JSON.stringify(v) : String(v));
-  // An owner by name, a user by their email, in either version's shape.
-  return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${k === "owner" && typeof v === "object" && v !== null && "name" in v ? String(v.name) : show(v)}”`).join(", ");
+  const show = (k: string, v: unknown) =>
+    k === "owner" ? ownerName(v) : k === "ownerId" && typeof v === "string" ? ownerName({ userId: v }) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
+  return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${show(k, v)}”`).join(", ");
 }
 
 /** reason says what the last attempt got, in words: a rate limit as "try again in 3 s". */
