@@ -140,8 +140,14 @@ func (f *Finder) Run(ctx context.Context) (int, error) {
 		n, err := f.runKind(ctx, k, today, now)
 		total += n
 		if err != nil {
-			f.logger().ErrorContext(ctx, "due-date notices failed", slog.String("kind", string(k.Action)),
-				slog.String("error", err.Error()))
+			attrs := []any{slog.String("kind", string(k.Action)), slog.String("error", err.Error())}
+			// The item a notice failed on, so an operator can find the row that keeps failing.
+			var ne *noticeError
+			if errors.As(err, &ne) {
+				attrs = append(attrs, slog.String("tenant_id", ne.item.TenantID), slog.String("object_id", ne.item.ObjectID),
+					slog.String("due_date", ne.item.DueDate))
+			}
+			f.logger().ErrorContext(ctx, "due-date notices failed", attrs...)
 			if first == nil {
 				first = err
 			}
@@ -165,7 +171,7 @@ func (f *Finder) runKind(ctx context.Context, k Kind, today time.Time, now func(
 		for _, it := range items {
 			ok, err := f.notice(ctx, k, it, now)
 			if err != nil {
-				return n, err
+				return n, &noticeError{item: it, err: err}
 			}
 			if ok {
 				n++
@@ -179,6 +185,15 @@ func (f *Finder) runKind(ctx context.Context, k Kind, today time.Time, now func(
 	}
 	return n, nil
 }
+
+// noticeError is a notice that failed, with the item it was for (Run logs its ids).
+type noticeError struct {
+	item Item
+	err  error
+}
+
+func (e *noticeError) Error() string { return e.err.Error() }
+func (e *noticeError) Unwrap() error { return e.err }
 
 // errClaimed rolls back a notice another run claimed first.
 var errClaimed = errors.New("due: claimed by another run")
