@@ -11,7 +11,8 @@ import "strconv"
 //
 //   - a weak tag of the very version: If-Match compares strongly (RFC 9110,
 //     section 13.1.1), so send the tag as the ETag header gave it;
-//   - only versions the resource never had (above current, or no version at all):
+//   - only versions the resource never had (above current, or no version at all,
+//     or a number not written as the ETag writes it, "04"):
 //     the tag came from somewhere else, nothing changed;
 //   - otherwise the resource changed since the client read it.
 //
@@ -25,7 +26,8 @@ func StaleDetail(l List, noun string, current int64) string {
 	}
 	issued := false
 	for _, t := range l.Tags {
-		if n, err := strconv.ParseInt(t.Opaque, 10, 64); err == nil && n >= 1 && n <= current {
+		// Only a version's own text was ever issued: "04" or "+4" is no tag of version 4.
+		if n, err := strconv.ParseInt(t.Opaque, 10, 64); err == nil && n >= 1 && n <= current && strconv.FormatInt(n, 10) == t.Opaque {
 			issued = true
 		}
 	}

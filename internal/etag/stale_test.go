@@ -17,6 +17,8 @@ func TestStaleDetail(t *testing.T) {
 		{`"0"`, `names no version this risk has had`},
 		{`"abc"`, `names no version this risk has had`},
 		{`"abc", W/"2"`, `(it changed since you read it)`},
+		{`"04"`, `names no version this risk has had`},
+		{`"+3"`, `names no version this risk has had`},
 	} {
 		l, err := Parse(tt.header)
 		if err != nil {

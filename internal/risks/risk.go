@@ -337,7 +337,7 @@ func (r *Risk) fieldErrors() []problem.FieldError {
 	}
 	inRange := func(field string, v *int, lo, hi int) {
 		if v != nil && (*v < lo || *v > hi) {
-			bad(field, fmt.Sprintf("must be an integer from %d to %d", lo, hi))
+			bad(field, fmt.Sprintf("must be an integer from %d to %d, or null", lo, hi))
 		}
 	}
 	inRange("likelihood", r.Likelihood, 1, 5)
