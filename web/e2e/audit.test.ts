@@ -135,6 +135,9 @@ describe(`the audit log in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await expect.poll(() => page.getByRole("list", { name: "Reviews" }).textContent()).toContain("API key “deploy bot”: unchanged");
     await expect.poll(() => page.getByRole("list", { name: "Acceptances" }).textContent()).toContain("requested by API key “deploy bot”");
     expect(await page.locator(".reviews, .acceptances").allTextContents()).not.toContainEqual(expect.stringMatching(/key_[0-9a-f]{8,}/));
+    // And My work, where the key's request awaits this admin's decision.
+    await page.goto("/my-work");
+    await expect.poll(() => page.getByRole("list", { name: "Acceptances awaiting your decision" }).textContent()).toContain("requested by API key “deploy bot”");
   });
 
   it("has no Audit log for a member: no link, and the page says it is for admins when the server answers 403", async () => {

@@ -71,6 +71,30 @@ async function noConflict(page: Page): Promise<boolean> {
 }
 
 describe(`versions and conflicts in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  it("lets a conflict go from the Changes panel when its risk was deleted since: Keep theirs there settles it, what was typed stays readable", async () => {
+    const { a, b, risk } = await twoUsers();
+    const form = await openRisk(a.page, risk.id);
+    await a.context.setOffline(true);
+    const mine = unique("Mine: flood in the cellar");
+    await form.getByLabel("Title").fill(mine);
+    await form.getByLabel("Category").fill("Facilities");
+    await form.getByRole("button", { name: "Save changes" }).click();
+    await editTitleOnline(b.page, risk.id, unique("Theirs: flood in the cellar"));
+    await a.context.setOffline(false);
+    await a.page.getByRole("region", { name: "Conflict" }).waitFor({ timeout: 30_000 });
+    expect((await b.page.request.delete(`/v1/risks/${risk.id}`)).status()).toBe(204);
+    await a.page.reload(); // the risk's page says it does not exist: no choice there any more
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).toContain("1 change in conflict");
+
+    const row = a.page.locator("li.change.conflict");
+    await row.getByRole("button", { name: "Keep theirs" }).click();
+    // The clashing Title is dropped; the Category it also sent goes out, meets the deleted risk and is refused, readable.
+    const refused = a.page.locator("li.change.refused");
+    await expect.poll(() => refused.textContent()).toContain("it is gone, and its form with it; what you typed: category “Facilities”");
+    await expect.poll(() => a.page.getByTestId("pending-indicator").textContent()).not.toContain("in conflict");
+    expect(await a.page.locator("li.change.conflict").count()).toBe(0);
+  });
+
   it("merges an offline edit of Owner with another user's new Title: both kept, no conflict shown", async () => {
     const { a, b, risk } = await twoUsers();
     const form = await openRisk(a.page, risk.id);

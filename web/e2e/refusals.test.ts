@@ -61,6 +61,7 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
   it("shows what was typed in an edit of a risk deleted meanwhile, since its form went with it, an owner by email", async () => {
     const { page } = await env.browser();
     const admin = await env.server().account();
+    const colleague = await env.server().account("member", admin.tenantId);
     await signIn(page, admin);
     const title = unique("Deleted under the edit");
     const made = await page.request.post("/v1/risks", { data: { title } });
@@ -68,14 +69,18 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     await page.goto(`/risks/${id}`);
     const edit = page.getByRole("form", { name: "Edit risk" });
     await edit.getByLabel("Title").fill("Renamed after all");
-    await edit.getByLabel("Owner").fill(admin.email); // sent as {userId}: the tab has listed the users
+    await edit.getByLabel("Owner").fill(colleague.email); // sent as {userId}: the tab has listed the users
     expect((await page.request.delete(`/v1/risks/${id}`)).status()).toBe(204);
     await edit.getByRole("button", { name: "Save changes" }).click();
     await settled(page, "Edit risk", "refused");
     const row = page.locator("li.change.refused", { hasText: "Edit risk" });
     await expect.poll(() => row.textContent()).toContain("it is gone, and its form with it; what you typed: ");
     expect(await row.textContent()).toContain("title “Renamed after all”");
-    expect(await row.textContent()).toContain(`owner “${admin.email}”`);
+    expect(await row.textContent()).toContain(`owner “${colleague.email}”`);
+    expect(await row.textContent()).not.toMatch(/usr_[0-9a-f]{8,}/);
+    // After a reload too, on a page that never lists the users (the risk is gone).
+    await page.reload();
+    await expect.poll(() => row.textContent()).toContain(`owner “${colleague.email}”`);
     expect(await row.textContent()).not.toMatch(/usr_[0-9a-f]{8,}/);
     expect(await row.textContent()).not.toContain("its form holds what you typed");
   });

@@ -59,6 +59,12 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
         {c.state === "refused" && c.form && !again && <span>{c.lastStatus === 404 ? "it is gone, and its form with it; " : ""}what you typed: {typed(c)}</span>}
         {again && <span>made again and saved since</span>}
         {c.state === "conflict" && <a href={c.path}>Choose on its page</a>}
+        {/* Here too, for a conflict whose page is gone (the thing deleted since): it would stay held for ever. */}
+        {c.state === "conflict" && (
+          <button type="button" class="secondary" title="Drop your fields that clash, send any others" onClick={() => void outbox().resolve(c.key, "theirs")}>
+            Keep theirs
+          </button>
+        )}
       </div>
     </li>
   );
@@ -66,13 +72,16 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
 
 /**
  * typed lists the fields a JSON change sent, as `title “Flood”`: all a refused edit of a deleted risk has left.
- * An owner reads as the form showed it (ownerName: a name, or a user's email once this tab has listed them), in
- * either version's shape, and so does an action's ownerId — never a bare usr_… where the tab knows better.
+ * A risk's owner reads as it was typed in its form (kept with the change, so after a reload too), else as
+ * ownerName says (a name, or a user's email once this tab has listed them), as an action's ownerId does — never
+ * a bare usr_… where the dashboard knows better.
  */
-export function typed(c: Pick<Change, "body">): string {
+export function typed(c: Pick<Change, "body" | "form">): string {
   if (c.body?.kind !== "json") return "";
   const show = (k: string, v: unknown) =>
-    k === "owner" ? ownerName(v) : k === "ownerId" && typeof v === "string" ? ownerName({ userId: v }) : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
+    k === "owner" ? (c.form?.values.owner || ownerName(v))
+    : k === "ownerId" && typeof v === "string" ? ownerName({ userId: v })
+    : typeof v === "object" && v !== null ? JSON.stringify(v) : String(v);
   return Object.entries(c.body.json as Record<string, unknown>).map(([k, v]) => `${k} “${show(k, v)}”`).join(", ");
 }
 

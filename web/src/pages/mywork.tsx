@@ -11,6 +11,7 @@ import { useChanges } from "../state";
 import { Offline, useList } from "./common";
 import { today } from "../day";
 import { OPEN_STATUSES } from "../register/view";
+import { useActorNames } from "./audit";
 import { AcceptanceItem, firstOf } from "./followup";
 
 /** The review horizon of "due": REVIEW_DUE_DAYS's default, as the server's risk.review_due event has it. */
@@ -63,6 +64,8 @@ export function MyWorkPage({ session }: { session: Session }) {
   const now = today();
   const toDecide = (acceptances.page?.data ?? []).filter((a) => a.status === "pending");
   const expiring = (acceptances.page?.data ?? []).filter((a) => a.status === "approved");
+  // An API key that requested or decided is named as on the risk's page.
+  const names = useActorNames(admin && [...toDecide, ...expiring].some((a) => a.requestedBy.type === "api_key" || a.decidedBy?.type === "api_key"));
   return (
     <section class="my-work">
       <h1>My work</h1>
@@ -98,14 +101,14 @@ export function MyWorkPage({ session }: { session: Session }) {
             <h2 id="mw-decide">Acceptances awaiting your decision</h2>
             {acceptances.offline ? <Offline what="acceptances" /> : acceptances.error && <p class="error" role="alert">{acceptances.error}</p>}
             <ul aria-label="Acceptances awaiting your decision">
-              {toDecide.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} />)}
+              {toDecide.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} names={names} />)}
               {acceptances.page && toDecide.length === 0 && <li class="empty">Nothing awaits your decision.</li>}
             </ul>
           </section>
           <section aria-labelledby="mw-expiring">
             <h2 id="mw-expiring">Acceptances expiring</h2>
             <ul aria-label="Acceptances expiring">
-              {expiring.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} />)}
+              {expiring.map((a) => <AcceptanceItem key={a.id} acceptance={a} changes={changes} admin withRisk riskTitle={a.riskTitle} names={names} />)}
               {acceptances.page && expiring.length === 0 && <li class="empty">No acceptance expires in the next {EXPIRING_DAYS} days.</li>}
             </ul>
           </section>
