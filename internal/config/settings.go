@@ -33,7 +33,7 @@ var settings = []setting{
 		c.HTTP.Addr = v
 		return nil
 	}},
-	{"REQUIRE_IF_MATCH", "require-if-match", "false", "refuse risk writes without If-Match (428)", func(c *Config, v string) (err error) {
+	{"REQUIRE_IF_MATCH", "require-if-match", "false", "refuse writes of a risk (PATCH, PUT, DELETE), an action or a webhook endpoint (PATCH) without If-Match (428)", func(c *Config, v string) (err error) {
 		if c.HTTP.RequireIfMatch, err = strconv.ParseBool(v); err != nil {
 			return fmt.Errorf("REQUIRE_IF_MATCH must be true or false, got %q", v)
 		}

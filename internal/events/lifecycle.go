@@ -141,6 +141,29 @@ func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap
 	})
 }
 
+// Delete deletes the tenant's endpoint id, with its queued deliveries and its
+// delivery log, if ifMatch (nil: none sent) holds for its version, and records
+// webhook_endpoint.deleted. The check and the delete run under the tenant's
+// endpoint lock, so a PATCH between them cannot slip past the condition. Errors:
+// ErrEndpointNotFound; *StaleEndpointError.
+func (s *Endpoints) Delete(ctx context.Context, tenantID, id string, ifMatch IfMatch) error {
+	return s.Store.InTx(ctx, func(ctx context.Context) error {
+		if err := s.Store.LockEndpoints(ctx, tenantID); err != nil {
+			return err
+		}
+		if ifMatch != nil {
+			before, err := s.Store.Endpoint(ctx, tenantID, id)
+			if err != nil {
+				return err
+			}
+			if !ifMatch(before.Version) {
+				return &StaleEndpointError{Current: before}
+			}
+		}
+		return s.Store.DeleteEndpoint(ctx, tenantID, id)
+	})
+}
+
 // ErrSecretRolling refuses a roll while the secret a previous roll replaced still
 // signs deliveries: rolling again would end it before the overlap promised.
 var ErrSecretRolling = problem.Invalid("id", "the previous secret still signs deliveries until the end of its overlap: roll again after it")

@@ -134,8 +134,8 @@ func (h handlers) setDisabled(c echo.Context, disabled bool) error {
 	if err != nil {
 		return err
 	}
-	// If-Match is honoured when sent; REQUIRE_IF_MATCH covers PATCH, PUT and
-	// DELETE only (docs/errors.md, PRECONDITION_REQUIRED), not these POSTs.
+	// If-Match is honoured when sent; REQUIRE_IF_MATCH covers an endpoint's PATCH
+	// only (docs/errors.md, PRECONDITION_REQUIRED), not these POSTs.
 	ifMatch, err := h.ifMatch(c, false)
 	if err != nil {
 		return err

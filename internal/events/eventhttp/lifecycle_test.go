@@ -28,6 +28,7 @@ type endpointState struct {
 	FailingSince            *time.Time `json:"failingSince"`
 	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt"`
 	Secret                  string     `json:"secret"`
+	Version                 int64      `json:"version"`
 }
 
 type attempt struct {
@@ -517,4 +518,38 @@ func TestDisableEnableHonourIfMatch(t *testing.T) {
 	at("disable", `"1"`).ExpectProblem(412, "PRECONDITION_FAILED")
 	at("enable", `"2"`).Expect(200)
 	at("disable", "").Expect(200)
+}
+
+// TestDeleteHonoursIfMatch: a DELETE of an endpoint with a stale If-Match, or one
+// naming a version it never had, is 412 with the endpoint as stored in current,
+// and the endpoint stays, deliveries and all; with the current ETag, or none, it
+// is deleted.
+func TestDeleteHonoursIfMatch(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
+	del := func(id, etag string) *apitest.Response {
+		var h http.Header
+		if etag != "" {
+			h = http.Header{"If-Match": {etag}}
+		}
+		return apitest.Do(t, env, apitest.Request{Method: "DELETE", Path: "/v1/webhook-endpoints/" + id, Bearer: tok, Header: h})
+	}
+	apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
+		JSON: map[string]any{"description": "second version"}}).Expect(200)
+	for _, stale := range []string{`"1"`, `"99"`} {
+		res := del(ep.ID, stale).ExpectProblem(412, "PRECONDITION_FAILED")
+		if cur := res.Map()["current"].(map[string]any); cur["version"] != float64(2) || cur["secret"] != nil {
+			t.Errorf("If-Match %s: 412 current = %v, want version 2 without its secret", stale, cur)
+		}
+		if got := getEndpoint(t, env, tok, ep.ID); got.Version != 2 {
+			t.Fatalf("If-Match %s: the endpoint after a refused DELETE: %+v", stale, got)
+		}
+	}
+	del(ep.ID, `"2"`).Expect(204)
+	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok}).ExpectProblem(404, "NOT_FOUND")
+	other := createEndpoint(t, env, tok, "https://example.com/other", "risk.created")
+	del(other.ID, "").Expect(204)
 }

@@ -199,9 +199,14 @@ func (h handlers) deleteEndpoint(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = h.Endpoints.Store.DeleteEndpoint(c.Request().Context(), tenant, id)
+	// Honoured when sent, not required (as disable and enable): the dashboard's
+	// delete asks first and sends none (docs/events.md).
+	ifMatch, err := h.ifMatch(c, false)
 	if err != nil {
 		return err
+	}
+	if err := h.Endpoints.Delete(c.Request().Context(), tenant, id, ifMatch); err != nil {
+		return staleProblem(c.Request().Header, err)
 	}
 	return c.NoContent(http.StatusNoContent)
 }
