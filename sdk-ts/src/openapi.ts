@@ -1312,7 +1312,9 @@ export interface paths {
         /**
          * Delete a webhook endpoint
          * @description Administrators only. Its queued deliveries and delivery log go with it; nothing more is
-         *     sent to it.
+         *     sent to it. With `If-Match` (optional, as for disable and enable) it is deleted only if
+         *     that names its version: else 412 `PRECONDITION_FAILED` with the endpoint as stored in
+         *     `current`, and nothing is deleted.
          */
         delete: operations["v1DeleteWebhookEndpoint"];
         /**
@@ -1330,7 +1332,7 @@ export interface paths {
          * @description Administrators only. Changes the members given (`url`, `events`, `description`); the
          *     others stay. The URL is checked as at creation (400 naming `url`). Events queued
          *     already go to the new URL. Recorded as `webhook_endpoint.updated` (nothing when
-         *     nothing changes). `If-Match` as for a risk (contract section 12): a stale version
+         *     nothing changes). `If-Match` as for a risk (`docs/errors.md`, PRECONDITION_FAILED): a stale version
          *     is 412 `PRECONDITION_FAILED` with the endpoint as stored in `current`; without one,
          *     428 `PRECONDITION_REQUIRED` when the server runs with `REQUIRE_IF_MATCH=true`.
          */
@@ -1745,7 +1747,7 @@ export interface paths {
         /**
          * List the audit log
          * @description Administrators only (a member gets 403 `FORBIDDEN`). The tenant's audit-log entries, newest first, one page at a time: one entry per
-         *     change to the tenant's data or credentials (contract section 14), kept for `AUDIT_LOG_TTL`
+         *     change to the tenant's data or credentials (`docs/audit-log.md`), kept for `AUDIT_LOG_TTL`
          *     (8760h by default). Filters combine. See `docs/audit-log.md`.
          */
         get: operations["v1ListAuditLog"];
@@ -1985,7 +1987,7 @@ export interface paths {
         /**
          * List the audit log
          * @description Requires scope `audit:read`. The tenant's audit-log entries, newest first, one page at a time: one entry per
-         *     change to the tenant's data or credentials (contract section 14), kept for `AUDIT_LOG_TTL`
+         *     change to the tenant's data or credentials (`docs/audit-log.md`), kept for `AUDIT_LOG_TTL`
          *     (8760h by default). Filters combine. See `docs/audit-log.md`.
          */
         get: operations["v2ListAuditLog"];
@@ -2219,7 +2221,7 @@ export interface paths {
         /**
          * Change an action
          * @description Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
-         *     risk (contract section 12): a stale version is 412 with the action as stored in
+         *     risk (`docs/errors.md`, PRECONDITION_FAILED): a stale version is 412 with the action as stored in
          *     `current`. A change that alters nothing keeps the version and emits nothing.
          */
         patch: operations["v1UpdateAction"];
@@ -2274,7 +2276,7 @@ export interface paths {
         };
         /**
          * What the signed-in user has to do
-         * @description The `My work` of the signed-in user (contract section 20, `docs/register.md`): in the
+         * @description The `My work` of the signed-in user (`docs/register.md`): in the
          *     request's data (live, or the sandbox's with `Riskapi-Mode: test`),
          *     - `reviews`: the risks they own (`owner.userId`, a user owner) that are not `closed`
          *       and whose `reviewDate` is at most `reviewDueDays` (`REVIEW_DUE_DAYS`) away or has
@@ -2510,7 +2512,7 @@ export interface paths {
         /**
          * Change an action
          * @description Requires scope `risks:write`. Changes the members given (`title`, `ownerId`, `dueDate`, `status`). `If-Match` as for a
-         *     risk (contract section 12): a stale version is 412 with the action as stored in
+         *     risk (`docs/errors.md`, PRECONDITION_FAILED): a stale version is 412 with the action as stored in
          *     `current`. A change that alters nothing keeps the version and emits nothing.
          */
         patch: operations["v2UpdateAction"];
@@ -2857,7 +2859,7 @@ export interface components {
     schemas: {
         /** @enum {string} */
         AuditAction: "risk.created" | "risk.updated" | "risk.deleted" | "attachment.created" | "attachment.deleted" | "user.created" | "user.role_changed" | "user.deleted" | "user.password_changed" | "api_key.created" | "api_key.revoked" | "api_key.rolled" | "api_key.expired" | "api_key.refused" | "webhook_source.created" | "webhook_source.deleted" | "webhook_endpoint.created" | "webhook_endpoint.deleted" | "webhook_endpoint.updated" | "webhook_endpoint.disabled" | "webhook_endpoint.enabled" | "webhook_endpoint.secret_rolled" | "session.created" | "session.failed" | "tenant.disabled" | "tenant.enabled" | "sandbox.data_deleted" | "tenant.api_version_moved" | "review.created" | "action.created" | "action.updated" | "acceptance.created" | "acceptance.approved" | "acceptance.rejected" | "risk.review_due" | "risk.review_overdue" | "action.overdue" | "acceptance.expiring" | "acceptance.expired" | "api_key.expiring" | "tenant.appetite_changed" | "risk.appetite_exceeded";
-        /** @description One change to a tenant's data or credentials (contract section 14, `docs/audit-log.md`). */
+        /** @description One change to a tenant's data or credentials (`docs/audit-log.md`). */
         AuditEntry: {
             /** @description False for test data: the tenant's sandbox (`docs/sandboxes.md`). */
             livemode: boolean;
@@ -9312,6 +9314,17 @@ export interface operations {
                  * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -9330,6 +9343,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["WebhookEndpointPreconditionFailed"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
