@@ -27,6 +27,9 @@ type ImportRow struct {
 	// Errors are the row's cells that are no value of their column, found while
 	// reading it (Row set); the row is checked further all the same.
 	Errors []problem.FieldError
+	// Columns are the file's column names in file order (one slice shared by every
+	// row): a row's errors are listed in that order (docs/register.md).
+	Columns []string
 	// Bytes is the size of the row in its file, which bounds what Import holds at
 	// once.
 	Bytes int
@@ -406,11 +409,11 @@ func (im *importer) batch(ctx context.Context, rows []ImportRow) error {
 		if err != nil {
 			return err
 		}
-		im.note(row.Errors)
-		im.note(slices.DeleteFunc(errs, func(e problem.FieldError) bool {
+		errs = slices.DeleteFunc(errs, func(e problem.FieldError) bool {
 			// A cell that could not be read is named once, not again as missing.
 			return slices.ContainsFunc(row.Errors, func(c problem.FieldError) bool { return c.Field == e.Field })
-		}))
+		})
+		im.note(inFileOrder(append(slices.Clip(row.Errors), errs...), row.Columns))
 		if im.write && im.badCount > 0 {
 			// Checked in the first pass, the row has become bad since (a risk it
 			// updates changed): nothing is written.
@@ -419,6 +422,20 @@ func (im *importer) batch(ctx context.Context, rows []ImportRow) error {
 	}
 	im.stored, im.byID = nil, nil
 	return im.flush(ctx)
+}
+
+// inFileOrder sorts a row's errors by their column's place among columns; an error
+// of no column (a rule on the row as a whole) goes last. Stable: a column's errors
+// keep their order.
+func inFileOrder(errs []problem.FieldError, columns []string) []problem.FieldError {
+	at := func(field string) int {
+		if i := slices.Index(columns, field); i >= 0 {
+			return i
+		}
+		return len(columns)
+	}
+	slices.SortStableFunc(errs, func(a, b problem.FieldError) int { return at(a.Field) - at(b.Field) })
+	return errs
 }
 
 // note keeps errs, up to MaxImportErrors in all, and counts them.

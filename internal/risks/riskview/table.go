@@ -112,7 +112,7 @@ func CheckHeader(header []string) error {
 // columns are ignored, and a guard quote (Guard) is dropped from every cell. It
 // returns the row's field errors, Row set.
 func ReadRow(row int, header, cells []string) (risks.ImportRow, []problem.FieldError) {
-	out := risks.ImportRow{Row: row}
+	out := risks.ImportRow{Row: row, Columns: header}
 	var errs []problem.FieldError
 	u := &out.Change
 	for i, name := range header {
