@@ -108,7 +108,7 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 			return problem.Invalid("file", "is empty: the first row must name the columns")
 		}
 		if err != nil {
-			return csvError(err, 1)
+			return csvError(err, 1, 0, 0)
 		}
 		header = slices.Clone(header)
 		if len(header) > 0 {
@@ -125,7 +125,7 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 				return nil
 			}
 			if err != nil {
-				return csvError(err, n)
+				return csvError(err, n, len(cells), len(header))
 			}
 			if rows == h.maxImportRows {
 				return problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
@@ -158,11 +158,24 @@ func (l *rowLimit) Read(p []byte) (int, error) {
 }
 
 // csvError is a file that is no CSV (or rows of other lengths than the header's):
-// 400 naming the row (the line a parse error starts on; else row, the record read).
-func csvError(err error, row int) error {
+// 400 naming the row (the line a parse error starts on; else row, the record read)
+// and saying what is wrong in words a spreadsheet user can act on: a record of got
+// fields where the header has want, or a misplaced quote (RFC 4180, section 2).
+func csvError(err error, row, got, want int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return problem.Rows([]problem.FieldError{{Row: pe.StartLine, Field: "file", Detail: pe.Err.Error()}})
+		detail := pe.Err.Error()
+		switch {
+		case errors.Is(pe.Err, csv.ErrFieldCount):
+			detail = fmt.Sprintf("has %d fields where the header names %d columns: each row needs one field per column, empty ones included", got, want)
+		case errors.Is(pe.Err, csv.ErrQuote):
+			detail = fmt.Sprintf(`has a quoted field that is not closed, or text after its closing quote (line %d, column %d): `+
+				`a quote inside a quoted field is written twice ("")`, pe.Line, pe.Column)
+		case errors.Is(pe.Err, csv.ErrBareQuote):
+			detail = fmt.Sprintf(`has a quote inside a field that does not start with one (line %d, column %d): `+
+				`quote the whole field and write the quote twice ("say ""yes""")`, pe.Line, pe.Column)
+		}
+		return problem.Rows([]problem.FieldError{{Row: pe.StartLine, Field: "file", Detail: detail}})
 	}
 	if errors.Is(err, errRowTooLarge) {
 		return problem.Rows([]problem.FieldError{{Row: row, Field: "file",

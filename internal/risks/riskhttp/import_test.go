@@ -189,4 +189,17 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	if n := count(t, env, a.Key); n != 3 {
 		t.Errorf("%d risks after refused imports, want 3", n)
 	}
+	// A file that is no CSV says what to mend in a spreadsheet's words, not the parser's.
+	for _, tt := range []struct{ file, want string }{
+		{"title,owner\nt\n", "row 2: has 1 fields where the header names 2 columns"},
+		{"title,owner\nt,\"Ada\" x\n", `a quote inside a quoted field is written twice ("")`},
+		{"title,owner\nt,say \"yes\"\n", `quote the whole field and write the quote twice`},
+	} {
+		res := importFile(env, a.Key, "", tt.file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+		var bad report
+		res.Decode(&bad)
+		if len(bad.Errors) != 1 || !strings.Contains(fmt.Sprintf("row %d: %s", bad.Errors[0].Row, bad.Errors[0].Detail), tt.want) {
+			t.Errorf("import of %q: errors %+v, want one saying %q", tt.file, bad.Errors, tt.want)
+		}
+	}
 }
