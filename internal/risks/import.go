@@ -78,6 +78,24 @@ type Outside interface {
 	Carries(ctx context.Context) bool
 }
 
+// ImportUnits is implemented by a store whose query plans can go stale within one
+// unit of work that writes many rows and reads them back as it goes (an import,
+// batch after batch, looks up the external IDs and IDs of the next): PrepareImportUnit
+// is called first in such a unit of work. PostgreSQL: a prepared statement's plan,
+// made when the tenant had few rows, would scan every row written since, each
+// batch longer than the last (docs/performance.md, "The register at size").
+type ImportUnits interface {
+	PrepareImportUnit(ctx context.Context) error
+}
+
+// prepareImportUnit is ImportUnits.PrepareImportUnit of s's store, if it has one.
+func (s *Service) prepareImportUnit(ctx context.Context) error {
+	if u, ok := s.Store.(ImportUnits); ok {
+		return u.PrepareImportUnit(ctx)
+	}
+	return nil
+}
+
 // PendingImports is implemented by a Store whose import writes its new risks in
 // short units of work, each row marked with the import and read by no one until
 // the import is published (SQLite: its one write lock is then never held for a
@@ -196,6 +214,9 @@ func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource,
 	}
 	defer release()
 	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if err := s.prepareImportUnit(ctx); err != nil {
+			return err
+		}
 		var err error
 		rep, err = s.importPass(ctx, tenantID, src, passWrite, newID, now, nil)
 		return err
@@ -217,6 +238,9 @@ func (s *Service) importPending(ctx, outCtx context.Context, o Outside, p Pendin
 	rep, err := s.importPass(p.Marking(outCtx, id), tenantID, src, passCreate, newID, now, created)
 	if err == nil {
 		err = s.Tx.InTx(ctx, func(ctx context.Context) error {
+			if err := s.prepareImportUnit(ctx); err != nil {
+				return err
+			}
 			rest, err := s.importPass(ctx, tenantID, src, passRest, newID, now, created)
 			rep.Created += rest.Created
 			rep.Updated, rep.Unchanged = rest.Updated, rest.Unchanged
