@@ -127,7 +127,7 @@ func explain(err error) *problem.Problem {
 		case field == "body":
 			return problem.Invalid("body", "must be a JSON object")
 		case sem.JSONKind != 0:
-			return problem.Invalid(field, "has the wrong type ("+kindName(sem.JSONKind)+" given)")
+			return problem.Invalid(field, "has the wrong type ("+kindName(sem.JSONKind)+" given"+expected(sem.GoType)+")")
 		default:
 			return problem.Invalid(field, "is invalid")
 		}
@@ -153,6 +153,33 @@ func pointerField(p jsontext.Pointer) string {
 		return "body"
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+// expected says which JSON a member of Go type t takes, as ", an object expected"
+// ("" when t says nothing a client can use), so the error names what to send: an
+// owner written as a string, as the 2026-12-01 version took it, reads "string
+// given, an object expected".
+func expected(t reflect.Type) string {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil {
+		return ""
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return ", an object expected"
+	case reflect.Slice, reflect.Array:
+		return ", an array expected"
+	case reflect.String:
+		return ", a string expected"
+	case reflect.Bool:
+		return ", a boolean expected"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16,
+		reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return ", a number expected"
+	}
+	return ""
 }
 
 func kindName(k jsontext.Kind) string {

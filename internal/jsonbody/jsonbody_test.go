@@ -58,6 +58,23 @@ func TestDecodeAccepts(t *testing.T) {
 	}
 }
 
+// TestWrongTypeSaysWhatIsExpected: a member of the wrong type names the JSON it
+// takes, so a client sending an owner as a string learns an object is wanted.
+func TestWrongTypeSaysWhatIsExpected(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		`{"name":1}`:    "name: has the wrong type (number given, a string expected)",
+		`{"count":"3"}`: "count: has the wrong type (string given, a number expected)",
+		`{"inner":"x"}`: "inner: has the wrong type (string given, an object expected)",
+		`{"note":[1]}`:  "note: has the wrong type (array given, a string expected)",
+	} {
+		var got target
+		if p := problem.As(jsonbody.Unmarshal([]byte(body), &got)); p == nil || p.Detail != want {
+			t.Errorf("Unmarshal(%s): %v, want detail %q", body, p, want)
+		}
+	}
+}
+
 func TestDecodeRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -134,8 +134,12 @@ type OwnerWrite struct {
 }
 
 func (o OwnerWrite) check() error {
-	if (o.UserID == nil) == (o.Name == nil) {
-		return problem.Invalid("owner", "give one of userId and name")
+	switch {
+	case o.UserID != nil && o.Name != nil:
+		// What a read answers, sent back whole: the name is the user's email.
+		return problem.Invalid("owner", `give one of userId and name, not both: a user owner is {"userId": …} alone, its name the user's email, which the server fills`)
+	case o.UserID == nil && o.Name == nil:
+		return problem.Invalid("owner", `give one of userId (one of the tenant's users) and name, e.g. {"name": "Ada"}`)
 	}
 	return nil
 }
