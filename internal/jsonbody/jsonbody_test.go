@@ -64,7 +64,6 @@ func TestWrongTypeSaysWhatIsExpected(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]string{
 		`{"name":1}`:    "name: has the wrong type (number given, a string expected)",
-		`{"count":"3"}`: "count: has the wrong type (string given, a number expected)",
 		`{"inner":"x"}`: "inner: has the wrong type (string given, an object expected)",
 		`{"note":[1]}`:  "note: has the wrong type (array given, a string expected)",
 	} {
