@@ -252,27 +252,26 @@ if want peer; then
   PEER_BIN=$T/bin/peer bench/peer/run.sh "$peersrc"
   L=(--clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay --races $RACES --race-width 16)
   s=$(la)
-  url=$(newdb peer)
   export PEER_API_KEY=pk_$(openssl rand -hex 12)
   pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport >"$T/peer.log" 2>&1 &
-  ppid=$!; pids+=("$ppid")
-  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
-  log "peer (gopotency), 16 clients"
-  loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peer.txt" 2>"$T/peer.txt.err" || true
-  kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
-  dropdb_ peer
+  # peerrun NAME DESCRIPTION [peer flags…]: the peer on a fresh database, loadgen into $T/NAME.txt
+  peerrun() {
+    local name=$1 what=$2 url; shift 2
+    url=$(newdb "$name")
+    # -riskapi-schema writes into riskapi's own tables, which `api migrate` makes.
+    case " $* " in *" -riskapi-schema "*) DATABASE_URL=$url "$T/bin/api" migrate >/dev/null 2>&1 ;; esac
+    DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport "$@" >"$T/$name.log" 2>&1 &
+    ppid=$!; pids+=("$ppid")
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
+    log "$what, 16 clients"
+    loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/$name.txt" 2>"$T/$name.txt.err" || true
+    kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
+    dropdb_ "$name"
+  }
+  peerrun peer "peer (gopotency)"
   # The peer again, writing riskapi's rows into a database riskapi migrated: the same
-  # row, indexes, heat-count trigger, audit entry, event and deliveries (-riskapi-schema).
-  url=$(newdb peers)
-  DATABASE_URL=$url "$T/bin/api" migrate >/dev/null 2>&1
-  DATABASE_URL=$url "$T/bin/peer" -addr 127.0.0.1:$pport -riskapi-schema >"$T/peers.log" 2>&1 &
-  ppid=$!; pids+=("$ppid")
-  for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$pport/" && break; sleep 0.1; done
-  log "peer (gopotency) writing riskapi's rows, 16 clients"
-  loadgen --targets http://127.0.0.1:$pport --api-key "$PEER_API_KEY" "${L[@]}" >"$T/peers.txt" 2>"$T/peers.txt.err" || true
-  kill "$ppid"; wait "$ppid" 2>/dev/null || true; pids=()
-  dropdb_ peers
+  # row, indexes, heat-count trigger, audit entry, event and deliveries.
+  peerrun peers "peer (gopotency) writing riskapi's rows" -riskapi-schema
   url=$(newdb peerr)
   log "riskapi beside the peer, 16 clients"
   loadgen --api-bin "$T/bin/api" --spawn 1 --database-url "$url" "${L[@]}" >"$T/peerr.txt" 2>"$T/peerr.txt.err" || true
