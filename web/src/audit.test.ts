@@ -61,7 +61,7 @@ describe("an entry as shown", () => {
     expect(actorName({ type: "api_key", id: "key_01a2b3c4d5e6f708" })).toBe("API key …e6f708");
     expect(actorName({ type: "api_key", id: "key_01a2b3c4d5e6f708" }, new Map([["key_01a2b3c4d5e6f708", "deploy"]]))).toBe("API key “deploy”");
     expect(actorName({ type: "webhook_source", id: "whs_1" }, new Map([["whs_1", "stripe"]]))).toBe("webhook source “stripe”");
-    expect(actorName({ type: "system", id: null })).toBe("system (a command or a scheduled job)");
+    expect(actorName({ type: "system", id: null })).toBe("system (CLI, schedule)");
   });
 
   it("lists changes by field as from → to, a password only as changed, values in words", () => {

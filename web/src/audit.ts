@@ -78,7 +78,7 @@ export function requestHref(requestId: string | null): string | undefined {
  * The same for a review's reviewer and an acceptance's requester and decider.
  */
 export function actorName(a: Pick<AuditEntry["actor"], "type" | "id"> & { email?: string | null | undefined }, names?: ReadonlyMap<string, string>): string {
-  if (a.type === "system") return "system (a command or a scheduled job)";
+  if (a.type === "system") return "system (CLI, schedule)";
   if (a.email) return a.email;
   const kind = a.type === "api_key" ? "API key" : a.type === "webhook_source" ? "webhook source" : "user";
   if (!a.id) return kind;
