@@ -18,8 +18,8 @@ import "strconv"
 //
 // Each ends by pointing at the problem's "current" member, the resource as stored.
 func StaleDetail(l List, noun string, current int64) string {
-	now := Strong(strconv.FormatInt(current, 10))
 	v := strconv.FormatInt(current, 10)
+	now := Strong(v)
 	if l.MatchWeak(v) && !l.MatchStrong(v) {
 		return "If-Match compares ETags strongly (RFC 9110): the weak W/" + now + " never matches; send " + now +
 			` as the ETag header gave it. "current" holds the ` + noun + " as stored now"

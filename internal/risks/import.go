@@ -88,12 +88,17 @@ type ImportUnits interface {
 	PrepareImportUnit(ctx context.Context) error
 }
 
-// prepareImportUnit is ImportUnits.PrepareImportUnit of s's store, if it has one.
-func (s *Service) prepareImportUnit(ctx context.Context) error {
-	if u, ok := s.Store.(ImportUnits); ok {
-		return u.PrepareImportUnit(ctx)
-	}
-	return nil
+// inImportUnit runs fn in ctx's unit of work (or a new one), prepared first by the
+// store's ImportUnits when it has them.
+func (s *Service) inImportUnit(ctx context.Context, fn func(ctx context.Context) error) error {
+	return s.Tx.InTx(ctx, func(ctx context.Context) error {
+		if u, ok := s.Store.(ImportUnits); ok {
+			if err := u.PrepareImportUnit(ctx); err != nil {
+				return err
+			}
+		}
+		return fn(ctx)
+	})
 }
 
 // PendingImports is implemented by a Store whose import writes its new risks in
@@ -213,10 +218,7 @@ func (s *Service) Import(ctx context.Context, tenantID string, src ImportSource,
 		}
 	}
 	defer release()
-	err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-		if err := s.prepareImportUnit(ctx); err != nil {
-			return err
-		}
+	err = s.inImportUnit(ctx, func(ctx context.Context) error {
 		var err error
 		rep, err = s.importPass(ctx, tenantID, src, passWrite, newID, now, nil)
 		return err
@@ -237,10 +239,7 @@ func (s *Service) importPending(ctx, outCtx context.Context, o Outside, p Pendin
 	created := &rowSet{}
 	rep, err := s.importPass(p.Marking(outCtx, id), tenantID, src, passCreate, newID, now, created)
 	if err == nil {
-		err = s.Tx.InTx(ctx, func(ctx context.Context) error {
-			if err := s.prepareImportUnit(ctx); err != nil {
-				return err
-			}
+		err = s.inImportUnit(ctx, func(ctx context.Context) error {
 			rest, err := s.importPass(ctx, tenantID, src, passRest, newID, now, created)
 			rep.Created += rest.Created
 			rep.Updated, rep.Unchanged = rest.Updated, rest.Unchanged

@@ -497,12 +497,8 @@ func TestDisableEnableHonourIfMatch(t *testing.T) {
 	tok := login(t, env, a)
 	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
 	at := func(action, etag string) *apitest.Response {
-		var h http.Header
-		if etag != "" {
-			h = http.Header{"If-Match": {etag}}
-		}
 		return apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints/" + ep.ID + "/" + action,
-			Bearer: tok, Header: h})
+			Bearer: tok, Header: ifMatchHeader(etag)})
 	}
 	res := at("disable", `"1"`).Expect(200)
 	if res.Header().Get("ETag") != `"2"` {
@@ -531,11 +527,8 @@ func TestDeleteHonoursIfMatch(t *testing.T) {
 	tok := login(t, env, a)
 	ep := createEndpoint(t, env, tok, "https://example.com/hook", "risk.created")
 	del := func(id, etag string) *apitest.Response {
-		var h http.Header
-		if etag != "" {
-			h = http.Header{"If-Match": {etag}}
-		}
-		return apitest.Do(t, env, apitest.Request{Method: "DELETE", Path: "/v1/webhook-endpoints/" + id, Bearer: tok, Header: h})
+		return apitest.Do(t, env, apitest.Request{Method: "DELETE", Path: "/v1/webhook-endpoints/" + id, Bearer: tok,
+			Header: ifMatchHeader(etag)})
 	}
 	apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok,
 		JSON: map[string]any{"description": "second version"}}).Expect(200)
@@ -552,4 +545,12 @@ func TestDeleteHonoursIfMatch(t *testing.T) {
 	apitest.Do(t, env, apitest.Request{Method: "GET", Path: "/v1/webhook-endpoints/" + ep.ID, Bearer: tok}).ExpectProblem(404, "NOT_FOUND")
 	other := createEndpoint(t, env, tok, "https://example.com/other", "risk.created")
 	del(other.ID, "").Expect(204)
+}
+
+// ifMatchHeader is an If-Match of etag, or no header for "".
+func ifMatchHeader(etag string) http.Header {
+	if etag == "" {
+		return nil
+	}
+	return http.Header{"If-Match": {etag}}
 }
