@@ -76,7 +76,7 @@ function ChangeRow({ c, progress, online, again }: { c: Change; progress: Progre
  * ownerName says (a name, or a user's email once this tab has listed them), as an action's ownerId does — never
  * a bare usr_… where the dashboard knows better.
  */
-export function typed(c: Pick<Change, "body" | "form">): string {
+function typed(c: Pick<Change, "body" | "form">): string {
   if (c.body?.kind !== "json") return "";
   const show = (k: string, v: unknown) =>
     k === "owner" ? (c.form?.values.owner || ownerName(v))

@@ -293,7 +293,7 @@ function ActionRow({ action, stored, changes, users }: { action: Action; stored:
 
 function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; admin: boolean }) {
   const { items } = useRead<Acceptance>(risk.id, () => firstOf(api().acceptances.listForRisk(risk.id)));
-  const names = useActorNames(admin && items.some((a) => a.requestedBy.type === "api_key" || a.decidedBy?.type === "api_key"));
+  const names = useActorNames(admin && namesAKey(items));
   const path = `/risks/${risk.id}/acceptances`;
   const [justification, setJustification] = useState("");
   const [validUntil, setValidUntil] = useState(() => today(90));
@@ -335,6 +335,11 @@ function Acceptances({ risk, changes, admin }: { risk: Risk; changes: Change[]; 
       </form>
     </section>
   );
+}
+
+/** namesAKey is true when an API key requested or decided one of the acceptances: an admin's page then asks for the keys' names. */
+export function namesAKey(acceptances: Acceptance[]): boolean {
+  return acceptances.some((a) => a.requestedBy.type === "api_key" || a.decidedBy?.type === "api_key");
 }
 
 /**

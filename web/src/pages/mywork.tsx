@@ -12,7 +12,7 @@ import { Offline, useList } from "./common";
 import { today } from "../day";
 import { OPEN_STATUSES } from "../register/view";
 import { useActorNames } from "./audit";
-import { AcceptanceItem, firstOf } from "./followup";
+import { AcceptanceItem, firstOf, namesAKey } from "./followup";
 
 /** The review horizon of "due": REVIEW_DUE_DAYS's default, as the server's risk.review_due event has it. */
 const REVIEW_DUE_DAYS = 7;
@@ -65,7 +65,7 @@ export function MyWorkPage({ session }: { session: Session }) {
   const toDecide = (acceptances.page?.data ?? []).filter((a) => a.status === "pending");
   const expiring = (acceptances.page?.data ?? []).filter((a) => a.status === "approved");
   // An API key that requested or decided is named as on the risk's page.
-  const names = useActorNames(admin && [...toDecide, ...expiring].some((a) => a.requestedBy.type === "api_key" || a.decidedBy?.type === "api_key"));
+  const names = useActorNames(admin && namesAKey([...toDecide, ...expiring]));
   return (
     <section class="my-work">
       <h1>My work</h1>
