@@ -143,6 +143,12 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
 
   it("leaves no form for a risk deleted elsewhere when its edit is refused", async () => {
     const page = await signedIn();
+    // The live poll (src/live.ts: the newest event, every 1.5 s) would hear of the
+    // deletion and re-read the page, dropping the form before Save is pressed (so
+    // CI saw at load 4): this is the refusal's test, so the page hears it from the
+    // save. Cut from the start, not just before the deletion: a poll already in
+    // flight then could still reach the server after it (CI saw that too).
+    await page.route((u) => u.pathname === "/v1/events" && u.searchParams.get("limit") === "1", (r) => r.abort());
     const name = unique("Deleted in another browser");
     await createRisk(page, name);
     await settled(page, name);
@@ -150,10 +156,6 @@ describe(`refusals in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQL" :
     await page.getByRole("link", { name, exact: true }).click();
     const edit = page.getByRole("form", { name: "Edit risk" });
     await edit.waitFor();
-    // The live poll (src/live.ts: the newest event, every 1.5 s) would hear of the
-    // deletion and re-read the page, dropping the form before Save is pressed (so
-    // CI saw at load 4): this is the refusal's test, so the page hears it from the save.
-    await page.route((u) => u.pathname === "/v1/events" && u.searchParams.get("limit") === "1", (r) => r.abort());
     expect((await page.request.delete(`/v1/risks/${risk!.id}`, { headers: { "Idempotency-Key": crypto.randomUUID() } })).status()).toBe(204);
     await edit.getByLabel("Owner").fill("too late");
     await edit.getByRole("button", { name: "Save changes" }).click();
