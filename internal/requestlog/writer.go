@@ -142,8 +142,18 @@ func (w *Writer) run() {
 				timing = false
 			}
 		case <-timer.C:
-			timing = false
-			w.drain()
+			// Only what waited: draining until empty would chase the entries that
+			// arrive during each insert, one small insert after another (at 3000
+			// requests/s, ~30 rows per COPY instead of a batch per interval).
+			w.drainWaiting()
+			// What arrived meanwhile may have sent no signal (only an empty queue's
+			// first entry and a full batch do): its interval starts now.
+			if w.q.len() > 0 {
+				timer.Reset(w.cfg.FlushInterval)
+				timing = true
+			} else {
+				timing = false
+			}
 		case ack := <-w.flushes:
 			w.drain()
 			close(ack)
@@ -154,10 +164,23 @@ func (w *Writer) run() {
 	}
 }
 
-// drain inserts every waiting entry, in batches.
+// drain inserts every waiting entry, in batches, until none waits (Flush, Close).
 func (w *Writer) drain() {
 	for w.q.len() > 0 {
 		w.insert(w.q.take(w.cfg.BatchSize))
+	}
+}
+
+// drainWaiting inserts, in batches, as many entries as waited when it was called;
+// those written meanwhile wait for the next batch or interval.
+func (w *Writer) drainWaiting() {
+	for n := w.q.len(); n > 0; {
+		batch := w.q.take(min(n, w.cfg.BatchSize))
+		if len(batch) == 0 {
+			return
+		}
+		n -= len(batch)
+		w.insert(batch)
 	}
 }
 
