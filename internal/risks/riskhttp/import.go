@@ -114,6 +114,9 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 		if len(header) > 0 {
 			header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
 		}
+		if len(header) == 1 && header[0] == "" { // the mark alone: a spreadsheet's empty file
+			return problem.Invalid("file", "is empty: the first row must name the columns")
+		}
 		if err := riskview.CheckHeader(header); err != nil {
 			return err
 		}
@@ -158,16 +161,18 @@ func (l *rowLimit) Read(p []byte) (int, error) {
 }
 
 // csvError is a file that is no CSV (or rows of other lengths than the header's):
-// 400 naming the row (the line a parse error starts on; else row, the record read)
-// and saying what is wrong in words a spreadsheet user can act on: a record of got
-// fields where the header has want, or a misplaced quote (RFC 4180, section 2).
+// 400 naming row, the record being read, counted as the value checks count it
+// (the header is row 1; a quoted field may span lines, so the detail adds the
+// line), and saying what is wrong in words a spreadsheet user can act on: a record
+// of got fields where the header has want, or a misplaced quote (RFC 4180,
+// section 2).
 func csvError(err error, row, got, want int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		detail := pe.Err.Error()
 		switch {
 		case errors.Is(pe.Err, csv.ErrFieldCount):
-			detail = fmt.Sprintf("has %d fields where the header names %d columns: each row needs one field per column, empty ones included", got, want)
+			detail = fmt.Sprintf("has %d fields where the header names %d columns (line %d): each row needs one field per column, empty ones included", got, want, pe.StartLine)
 		case errors.Is(pe.Err, csv.ErrQuote):
 			detail = fmt.Sprintf(`has a quoted field that is not closed, or text after its closing quote (line %d, column %d): `+
 				`a quote inside a quoted field is written twice ("")`, pe.Line, pe.Column)
@@ -175,7 +180,7 @@ func csvError(err error, row, got, want int) error {
 			detail = fmt.Sprintf(`has a quote inside a field that does not start with one (line %d, column %d): `+
 				`quote the whole field and write the quote twice ("say ""yes""")`, pe.Line, pe.Column)
 		}
-		return problem.Rows([]problem.FieldError{{Row: pe.StartLine, Field: "file", Detail: detail}})
+		return problem.Rows([]problem.FieldError{{Row: row, Field: "file", Detail: detail}})
 	}
 	if errors.Is(err, errRowTooLarge) {
 		return problem.Rows([]problem.FieldError{{Row: row, Field: "file",

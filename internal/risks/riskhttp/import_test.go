@@ -181,6 +181,7 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		{"", "title,title\nt,t\n", "title"},
 		{"", "title,owner\nt\n", "file"},
 		{"", "", "file"},
+		{"", "\ufeff", "file"}, // a spreadsheet's empty file: the byte-order mark alone
 		{"?dryRun=maybe", good, "dryRun"},
 		{"?force=1", good, "force"},
 	} {
@@ -191,7 +192,10 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	}
 	// A file that is no CSV says what to mend in a spreadsheet's words, not the parser's.
 	for _, tt := range []struct{ file, want string }{
-		{"title,owner\nt\n", "row 2: has 1 fields where the header names 2 columns"},
+		{"title,owner\nt\n", "row 2: has 1 fields where the header names 2 columns (line 2)"},
+		// A quoted field over three lines is one row: the next row is row 3, on line 5.
+		{"title,description\nA,\"line1\nline2\nline3\"\nB\n", "row 3: has 1 fields where the header names 2 columns (line 5)"},
+		{"title,description\nA,\"line1\nline2\"\nB,say \"yes\"\n", "row 3: has a quote inside a field that does not start with one (line 4"},
 		{"title,owner\nt,\"Ada\" x\n", `a quote inside a quoted field is written twice ("")`},
 		{"title,owner\nt,say \"yes\"\n", `quote the whole field and write the quote twice`},
 	} {
