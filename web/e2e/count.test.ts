@@ -3,7 +3,7 @@
 // the 20 shown; it follows a filter and the user's own create.
 
 import { describe, expect, it } from "vitest";
-import { allSaved, createRisk, harness, signIn } from "./ui";
+import { allSaved, createRisk, harness, settled, signIn } from "./ui";
 
 const env = harness();
 
@@ -22,6 +22,7 @@ describe(`the risk list's total in Chromium (${process.env.TEST_DATABASE_URL ? "
     await page.goto("/?category=facilities");
     await expect.poll(() => count.textContent()).toBe("5 risks");
     await createRisk(page, "Counted after", "1", "1");
+    await settled(page, "Counted after"); // its own change: "All changes saved" may be from before it
     await allSaved(page);
     await page.goto("/");
     await expect.poll(() => count.textContent()).toBe("24 risks");

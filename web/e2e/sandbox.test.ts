@@ -5,7 +5,7 @@
 
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { allSaved, createRisk, harness, signIn, unique } from "./ui";
+import { allSaved, createRisk, harness, settled, signIn, unique } from "./ui";
 
 const env = harness();
 
@@ -32,6 +32,9 @@ describe(`the Test data switch in Chromium (${process.env.TEST_DATABASE_URL ? "P
 
     const live = unique("Live flood");
     await createRisk(page, live);
+    // Its own change, done: the header may still say "All changes saved" from before
+    // the change is queued (so CI saw at load 6, the create not yet sent).
+    await settled(page, live);
     await allSaved(page);
 
     await testSwitch(page).check();
@@ -43,6 +46,7 @@ describe(`the Test data switch in Chromium (${process.env.TEST_DATABASE_URL ? "P
 
     const sandboxed = unique("Sandbox flood");
     await createRisk(page, sandboxed);
+    await settled(page, sandboxed);
     await allSaved(page);
     await expect.poll(() => listed(page, sandboxed)).toBeGreaterThan(0);
     expect(await titlesIn(page, "test")).toEqual([sandboxed]);
