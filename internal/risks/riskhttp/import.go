@@ -104,17 +104,14 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 		cr := csv.NewReader(lim)
 		cr.ReuseRecord = true // each record is read into ImportRow's own strings
 		header, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			return problem.Invalid("file", "is empty: the first row must name the columns")
-		}
-		if err != nil {
+		if err != nil && !errors.Is(err, io.EOF) {
 			return csvError(err, 1, 0, 0)
 		}
 		header = slices.Clone(header)
 		if len(header) > 0 {
 			header[0] = strings.TrimPrefix(header[0], "\ufeff") // a spreadsheet's byte-order mark
 		}
-		if len(header) == 1 && header[0] == "" { // the mark alone: a spreadsheet's empty file
+		if len(header) == 0 || len(header) == 1 && header[0] == "" { // nothing, or the mark alone
 			return problem.Invalid("file", "is empty: the first row must name the columns")
 		}
 		if err := riskview.CheckHeader(header); err != nil {
