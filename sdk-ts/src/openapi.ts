@@ -4426,10 +4426,11 @@ export interface components {
                 "application/json": components["schemas"]["WebhookPing"];
             };
         };
-        /** @description The endpoint with its new secret, shown this once. */
+        /** @description The endpoint with its new secret, shown this once; `ETag` is its new version. */
         WebhookEndpointSecret: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {
@@ -4447,11 +4448,12 @@ export interface components {
                 "application/json": components["schemas"]["ApiKeyRolled"];
             };
         };
-        /** @description Created; the only response that shows the secret. */
+        /** @description Created; the only response that shows the secret. `ETag` is its version (1). */
         WebhookEndpointCreated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 Location: components["headers"]["Location"];
+                ETag: components["headers"]["ETag"];
                 [name: string]: unknown;
             };
             content: {

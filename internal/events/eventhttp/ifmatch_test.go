@@ -70,3 +70,31 @@ func TestPatchEndpointIfMatch(t *testing.T) {
 		t.Fatalf("%d webhook_endpoint.updated entries, want 2 (refused PATCHes record nothing)", n)
 	}
 }
+
+// TestEndpointWritesAnswerTheirETag: the create (201) and roll-secret answers carry
+// the endpoint's version as ETag, as GET does, so that a client's next PATCH needs
+// no read first.
+func TestEndpointWritesAnswerTheirETag(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t, allowPrivate)
+	a := env.Tenant("Acme")
+	tok := login(t, env, a)
+	created := apitest.Do(t, env, apitest.Request{Method: "POST", Path: "/v1/webhook-endpoints", Bearer: tok,
+		JSON: map[string]any{"url": "http://127.0.0.1:9/hook", "events": []string{"risk.created"}}}).Expect(201)
+	if got := created.Header().Get("ETag"); got != `"1"` {
+		t.Fatalf("create answered ETag %q, want \"1\"", got)
+	}
+	spec := apitest.LoadSpec(t, "../../../docs/openapi.yaml")
+	spec.Check(t, "POST", "/v1/webhook-endpoints", nil, created)
+	id, _ := created.Map()["id"].(string)
+	path := "/v1/webhook-endpoints/" + id
+	rolled := post(t, env, tok, path+"/roll-secret", map[string]any{"expiresIn": 0}).Expect(200)
+	spec.Check(t, "POST", path+"/roll-secret", nil, rolled)
+	read := apitest.Do(t, env, apitest.Request{Method: "GET", Path: path, Bearer: tok}).Expect(200)
+	if got, want := rolled.Header().Get("ETag"), read.Header().Get("ETag"); got == "" || got != want || got == `"1"` {
+		t.Fatalf("roll-secret answered ETag %q; GET after it %q (the roll moves the version)", got, want)
+	}
+	// The rolled answer's ETag is good for the next PATCH.
+	apitest.Do(t, env, apitest.Request{Method: "PATCH", Path: path, Bearer: tok,
+		Header: http.Header{"If-Match": {rolled.Header().Get("ETag")}}, JSON: map[string]any{"description": "after the roll"}}).Expect(200)
+}

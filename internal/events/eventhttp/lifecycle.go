@@ -184,5 +184,6 @@ func (h handlers) rollSecret(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	c.Response().Header().Set("ETag", endpointview.ETag(e))
 	return c.JSON(http.StatusOK, rolledSecretResponse{Endpoint: endpointview.Of(e), Secret: e.Secret})
 }

@@ -177,6 +177,8 @@ func (h handlers) createEndpoint(c echo.Context) error {
 		return err
 	}
 	c.Response().Header().Set(echo.HeaderLocation, c.Request().URL.Path+"/"+e.ID)
+	// Its version from the start, so that the first PATCH needs no GET.
+	c.Response().Header().Set("ETag", endpointview.ETag(e))
 	return c.JSON(http.StatusCreated, createdEndpointResponse{Endpoint: endpointview.Of(e), Secret: e.Secret})
 }
 
