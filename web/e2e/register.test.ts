@@ -182,13 +182,18 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await expect.poll(() => shownTitles(page)).toEqual(big.slice(20));
   });
 
-  it("dry-runs a CSV with a bad row naming the row and writing nothing, then imports the fixed file once despite a double click, a lost answer and a reload", async () => {
+  it("refuses to import a file with its header alone, dry-runs a CSV with a bad row naming the row and writing nothing, then imports the fixed file once despite a double click, a lost answer and a reload", async () => {
     const page = await signedIn();
     const cat = unique("imported").replace(" ", "-");
     const csvFile = (body: string) => ({ name: "risks.csv", mimeType: "text/csv", buffer: Buffer.from(body) });
     const bad = `title,category,likelihood,impact\nFlood,${cat},3,4\nFire,${cat},9,2\n`;
     await page.goto("/");
     const form = page.getByRole("form", { name: "Import risks" });
+    // The header alone: nothing to import, and Import stays off (a trial found it on).
+    await form.getByLabel("CSV file").setInputFiles(csvFile("title,category,likelihood,impact\n"));
+    await form.getByRole("button", { name: "Check file" }).click();
+    await expect.poll(() => page.locator(".import .report").textContent()).toContain("no rows under its header");
+    expect(await form.getByRole("button", { name: "Import", exact: true }).isDisabled()).toBe(true);
     await form.getByLabel("CSV file").setInputFiles(csvFile(bad));
     await form.getByRole("button", { name: "Check file" }).click();
     const report = page.locator(".import .error-report");

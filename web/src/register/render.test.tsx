@@ -5,7 +5,7 @@ import { render } from "preact-render-to-string";
 import { describe, expect, it } from "vitest";
 import { HeatmapTable } from "./heatmap";
 import { RegisterFields, registerChanges, registerForm } from "./fields";
-import { ImportReportView } from "./transfer";
+import { ImportReportView, isEmptyReport } from "./transfer";
 import { readView } from "./view";
 
 const view = readView(new URLSearchParams("show=heatmap&status=open"));
@@ -47,6 +47,15 @@ describe("the import report", () => {
     const report = { created: 2, updated: 1, unchanged: 4, errors: [] };
     expect(render(<ImportReportView dryRun outcome={{ report }} />)).toContain("Would create 2, update 1, 4 unchanged. Nothing was written yet.");
     expect(render(<ImportReportView dryRun={false} outcome={{ report }} />)).toContain("Created 2, updated 1, 4 unchanged.");
+  });
+
+  it("says a file with its header alone has nothing to import, not 'Would create 0'", () => {
+    const report = { created: 0, updated: 0, unchanged: 0, errors: [] };
+    const html = render(<ImportReportView dryRun outcome={{ report }} />);
+    expect(html).toContain("no rows under its header");
+    expect(html).not.toContain("Would create");
+    expect(isEmptyReport(report)).toBe(true);
+    expect(isEmptyReport({ ...report, unchanged: 1 })).toBe(false);
   });
 });
 

@@ -76,6 +76,10 @@ export type Outcome = { report: ImportReport } | { rows: RowError[]; detail: str
 export function ImportReportView({ outcome, dryRun }: { outcome: Outcome; dryRun: boolean }) {
   if ("report" in outcome) {
     const r = outcome.report;
+    // A file with the header alone: the server answers 201 with every count 0.
+    if (isEmptyReport(r)) {
+      return <p class="report" role="status">{dryRun ? "The file has no rows under its header: there is nothing to import." : "The file had no rows: nothing was imported."}</p>;
+    }
     return (
       <p class="report" role="status">
         {dryRun ? "Would create" : "Created"} {r.created}, {dryRun ? "update" : "updated"} {r.updated}, {r.unchanged} unchanged.
@@ -97,6 +101,11 @@ export function ImportReportView({ outcome, dryRun }: { outcome: Outcome; dryRun
       </table>
     </div>
   );
+}
+
+/** isEmptyReport: the file named no risk at all (its header was its only row). */
+export function isEmptyReport(r: ImportReport): boolean {
+  return r.created + r.updated + r.unchanged === 0;
 }
 
 /** outcomeOf turns a refusal of the server into the rows it names. */
@@ -137,7 +146,7 @@ export function ImportForm() {
     }
   };
   const sent = queued ? changes.find((c) => c.key === queued) : undefined;
-  const ready = checked && "report" in checked && file;
+  const ready = checked && "report" in checked && !isEmptyReport(checked.report) && file;
   return (
     <section class="import" aria-labelledby="import-h">
       <h2 id="import-h">Import</h2>
