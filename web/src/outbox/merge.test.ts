@@ -158,6 +158,17 @@ describe("an edit that meets a newer version", () => {
     expect(server.sent.at(-1)!.json).toEqual({ owner: "Grace" });
   });
 
+  it("Keep theirs names what is still sent by the title kept, not the one dropped", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue({ ...edit(seen, { title: "Mine", owner: "Grace" }), label: "Edit risk “Mine”" });
+    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
+    await o.resolve(c.key, "theirs");
+    await settlesTo(o, [{ state: "done", label: "Edit risk “Theirs”" }]);
+  });
+
   it("counts a clash on likelihood as a clash on the score an edit queued by an older dashboard sends with it", async () => {
     const server = new RiskServer();
     const seen = { ...server.risk };

@@ -181,9 +181,21 @@ export function keepTheirs(c: Change): Change | undefined {
   }
   if (Object.keys(left).length === 0) return undefined;
   return {
-    ...rest, state: "pending", body: { kind: "json", json: left }, ifMatch: etag(conflict), base: pick(conflict.theirs, Object.keys(left)),
+    ...rest, label: labelKept(c.label, c.body.json as Fields, conflict), state: "pending", body: { kind: "json", json: left },
+    ifMatch: etag(conflict), base: pick(conflict.theirs, Object.keys(left)),
     nextAttemptAt: 0, lastReason: "you kept theirs: your other fields sent over version " + conflict.version,
   };
+}
+
+/**
+ * labelKept names a change by the title that stays when the user kept theirs:
+ * a label made from the dropped title ("Edit risk “Mine”") would name a risk
+ * that no longer exists under it.
+ */
+function labelKept(label: string, sent: Fields, conflict: ConflictInfo): string {
+  const mine = sent.title, theirs = conflict.theirs.title;
+  if (!conflict.fields.includes("title") || typeof mine !== "string" || typeof theirs !== "string") return label;
+  return label.replace(`“${mine}”`, `“${theirs}”`);
 }
 
 /**
