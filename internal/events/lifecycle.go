@@ -113,10 +113,11 @@ func (s *Endpoints) SetDisabled(ctx context.Context, tenantID, id string, ifMatc
 // RollSecret gives the tenant's endpoint id a new secret, which it returns (the
 // only time it leaves the store), and records webhook_endpoint.secret_rolled: the
 // old secret keeps signing every delivery, beside the new one, until now+overlap
-// (0: it stops at once). Errors: ErrEndpointNotFound; ErrSecretRolling while a
+// (0: it stops at once). ifMatch (nil: none sent) must hold for its version.
+// Errors: ErrEndpointNotFound; *StaleEndpointError; ErrSecretRolling while a
 // previous roll's secret is still signing (as a rolled API key, docs/events.md);
 // VALIDATION_FAILED naming "expiresIn".
-func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap time.Duration) (*Endpoint, error) {
+func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, ifMatch IfMatch, overlap time.Duration) (*Endpoint, error) {
 	if overlap < 0 || overlap > MaxSecretOverlap {
 		return nil, problem.Invalid("expiresIn", "must be 0–604800 seconds")
 	}
@@ -128,7 +129,7 @@ func (s *Endpoints) RollSecret(ctx context.Context, tenantID, id string, overlap
 	ends := now.Add(overlap)
 	// The check runs under the tenant's endpoint lock, on the version the save
 	// is conditioned on: of concurrent rolls exactly one succeeds.
-	return s.changeIf(ctx, tenantID, id, nil, changes.WebhookEndpointSecretRolled, func(e *Endpoint) error {
+	return s.changeIf(ctx, tenantID, id, ifMatch, changes.WebhookEndpointSecretRolled, func(e *Endpoint) error {
 		if e.PreviousSecret != "" && e.PreviousSecretExpiresAt != nil && e.PreviousSecretExpiresAt.After(now) {
 			return ErrSecretRolling
 		}

@@ -1460,7 +1460,9 @@ export interface paths {
          *     space-separated as Standard Webhooks allows: the new secret's and the old one's, so
          *     receivers can switch without a gap. Recorded as `webhook_endpoint.secret_rolled`
          *     (the secret named as changed, never shown). Refuses `Idempotency-Key` (422
-         *     `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the response carries a secret.
+         *     `IDEMPOTENCY_UNSUPPORTED_ROUTE`): the response carries a secret. An `If-Match` sent
+         *     must name the endpoint's version (412 `PRECONDITION_FAILED` otherwise, nothing
+         *     rolled); none is required.
          */
         post: operations["v1RollWebhookEndpointSecret"];
         delete?: never;
@@ -9464,6 +9466,17 @@ export interface operations {
                  * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -9482,6 +9495,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["WebhookEndpointPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -9521,6 +9535,17 @@ export interface operations {
                  * @example 5f0c7e9a-3b1d-4c2e-9f6a-1d2b3c4d5e6f
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /**
@@ -9539,6 +9564,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            412: components["responses"]["WebhookEndpointPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
@@ -9624,7 +9650,19 @@ export interface operations {
     v1RollWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description One or more ETags of the risk (`"3"`, `"3", "4"`), or `*`. The write applies only
+                 *     when one names the stored version (strong comparison: `W/` tags never match);
+                 *     otherwise 412 `PRECONDITION_FAILED` whose `current` is the risk as stored now, and
+                 *     nothing changes. A deleted or absent risk stays 404. Without it the write applies,
+                 *     unless the server runs with `REQUIRE_IF_MATCH=true` (428 `PRECONDITION_REQUIRED`).
+                 *     An `Idempotency-Key` that replays is answered from its record whatever `If-Match`
+                 *     says (docs/idempotency.md).
+                 * @example "3"
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /**
                  * @description Webhook endpoint ID (`we_…`).
@@ -9645,6 +9683,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            412: components["responses"]["WebhookEndpointPreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];

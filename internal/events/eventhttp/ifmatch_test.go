@@ -73,7 +73,8 @@ func TestPatchEndpointIfMatch(t *testing.T) {
 
 // TestEndpointWritesAnswerTheirETag: the create (201) and roll-secret answers carry
 // the endpoint's version as ETag, as GET does, so that a client's next PATCH needs
-// no read first.
+// no read first; roll-secret honours an If-Match sent (412 for a stale one, nothing
+// rolled).
 func TestEndpointWritesAnswerTheirETag(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, allowPrivate)
@@ -88,7 +89,15 @@ func TestEndpointWritesAnswerTheirETag(t *testing.T) {
 	spec.Check(t, "POST", "/v1/webhook-endpoints", nil, created)
 	id, _ := created.Map()["id"].(string)
 	path := "/v1/webhook-endpoints/" + id
-	rolled := post(t, env, tok, path+"/roll-secret", map[string]any{"expiresIn": 0}).Expect(200)
+	// A stale If-Match rolls nothing, as for disable and enable.
+	stale := apitest.Do(t, env, apitest.Request{Method: "POST", Path: path + "/roll-secret", Bearer: tok,
+		Header: http.Header{"If-Match": {`"7"`}}, JSON: map[string]any{"expiresIn": 0}}).ExpectProblem(412, "PRECONDITION_FAILED")
+	spec.Check(t, "POST", path+"/roll-secret", nil, stale)
+	if _, leaked := stale.Map()["secret"]; leaked || getEndpoint(t, env, tok, id).Version != 1 {
+		t.Fatalf("a stale roll answered %v and left version %d; want no secret and version 1", stale.Map(), getEndpoint(t, env, tok, id).Version)
+	}
+	rolled := apitest.Do(t, env, apitest.Request{Method: "POST", Path: path + "/roll-secret", Bearer: tok,
+		Header: http.Header{"If-Match": {`"1"`}}, JSON: map[string]any{"expiresIn": 0}}).Expect(200)
 	spec.Check(t, "POST", path+"/roll-secret", nil, rolled)
 	read := apitest.Do(t, env, apitest.Request{Method: "GET", Path: path, Bearer: tok}).Expect(200)
 	if got, want := rolled.Header().Get("ETag"), read.Header().Get("ETag"); got == "" || got != want || got == `"1"` {

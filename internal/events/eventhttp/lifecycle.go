@@ -180,9 +180,14 @@ func (h handlers) rollSecret(c echo.Context) error {
 	if req.ExpiresIn == nil || *req.ExpiresIn < 0 || *req.ExpiresIn > int64(events.MaxSecretOverlap/time.Second) {
 		return problem.Invalid("expiresIn", "is required: 0–604800 seconds")
 	}
-	e, err := h.Endpoints.RollSecret(c.Request().Context(), tenant, id, time.Duration(*req.ExpiresIn)*time.Second)
+	// If-Match is honoured when sent, as by disable and enable.
+	ifMatch, err := h.ifMatch(c, false)
 	if err != nil {
 		return err
+	}
+	e, err := h.Endpoints.RollSecret(c.Request().Context(), tenant, id, ifMatch, time.Duration(*req.ExpiresIn)*time.Second)
+	if err != nil {
+		return staleProblem(c.Request().Header, err)
 	}
 	c.Response().Header().Set("ETag", endpointview.ETag(e))
 	return c.JSON(http.StatusOK, rolledSecretResponse{Endpoint: endpointview.Of(e), Secret: e.Secret})
