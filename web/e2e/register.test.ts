@@ -182,6 +182,31 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await expect.poll(() => shownTitles(page)).toEqual(big.slice(20));
   });
 
+  it("never enables Import for a file picked while another was being checked", async () => {
+    const page = await signedIn();
+    const cat = unique("unchecked").replace(" ", "-");
+    const csvFile = (name: string, body: string) => ({ name, mimeType: "text/csv", buffer: Buffer.from(body) });
+    let release!: () => void;
+    const answered = new Promise<void>((r) => (release = r));
+    await page.route("**/v1/risks/import?dryRun=true", async (route) => {
+      const res = await route.fetch();
+      await answered; // the check's answer comes back after the user picked another file
+      await route.fulfill({ response: res });
+    });
+    await page.goto("/");
+    const form = page.getByRole("form", { name: "Import risks" });
+    await form.getByLabel("CSV file").setInputFiles(csvFile("checked.csv", `title,category\nChecked,${cat}\n`));
+    const checkAnswered = page.waitForResponse((r) => r.url().includes("/v1/risks/import?dryRun=true"));
+    await form.getByRole("button", { name: "Check file" }).click();
+    await form.getByLabel("CSV file").setInputFiles(csvFile("other.csv", `title,category\nOne,${cat}\nTwo,${cat}\nThree,${cat}\n`));
+    release();
+    await checkAnswered;
+    await page.waitForTimeout(300); // room for a stale answer to render, were it kept
+    expect(await page.locator(".import .report").count()).toBe(0);
+    expect(await form.getByRole("button", { name: "Import", exact: true }).isDisabled()).toBe(true);
+    expect(await stored(page, `category=${cat}`)).toEqual([]);
+  });
+
   it("refuses to import a file with its header alone, dry-runs a CSV with a bad row naming the row and writing nothing, then imports the fixed file once despite a double click, a lost answer and a reload", async () => {
     const page = await signedIn();
     const cat = unique("imported").replace(" ", "-");

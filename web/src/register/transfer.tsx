@@ -123,13 +123,18 @@ export function ImportForm() {
   const { changes } = useChanges();
   const input = useRef<HTMLInputElement>(null);
 
+  // The file picked now: a check's answer counts only for the file it checked.
+  const picked = useRef<File | null>(null);
+  picked.current = file;
   const check = async (e: Event) => {
     e.preventDefault();
     if (!file) return;
+    const checking = file;
     setChecked(undefined);
     setQueued(undefined);
-    const o = await api().risks.import({ file, filename: file.name, dryRun: true }).then((report): Outcome => ({ report }), outcomeOf);
-    setChecked(o);
+    const o = await api().risks.import({ file: checking, filename: checking.name, dryRun: true }).then((report): Outcome => ({ report }), outcomeOf);
+    // Another file picked while this one was checked: its answer would enable Import for a file nobody checked.
+    if (picked.current === checking) setChecked(o);
   };
   const doImport = async () => {
     // One file, one change: a second click (before the button is re-rendered disabled) does nothing.
