@@ -13,7 +13,7 @@
  */
 import { backoffDelay, classify } from "@riskapi/sdk/retry";
 import { API_VERSION } from "@riskapi/sdk";
-import { afterStale } from "./merge";
+import { afterStale, retitled } from "./merge";
 
 /** The version of changes queued before they carried one: the dashboard then spoke 2026-12-01. */
 export const LEGACY_API_VERSION = "2026-12-01";
@@ -243,6 +243,9 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
     next.replayed = attempt.replayed === true;
     next.lastReason = next.replayed ? "replayed by the server" : "applied";
     if (attempt.json !== undefined) next.result = attempt.json;
+    // An edit merged over, or kept under, someone else's rename is named by the title stored now.
+    const stored = (attempt.json as { title?: unknown } | undefined)?.title;
+    if (change.method === "PATCH" && typeof stored === "string") next.label = retitled(next.label, stored);
     delete next.problem;
     return settle(next, "done", now);
   }

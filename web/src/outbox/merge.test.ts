@@ -169,6 +169,28 @@ describe("an edit that meets a newer version", () => {
     await settlesTo(o, [{ state: "done", label: "Edit risk “Theirs”" }]);
   });
 
+  it("Keep theirs, then another rename before it is sent: named by the title stored when it was done", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Theirs" });
+    const o = await tab("merge" + n++, server);
+    const c = await o.enqueue({ ...edit(seen, { title: "Mine", owner: "Grace" }), label: "Edit risk “Mine”" });
+    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
+    server.elsewhere({ title: "Theirs again" });
+    await o.resolve(c.key, "theirs");
+    await settlesTo(o, [{ state: "done", label: "Edit risk “Theirs again”" }]);
+    expect(server.risk).toMatchObject({ title: "Theirs again", owner: "Grace" });
+  });
+
+  it("an edit of other fields merged over a rename is named by the new title", async () => {
+    const server = new RiskServer();
+    const seen = { ...server.risk };
+    server.elsewhere({ title: "Flood in the cellar" });
+    const o = await tab("merge" + n++, server);
+    await o.enqueue({ ...edit(seen, { owner: "Grace" }), label: "Edit risk “Flood”" });
+    await settlesTo(o, [{ state: "done", label: "Edit risk “Flood in the cellar”" }]);
+  });
+
   it("counts a clash on likelihood as a clash on the score an edit queued by an older dashboard sends with it", async () => {
     const server = new RiskServer();
     const seen = { ...server.risk };

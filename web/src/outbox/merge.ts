@@ -188,14 +188,22 @@ export function keepTheirs(c: Change): Change | undefined {
 }
 
 /**
+ * retitled is label with its quoted title (“…”, as in "Edit risk “Flood”") now
+ * title; a label that quotes none stays as it is.
+ */
+export function retitled(label: string, title: string): string {
+  return label.replace(/“[^”]*”/, () => `“${title}”`);
+}
+
+/**
  * labelKept names a change by the title that stays when the user kept theirs:
  * a label made from the dropped title ("Edit risk “Mine”") would name a risk
  * that no longer exists under it.
  */
 function labelKept(label: string, sent: Fields, conflict: ConflictInfo): string {
-  const mine = sent.title, theirs = conflict.theirs.title;
-  if (!conflict.fields.includes("title") || typeof mine !== "string" || typeof theirs !== "string") return label;
-  return label.replace(`“${mine}”`, `“${theirs}”`);
+  const theirs = conflict.theirs.title;
+  if (!conflict.fields.includes("title") || typeof sent.title !== "string" || typeof theirs !== "string") return label;
+  return retitled(label, theirs);
 }
 
 /**
