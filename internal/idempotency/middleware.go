@@ -38,7 +38,7 @@ func (e *engine) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if policy == Unsupported {
 			if status != keyAbsent {
 				return problem.New(problem.IdempotencyUnsupportedRoute,
-					"%s %s does not support Idempotency-Key; send the request without it", req.Method, c.Path())
+					"%s %s does not support Idempotency-Key; send the request without it", req.Method, req.URL.Path)
 			}
 			return next(c)
 		}
@@ -199,7 +199,7 @@ func (e *engine) answer(c echo.Context, v verdict, rec *Record) (Outcome, error)
 		return e.replay(c, rec)
 	case keyReused:
 		return OutcomeKeyReused, problem.New(problem.IdempotencyKeyReused,
-			"this Idempotency-Key was already used on this method and path with a different query, body or API version (Riskapi-Version: a request without it is read in the account's pinned version); use a new key for a new request")
+			"this Idempotency-Key was already used on this method and path with a different query, body (or body Content-Type) or API version (Riskapi-Version: a request without it is read in the account's pinned version); use a new key for a new request")
 	}
 	return OutcomeInProgress, &problem.Problem{Code: problem.IdempotencyRequestInProgress, RetryAfter: e.RetryAfter,
 		Detail: "a request with this Idempotency-Key is still being processed; retry after the Retry-After delay"}

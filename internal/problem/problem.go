@@ -290,10 +290,16 @@ func RowsOf(errs []FieldError, total int) *Problem {
 	}
 	first := errs[0]
 	detail := "row " + strconv.Itoa(first.Row) + ": " + first.Field + ": " + first.Detail
-	if total > 1 {
+	switch {
+	case total == 2:
+		detail += " (and 1 more error)"
+	case total > 2:
 		detail += " (and " + strconv.Itoa(total-1) + " more errors)"
 	}
-	if left := total - len(errs); left > 0 {
+	switch left := total - len(errs); {
+	case left == 1:
+		detail += "; errors lists the first " + strconv.Itoa(len(errs)) + ", 1 more is left out"
+	case left > 1:
 		detail += "; errors lists the first " + strconv.Itoa(len(errs)) + ", " + strconv.Itoa(left) + " more are left out"
 	}
 	return &Problem{Code: ValidationFailed, Detail: detail, Errors: errs}

@@ -96,3 +96,24 @@ func TestJoinNamesEveryField(t *testing.T) {
 		t.Errorf("Join with a non-validation problem = %v, want it as it is", err)
 	}
 }
+
+// TestRowsCountsTheRest: a file's detail names its first bad row and counts the
+// others in plain words, one "error" or many, and how many the list leaves out.
+func TestRowsCountsTheRest(t *testing.T) {
+	row := func(n int) problem.FieldError {
+		return problem.FieldError{Row: n, Field: "title", Detail: "is required"}
+	}
+	for _, c := range []struct {
+		errs  []problem.FieldError
+		total int
+		want  string
+	}{
+		{[]problem.FieldError{row(2)}, 1, "row 2: title: is required"},
+		{[]problem.FieldError{row(2), row(3)}, 2, "row 2: title: is required (and 1 more error)"},
+		{[]problem.FieldError{row(2), row(3)}, 3, "row 2: title: is required (and 2 more errors); errors lists the first 2, 1 more is left out"},
+	} {
+		if got := problem.RowsOf(c.errs, c.total).Detail; got != c.want {
+			t.Errorf("RowsOf(%d of %d) = %q, want %q", len(c.errs), c.total, got, c.want)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package requestloghttp_test
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,6 +64,12 @@ func TestInspectorFollowsAKey(t *testing.T) {
 	inspect(t, env, a.Key, "inspect-key-1", "POST", "/v1/risks").ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 	inspect(t, env, a.Key, "inspect-key-1", "GET", "/v2/risks").ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
 	inspect(t, env, a.Key, "inspect-key-1", "POST", "v2/risks").ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	// Left out, method and path are each "required", not merely wrong.
+	for _, c := range []struct{ method, path, field string }{{"", "/v2/risks", "method"}, {"POST", "", "path"}} {
+		if d := inspect(t, env, a.Key, "inspect-key-1", c.method, c.path).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED").Map()["detail"]; !strings.Contains(fmt.Sprint(d), c.field+": is required") {
+			t.Errorf("without %s: detail %v, want it to say %s is required", c.field, d, c.field)
+		}
+	}
 	inspect(t, env, a.Key, "bad", "POST", "/v2/risks").ExpectProblem(http.StatusNotFound, "NOT_FOUND")
 
 	env.Clock.Advance(24*time.Hour + time.Second)

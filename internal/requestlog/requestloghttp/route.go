@@ -163,8 +163,13 @@ func keyOf(c echo.Context) (idempotency.RecordKey, error) {
 	}
 	switch k.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	case "":
+		return k, problem.Invalid("method", "is required: the write's method, POST, PUT, PATCH or DELETE")
 	default:
 		return k, problem.Invalid("method", "must be the write's method: POST, PUT, PATCH or DELETE")
+	}
+	if k.Path == "" {
+		return k, problem.Invalid("path", "is required: the write's path, such as /v2/risks")
 	}
 	if !strings.HasPrefix(k.Path, "/") || len(k.Path) > requestlog.MaxPathLength {
 		return k, problem.Invalid("path", "must be the write's path, such as /v2/risks")
