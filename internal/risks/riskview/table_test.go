@@ -2,12 +2,15 @@ package riskview_test
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/riskapi/riskapi/internal/problem"
 	"github.com/riskapi/riskapi/internal/risks/risktest"
 	"github.com/riskapi/riskapi/internal/risks/riskview"
 )
@@ -112,5 +115,27 @@ func TestImportRefusesEscapedBadTextInMetadata(t *testing.T) {
 		if _, errs := riskview.ReadRow(2, header, []string{"t", cell}); len(errs) != 0 {
 			t.Errorf("metadata cell %q refused: %+v", cell, errs)
 		}
+	}
+}
+
+// TestHeaderOfAnotherSeparator: a file saved with semicolons (or tabs) reads as one
+// column named by the whole header; the error says how to save it, and a plain
+// unknown column keeps the short detail.
+func TestHeaderOfAnotherSeparator(t *testing.T) {
+	detail := func(header []string) string {
+		err := riskview.CheckHeader(header)
+		var p *problem.Problem
+		if !errors.As(err, &p) || len(p.Errors) == 0 {
+			t.Fatalf("CheckHeader(%q) = %v, want a row error", header, err)
+		}
+		return p.Errors[0].Detail
+	}
+	for _, h := range []string{"title;category;likelihood", "title\tcategory"} {
+		if d := detail([]string{h}); !strings.Contains(d, "save it as CSV with commas") {
+			t.Errorf("header %q: detail %q, want the separator named", h, d)
+		}
+	}
+	if d := detail([]string{"title", "colour"}); d != "is no column of a risk export" {
+		t.Errorf("an unknown column: detail %q", d)
 	}
 }
