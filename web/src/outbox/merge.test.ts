@@ -158,29 +158,23 @@ describe("an edit that meets a newer version", () => {
     expect(server.sent.at(-1)!.json).toEqual({ owner: "Grace" });
   });
 
-  it("Keep theirs names what is still sent by the title kept, not the one dropped", async () => {
-    const server = new RiskServer();
-    const seen = { ...server.risk };
-    server.elsewhere({ title: "Theirs" });
-    const o = await tab("merge" + n++, server);
-    const c = await o.enqueue({ ...edit(seen, { title: "Mine", owner: "Grace" }), label: "Edit risk “Mine”" });
-    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
-    await o.resolve(c.key, "theirs");
-    await settlesTo(o, [{ state: "done", label: "Edit risk “Theirs”" }]);
-  });
-
-  it("Keep theirs, then another rename before it is sent: named by the title stored when it was done", async () => {
-    const server = new RiskServer();
-    const seen = { ...server.risk };
-    server.elsewhere({ title: "Theirs" });
-    const o = await tab("merge" + n++, server);
-    const c = await o.enqueue({ ...edit(seen, { title: "Mine", owner: "Grace" }), label: "Edit risk “Mine”" });
-    await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
-    server.elsewhere({ title: "Theirs again" });
-    await o.resolve(c.key, "theirs");
-    await settlesTo(o, [{ state: "done", label: "Edit risk “Theirs again”" }]);
-    expect(server.risk).toMatchObject({ title: "Theirs again", owner: "Grace" });
-  });
+  // Keep theirs on a title conflict; renameMeanwhile is another rename after the
+  // conflict and before the change is sent again.
+  for (const renameMeanwhile of [undefined, "Theirs again"]) {
+    const kept = renameMeanwhile ?? "Theirs";
+    it(`Keep theirs names what is still sent by the title stored when it was done (“${kept}”), not the one dropped`, async () => {
+      const server = new RiskServer();
+      const seen = { ...server.risk };
+      server.elsewhere({ title: "Theirs" });
+      const o = await tab("merge" + n++, server);
+      const c = await o.enqueue({ ...edit(seen, { title: "Mine", owner: "Grace" }), label: "Edit risk “Mine”" });
+      await settlesTo(o, [{ state: "conflict", conflict: { fields: ["title"] } }]);
+      if (renameMeanwhile) server.elsewhere({ title: renameMeanwhile });
+      await o.resolve(c.key, "theirs");
+      await settlesTo(o, [{ state: "done", label: `Edit risk “${kept}”` }]);
+      expect(server.risk).toMatchObject({ title: kept, owner: "Grace" });
+    });
+  }
 
   it("an edit of other fields merged over a rename is named by the new title", async () => {
     const server = new RiskServer();
