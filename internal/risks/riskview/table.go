@@ -93,13 +93,14 @@ func CheckHeader(header []string) error {
 	seen := map[string]bool{}
 	for _, h := range header {
 		switch {
-		case !slices.Contains(Columns, h) && len(header) == 1 && strings.ContainsAny(h, ";\t"):
-			// A spreadsheet set to another separator (a semicolon in many locales) gives
-			// one column whose name holds them all.
-			errs = append(errs, problem.FieldError{Row: 1, Field: h,
-				Detail: "is no column of a risk export: the file looks separated by semicolons or tabs; save it as CSV with commas"})
 		case !slices.Contains(Columns, h):
-			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is no column of a risk export"})
+			detail := "is no column of a risk export"
+			if len(header) == 1 && strings.ContainsAny(h, ";\t") {
+				// A spreadsheet set to another separator (a semicolon in many locales)
+				// gives one column whose name holds them all.
+				detail += ": the file looks separated by semicolons or tabs; save it as CSV with commas"
+			}
+			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: detail})
 		case seen[h]:
 			errs = append(errs, problem.FieldError{Row: 1, Field: h, Detail: "is named twice"})
 		}

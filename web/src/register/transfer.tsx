@@ -129,12 +129,11 @@ export function ImportForm() {
   const check = async (e: Event) => {
     e.preventDefault();
     if (!file) return;
-    const checking = file;
     setChecked(undefined);
     setQueued(undefined);
-    const o = await api().risks.import({ file: checking, filename: checking.name, dryRun: true }).then((report): Outcome => ({ report }), outcomeOf);
+    const o = await api().risks.import({ file, filename: file.name, dryRun: true }).then((report): Outcome => ({ report }), outcomeOf);
     // Another file picked while this one was checked: its answer would enable Import for a file nobody checked.
-    if (picked.current === checking) setChecked(o);
+    if (picked.current === file) setChecked(o);
   };
   const doImport = async () => {
     // One file, one change: a second click (before the button is re-rendered disabled) does nothing.
