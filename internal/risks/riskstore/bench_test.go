@@ -150,16 +150,10 @@ func registerCalls(tenant, small string) []struct {
 // docs/performance.md) and reports the p99 besides the mean.
 //
 // Each client first makes two untimed calls, all at once, as a running server's pool
-// would have done long before: the pool opens a connection per client, and each
-// connection prepares the case's statement and loads the catalog entries of its
-// tables. Those first calls are not the read's steady cost: on PostgreSQL at
-// 1 M + 9 × 100 k, each client's first call took 22–143 ms in the first case
-// (list_filtered: three new backends at once, just after seeding) and 21–65 ms in
-// the heat maps' (a new statement and table on each connection), against about 1 ms
-// after; a fresh backend's first list took 11–18 ms with the database settled. With
-// 4 clients they are 2 % of 200 calls, so they alone set the p99: list_filtered
-// measured 88–125 ms without this warm-up and 6.6 ms with it. Neither a checkpoint
-// nor autovacuum was at work during those calls.
+// has long before: a new connection's first call prepares the statement and loads
+// the tables' catalog entries (up to ~140 ms at 1 M rows, against ~1 ms after), and
+// with 4 clients two such calls alone would set the p99 (docs/performance.md, "The
+// register at size").
 func measure(b *testing.B, call func() error) {
 	const parallelism = 2
 	var warm sync.WaitGroup
