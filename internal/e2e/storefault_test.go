@@ -32,11 +32,19 @@ type storeFaults struct {
 
 // run releases w's keys in f.waves waves and ends each with an outage, restoring the
 // proxy before the next. It returns when every key is released or ctx ends.
+//
+// Each wave keeps a few of its keys for its outage and releases them while the
+// outage lasts (just before it, for a cut or a reset, which are instantaneous), so
+// that every outage meets writes under way: an outage that starts after its wave's
+// writes finished tests nothing, and at half scale (E2E_SCALE=0.5) a run whose five
+// outages all fell between writes met none.
 func (f *storeFaults) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *e2e.WriteTest, keys int) {
 	t.Helper()
 	f.done = map[string]int{}
 	for wave := 0; wave < f.waves && ctx.Err() == nil; wave++ {
-		n := (keys - w.Issued() + (f.waves - wave - 1)) / (f.waves - wave)
+		share := (keys - w.Issued() + (f.waves - wave - 1)) / (f.waves - wave)
+		during := min(4, (share+1)/2)
+		n := share - during
 		up := f.minUp + time.Duration(rng.Int64N(int64(f.maxUp-f.minUp)))
 		for range n {
 			w.Issue(1)
@@ -45,34 +53,38 @@ func (f *storeFaults) run(t *testing.T, ctx context.Context, rng *rand.Rand, w *
 			}
 		}
 		outage := f.maxStall/10 + time.Duration(rng.Int64N(int64(f.maxStall*9/10)))
+		// release spreads the wave's kept keys over d, from now.
+		release := func(d time.Duration) {
+			for range during {
+				w.Issue(1)
+				sleepCtx(ctx, d/time.Duration(during))
+			}
+			if during == 0 {
+				sleepCtx(ctx, d)
+			}
+		}
 		switch kind := []string{"stall", "cut", "reset", "refuse", "lost-commit"}[rng.IntN(5)]; kind {
 		case "stall": // a frozen server: nothing moves, then everything held moves at once
 			f.px.Stall()
-			sleepCtx(ctx, outage)
+			release(outage)
 			f.done[kind]++
-		case "cut": // the backends die
+		case "cut": // the backends die, under the writes just released
+			release(20 * time.Millisecond)
 			f.px.Cut()
 			f.done[kind]++
 		case "reset":
+			release(20 * time.Millisecond)
 			f.px.Reset()
 			f.done[kind]++
 		case "refuse": // the server is down for a while
 			f.px.Refuse(true)
 			f.px.Reset()
-			sleepCtx(ctx, outage)
+			release(outage)
 			f.done[kind]++
 		case "lost-commit": // COMMITs go through, their answers do not come back
 			f.px.CutAfter(f.commitPattern)
-			// A COMMIT can lose its answer only if writes are under way: release a
-			// few keys during the outage rather than only before it.
-			n := min(4, keys-w.Issued())
-			for range n {
-				w.Issue(1)
-				sleepCtx(ctx, outage/4/time.Duration(n))
-			}
-			if n == 0 {
-				sleepCtx(ctx, outage/4)
-			}
+			// A COMMIT can lose its answer only if writes are under way.
+			release(outage / 4)
 			f.done[kind]++
 		}
 		f.px.Restore()
