@@ -94,6 +94,32 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     expect(new URL(page.url()).searchParams.get("minScore")).toBe("20");
   });
 
+  it("keeps what is typed in the filter bar the moment it appears: its first frame does not wipe the search", async () => {
+    // A busy machine's CI run lost "pump seal" typed right after the list opened:
+    // the bar reset its draft from the URL in an effect, a frame after it first
+    // drew, and on mount too. Here the search is typed before that frame, as soon
+    // as the box is in the page (a MutationObserver's callback runs before it).
+    const page = await signedIn();
+    await page.addInitScript(() => {
+      const typeOnce = new MutationObserver(() => {
+        const box = document.querySelector<HTMLInputElement>('form[aria-label="Filter risks"] input[type="search"]');
+        if (!box) return;
+        typeOnce.disconnect();
+        box.value = "pump seal";
+        box.dispatchEvent(new Event("input", { bubbles: true }));
+      });
+      typeOnce.observe(document, { childList: true, subtree: true });
+    });
+    await page.goto("/");
+    const bar = page.getByRole("search", { name: "Filter risks" });
+    await page.getByRole("heading", { name: "New risk" }).waitFor();
+    await page.waitForTimeout(500); // several frames: any effect of the first has run
+    await expect.poll(() => bar.getByLabel("Search").inputValue()).toBe("pump seal");
+    await bar.getByLabel("open").check();
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: "open", q: "pump seal" });
+  });
+
   it("keeps filter, search and sort in the URL across a reload, shows exactly the matching risks, and pages them under the sort", async () => {
     const page = await signedIn();
     const cat = unique("pumps").replace(" ", "-");

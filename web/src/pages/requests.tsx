@@ -7,6 +7,7 @@
 import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
+import { useDraft } from "../draft";
 import { instant } from "../instant";
 import { OUTCOMES } from "../lists";
 import { navigate, useQuery, withQuery } from "../router";
@@ -105,9 +106,11 @@ function Row({ r, url }: { r: RequestLogEntry; url: (over: Record<string, string
 }
 
 function FilterForm({ applied, onApply }: { applied: Filters; onApply: (f: Filters) => void }) {
-  const [f, setF] = useState(applied);
-  useEffect(() => setF(applied), [JSON.stringify(applied)]);
-  const set = (k: keyof Filters) => (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value });
+  const [f, edit] = useDraft(applied, JSON.stringify(applied));
+  const set = (k: keyof Filters) => (e: Event) => {
+    const v = (e.currentTarget as HTMLInputElement).value;
+    edit((d) => ({ ...d, [k]: v }));
+  };
   return (
     <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
       <label>Idempotency key<input value={f.idempotencyKey} onInput={set("idempotencyKey")} /></label>

@@ -1,30 +1,33 @@
 /**
- * The risk list's filter bar and search box (docs/dashboard.md, "Finding
- * risks"). What it holds goes into the URL on "Apply" (readView/viewURL), so
- * a reload or the back button shows the same risks; a new filter starts at
- * page 1, since a cursor belongs to its query.
+ * The risk list's filter bar and search box (docs/dashboard.md, "The
+ * register"; docs/register.md, "Finding risks"). What it holds goes into the
+ * URL on "Apply" (readView/viewURL), so a reload or the back button shows the
+ * same risks; a new filter starts at page 1, since a cursor belongs to its
+ * query.
  */
-import { useEffect, useState } from "preact/hooks";
+import { useDraft } from "../draft";
 import { navigate } from "../router";
 import { EMPTY_VIEW, STATUSES, TREATMENTS, viewURL, type ListView } from "./view";
 
 /** FilterBar edits the view's filters and search; the sort and cell stay. */
 export function FilterBar({ view }: { view: ListView }) {
-  const [f, setF] = useState(view);
-  const key = viewURL(view);
-  // Back, forward or a heat-map link changed the URL: show its filters.
-  useEffect(() => setF(view), [key]);
+  // Back, forward or a heat-map link changes the URL: the bar shows its filters.
+  const [f, edit] = useDraft(view, viewURL(view));
   const apply = (e: Event) => {
     e.preventDefault();
     navigate(viewURL({ ...f, sort: view.sort, cell: view.cell, show: view.show, basis: view.basis, cursors: [] }));
   };
-  const toggle = <T extends string>(k: "status" | "treatment", v: T) => () => {
-    const cur = f[k] as string[];
-    setF({ ...f, [k]: cur.includes(v) ? cur.filter((x) => x !== v) : [...cur, v] });
-  };
+  const toggle = <T extends string>(k: "status" | "treatment", v: T) => () =>
+    edit((d) => {
+      const cur = d[k] as string[];
+      return { ...d, [k]: cur.includes(v) ? cur.filter((x) => x !== v) : [...cur, v] };
+    });
   const text = (k: "category" | "owner" | "minScore" | "maxScore" | "q") => ({
     value: f[k],
-    onInput: (e: Event) => setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }),
+    onInput: (e: Event) => {
+      const v = (e.currentTarget as HTMLInputElement).value;
+      edit((d) => ({ ...d, [k]: v }));
+    },
   });
   return (
     <form class="filters" role="search" aria-label="Filter risks" onSubmit={apply}>
@@ -46,7 +49,7 @@ export function FilterBar({ view }: { view: ListView }) {
       <label>Min score<input type="number" min={1} max={25} {...text("minScore")} /></label>
       {/* Max's lower bound is Min, so the browser itself says a range that selects nothing is wrong, before it goes to the URL. */}
       <label>Max score<input type="number" min={Number(f.minScore) || 1} max={25} {...text("maxScore")} /></label>
-      <label class="check"><input type="checkbox" checked={f.overdue} onChange={() => setF({ ...f, overdue: !f.overdue })} />Overdue review</label>
+      <label class="check"><input type="checkbox" checked={f.overdue} onChange={() => edit((d) => ({ ...d, overdue: !d.overdue }))} />Overdue review</label>
       <button type="submit">Apply filters</button>
       <a href={viewURL({ ...EMPTY_VIEW, show: view.show, basis: view.basis })}>Clear filters</a>
     </form>

@@ -1,0 +1,24 @@
+/**
+ * A filter form's draft of what is applied (docs/dashboard.md, "The register").
+ */
+import { useRef, useState } from "preact/hooks";
+
+/**
+ * useDraft returns a form's draft of `applied` and `edit`, which changes the
+ * draft. The draft starts as `applied` and is replaced by it only when `key`
+ * (what identifies `applied`, e.g. its URL) changes — back, forward, a link —
+ * at that very render. An effect would do it a frame late, and on mount
+ * too: whatever was typed in that frame (a fast user, a busy machine) was
+ * wiped. `edit` takes a function of the latest draft, so two edits before a
+ * render both count.
+ */
+export function useDraft<T>(applied: T, key: string): [T, (change: (draft: T) => T) => void] {
+  const [, rerender] = useState(0);
+  const state = useRef({ key, draft: applied });
+  if (state.current.key !== key) state.current = { key, draft: applied };
+  const edit = (change: (draft: T) => T) => {
+    state.current = { ...state.current, draft: change(state.current.draft) };
+    rerender((n) => n + 1);
+  };
+  return [state.current.draft, edit];
+}
