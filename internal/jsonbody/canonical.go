@@ -401,7 +401,7 @@ func (b *builder) path(name string) string {
 			segs = append(segs, strconv.Itoa(f.item))
 		}
 	}
-	return strings.Join(append(segs, name), "/")
+	return shortField(strings.Join(append(segs, name), "/"))
 }
 
 // compareUTF16 orders two names by their UTF-16 code units (RFC 8785 section

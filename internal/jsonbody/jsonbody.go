@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -152,7 +153,28 @@ func pointerField(p jsontext.Pointer) string {
 	if s == "" {
 		return "body"
 	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+	return shortField(strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~"))
+}
+
+// maxField bounds a field name in a problem, in bytes: a body nested thousands
+// deep (or with a huge member name) would otherwise be answered with its whole
+// path, twice (field and detail), tens of kilobytes of the client's own input.
+const maxField = 120
+
+// shortField is field cut to at most maxField bytes, at a "/" where there is one
+// and on a character boundary, ending in "…" when it was cut.
+func shortField(field string) string {
+	if len(field) <= maxField {
+		return field
+	}
+	cut := maxField
+	for cut > 0 && !utf8.RuneStart(field[cut]) {
+		cut--
+	}
+	if i := strings.LastIndexByte(field[:cut], '/'); i > 0 {
+		cut = i + 1
+	}
+	return field[:cut] + "…"
 }
 
 // expected says which JSON a member of Go type t takes, as ", an object expected"

@@ -50,3 +50,31 @@ func TestDecodeRequestSharesTheRead(t *testing.T) {
 		t.Fatalf("DecodeRequest(text/plain) = %v, want VALIDATION_FAILED naming Content-Type", err)
 	}
 }
+
+// TestDeepBodyNamesAShortField: a body nested thousands deep is refused naming a
+// field cut short, not its whole path (which was answered twice, 40 KB of the
+// client's own input), whether the decoder or the fingerprint's canonical form
+// finds it.
+func TestDeepBodyNamesAShortField(t *testing.T) {
+	t.Parallel()
+	const depth = 10000
+	body := []byte(`{"title":"t","metadata":` + strings.Repeat(`{"a":`, depth) + `"x"` + strings.Repeat("}", depth) + `}`)
+	var v struct {
+		Title    string            `json:"title"`
+		Metadata map[string]string `json:"metadata"`
+	}
+	_, canonErr := jsonbody.Canonical(nil, body)
+	for name, err := range map[string]error{"Unmarshal": jsonbody.Unmarshal(body, &v), "Canonical": canonErr} {
+		p := problem.As(err)
+		if p == nil || len(p.Errors) == 0 {
+			t.Fatalf("%s: %v, want VALIDATION_FAILED", name, err)
+		}
+		f := p.Errors[0].Field
+		if !strings.HasPrefix(f, "metadata/a/") || !strings.HasSuffix(f, "/…") || len(f) > 125 {
+			t.Errorf("%s: field %q (%d bytes), want metadata/a/…/… cut to about 120 bytes", name, f, len(f))
+		}
+		if len(p.Detail) > 1024 {
+			t.Errorf("%s: detail of %d bytes: %.200s…", name, len(p.Detail), p.Detail)
+		}
+	}
+}
