@@ -120,6 +120,40 @@ describe(`the register in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreSQ
     await expect.poll(() => Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ status: "open", q: "pump seal" });
   });
 
+  it("applies a category pasted with spaces around it as the category, and Clear filters empties a bar nothing was applied from", async () => {
+    const page = await signedIn();
+    const cat = unique("spaced").replace(" ", "-");
+    await make(page, { title: "Spaced category risk", category: cat });
+    await page.goto("/");
+    const bar = page.getByRole("search", { name: "Filter risks" });
+    await bar.getByLabel("Filter category").fill(`  ${cat} `);
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get("category")).toBe(cat);
+    await expect.poll(() => shownTitles(page)).toEqual(["Spaced category risk"]);
+
+    await page.goto("/");
+    await bar.getByLabel("Search").fill("abc");
+    await bar.getByLabel("open").check();
+    await bar.getByLabel("Min score").fill("7");
+    await bar.getByRole("link", { name: "Clear filters" }).click();
+    await expect.poll(() => bar.getByLabel("Search").inputValue()).toBe("");
+    expect(await bar.getByLabel("open").isChecked()).toBe(false);
+    expect(await bar.getByLabel("Min score").inputValue()).toBe("");
+  });
+
+  it("shows no rows of the search before under a search the server refuses", async () => {
+    const page = await signedIn();
+    const word = unique("refused").split(" ")[1];
+    await make(page, { title: `Kept ${word}` });
+    await page.goto(`/?q=${word}`);
+    await expect.poll(() => shownTitles(page)).toEqual([`Kept ${word}`]);
+    const bar = page.getByRole("search", { name: "Filter risks" });
+    await bar.getByLabel("Search").fill("y".repeat(150)); // over the 100 bytes a search may have
+    await bar.getByRole("button", { name: "Apply filters" }).click();
+    await expect.poll(() => page.locator("p.error[role=alert]").textContent()).toContain("Could not load risks");
+    expect(await shownTitles(page)).toEqual([]);
+  });
+
   it("keeps filter, search and sort in the URL across a reload, shows exactly the matching risks, and pages them under the sort", async () => {
     const page = await signedIn();
     const cat = unique("pumps").replace(" ", "-");

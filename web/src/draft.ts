@@ -22,3 +22,12 @@ export function useDraft<T>(applied: T, key: string): [T, (change: (draft: T) =>
   };
   return [state.current.draft, edit];
 }
+
+/**
+ * trimmed is a draft with each text member's surrounding spaces dropped, as
+ * it is applied: " IT " pasted into a filter means IT, and an ID copied with
+ * a space around it is still that ID.
+ */
+export function trimmed<T extends object>(draft: T): T {
+  return Object.fromEntries(Object.entries(draft).map(([k, v]) => [k, typeof v === "string" ? v.trim() : v])) as T;
+}

@@ -9,7 +9,7 @@ import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, RiskApiError, type AuditEntry } from "../api";
 import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, targetHref, type AuditFilters } from "../audit";
-import { useDraft } from "../draft";
+import { trimmed, useDraft } from "../draft";
 import { AUDIT_ACTIONS } from "../lists";
 import { navigate, useQuery } from "../router";
 import { Unavailable, useList } from "./common";
@@ -160,7 +160,7 @@ function AuditFilterForm({ applied, onApply }: { applied: AuditFilters; onApply:
     edit((d) => ({ ...d, [k]: v }));
   };
   return (
-    <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
+    <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(trimmed(f)); }}>
       <label>Action<select value={f.action} onChange={set("action")}>
         <option value="">any</option>
         {AUDIT_ACTIONS.map((a) => <option key={a} value={a}>{a}</option>)}
@@ -170,7 +170,8 @@ function AuditFilterForm({ applied, onApply }: { applied: AuditFilters; onApply:
       <label>Since<input type="datetime-local" value={f.since} onInput={set("since")} /></label>
       <label>Until<input type="datetime-local" value={f.until} onInput={set("until")} /></label>
       <button type="submit">Filter</button>
-      <a href="/audit">Clear</a>
+      {/* The form empties even when the address is already /audit (nothing applied yet). */}
+      <a href="/audit" onClick={() => edit(() => filtersOf(new URLSearchParams()))}>Clear</a>
     </form>
   );
 }

@@ -98,6 +98,8 @@ export function useList<T>(key: string | null, fetch: () => Promise<Page<T>>): L
         if (isUnavailable(err)) setUnavailable(true);
         else if (isOffline(err)) gone();
         else {
+          // Refused: the rows of the query before are no answer to this one.
+          setPage(undefined);
           setOffline(false);
           setError(explain(err));
         }

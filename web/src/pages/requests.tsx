@@ -7,7 +7,7 @@
 import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
-import { useDraft } from "../draft";
+import { trimmed, useDraft } from "../draft";
 import { instant } from "../instant";
 import { OUTCOMES } from "../lists";
 import { navigate, useQuery, withQuery } from "../router";
@@ -112,7 +112,7 @@ function FilterForm({ applied, onApply }: { applied: Filters; onApply: (f: Filte
     edit((d) => ({ ...d, [k]: v }));
   };
   return (
-    <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(f); }}>
+    <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(trimmed(f)); }}>
       <label>Idempotency key<input value={f.idempotencyKey} onInput={set("idempotencyKey")} /></label>
       <label>Status<input inputMode="numeric" size={4} value={f.status} onInput={set("status")} /></label>
       <label>Method<select value={f.method} onChange={set("method")}>{METHODS.map((m) => <option key={m} value={m}>{m || "any"}</option>)}</select></label>

@@ -5,7 +5,7 @@
  * same risks; a new filter starts at page 1, since a cursor belongs to its
  * query.
  */
-import { useDraft } from "../draft";
+import { trimmed, useDraft } from "../draft";
 import { navigate } from "../router";
 import { EMPTY_VIEW, STATUSES, TREATMENTS, viewURL, type ListView } from "./view";
 
@@ -15,8 +15,9 @@ export function FilterBar({ view }: { view: ListView }) {
   const [f, edit] = useDraft(view, viewURL(view));
   const apply = (e: Event) => {
     e.preventDefault();
-    navigate(viewURL({ ...f, sort: view.sort, cell: view.cell, show: view.show, basis: view.basis, cursors: [] }));
+    navigate(viewURL({ ...trimmed(f), sort: view.sort, cell: view.cell, show: view.show, basis: view.basis, cursors: [] }));
   };
+  const cleared: ListView = { ...EMPTY_VIEW, show: view.show, basis: view.basis };
   const toggle = <T extends string>(k: "status" | "treatment", v: T) => () =>
     edit((d) => {
       const cur = d[k] as string[];
@@ -51,7 +52,8 @@ export function FilterBar({ view }: { view: ListView }) {
       <label>Max score<input type="number" min={Number(f.minScore) || 1} max={25} {...text("maxScore")} /></label>
       <label class="check"><input type="checkbox" checked={f.overdue} onChange={() => edit((d) => ({ ...d, overdue: !d.overdue }))} />Overdue review</label>
       <button type="submit">Apply filters</button>
-      <a href={viewURL({ ...EMPTY_VIEW, show: view.show, basis: view.basis })}>Clear filters</a>
+      {/* The bar empties even when the address is already the cleared one (nothing applied yet). */}
+      <a href={viewURL(cleared)} onClick={() => edit(() => cleared)}>Clear filters</a>
     </form>
   );
 }

@@ -1,1 +1,0 @@
-import{I as e,R as t}from"./index-CzOMlmGk.js";function n(n,r){let[,i]=t(0),a=e({key:r,draft:n});return a.current.key!==r&&(a.current={key:r,draft:n}),[a.current.draft,e=>{a.current={...a.current,draft:e(a.current.draft)},i(e=>e+1)}]}export{n as t};
