@@ -191,7 +191,12 @@ func main() {
 	lean := flag.Bool("lean", false, "write the risk alone: no audit entry, no event")
 	maxConns := flag.Int("max-conns", 32, "database pool size (riskapi's default DATABASE_MAX_CONNS is 32)")
 	riskapi := flag.Bool("riskapi-schema", false, "write riskapi's rows into a database riskapi has migrated")
+	reqlog := flag.Bool("request-log", false, "with -riskapi-schema: keep riskapi's request log as riskapi does (requestlog.go)")
 	flag.Parse()
+	if *reqlog && !*riskapi {
+		fmt.Fprintln(os.Stderr, "peer: -request-log writes riskapi's table: give -riskapi-schema too")
+		os.Exit(2)
+	}
 	dsn, key := os.Getenv("DATABASE_URL"), os.Getenv("PEER_API_KEY")
 	if dsn == "" || key == "" {
 		fmt.Fprintln(os.Stderr, "peer: set DATABASE_URL (PostgreSQL) and PEER_API_KEY (the Bearer secret to accept)")
@@ -205,13 +210,13 @@ func main() {
 		}
 		dsn += sep + "search_path=peer,public"
 	}
-	if err := run(*addr, dsn, key, *lean, *riskapi, *maxConns); err != nil {
+	if err := run(*addr, dsn, key, *lean, *riskapi, *reqlog, *maxConns); err != nil {
 		slog.Error("peer", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(addr, dsn, key string, lean, riskapi bool, maxConns int) error {
+func run(addr, dsn, key string, lean, riskapi, reqlog bool, maxConns int) error {
 	db, err := gorm.Open(postgres.Open(dsn), &gorm.Config{Logger: logger.Discard})
 	if err != nil {
 		return err
@@ -252,6 +257,9 @@ func run(addr, dsn, key string, lean, riskapi bool, maxConns int) error {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	v2 := e.Group("/v2", s.auth)
+	if reqlog {
+		v2.Use(newRequestLog(sqlDB).middleware)
+	}
 	v2.POST("/risks", s.create, replayedHeader, idemecho.Idempotency(mgr))
 	v2.GET("/risks/:id", s.get)
 	v2.GET("/risks", s.list)
@@ -260,7 +268,7 @@ func run(addr, dsn, key string, lean, riskapi bool, maxConns int) error {
 	defer stop()
 	errc := make(chan error, 1)
 	go func() { errc <- e.Start(addr) }()
-	slog.Info("peer listening", "addr", addr, "lean", lean, "riskapiSchema", riskapi, "maxConns", maxConns)
+	slog.Info("peer listening", "addr", addr, "lean", lean, "riskapiSchema", riskapi, "requestLog", reqlog, "maxConns", maxConns)
 	select {
 	case err := <-errc:
 		return err

@@ -18,7 +18,7 @@ src=$(cd "$1" && pwd); shift
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp "$here/go.mod" "$here/go.sum" "$here/main.go" "$tmp/"
+cp "$here/go.mod" "$here/go.sum" "$here"/*.go "$tmp/"
 cd "$tmp"
 go mod edit -replace "github.com/fco-gt/gopotency=$src"
 bin=${PEER_BIN:-$tmp/peer}
