@@ -24,7 +24,9 @@ const (
 	Webhook    = "whk"
 	// RequestLog names request-log entries; internal, the list's cursor only.
 	RequestLog = "log"
-	Event      = "evt"
+	// Request names the request ids riskapi mints (X-Request-Id, Stripe's "req_").
+	Request = "req"
+	Event   = "evt"
 	// Endpoint names an outbound webhook endpoint (Stripe's "we_").
 	Endpoint = "we"
 	// Audit names audit-log entries (docs/audit-log.md).

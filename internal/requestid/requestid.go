@@ -12,6 +12,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/riskapi/riskapi/internal/ids"
 )
 
 type key struct{}
@@ -31,10 +33,15 @@ func From(ctx context.Context) string {
 var shape = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
 // Middleware keeps a client-sent X-Request-Id that is a short token (anything else
-// could inject into logs), mints one otherwise (Echo's RequestID), echoes it in the
-// response header and puts it in the request's context.
+// could inject into logs), mints one otherwise (Echo's RequestID with
+// ids.New(ids.Request): "req_" and 32 hex digits of a UUIDv7), echoes it in the
+// response header and puts it in the request's context. Minted ids are ordered by
+// time, so the request log's index on them takes each new one at its end, as its
+// index on the entry's id does; Echo's random ones landed anywhere in it, a page
+// written per entry (docs/performance.md, "The peer (gopotency)").
 func Middleware() echo.MiddlewareFunc {
 	mint := middleware.RequestIDWithConfig(middleware.RequestIDConfig{
+		Generator: func() string { return ids.New(ids.Request) },
 		RequestIDHandler: func(c echo.Context, id string) {
 			c.SetRequest(c.Request().WithContext(With(c.Request().Context(), id)))
 		},

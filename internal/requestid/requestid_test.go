@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"testing"
 
 	"github.com/labstack/echo/v4"
@@ -56,5 +57,28 @@ func TestOneIDEverywhere(t *testing.T) {
 	}
 	if requestid.From(context.Background()) != "" {
 		t.Errorf("a context outside a request has an id")
+	}
+}
+
+// TestMintedIDsAreOrderedByTime: a minted id is "req_" and 32 hex digits, and each
+// sorts after the one minted before it, so the request log's index on request ids
+// takes new ones at its end (docs/requests.md).
+func TestMintedIDsAreOrderedByTime(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	e.GET("/", func(c echo.Context) error { return nil }, requestid.Middleware())
+	shape := regexp.MustCompile(`^req_[0-9a-f]{32}$`)
+	prev := ""
+	for range 1000 {
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		id := rec.Header().Get(echo.HeaderXRequestID)
+		if !shape.MatchString(id) {
+			t.Fatalf("minted %q, want req_ and 32 hex digits", id)
+		}
+		if id <= prev {
+			t.Fatalf("minted %q after %q: not ordered by time", id, prev)
+		}
+		prev = id
 	}
 }

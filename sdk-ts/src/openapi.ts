@@ -5595,8 +5595,10 @@ export interface components {
         ETag: string;
         /**
          * @description Identifies this request in the server's logs. On every response; equal to the
-         *     `requestId` of a problem body.
-         * @example 7Qh2kYc9TzLr4WmB8xNd3FvJ6pSa1EgU
+         *     `requestId` of a problem body. riskapi mints `req_` and 32 hex digits, ordered
+         *     by time (a UUIDv7); a request that sends its own X-Request-Id of 1 to 128
+         *     characters from A-Z a-z 0-9 . _ - keeps it.
+         * @example req_019af3c24e5b7c8d9e0f1a2b3c4d5e6f
          */
         "X-Request-Id": string;
         /**
