@@ -3,6 +3,9 @@
  */
 import { useRef, useState } from "preact/hooks";
 
+/** Edit changes a draft by a function of its latest value. */
+export type Edit<T> = (change: (draft: T) => T) => void;
+
 /**
  * useDraft returns a form's draft of `applied` and `edit`, which changes the
  * draft. The draft starts as `applied` and is replaced by it only when `key`
@@ -12,7 +15,7 @@ import { useRef, useState } from "preact/hooks";
  * wiped. `edit` takes a function of the latest draft, so two edits before a
  * render both count.
  */
-export function useDraft<T>(applied: T, key: string): [T, (change: (draft: T) => T) => void] {
+export function useDraft<T>(applied: T, key: string): [T, Edit<T>] {
   const [, rerender] = useState(0);
   const state = useRef({ key, draft: applied });
   if (state.current.key !== key) state.current = { key, draft: applied };
@@ -30,4 +33,15 @@ export function useDraft<T>(applied: T, key: string): [T, (change: (draft: T) =>
  */
 export function trimmed<T extends object>(draft: T): T {
   return Object.fromEntries(Object.entries(draft).map(([k, v]) => [k, typeof v === "string" ? v.trim() : v])) as T;
+}
+
+/**
+ * typed is an input's or select's handler that sets the draft's member k to
+ * what it holds (read at the event: the change itself runs later).
+ */
+export function typed<T>(edit: Edit<T>, k: keyof T): (e: Event) => void {
+  return (e) => {
+    const v = (e.currentTarget as HTMLInputElement).value;
+    edit((d) => ({ ...d, [k]: v }));
+  };
 }

@@ -9,7 +9,7 @@ import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, RiskApiError, type AuditEntry } from "../api";
 import { actorName, auditPath, changeLines, exportHref, filtersOf, listParams, requestHref, targetHref, type AuditFilters } from "../audit";
-import { trimmed, useDraft } from "../draft";
+import { trimmed, typed, useDraft } from "../draft";
 import { AUDIT_ACTIONS } from "../lists";
 import { navigate, useQuery } from "../router";
 import { Unavailable, useList } from "./common";
@@ -155,10 +155,7 @@ export function ChangeList({ changes, action, fold }: { changes: AuditEntry["cha
 
 function AuditFilterForm({ applied, onApply }: { applied: AuditFilters; onApply: (f: AuditFilters) => void }) {
   const [f, edit] = useDraft(applied, JSON.stringify(applied));
-  const set = (k: keyof AuditFilters) => (e: Event) => {
-    const v = (e.currentTarget as HTMLInputElement).value;
-    edit((d) => ({ ...d, [k]: v }));
-  };
+  const set = (k: keyof AuditFilters) => typed(edit, k);
   return (
     <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(trimmed(f)); }}>
       <label>Action<select value={f.action} onChange={set("action")}>

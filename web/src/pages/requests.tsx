@@ -7,7 +7,7 @@
 import "./log.css";
 import { useEffect, useState } from "preact/hooks";
 import { api, explain, RiskApiError, type RequestListParams, type RequestLogEntry } from "../api";
-import { trimmed, useDraft } from "../draft";
+import { trimmed, typed, useDraft } from "../draft";
 import { instant } from "../instant";
 import { OUTCOMES } from "../lists";
 import { navigate, useQuery, withQuery } from "../router";
@@ -107,10 +107,7 @@ function Row({ r, url }: { r: RequestLogEntry; url: (over: Record<string, string
 
 function FilterForm({ applied, onApply }: { applied: Filters; onApply: (f: Filters) => void }) {
   const [f, edit] = useDraft(applied, JSON.stringify(applied));
-  const set = (k: keyof Filters) => (e: Event) => {
-    const v = (e.currentTarget as HTMLInputElement).value;
-    edit((d) => ({ ...d, [k]: v }));
-  };
+  const set = (k: keyof Filters) => typed(edit, k);
   return (
     <form class="filters row" aria-label="Filters" onSubmit={(e) => { e.preventDefault(); onApply(trimmed(f)); }}>
       <label>Idempotency key<input value={f.idempotencyKey} onInput={set("idempotencyKey")} /></label>

@@ -5,7 +5,7 @@
  * same risks; a new filter starts at page 1, since a cursor belongs to its
  * query.
  */
-import { trimmed, useDraft } from "../draft";
+import { trimmed, typed, useDraft } from "../draft";
 import { navigate } from "../router";
 import { EMPTY_VIEW, STATUSES, TREATMENTS, viewURL, type ListView } from "./view";
 
@@ -25,10 +25,7 @@ export function FilterBar({ view }: { view: ListView }) {
     });
   const text = (k: "category" | "owner" | "minScore" | "maxScore" | "q") => ({
     value: f[k],
-    onInput: (e: Event) => {
-      const v = (e.currentTarget as HTMLInputElement).value;
-      edit((d) => ({ ...d, [k]: v }));
-    },
+    onInput: typed(edit, k),
   });
   return (
     <form class="filters" role="search" aria-label="Filter risks" onSubmit={apply}>

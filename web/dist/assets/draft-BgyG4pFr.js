@@ -1,1 +1,0 @@
-import{I as e,R as t}from"./index-BluORfmH.js";function n(n,r){let[,i]=t(0),a=e({key:r,draft:n});return a.current.key!==r&&(a.current={key:r,draft:n}),[a.current.draft,e=>{a.current={...a.current,draft:e(a.current.draft)},i(e=>e+1)}]}function r(e){return Object.fromEntries(Object.entries(e).map(([e,t])=>[e,typeof t==`string`?t.trim():t]))}export{n,r as t};
