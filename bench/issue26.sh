@@ -81,12 +81,15 @@ fi
 # Scale. Full: the issue's sizes; loadgen 3 rounds of up to 3000 requests (30 s) per kind.
 if [ $quick = 1 ]; then
   LG=(--rounds 1 --requests 300 --duration 10s --warmup 50 --progress 0)
-  PGT=2s RACES=5 AB=(on off) PATCHES=200x RLN=300x FIRSTLOAD_N=1
+  PGT=2s RACES=5 AB=(on off) PATCHES=200x RLN=300x FIRSTLOAD_N=1 PREP_LG=()
   REG_ROWS=20000 REG_CALLS=20x EXPORT_ROWS=20000 IMPORT_ROWS=5000
 else
   LG=(--rounds 3 --requests 3000 --duration 30s --warmup 300 --progress 0)
   PGT=10s RACES=20 AB=(on off off on) PATCHES=3000x RLN=1500x FIRSTLOAD_N=5
   REG_ROWS=1000000 REG_CALLS=200x EXPORT_ROWS=1000000 IMPORT_ROWS=100000
+  # the prepared row compares two equal settings, so its figure is the machine's noise
+  # around 1.0: 3,000 requests (3–4 s a phase) left it ±10 %; 8,000 make a phase ~10 s
+  PREP_LG=(--requests 8000)
 fi
 
 T=$(mktemp -d /tmp/m26.XXXXXX)
@@ -179,15 +182,21 @@ if want prepared; then
   s=$(la); i=0
   declare -A psum=()
   for ab in "${AB[@]}"; do
-    for mode in default prepared pooler; do
+    # ABBA: a round's order turns with AB, so that no mode always runs first, right
+    # after the floor's 64 clients (a fixed order measured the machine's drift).
+    order=(default prepared pooler)
+    [ "$ab" = off ] && order=(pooler prepared default)
+    for mode in "${order[@]}"; do
       i=$((i + 1)); url=$(newdb prep$i); extra=()
+      # each run starts from clean buffers: the one before it leaves no dirty pages
+      psql -q "$PG_URL" -c CHECKPOINT >/dev/null
       case $mode in
         prepared) url="$url&default_query_exec_mode=cache_statement" ;;
         pooler) extra=(--env DATABASE_POOLER=transaction) ;;
       esac
       f=$T/prepared-$mode-$i.txt
       log "prepared statements: $mode ($ab)"
-      loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" "${extra[@]}" --kinds unkeyed,keyed \
+      loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" "${PREP_LG[@]}" "${extra[@]}" --kinds unkeyed,keyed \
         --database-url "$url" >"$f" 2>"$f.err" || { log "loadgen prepared $mode failed"; tail -n 15 "$f" "$f.err" >&2; }
       dropdb_ prep$i
       for k in unkeyed keyed; do psum[$mode-$k]=$(awk -v a="${psum[$mode-$k]:-0}" -v b="$(tp $k "$f")" 'BEGIN { print a + b }'); done
