@@ -492,9 +492,23 @@ func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldErr
 	if current != nil && im.mode == passCreate {
 		return nil, nil // a change of an existing risk: passRest's
 	}
-	if errs, err := im.owner(ctx, &row); errs != nil || err != nil {
-		return errs, err
+	ownerErrs, err := im.owner(ctx, &row)
+	if err != nil {
+		return nil, err
 	}
+	if ownerErrs != nil {
+		// The rest of the row is checked as if it named no owner, so that one
+		// answer names all its errors; the owner's error keeps it from being written.
+		row.Change.OwnerUserID, row.Change.Owner = nil, nil
+		row.Errors = append(slices.Clip(row.Errors), ownerErrs...)
+	}
+	errs, err = im.planFields(ctx, row, current)
+	return append(ownerErrs, errs...), err
+}
+
+// planFields is plan's check of a row's fields against current (nil: the row
+// creates a risk), once its owner is known or reported.
+func (im *importer) planFields(ctx context.Context, row ImportRow, current *Risk) ([]problem.FieldError, error) {
 	if current == nil {
 		r, err := New(im.newID(), im.tenantID, row.Change.Fields(), im.now)
 		if err != nil {

@@ -207,3 +207,34 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestImportNamesAnUnknownOwnerBesideTheRowsOtherErrors: a row whose ownerId is no
+// user of the tenant is reported with every other error it has, in one answer, and
+// nothing is written.
+func TestImportNamesAnUnknownOwnerBesideTheRowsOtherErrors(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	file := "title,likelihood,ownerId,treatment\n" +
+		"ok,2,,\n" +
+		"bad,9,usr_nobody,sometimes\n"
+	res := importFile(env, a.Key, "", file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	var rep report
+	res.Decode(&rep)
+	var got []string
+	for _, e := range rep.Errors {
+		got = append(got, fmt.Sprintf("%d %s: %s", e.Row, e.Field, e.Detail))
+	}
+	want := []string{"3 likelihood", "3 ownerId: is no user of this tenant", "3 treatment"}
+	if len(got) != len(want) {
+		t.Fatalf("errors %q, want %d: %q", got, len(want), want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d: %q, want %q…", i, got[i], want[i])
+		}
+	}
+	if n := count(t, env, a.Key); n != 0 {
+		t.Errorf("%d risks after a refused import, want 0", n)
+	}
+}
