@@ -75,6 +75,34 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     expect((await page.request.get("/v1/risks")).status()).toBe(401);
   });
 
+  it("goes back to the list after a delete whose event the page heard before its answer", async () => {
+    // live.ts sees the delete's event and the page re-reads the risk (404)
+    // while the DELETE's answer is still on its way to the outbox: the page
+    // must not be left saying the risk does not exist.
+    const { page } = await signedIn();
+    const title = unique("Deleted while its answer is slow");
+    await createRisk(page, title);
+    await settled(page, title);
+    await page.getByRole("link", { name: title, exact: true }).click();
+    await page.getByRole("heading", { name: title }).waitFor();
+    let reread = false;
+    page.on("response", (r) => {
+      if (r.request().method() === "GET" && /\/v1\/risks\/[^/]+$/.test(new URL(r.url()).pathname) && r.status() === 404) reread = true;
+    });
+    await page.route("**/v1/risks/*", async (route) => {
+      if (route.request().method() !== "DELETE") return route.fallback();
+      const answer = await route.fetch(); // committed: its event is the tenant's newest
+      for (let t = Date.now(); !reread && Date.now() - t < 10_000; ) await new Promise((r) => setTimeout(r, 100));
+      await route.fulfill({ response: answer });
+    });
+    await page.getByRole("button", { name: "Delete risk" }).click();
+    await page.getByRole("button", { name: "Confirm delete" }).click();
+    await page.getByRole("heading", { name: "Risks" }).waitFor();
+    expect(reread).toBe(true);
+    await settled(page, "Delete risk “" + title);
+    expect(await titled(page, title)).toEqual([]);
+  });
+
   it("creates a risk given only its title as not assessed, not as a made-up 3 × 3", async () => {
     const { page } = await signedIn();
     const title = unique("Unassessed supplier risk");

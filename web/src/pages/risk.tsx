@@ -36,6 +36,8 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
   const [offline, setOffline] = useState(false);
   const online = useOnline();
   const { changes } = useChanges();
+  const deletion = useDeletion(changes);
+  const deleted = deletion.sent; // the same function for the page's life: load keeps its identity
   // A risk once answered 404 is gone for good (IDs are never reused): every later
   // re-read — each change anywhere in the tenant asks for one — would be 404 again.
   const gone = useRef<string | undefined>(undefined);
@@ -54,12 +56,15 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
         // Deleted here or elsewhere: nothing of it stays on the page.
         if (err instanceof RiskApiError && err.status === 404) {
           gone.current = id;
+          // This page's own delete went through: its event (live.ts) may bring
+          // this re-read before the outbox hears the answer.
+          if (deleted(`/risks/${id}`)) return navigate("/");
           setRisk(undefined);
         }
         setError(err instanceof RiskApiError && err.status === 404 ? "This risk does not exist: it was deleted, or never was." : explain(err));
       },
     );
-  }, [id]);
+  }, [id, deleted]);
   useEffect(load, [load, online]);
   useSettled(load);
   // A title edit still queued (offline, or waiting for a retry) is what the
@@ -95,7 +100,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
       <Attachments risk={risk} changes={changes} />
       <ScoreHistoryChart riskId={risk.id} />
       <RiskHistory riskId={risk.id} admin={admin} />
-      <DeleteRisk risk={risk} changes={changes} />
+      <DeleteRisk risk={risk} deletion={deletion} />
     </section>
   );
 }
@@ -307,34 +312,59 @@ function changedFields(was: Form, now: Form, users: OwnerChoice[]): RiskUpdatePa
   return { ...out, ...registerChanges(was, now) };
 }
 
+/** Deletion is the delete a risk's page queued (useDeletion), followed by the page itself. */
+interface Deletion {
+  /** change is the queued delete as the outbox holds it now; undefined before one is queued. */
+  change: Change | undefined;
+  /** queued records the delete the outbox returned, and leaves at once if it is already done or offline. */
+  queued: (c: Change) => void;
+  /** sent reports whether this page queued a delete of the risk at path; the same function for the page's life. */
+  sent: (path: string) => boolean;
+}
+
+/**
+ * useDeletion follows the delete a risk's page queues: back to the list once
+ * it is done, once it waits offline, or once a failed attempt waits for its
+ * retry (docs/dashboard.md). It belongs to RiskPage, not to DeleteRisk: the
+ * page's re-read after the tenant's newest event (live.ts) can find the risk
+ * gone before the outbox hears the DELETE's answer, and that takes DeleteRisk
+ * off the page, with any listener it held.
+ */
+function useDeletion(changes: Change[]): Deletion {
+  const [key, setKey] = useState<string>();
+  const sent = useRef<Change | undefined>(undefined);
+  // Heard at once, not through a re-render, and subscribed before the delete
+  // is queued, so a quick answer is not missed.
+  useEffect(() => outbox().subscribe((e) => {
+    if (e.type !== "changed" || !sent.current || e.key !== sent.current.key) return;
+    if (e.state === "done" || (e.state === "pending" && isOffline())) navigate("/");
+  }), []);
+  const change = key ? changes.find((c) => c.key === key) : undefined;
+  // An attempt that failed and waits for its retry: queued like an offline one.
+  useEffect(() => {
+    if (change?.state === "done" || (change?.state === "pending" && change.attempts > 0)) navigate("/");
+  }, [change?.state, change?.attempts]);
+  const queued = useCallback((c: Change) => {
+    sent.current = c;
+    setKey(c.key);
+    if (c.state === "done" || isOffline()) navigate("/");
+  }, []);
+  const isSent = useCallback((path: string) => sent.current?.path === path, []);
+  return { change, queued, sent: isSent };
+}
+
 /**
  * DeleteRisk asks first, then queues the delete with If-Match of the version
  * shown (so it works with REQUIRE_IF_MATCH=true and never deletes a version
- * the user did not see). Online, the page stays until the server answers: done
- * goes back to the list; a refusal stays here and says why, the risk still
- * shown. Offline, or while a retry waits, the delete stays queued and the list
- * shows the risk as deleting (docs/dashboard.md).
+ * the user did not see). Online, the page stays until the server answers
+ * (useDeletion): done goes back to the list; a refusal stays here and says
+ * why, the risk still shown. Offline, or while a retry waits, the delete stays
+ * queued and the list shows the risk as deleting (docs/dashboard.md).
  */
-function DeleteRisk({ risk, changes }: { risk: Risk; changes: Change[] }) {
-  const [key, setKey] = useState<string>();
-  const sent = useRef<string | undefined>(undefined);
-  const mine = key ? changes.find((c) => c.key === key) : undefined;
-  // Heard at once, not through a re-render: the page's own re-read after the
-  // delete would find the risk gone and take this form with it. Subscribed
-  // before the delete is queued, so a quick answer is not missed.
-  useEffect(() => outbox().subscribe((e) => {
-    if (e.type !== "changed" || !sent.current || e.key !== sent.current) return;
-    if (e.state === "done" || (e.state === "pending" && isOffline())) navigate("/");
-  }), []);
-  // An attempt that failed and waits for its retry: queued like an offline one.
-  useEffect(() => {
-    if (mine?.state === "done" || (mine?.state === "pending" && mine.attempts > 0)) navigate("/");
-  }, [mine?.state, mine?.attempts]);
+function DeleteRisk({ risk, deletion }: { risk: Risk; deletion: Deletion }) {
+  const mine = deletion.change;
   const del = async () => {
-    const c = await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ifMatch: etag(risk) });
-    sent.current = c.key;
-    setKey(c.key);
-    if (c.state === "done" || isOffline()) navigate("/");
+    deletion.queued(await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ifMatch: etag(risk) }));
   };
   return (
     <div class="danger row">
