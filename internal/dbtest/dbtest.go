@@ -5,7 +5,8 @@
 //     of one migrated once per test binary (under -race a migration costs seconds);
 //   - postgres://…: a new PostgreSQL database per test on that server (the URL's own
 //     database is only used to create and drop them), copied from a migrated
-//     template made once per test binary.
+//     template made once per test binary (and dropped by a later binary on the
+//     same machine once this one has exited).
 //
 // The same test suite therefore runs on both stores; .ci/run runs it twice.
 //
@@ -177,11 +178,14 @@ func sqliteTemplate(tb testing.TB) []byte {
 }
 
 // template migrates one database per test binary and returns its name; every test
-// database is a cheap copy of it.
+// database is a cheap copy of it. A test binary has no hook at its end, so the
+// template outlives it; the next binary on the same machine drops the templates of
+// binaries that have exited (sweepTemplates).
 func template(tb testing.TB, base string) string {
 	tb.Helper()
 	tmplOnce.Do(func() {
-		tmplName = "riskapi_tmpl_" + randomHex(6)
+		sweepTemplates(base)
+		tmplName = fmt.Sprintf("%s%d_%s", tmplPrefix, os.Getpid(), randomHex(4))
 		if tmplErr = adminErr(base, `CREATE DATABASE `+tmplName); tmplErr != nil {
 			return
 		}
@@ -228,4 +232,41 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// tmplPrefix starts a template's name; the test binary's process id and a random
+// suffix follow (riskapi_tmpl_<pid>_<8 hex>).
+const tmplPrefix = "riskapi_tmpl_"
+
+// sweepTemplates drops the templates left by test binaries of this machine that have
+// exited, best effort: only on a server on this machine (a process id means nothing
+// on another), and a template in use cannot be dropped (no FORCE), so a race with a
+// binary still copying one loses nothing.
+func sweepTemplates(base string) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Hostname() != "127.0.0.1" && u.Hostname() != "localhost" && u.Hostname() != "::1") {
+		return
+	}
+	if _, err := os.Stat("/proc/self"); err != nil {
+		return // no /proc to ask whether a process runs
+	}
+	db, err := database.Open(context.Background(), base, database.Options{MaxOpenConns: 1})
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	var names []string
+	if db.Raw(`SELECT datname FROM pg_database WHERE datname LIKE 'riskapi\_tmpl\_%'`).Scan(&names).Error != nil {
+		return
+	}
+	for _, name := range names {
+		pid, _, ok := strings.Cut(strings.TrimPrefix(name, tmplPrefix), "_")
+		if !ok || strings.Trim(pid, "0123456789") != "" {
+			continue // not of this naming
+		}
+		if _, err := os.Stat("/proc/" + pid); err == nil {
+			continue // its binary still runs (or the id was reused: it waits for a later sweep)
+		}
+		db.Exec(`DROP DATABASE IF EXISTS ` + name)
+	}
 }
