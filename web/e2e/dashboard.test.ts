@@ -379,7 +379,8 @@ describe(`the dashboard in Chromium (${process.env.TEST_DATABASE_URL ? "PostgreS
     await page.getByRole("button", { name: "Sign in" }).waitFor({ timeout: 5000 });
     const note = page.getByText("Signed out in this browser. The server could not be reached");
     await note.waitFor();
-    expect(await page.getByText(`1 change of ${account.email} is waiting`).count()).toBe(1);
+    // Read from the outbox (IndexedDB) after the note is shown: it may come a moment later.
+    await expect.poll(() => page.getByText(`1 change of ${account.email} is waiting`).count()).toBe(1);
     await b.context.setOffline(false);
     // The cookie the server still honoured until now is ended, and signs nobody back in.
     await expect.poll(async () => (await page.request.get("/v1/me")).status()).toBe(401);
