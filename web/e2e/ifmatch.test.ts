@@ -43,20 +43,26 @@ describe(`deletes under REQUIRE_IF_MATCH=true in Chromium (${process.env.TEST_DA
     await expect.poll(() => page.locator("table.risks").getByText(title).count()).toBe(0);
   });
 
-  it("stays on the risk's page and says why when the delete is refused: someone changed the risk since it was read", async () => {
+  it("stays on the risk's page and says why when the delete is refused: someone changed the risk after the user asked to delete it", async () => {
     const page = await signedIn();
     const title = unique("Changed before the delete");
     const id = await made(page, title);
     await page.goto(`/risks/${id}`);
     await page.getByRole("heading", { name: title }).waitFor();
-    // Another writer, after the page read version 1.
+    await page.getByRole("button", { name: "Delete risk" }).click();
+    // Another writer, while the question is open; the page hears of it and
+    // re-reads version 2 under the question, but the user asked about version 1.
     const other = await page.request.patch(`/v1/risks/${id}`, { data: { description: "theirs" }, headers: { "If-Match": '"1"' } });
     expect(other.status()).toBe(200);
-    await confirmDelete(page);
+    const version = page.locator(".facts div").filter({ has: page.locator("dt", { hasText: /^Version$/ }) }).locator("dd");
+    await expect.poll(() => version.textContent()).toBe("2");
+    await page.getByRole("button", { name: "Confirm delete" }).click();
     await settled(page, `Delete risk “${title}”`, "refused");
     const alert = page.getByRole("alert").filter({ hasText: "Not deleted" });
     await alert.waitFor();
-    expect(await alert.textContent()).toContain("changed since you read it");
+    // In words, not the API's: the page's user never sees If-Match.
+    expect(await alert.textContent()).toBe("Not deleted: someone changed this risk after you asked to delete it. It now shows as it is: delete it again if you still want to.");
+    await expect.poll(() => page.locator("li.change.refused", { hasText: title }).textContent()).toContain("someone changed it after you read it");
     // Still on its page, and still on the server.
     expect(new URL(page.url()).pathname).toBe(`/risks/${id}`);
     await page.getByRole("heading", { name: title }).waitFor();

@@ -22,10 +22,11 @@ export function Confirmation(props: { label: string; text: string; confirm: stri
 
 /**
  * AskFirst is a button (`ask`, named `askLabel` when its text alone is
- * ambiguous) that shows a Confirmation instead of acting; onConfirm runs only
+ * ambiguous) that shows a Confirmation instead of acting; onAsk runs as the
+ * question opens (what the user is asked about, as shown then), onConfirm only
  * on its confirm button.
  */
-export function AskFirst(props: { ask: string; askLabel?: string; label: string; text: string; confirm: string; small?: boolean; onConfirm: () => void }) {
+export function AskFirst(props: { ask: string; askLabel?: string; label: string; text: string; confirm: string; small?: boolean; onAsk?: () => void; onConfirm: () => void }) {
   const [asking, setAsking] = useState(false);
   const back = useRef(false);
   const button = useRef<HTMLButtonElement>(null);
@@ -47,7 +48,10 @@ export function AskFirst(props: { ask: string; askLabel?: string; label: string;
     );
   }
   return (
-    <button type="button" class={"danger" + (props.small ? " small" : "")} ref={button} aria-label={props.askLabel} onClick={() => setAsking(true)}>
+    <button type="button" class={"danger" + (props.small ? " small" : "")} ref={button} aria-label={props.askLabel} onClick={() => {
+      props.onAsk?.();
+      setAsking(true);
+    }}>
       {props.ask}
     </button>
   );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { afterAttempt, newChange, redone, type Change } from "./change";
+import { afterAttempt, newChange, redone, STALE_REASON, type Change } from "./change";
 
 const key = "6f1c2b1e-8d7a-4c5b-9e0f-1a2b3c4d5e6f";
 const fresh = (): Change =>
@@ -7,6 +7,15 @@ const fresh = (): Change =>
 const half = () => 0.5;
 
 describe("afterAttempt", () => {
+  it("says a delete refused 412 was not applied because someone changed it, not the API's If-Match wording", () => {
+    const del = newChange({ method: "DELETE", path: "/risks/rsk_1", body: null, label: "Delete risk", ifMatch: '"1"' }, { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" }, key, 1000);
+    const json = { code: "PRECONDITION_FAILED", detail: 'If-Match does not name the risk\'s version "2"', current: { id: "rsk_1", version: 2 } };
+    const c = afterAttempt(del, { status: 412, json }, 2000, half);
+    expect(c.state).toBe("refused");
+    expect(c.lastReason).toBe(STALE_REASON);
+    expect(c.problem?.code).toBe("PRECONDITION_FAILED");
+  });
+
   it.each([
     [201, "done"],
     [204, "done"],

@@ -210,6 +210,9 @@ export type Attempt =
     }
   | { error: unknown };
 
+/** STALE_REASON is why a change refused 412 was not applied, in the changes panel's words. */
+export const STALE_REASON = "someone changed it after you read it, so this was not applied";
+
 /**
  * afterAttempt returns the change as it stands after `attempt`, which began
  * when the change had made `change.attempts` attempts.
@@ -260,7 +263,8 @@ export function afterAttempt(change: Change, attempt: Attempt, now: number, rand
     next.nextAttemptAt = Number.MAX_SAFE_INTEGER;
     return next;
   }
-  next.lastReason = problem?.detail ?? d.reason;
+  // A 412 left unmerged (a delete): the API's detail names If-Match, which the dashboard's user never sees.
+  next.lastReason = attempt.status === 412 ? STALE_REASON : problem?.detail ?? d.reason;
   if (!d.retry || final(problem)) return settle(next, "refused", now);
   next.nextAttemptAt = now + backoffDelay(change.attempts, attempt.retryAfterMs, rand);
   return next;

@@ -355,27 +355,34 @@ function useDeletion(changes: Change[]): Deletion {
 
 /**
  * DeleteRisk asks first, then queues the delete with If-Match of the version
- * shown (so it works with REQUIRE_IF_MATCH=true and never deletes a version
- * the user did not see). Online, the page stays until the server answers
+ * shown when the user asked (so it works with REQUIRE_IF_MATCH=true and never
+ * deletes a version the user did not see: the page may re-read the risk while
+ * the question is open). Online, the page stays until the server answers
  * (useDeletion): done goes back to the list; a refusal stays here and says
  * why, the risk still shown. Offline, or while a retry waits, the delete stays
  * queued and the list shows the risk as deleting (docs/dashboard.md).
  */
 function DeleteRisk({ risk, deletion }: { risk: Risk; deletion: Deletion }) {
   const mine = deletion.change;
+  const asked = useRef(risk);
   const del = async () => {
-    deletion.queued(await outbox().enqueue({ method: "DELETE", path: `/risks/${risk.id}`, body: null, label: `Delete risk “${risk.title}”`, ifMatch: etag(risk) }));
+    const seen = asked.current.id === risk.id ? asked.current : risk;
+    deletion.queued(await outbox().enqueue({ method: "DELETE", path: `/risks/${seen.id}`, body: null, label: `Delete risk “${seen.title}”`, ifMatch: etag(seen) }));
   };
   return (
     <div class="danger row">
-      <AskFirst ask="Delete risk" label="Delete this risk?" text="Delete this risk and its attachments?" confirm="Confirm delete" onConfirm={() => void del()} />
+      <AskFirst ask="Delete risk" label="Delete this risk?" text="Delete this risk and its attachments?" confirm="Confirm delete"
+        onAsk={() => (asked.current = risk)} onConfirm={() => void del()} />
       {mine?.state === "pending" && <span role="status">Deleting…</span>}
       {mine?.state === "refused" && (
-        <p class="error" role="alert">Not deleted: {mine.problem?.detail ?? mine.lastReason ?? `the server answered ${mine.lastStatus}`}</p>
+        <p class="error" role="alert">Not deleted: {mine.problem?.code === "PRECONDITION_FAILED" ? STALE_DELETE : mine.lastReason ?? `the server answered ${mine.lastStatus}`}</p>
       )}
     </div>
   );
 }
+
+/** STALE_DELETE is what the page says of a delete refused 412: the API's detail names If-Match, which the page's user never sees. */
+const STALE_DELETE = "someone changed this risk after you asked to delete it. It now shows as it is: delete it again if you still want to.";
 
 function Attachments({ risk, changes }: { risk: Risk; changes: Change[] }) {
   const [list, setList] = useState<Attachment[]>([]);
