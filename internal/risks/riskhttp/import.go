@@ -125,6 +125,12 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 				return nil
 			}
 			if err != nil {
+				if errors.Is(err, csv.ErrQuote) {
+					// Whether the reader ran to the end of the file inside the quotes: the
+					// parser says where it stopped, not where the quote opened.
+					_, next := cr.Read()
+					err = quoteError{err, errors.Is(next, io.EOF)}
+				}
 				return csvError(err, n, len(cells), len(header))
 			}
 			if rows == h.maxImportRows {
@@ -157,6 +163,16 @@ func (l *rowLimit) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// quoteError is the reader's csv.ErrQuote, and whether the file ended right after it
+// (a quoted field never closed reads to the end of the file).
+type quoteError struct {
+	err   error
+	atEnd bool
+}
+
+func (e quoteError) Error() string { return e.err.Error() }
+func (e quoteError) Unwrap() error { return e.err }
+
 // csvError is a file that is no CSV (or rows of other lengths than the header's):
 // 400 naming row, the record being read, counted as the value checks count it
 // (the header is row 1; a quoted field may span lines, so the detail adds the
@@ -171,8 +187,19 @@ func csvError(err error, row, got, want int) error {
 		case errors.Is(pe.Err, csv.ErrFieldCount):
 			detail = fmt.Sprintf("has %d fields where the header names %d columns (line %d): each row needs one field per column, empty ones included", got, want, pe.StartLine)
 		case errors.Is(pe.Err, csv.ErrQuote):
-			detail = fmt.Sprintf(`has a quoted field that is not closed, or text after its closing quote (line %d, column %d): `+
-				`a quote inside a quoted field is written twice ("")`, pe.Line, pe.Column)
+			var qe quoteError
+			errors.As(err, &qe)
+			switch {
+			case qe.atEnd && pe.Line > pe.StartLine:
+				detail = fmt.Sprintf(`has a quoted field that is never closed: the row starts on line %d and the file ends inside its quotes: `+
+					`close the field with a quote, and write a quote inside it twice ("")`, pe.StartLine)
+			case !qe.atEnd:
+				detail = fmt.Sprintf(`has text after a quoted field's closing quote (line %d, column %d): `+
+					`a quote inside a quoted field is written twice ("")`, pe.Line, pe.Column)
+			default: // on the file's last line: either
+				detail = fmt.Sprintf(`has a quoted field that is not closed, or text after its closing quote (line %d, column %d): `+
+					`a quote inside a quoted field is written twice ("")`, pe.Line, pe.Column)
+			}
 		case errors.Is(pe.Err, csv.ErrBareQuote):
 			detail = fmt.Sprintf(`has a quote inside a field that does not start with one (line %d, column %d): `+
 				`quote the whole field and write the quote twice ("say ""yes""")`, pe.Line, pe.Column)

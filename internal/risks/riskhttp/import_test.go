@@ -198,6 +198,9 @@ func TestImportIsAllOrNothing(t *testing.T) {
 		{"title,description\nA,\"line1\nline2\"\nB,say \"yes\"\n", "row 3: has a quote inside a field that does not start with one (line 4"},
 		{"title,owner\nt,\"Ada\" x\n", `a quote inside a quoted field is written twice ("")`},
 		{"title,owner\nt,say \"yes\"\n", `quote the whole field and write the quote twice`},
+		// Not closed: named where its row starts, not where the file ends.
+		{"title,owner\nGood,x\n\"Unclosed,x\n" + strings.Repeat("t,x\n", 50), "row 3: has a quoted field that is never closed: the row starts on line 3 and the file ends inside its quotes"},
+		{"title,owner\nt,\"Ada\" x\nu,v\n", "row 2: has text after a quoted field's closing quote (line 2, column 7)"},
 	} {
 		res := importFile(env, a.Key, "", tt.file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
 		var bad report
