@@ -33,6 +33,10 @@ type ImportRow struct {
 	// Bytes is the size of the row in its file, which bounds what Import holds at
 	// once.
 	Bytes int
+	// Unreadable marks a row its file's reader could not split into the header's
+	// columns (a CSV record of another length): Errors says so, and nothing else
+	// of it is checked.
+	Unreadable bool
 }
 
 // ImportSource hands an import's rows to fn one at a time, in file order, from the
@@ -482,7 +486,7 @@ func (im *importer) flush(ctx context.Context) error {
 // plan checks one row and, in a writing pass, writes it or gathers it for the next
 // CreateMany. It returns the row's field errors.
 func (im *importer) plan(ctx context.Context, row ImportRow) ([]problem.FieldError, error) {
-	if im.mode == passRest && im.created.has(row.Row) {
+	if row.Unreadable || im.mode == passRest && im.created.has(row.Row) {
 		return nil, nil
 	}
 	current, errs := im.current(row)

@@ -124,6 +124,20 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
+			if errors.Is(err, csv.ErrFieldCount) {
+				// The reader goes on at the next record: the row is reported with the
+				// file's other errors, not alone.
+				if rows == h.maxImportRows {
+					return problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
+				}
+				rows++
+				row := risks.ImportRow{Row: n, Columns: header, Unreadable: true, Bytes: int(cr.InputOffset() - start),
+					Errors: []problem.FieldError{{Row: n, Field: "file", Detail: csvDetail(err, len(cells), len(header))}}}
+				if err := fn(row); err != nil {
+					return err
+				}
+				continue
+			}
 			if err != nil {
 				if errors.Is(err, csv.ErrQuote) {
 					// Whether the reader ran to the end of the file inside the quotes: the
@@ -173,13 +187,25 @@ type quoteError struct {
 func (e quoteError) Error() string { return e.err.Error() }
 func (e quoteError) Unwrap() error { return e.err }
 
-// csvError is a file that is no CSV (or rows of other lengths than the header's):
-// 400 naming row, the record being read, counted as the value checks count it
-// (the header is row 1; a quoted field may span lines, so the detail adds the
-// line), and saying what is wrong in words a spreadsheet user can act on: a record
-// of got fields where the header has want, or a misplaced quote (RFC 4180,
-// section 2).
+// csvError is a file that is no CSV (or a row over maxRowBytes): 400 naming row,
+// the record being read, counted as the value checks count it (the header is row
+// 1), with csvDetail's words.
 func csvError(err error, row, got, want int) error {
+	if detail := csvDetail(err, got, want); detail != "" {
+		return problem.Rows([]problem.FieldError{{Row: row, Field: "file", Detail: detail}})
+	}
+	if errors.Is(err, errRowTooLarge) {
+		return problem.Rows([]problem.FieldError{{Row: row, Field: "file",
+			Detail: fmt.Sprintf("the row is larger than %d bytes", maxRowBytes)}})
+	}
+	return err
+}
+
+// csvDetail says what is wrong with a record the CSV reader refused (a
+// *csv.ParseError; "" for any other error) in words a spreadsheet user can act on,
+// naming its line (a quoted field may span lines): a record of got fields where
+// the header has want, or a misplaced quote (RFC 4180, section 2).
+func csvDetail(err error, got, want int) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		detail := pe.Err.Error()
@@ -204,11 +230,7 @@ func csvError(err error, row, got, want int) error {
 			detail = fmt.Sprintf(`has a quote inside a field that does not start with one (line %d, column %d): `+
 				`quote the whole field and write the quote twice ("say ""yes""")`, pe.Line, pe.Column)
 		}
-		return problem.Rows([]problem.FieldError{{Row: row, Field: "file", Detail: detail}})
+		return detail
 	}
-	if errors.Is(err, errRowTooLarge) {
-		return problem.Rows([]problem.FieldError{{Row: row, Field: "file",
-			Detail: fmt.Sprintf("the row is larger than %d bytes", maxRowBytes)}})
-	}
-	return err
+	return ""
 }

@@ -241,3 +241,40 @@ func TestImportNamesAnUnknownOwnerBesideTheRowsOtherErrors(t *testing.T) {
 		t.Errorf("%d risks after a refused import, want 0", n)
 	}
 }
+
+// TestImportListsEveryRowOfTheWrongLength: rows with more or fewer fields than the
+// header's columns are each reported, beside the file's other errors, so that one
+// upload names every row to mend; nothing is written.
+func TestImportListsEveryRowOfTheWrongLength(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	file := "title,likelihood,impact\n" +
+		"ok,2,3\n" +
+		"four,1,2,3\n" +
+		"one\n" +
+		"bad,9,1\n"
+	res := importFile(env, a.Key, "", file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+	var rep report
+	res.Decode(&rep)
+	var got []string
+	for _, e := range rep.Errors {
+		got = append(got, fmt.Sprintf("%d %s: %s", e.Row, e.Field, e.Detail))
+	}
+	want := []string{
+		"3 file: has 4 fields where the header names 3 columns (line 3)",
+		"4 file: has 1 fields where the header names 3 columns (line 4)",
+		"5 likelihood",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("errors %q, want %d: %q", got, len(want), want)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d: %q, want %q…", i, got[i], want[i])
+		}
+	}
+	if n := count(t, env, a.Key); n != 0 {
+		t.Errorf("%d risks after a refused import, want 0", n)
+	}
+}
