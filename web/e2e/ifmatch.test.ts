@@ -69,6 +69,32 @@ describe(`deletes under REQUIRE_IF_MATCH=true in Chromium (${process.env.TEST_DA
     expect((await page.request.get(`/v1/risks/${id}`)).status()).toBe(200);
   });
 
+  it("deletes over the user's own edit when asked before the page had re-read it", async () => {
+    const page = await signedIn();
+    const title = unique("Edited then deleted at once");
+    const id = await made(page, title);
+    await page.goto(`/risks/${id}`);
+    await page.getByRole("heading", { name: title }).waitFor();
+    // The page's re-reads of the risk wait: it still shows version 1 when the delete is asked for.
+    let hold = true;
+    await page.route(`**/v1/risks/${id}`, async (route) => {
+      if (route.request().method() !== "GET") return route.fallback();
+      while (hold) await new Promise((r) => setTimeout(r, 50));
+      await route.fallback();
+    });
+    const edit = page.getByRole("form", { name: "Edit risk" });
+    await edit.getByLabel("Description").fill("mine");
+    await edit.getByRole("button", { name: "Save changes" }).click();
+    await settled(page, `Edit risk “${title}`);
+    const deleted = page.waitForResponse((r) => r.request().method() === "DELETE" && r.url().endsWith(`/v1/risks/${id}`));
+    await confirmDelete(page);
+    const res = await deleted;
+    hold = false;
+    expect(res.request().headers()["if-match"]).toBe('"2"');
+    expect(res.status()).toBe(204);
+    await page.getByRole("heading", { name: "Risks" }).waitFor();
+  });
+
   it("sends an edit and then a delete made offline over the version the edit stored: both apply", async () => {
     const { page, context } = await env.browser();
     await signIn(page, await env.server().account());

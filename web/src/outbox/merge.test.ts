@@ -3,7 +3,7 @@ import { locks } from "web-locks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Attempt, Change, ChangeInput, Fields, Owner } from "./change";
 import { newChange } from "./change";
-import { afterOwn, keepTheirs, queuedTitle, withPending } from "./merge";
+import { afterOwn, keepTheirs, queuedTitle, seenAfterOwn, withPending } from "./merge";
 import { Outbox, type Transport } from "./outbox";
 import { ChangeStore } from "./store";
 
@@ -370,5 +370,28 @@ describe("the title a risk's heading and list row show", () => {
     for (const state of ["done", "refused", "conflict"] as const) expect(queuedTitle(risk, [queued({ title: "Flood, v2" }, state)])).toBeUndefined();
     // Another risk's edit is not this one's.
     expect(queuedTitle({ ...risk, id: "risk_2" }, [queued({ title: "Flood, v2" })])).toBeUndefined();
+  });
+});
+
+describe("seenAfterOwn: the version a delete goes over", () => {
+  const owner: Owner = { userId: "usr_1", tenantId: "ten_1", email: "a@x.test" };
+  let n = 0;
+  const edit = (ifMatch: string, version: number, extra: Partial<Change> = {}): Change => ({
+    ...newChange({ method: "PATCH", path: "/risks/r1", body: { kind: "json", json: { title: "t" } }, label: "Edit", ifMatch }, owner, `k${++n}`, 1000 + n),
+    state: "done",
+    result: { id: "r1", version },
+    ...extra,
+  });
+  it("moves over the user's own edits stored since the version asked about, in order", () => {
+    const first = edit('"1"', 2);
+    const second = edit('"2"', 3);
+    expect(seenAfterOwn('"1"', "/risks/r1", [second, first])).toBe('"3"');
+  });
+  it("stays when another writer's version came between: the server refuses the delete", () => {
+    expect(seenAfterOwn('"1"', "/risks/r1", [edit('"2"', 3)])).toBe('"1"');
+  });
+  it("ignores a replayed edit, another risk's, and one not yet done", () => {
+    const changes = [edit('"1"', 2, { replayed: true }), edit('"1"', 2, { path: "/risks/r2" }), edit('"1"', 2, { state: "pending" })];
+    expect(seenAfterOwn('"1"', "/risks/r1", changes)).toBe('"1"');
   });
 });

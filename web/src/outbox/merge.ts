@@ -81,10 +81,32 @@ export function afterOwn(c: Change, done: Change): Change | undefined {
  * server refuses the delete (412): it was not what the user saw.
  */
 export function deleteAfterOwn(c: Change, done: Change): Change {
+  if (c.method !== "DELETE" || c.state !== "pending" || !c.ifMatch) return c;
+  const version = storedOver(done, c.path, c.ifMatch);
+  return version === undefined ? c : { ...c, ifMatch: etag({ version }) };
+}
+
+/**
+ * seenAfterOwn is the ETag a delete of path, asked for over the version
+ * ifMatch names, is sent with: moved by each of changes (the user's own) that
+ * is an edit of path stored over the version then named, as deleteAfterOwn
+ * moves a delete already queued. So a delete asked for before the page re-read
+ * the user's own edit goes over the version that edit stored.
+ */
+export function seenAfterOwn(ifMatch: string, path: string, changes: Change[]): string {
+  let tag = ifMatch;
+  for (const d of [...changes].sort((a, b) => a.createdAt - b.createdAt)) {
+    const version = storedOver(d, path, tag);
+    if (version !== undefined) tag = etag({ version });
+  }
+  return tag;
+}
+
+/** storedOver is the version done, an edit of path sent over ifMatch, stored; undefined for any other change. */
+function storedOver(done: Change, path: string, ifMatch: string): number | undefined {
   const current = done.result as Record<string, unknown> | undefined;
-  if (c.method !== "DELETE" || c.state !== "pending" || done.method !== "PATCH" || done.state !== "done" || done.replayed || c.path !== done.path) return c;
-  if (!c.ifMatch || c.ifMatch !== done.ifMatch || typeof current !== "object" || current === null || typeof current.version !== "number") return c;
-  return { ...c, ifMatch: etag({ version: current.version }) };
+  if (done.method !== "PATCH" || done.state !== "done" || done.replayed || done.path !== path || done.ifMatch !== ifMatch) return undefined;
+  return typeof current === "object" && current !== null && typeof current.version === "number" ? current.version : undefined;
 }
 
 /**

@@ -11,7 +11,7 @@ import { api, etag, explain, RiskApiError, type Attachment, type Risk, type Risk
 import { AskFirst } from "../ask-first";
 import { UploadProgress } from "../changes-panel";
 import type { Change } from "../outbox/change";
-import { pick, queuedTitle, withPending } from "../outbox/merge";
+import { pick, queuedTitle, seenAfterOwn, withPending } from "../outbox/merge";
 import { navigate } from "../router";
 import { outbox, useChanges, useOnline } from "../state";
 import { useSettled } from "../settled";
@@ -100,7 +100,7 @@ export function RiskPage({ id, admin = false }: { id: string; admin?: boolean })
       <Attachments risk={risk} changes={changes} />
       <ScoreHistoryChart riskId={risk.id} />
       <RiskHistory riskId={risk.id} admin={admin} />
-      <DeleteRisk risk={risk} deletion={deletion} />
+      <DeleteRisk risk={risk} changes={changes} deletion={deletion} />
     </section>
   );
 }
@@ -362,12 +362,15 @@ function useDeletion(changes: Change[]): Deletion {
  * why, the risk still shown. Offline, or while a retry waits, the delete stays
  * queued and the list shows the risk as deleting (docs/dashboard.md).
  */
-function DeleteRisk({ risk, deletion }: { risk: Risk; deletion: Deletion }) {
+function DeleteRisk({ risk, changes, deletion }: { risk: Risk; changes: Change[]; deletion: Deletion }) {
   const mine = deletion.change;
   const asked = useRef(risk);
   const del = async () => {
     const seen = asked.current.id === risk.id ? asked.current : risk;
-    deletion.queued(await outbox().enqueue({ method: "DELETE", path: `/risks/${seen.id}`, body: null, label: `Delete risk “${seen.title}”`, ifMatch: etag(seen) }));
+    const path = `/risks/${seen.id}`;
+    // The user's own edits stored since are theirs to have seen (deleteAfterOwn's rule).
+    const ifMatch = seenAfterOwn(etag(seen), path, changes);
+    deletion.queued(await outbox().enqueue({ method: "DELETE", path, body: null, label: `Delete risk “${seen.title}”`, ifMatch }));
   };
   return (
     <div class="danger row">
