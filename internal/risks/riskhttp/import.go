@@ -138,13 +138,19 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 				}
 				continue
 			}
-			if err != nil {
+			if errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote) {
 				if errors.Is(err, csv.ErrQuote) {
 					// Whether the reader ran to the end of the file inside the quotes: the
 					// parser says where it stopped, not where the quote opened.
 					_, next := cr.Read()
 					err = quoteError{err, errors.Is(next, io.EOF)}
 				}
+				// Listed after the rows before it and their errors; the records after
+				// a misplaced quote cannot be told apart, so the reading ends here.
+				return fn(risks.ImportRow{Row: n, Columns: header, Unreadable: true,
+					Errors: []problem.FieldError{{Row: n, Field: "file", Detail: csvDetail(err, len(cells), len(header))}}})
+			}
+			if err != nil {
 				return csvError(err, n, len(cells), len(header))
 			}
 			if rows == h.maxImportRows {
@@ -211,7 +217,11 @@ func csvDetail(err error, got, want int) string {
 		detail := pe.Err.Error()
 		switch {
 		case errors.Is(pe.Err, csv.ErrFieldCount):
-			detail = fmt.Sprintf("has %d fields where the header names %d columns (line %d): each row needs one field per column, empty ones included", got, want, pe.StartLine)
+			fields := "fields"
+			if got == 1 {
+				fields = "field"
+			}
+			detail = fmt.Sprintf("has %d %s where the header names %d columns (line %d): each row needs one field per column, empty ones included", got, fields, want, pe.StartLine)
 		case errors.Is(pe.Err, csv.ErrQuote):
 			var qe quoteError
 			errors.As(err, &qe)

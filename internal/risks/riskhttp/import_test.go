@@ -192,9 +192,9 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	}
 	// A file that is no CSV says what to mend in a spreadsheet's words, not the parser's.
 	for _, tt := range []struct{ file, want string }{
-		{"title,owner\nt\n", "row 2: has 1 fields where the header names 2 columns (line 2)"},
+		{"title,owner\nt\n", "row 2: has 1 field where the header names 2 columns (line 2)"},
 		// A quoted field over three lines is one row: the next row is row 3, on line 5.
-		{"title,description\nA,\"line1\nline2\nline3\"\nB\n", "row 3: has 1 fields where the header names 2 columns (line 5)"},
+		{"title,description\nA,\"line1\nline2\nline3\"\nB\n", "row 3: has 1 field where the header names 2 columns (line 5)"},
 		{"title,description\nA,\"line1\nline2\"\nB,say \"yes\"\n", "row 3: has a quote inside a field that does not start with one (line 4"},
 		{"title,owner\nt,\"Ada\" x\n", `a quote inside a quoted field is written twice ("")`},
 		{"title,owner\nt,say \"yes\"\n", `quote the whole field and write the quote twice`},
@@ -263,7 +263,7 @@ func TestImportListsEveryRowOfTheWrongLength(t *testing.T) {
 	}
 	want := []string{
 		"3 file: has 4 fields where the header names 3 columns (line 3)",
-		"4 file: has 1 fields where the header names 3 columns (line 4)",
+		"4 file: has 1 field where the header names 3 columns (line 4)",
 		"5 likelihood",
 	}
 	if len(got) != len(want) {
@@ -276,5 +276,31 @@ func TestImportListsEveryRowOfTheWrongLength(t *testing.T) {
 	}
 	if n := count(t, env, a.Key); n != 0 {
 		t.Errorf("%d risks after a refused import, want 0", n)
+	}
+}
+
+// TestImportListsTheRowsBeforeAMisplacedQuote: a misplaced quote ends the reading,
+// but the errors of the rows before it are listed with it, not dropped.
+func TestImportListsTheRowsBeforeAMisplacedQuote(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	a := env.Tenant("Acme")
+	for _, tt := range []struct{ name, file string }{
+		{"never closed", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nBroken,\"3,3\nA,1,1\n"},
+		{"bare quote", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nsay \"yes\",3,3\nA,1,1\n"},
+	} {
+		res := importFile(env, a.Key, "", tt.file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
+		var rep report
+		res.Decode(&rep)
+		var got []string
+		for _, e := range rep.Errors {
+			got = append(got, fmt.Sprintf("%d %s", e.Row, e.Field))
+		}
+		if want := []string{"3 likelihood", "4 file", "5 file"}; !slices.Equal(got, want) {
+			t.Errorf("%s: errors %v, want %v", tt.name, got, want)
+		}
+	}
+	if n := count(t, env, a.Key); n != 0 {
+		t.Errorf("%d risks after refused imports, want 0", n)
 	}
 }
