@@ -67,6 +67,10 @@ describe(`deletes under REQUIRE_IF_MATCH=true in Chromium (${process.env.TEST_DA
     expect(new URL(page.url()).pathname).toBe(`/risks/${id}`);
     await page.getByRole("heading", { name: title }).waitFor();
     expect((await page.request.get(`/v1/risks/${id}`)).status()).toBe(200);
+    // Deleted elsewhere since: the page says so, not as if its refused delete had gone through.
+    expect((await page.request.delete(`/v1/risks/${id}`, { headers: { "If-Match": '"2"' } })).status()).toBe(204);
+    await page.getByText("This risk does not exist").waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/risks/${id}`);
   });
 
   it("deletes over the user's own edit when asked before the page had re-read it", async () => {

@@ -390,8 +390,11 @@ describe("seenAfterOwn: the version a delete goes over", () => {
   it("stays when another writer's version came between: the server refuses the delete", () => {
     expect(seenAfterOwn('"1"', "/risks/r1", [edit('"2"', 3)])).toBe('"1"');
   });
-  it("ignores a replayed edit, another risk's, and one not yet done", () => {
-    const changes = [edit('"1"', 2, { replayed: true }), edit('"1"', 2, { path: "/risks/r2" }), edit('"1"', 2, { state: "pending" })];
+  it("ignores another risk's edit and one not yet done", () => {
+    const changes = [edit('"1"', 2, { path: "/risks/r2" }), edit('"1"', 2, { state: "pending" })];
     expect(seenAfterOwn('"1"', "/risks/r1", changes)).toBe('"1"');
+  });
+  it("moves over an edit whose answer was lost and replayed: the replay names the version that edit stored", () => {
+    expect(seenAfterOwn('"1"', "/risks/r1", [edit('"1"', 2, { replayed: true })])).toBe('"2"');
   });
 });

@@ -102,10 +102,15 @@ export function seenAfterOwn(ifMatch: string, path: string, changes: Change[]): 
   return tag;
 }
 
-/** storedOver is the version done, an edit of path sent over ifMatch, stored; undefined for any other change. */
+/**
+ * storedOver is the version done, an edit of path sent over ifMatch, stored;
+ * undefined for any other change. A replayed edit counts: its answer is the
+ * version that edit stored, whatever came after it (unlike afterOwn, which
+ * needs the risk as stored now).
+ */
 function storedOver(done: Change, path: string, ifMatch: string): number | undefined {
   const current = done.result as Record<string, unknown> | undefined;
-  if (done.method !== "PATCH" || done.state !== "done" || done.replayed || done.path !== path || done.ifMatch !== ifMatch) return undefined;
+  if (done.method !== "PATCH" || done.state !== "done" || done.path !== path || done.ifMatch !== ifMatch) return undefined;
   return typeof current === "object" && current !== null && typeof current.version === "number" ? current.version : undefined;
 }
 

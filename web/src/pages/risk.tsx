@@ -318,7 +318,7 @@ interface Deletion {
   change: Change | undefined;
   /** queued records the delete the outbox returned, and leaves at once if it is already done or offline. */
   queued: (c: Change) => void;
-  /** sent reports whether this page queued a delete of the risk at path; the same function for the page's life. */
+  /** sent reports whether this page queued a delete of the risk at path, not refused; the same function for the page's life. */
   sent: (path: string) => boolean;
 }
 
@@ -340,8 +340,10 @@ function useDeletion(changes: Change[]): Deletion {
     if (e.state === "done" || (e.state === "pending" && isOffline())) navigate("/");
   }), []);
   const change = key ? changes.find((c) => c.key === key) : undefined;
+  const refused = useRef(false);
   // An attempt that failed and waits for its retry: queued like an offline one.
   useEffect(() => {
+    refused.current = change?.state === "refused";
     if (change?.state === "done" || (change?.state === "pending" && change.attempts > 0)) navigate("/");
   }, [change?.state, change?.attempts]);
   const queued = useCallback((c: Change) => {
@@ -349,7 +351,8 @@ function useDeletion(changes: Change[]): Deletion {
     setKey(c.key);
     if (c.state === "done" || isOffline()) navigate("/");
   }, []);
-  const isSent = useCallback((path: string) => sent.current?.path === path, []);
+  // A refused delete is not this page's: the risk gone since is someone else's doing.
+  const isSent = useCallback((path: string) => sent.current?.path === path && !refused.current, []);
   return { change, queued, sent: isSent };
 }
 
