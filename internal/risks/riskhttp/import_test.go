@@ -211,93 +211,42 @@ func TestImportIsAllOrNothing(t *testing.T) {
 	}
 }
 
-// TestImportNamesAnUnknownOwnerBesideTheRowsOtherErrors: a row whose ownerId is no
-// user of the tenant is reported with every other error it has, in one answer, and
-// nothing is written.
-func TestImportNamesAnUnknownOwnerBesideTheRowsOtherErrors(t *testing.T) {
+// TestImportNamesEveryRowsErrorsInOneAnswer: one refused upload lists every error
+// there is to mend, in file order, and writes nothing — a row's unknown ownerId
+// beside its other errors, every row of the wrong length, and the rows before a
+// misplaced quote (which ends the reading). Each want is the start of
+// "row field: detail".
+func TestImportNamesEveryRowsErrorsInOneAnswer(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	a := env.Tenant("Acme")
-	file := "title,likelihood,ownerId,treatment\n" +
-		"ok,2,,\n" +
-		"bad,9,usr_nobody,sometimes\n"
-	res := importFile(env, a.Key, "", file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
-	var rep report
-	res.Decode(&rep)
-	var got []string
-	for _, e := range rep.Errors {
-		got = append(got, fmt.Sprintf("%d %s: %s", e.Row, e.Field, e.Detail))
-	}
-	want := []string{"3 likelihood", "3 ownerId: is no user of this tenant", "3 treatment"}
-	if len(got) != len(want) {
-		t.Fatalf("errors %q, want %d: %q", got, len(want), want)
-	}
-	for i := range want {
-		if !strings.HasPrefix(got[i], want[i]) {
-			t.Errorf("error %d: %q, want %q…", i, got[i], want[i])
-		}
-	}
-	if n := count(t, env, a.Key); n != 0 {
-		t.Errorf("%d risks after a refused import, want 0", n)
-	}
-}
-
-// TestImportListsEveryRowOfTheWrongLength: rows with more or fewer fields than the
-// header's columns are each reported, beside the file's other errors, so that one
-// upload names every row to mend; nothing is written.
-func TestImportListsEveryRowOfTheWrongLength(t *testing.T) {
-	t.Parallel()
-	env := apitest.New(t)
-	a := env.Tenant("Acme")
-	file := "title,likelihood,impact\n" +
-		"ok,2,3\n" +
-		"four,1,2,3\n" +
-		"one\n" +
-		"bad,9,1\n"
-	res := importFile(env, a.Key, "", file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
-	var rep report
-	res.Decode(&rep)
-	var got []string
-	for _, e := range rep.Errors {
-		got = append(got, fmt.Sprintf("%d %s: %s", e.Row, e.Field, e.Detail))
-	}
-	want := []string{
-		"3 file: has 4 fields where the header names 3 columns (line 3)",
-		"4 file: has 1 field where the header names 3 columns (line 4)",
-		"5 likelihood",
-	}
-	if len(got) != len(want) {
-		t.Fatalf("errors %q, want %d: %q", got, len(want), want)
-	}
-	for i := range want {
-		if !strings.HasPrefix(got[i], want[i]) {
-			t.Errorf("error %d: %q, want %q…", i, got[i], want[i])
-		}
-	}
-	if n := count(t, env, a.Key); n != 0 {
-		t.Errorf("%d risks after a refused import, want 0", n)
-	}
-}
-
-// TestImportListsTheRowsBeforeAMisplacedQuote: a misplaced quote ends the reading,
-// but the errors of the rows before it are listed with it, not dropped.
-func TestImportListsTheRowsBeforeAMisplacedQuote(t *testing.T) {
-	t.Parallel()
-	env := apitest.New(t)
-	a := env.Tenant("Acme")
-	for _, tt := range []struct{ name, file string }{
-		{"never closed", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nBroken,\"3,3\nA,1,1\n"},
-		{"bare quote", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nsay \"yes\",3,3\nA,1,1\n"},
+	for _, tt := range []struct {
+		name, file string
+		want       []string
+	}{
+		{"an unknown owner", "title,likelihood,ownerId,treatment\nok,2,,\nbad,9,usr_nobody,sometimes\n",
+			[]string{"3 likelihood", "3 ownerId: is no user of this tenant", "3 treatment"}},
+		{"rows of the wrong length", "title,likelihood,impact\nok,2,3\nfour,1,2,3\none\nbad,9,1\n",
+			[]string{"3 file: has 4 fields where the header names 3 columns (line 3)",
+				"4 file: has 1 field where the header names 3 columns (line 4)", "5 likelihood"}},
+		{"a quote never closed", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nBroken,\"3,3\nA,1,1\n",
+			[]string{"3 likelihood", "4 file", "5 file: has a quoted field that is never closed"}},
+		{"a bare quote", "title,likelihood,impact\nok,1,2\nbad,9,2\ntoo,many,1,2\nsay \"yes\",3,3\nA,1,1\n",
+			[]string{"3 likelihood", "4 file", "5 file: has a quote inside a field"}},
 	} {
 		res := importFile(env, a.Key, "", tt.file, nil).ExpectProblem(http.StatusBadRequest, "VALIDATION_FAILED")
 		var rep report
 		res.Decode(&rep)
 		var got []string
 		for _, e := range rep.Errors {
-			got = append(got, fmt.Sprintf("%d %s", e.Row, e.Field))
+			got = append(got, fmt.Sprintf("%d %s: %s", e.Row, e.Field, e.Detail))
 		}
-		if want := []string{"3 likelihood", "4 file", "5 file"}; !slices.Equal(got, want) {
-			t.Errorf("%s: errors %v, want %v", tt.name, got, want)
+		ok := len(got) == len(tt.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], tt.want[i])
+		}
+		if !ok {
+			t.Errorf("%s: errors %q, want %q (each the start of one)", tt.name, got, tt.want)
 		}
 	}
 	if n := count(t, env, a.Key); n != 0 {
