@@ -34,8 +34,8 @@ type ImportRow struct {
 	// once.
 	Bytes int
 	// Unreadable marks a row its file's reader could not split into the header's
-	// columns (a CSV record of another length): Errors says so, and nothing else
-	// of it is checked.
+	// columns (a CSV record of another length, a misplaced quote): Errors says
+	// so, and nothing else of it is checked.
 	Unreadable bool
 }
 

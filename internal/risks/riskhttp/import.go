@@ -124,42 +124,35 @@ func (h handlers) csvSource(f io.ReadSeeker) risks.ImportSource {
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
-			if errors.Is(err, csv.ErrFieldCount) {
-				// The reader goes on at the next record: the row is reported with the
-				// file's other errors, not alone.
-				if rows == h.maxImportRows {
-					return problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
-				}
-				rows++
-				row := risks.ImportRow{Row: n, Columns: header, Unreadable: true, Bytes: int(cr.InputOffset() - start),
-					Errors: []problem.FieldError{{Row: n, Field: "file", Detail: csvDetail(err, len(cells), len(header))}}}
-				if err := fn(row); err != nil {
-					return err
-				}
-				continue
-			}
-			if errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote) {
+			misplacedQuote := errors.Is(err, csv.ErrQuote) || errors.Is(err, csv.ErrBareQuote)
+			if misplacedQuote {
 				if errors.Is(err, csv.ErrQuote) {
 					// Whether the reader ran to the end of the file inside the quotes: the
 					// parser says where it stopped, not where the quote opened.
 					_, next := cr.Read()
 					err = quoteError{err, errors.Is(next, io.EOF)}
 				}
-				// Listed after the rows before it and their errors; the records after
-				// a misplaced quote cannot be told apart, so the reading ends here.
-				return fn(risks.ImportRow{Row: n, Columns: header, Unreadable: true,
-					Errors: []problem.FieldError{{Row: n, Field: "file", Detail: csvDetail(err, len(cells), len(header))}}})
-			}
-			if err != nil {
+			} else if err != nil && !errors.Is(err, csv.ErrFieldCount) {
 				return csvError(err, n, len(cells), len(header))
 			}
 			if rows == h.maxImportRows {
 				return problem.New(problem.PayloadTooLarge, "the file has more than %d rows (MAX_IMPORT_ROWS)", h.maxImportRows)
 			}
 			rows++
-			row, errs := riskview.ReadRow(n, header, cells)
-			row.Errors, row.Bytes = errs, int(cr.InputOffset()-start)
-			if err := fn(row); err != nil {
+			var row risks.ImportRow
+			if err != nil {
+				// Reported with the file's other errors, not alone: after a record of
+				// another length the reader goes on at the next one; after a misplaced
+				// quote the records cannot be told apart, so the reading ends there.
+				row = risks.ImportRow{Row: n, Columns: header, Unreadable: true,
+					Errors: []problem.FieldError{{Row: n, Field: "file", Detail: csvDetail(err, len(cells), len(header))}}}
+			} else {
+				var errs []problem.FieldError
+				row, errs = riskview.ReadRow(n, header, cells)
+				row.Errors = errs
+			}
+			row.Bytes = int(cr.InputOffset() - start)
+			if err := fn(row); err != nil || misplacedQuote {
 				return err
 			}
 		}
