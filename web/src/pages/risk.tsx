@@ -340,10 +340,10 @@ function useDeletion(changes: Change[]): Deletion {
     if (e.state === "done" || (e.state === "pending" && isOffline())) navigate("/");
   }), []);
   const change = key ? changes.find((c) => c.key === key) : undefined;
-  const refused = useRef(false);
-  // An attempt that failed and waits for its retry: queued like an offline one.
   useEffect(() => {
-    refused.current = change?.state === "refused";
+    // A refused delete is no longer the page's: the risk gone since is someone else's doing.
+    if (change?.state === "refused") sent.current = undefined;
+    // An attempt that failed and waits for its retry: queued like an offline one.
     if (change?.state === "done" || (change?.state === "pending" && change.attempts > 0)) navigate("/");
   }, [change?.state, change?.attempts]);
   const queued = useCallback((c: Change) => {
@@ -351,8 +351,7 @@ function useDeletion(changes: Change[]): Deletion {
     setKey(c.key);
     if (c.state === "done" || isOffline()) navigate("/");
   }, []);
-  // A refused delete is not this page's: the risk gone since is someone else's doing.
-  const isSent = useCallback((path: string) => sent.current?.path === path && !refused.current, []);
+  const isSent = useCallback((path: string) => sent.current?.path === path, []);
   return { change, queued, sent: isSent };
 }
 
