@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/riskapi/riskapi/internal/e2e"
 )
 
 // floor measures the database's floor for the writes loadgen sends: the same SQL
@@ -23,16 +26,37 @@ type floor struct {
 	slice    time.Duration
 	log      io.Writer
 	tps      map[string][]float64 // per script: transactions per second, one per round
+	// postmaster is PostgreSQL's postmaster process on this machine (0: another
+	// machine's, or /proc could not tell); cpu the CPU its backends used per
+	// transaction of a script, one per round, when it is known.
+	postmaster int
+	cpu        map[string][]time.Duration
 }
 
-var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
+var (
+	tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
+	txLine  = regexp.MustCompile(`(?m)^number of transactions actually processed: ([0-9]+)`)
+)
 
 // floorScripts are the scripts a round runs, in this order.
 var floorScripts = []string{"unkeyed", "keyed", "keyed-onecall"}
 
 // setUp creates the tenant, API key and replayable record the scripts use, and the
 // one-call design's function (psql).
-func (f *floor) setUp(ctx context.Context) error { return f.psql(ctx, "setup.sql") }
+// It also finds the postmaster, whose exited children's CPU tells the database's CPU
+// per transaction of each script (dbCPU).
+func (f *floor) setUp(ctx context.Context) error {
+	f.cpu = map[string][]time.Duration{}
+	// The checkpointer lives as long as the postmaster, its parent.
+	out, err := exec.CommandContext(ctx, "psql", "-Atq", "-c",
+		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'", f.url).Output()
+	if pid, perr := strconv.Atoi(strings.TrimSpace(string(out))); err == nil && perr == nil {
+		if pp, err := e2e.ParentPID(pid); err == nil {
+			f.postmaster = pp
+		}
+	}
+	return f.psql(ctx, "setup.sql")
+}
 
 // tearDown drops the one-call design's function (psql).
 func (f *floor) tearDown(ctx context.Context) error { return f.psql(ctx, "teardown.sql") }
@@ -49,6 +73,7 @@ func (f *floor) psql(ctx context.Context, script string) error {
 // round runs each of floorScripts once for f.slice.
 func (f *floor) round(ctx context.Context) error {
 	for _, script := range floorScripts {
+		before, cpuKnown := f.exitedCPU()
 		out, err := exec.CommandContext(ctx, "pgbench", "-n", "-M", "prepared", "-c", strconv.Itoa(f.clients),
 			"-j", strconv.Itoa(min(2, f.clients)), "-T", strconv.Itoa(max(1, int(f.slice.Seconds()))),
 			"-f", filepath.Join(f.dir, script+".sql"), f.url).CombinedOutput()
@@ -59,8 +84,55 @@ func (f *floor) round(ctx context.Context) error {
 		tps, _ := strconv.ParseFloat(string(m[1]), 64)
 		f.tps[script] = append(f.tps[script], tps)
 		fmt.Fprintf(f.log, "loadgen: pgbench floor %s: %.1f tps\n", script, tps)
+		if n := txLine.FindSubmatch(out); cpuKnown && n != nil {
+			f.waitBackendsGone(ctx)
+			after, ok := f.exitedCPU()
+			tx, _ := strconv.Atoi(string(n[1]))
+			if ok && tx > 0 {
+				f.cpu[script] = append(f.cpu[script], (after-before)/time.Duration(tx))
+			}
+		}
 	}
 	return nil
+}
+
+// exitedCPU is the CPU of the postmaster's backends that have ended so far
+// (e2e.ExitedChildrenCPU): across a pgbench run, its connections' CPU — what
+// PostgreSQL spends on the script's statements, with no server in between. false
+// when the postmaster is not known.
+func (f *floor) exitedCPU() (time.Duration, bool) {
+	if f.postmaster == 0 {
+		return 0, false
+	}
+	d, err := e2e.ExitedChildrenCPU(f.postmaster)
+	return d, err == nil
+}
+
+// waitBackendsGone waits, up to 5 s, until pgbench's backends have ended and been
+// counted: pgbench exits before the server has reaped its connections.
+func (f *floor) waitBackendsGone(ctx context.Context) {
+	for range 100 {
+		out, err := exec.CommandContext(ctx, "psql", "-Atq", "-c",
+			"SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'", f.url).Output()
+		if err != nil || strings.TrimSpace(string(out)) == "0" {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// dbCPU is the database's mean CPU per transaction of script over the rounds that
+// measured it (0 if none did).
+func (f *floor) dbCPU(script string) time.Duration {
+	s := f.cpu[script]
+	if len(s) == 0 {
+		return 0
+	}
+	var t time.Duration
+	for _, v := range s {
+		t += v
+	}
+	return t / time.Duration(len(s))
 }
 
 // mean is a script's mean transactions per second over all rounds, 0 if none ran.

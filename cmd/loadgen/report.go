@@ -82,6 +82,10 @@ func reportRatios(w io.Writer, r *results, sums map[kind]e2e.Summary) {
 			fmt.Fprintf(w, "  riskapi ratio / one-call ratio       %s   (how far riskapi's keyed/unkeyed is from the best design's)\n", ratio(tp(kindKeyed)/tp(kindUnkeyed), f.ratio("keyed-onecall")))
 			fmt.Fprintf(w, "  pgbench tps unkeyed / keyed / one-call   %.1f / %.1f / %.1f   (%d clients, mean of rounds)\n",
 				f.mean("unkeyed"), f.mean("keyed"), f.mean("keyed-onecall"), f.clients)
+			if u := f.dbCPU("unkeyed"); u > 0 {
+				fmt.Fprintf(w, "  pgbench database CPU per transaction, unkeyed / keyed   %.0fµs / %.0fµs   (its backends', mean of rounds)\n",
+					float64(u)/1e3, float64(f.dbCPU("keyed"))/1e3)
+			}
 		}
 	}
 	if has(kindKeyed, kindReplay) {

@@ -29,21 +29,58 @@ func (in *Instance) CPU() (time.Duration, error) {
 // read from /proc/<pid>/stat (Linux only). Errors: no such process, or /proc cannot
 // be read.
 func ProcessCPU(pid int) (time.Duration, error) {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	f, err := statFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The fields after the command's closing parenthesis; utime and stime are the
-	// 14th and 15th of the whole line.
-	s := string(stat)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0, errors.New("e2e: short /proc stat line")
-	}
+	// utime and stime are the 14th and 15th fields of the whole line.
 	u, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
 	return time.Duration(u+st) * clockTick, nil
+}
+
+// ExitedChildrenCPU returns the user plus system CPU time of process pid's children
+// that have exited and been waited for (cutime + cstime in /proc/<pid>/stat; Linux
+// only). PostgreSQL's postmaster waits for every backend, so the difference across a
+// run is the CPU of the backends that ended in it: a pgbench run's, whose
+// connections close when it ends. Errors: as ProcessCPU's.
+func ExitedChildrenCPU(pid int) (time.Duration, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	u, err1 := strconv.ParseInt(f[13], 10, 64)
+	st, err2 := strconv.ParseInt(f[14], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(u+st) * clockTick, nil
+}
+
+// ParentPID returns the process id of pid's parent (/proc/<pid>/stat; Linux only):
+// a PostgreSQL backend's is its postmaster's. Errors: as ProcessCPU's.
+func ParentPID(pid int) (int, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(f[1])
+}
+
+// statFields are the fields of /proc/<pid>/stat after the command's closing
+// parenthesis: f[0] is the 3rd field of the whole line (state), f[11] the 14th.
+func statFields(pid int) ([]string, error) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil, err
+	}
+	s := string(stat)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 15 {
+		return nil, errors.New("e2e: short /proc stat line")
+	}
+	return f, nil
 }

@@ -34,7 +34,8 @@ func benchRows() int {
 // REGISTER_BENCH_ROWS risks beside nine tenants of a tenth as many (issue 23's
 // shape at 1,000,000), 4 clients at once: a filtered list, the list sorted by score,
 // a q search of common words and one of a rare word, and the heat map from its
-// counts and, as before them, from the risks. It reports
+// counts and, as before them, from the risks, beside the bare count of those risks
+// (the floor of a heat map counted from them). It reports
 // the p99 of each call besides the mean, and how long seeding took
 // (docs/performance.md).
 func BenchmarkRegisterQueries(b *testing.B) {
@@ -143,6 +144,22 @@ func registerCalls(tenant, small string) []struct {
 			_, err := s.scannedHeatmap(ctx, tenant, risks.Query{}, risks.BasisResidual)
 			return err
 		}},
+		// The floor of each: the same rows counted with no grouping, which any heat map
+		// counted from the rows must at least read.
+		{"heatmap_scan_floor", countOf(ctx, tenant, risks.Query{Statuses: open})},
+		{"heatmap_residual_scan_floor", countOf(ctx, tenant, risks.Query{})},
+	}
+}
+
+// countOf counts the risks q selects of tenant, as scannedHeatmap selects them.
+func countOf(ctx context.Context, tenant string, q risks.Query) func(*Store) error {
+	return func(s *Store) error {
+		sel, err := s.selected(ctx, tenant, q, false, nil)
+		if err != nil {
+			return err
+		}
+		var n int64
+		return sel.Count(&n).Error
 	}
 }
 
