@@ -29,17 +29,8 @@ func (in *Instance) CPU() (time.Duration, error) {
 // read from /proc/<pid>/stat (Linux only). Errors: no such process, or /proc cannot
 // be read.
 func ProcessCPU(pid int) (time.Duration, error) {
-	f, err := statFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	// utime and stime are the 14th and 15th fields of the whole line.
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	st, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
-	}
-	return time.Duration(u+st) * clockTick, nil
+	// utime and stime: the 14th and 15th fields of the whole line.
+	return cpuPair(pid, 14)
 }
 
 // ExitedChildrenCPU returns the user plus system CPU time of process pid's children
@@ -48,16 +39,23 @@ func ProcessCPU(pid int) (time.Duration, error) {
 // run is the CPU of the backends that ended in it: a pgbench run's, whose
 // connections close when it ends. Errors: as ProcessCPU's.
 func ExitedChildrenCPU(pid int) (time.Duration, error) {
+	// cutime and cstime: the 16th and 17th fields.
+	return cpuPair(pid, 16)
+}
+
+// cpuPair is the sum of the two clock-tick fields of /proc/<pid>/stat that begin at
+// field n of the whole line (counted from 1, as proc(5) does).
+func cpuPair(pid, n int) (time.Duration, error) {
 	f, err := statFields(pid)
 	if err != nil {
 		return 0, err
 	}
-	u, err1 := strconv.ParseInt(f[13], 10, 64)
-	st, err2 := strconv.ParseInt(f[14], 10, 64)
+	a, err1 := strconv.ParseInt(f[n-3], 10, 64)
+	b, err2 := strconv.ParseInt(f[n-2], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
 		return 0, err
 	}
-	return time.Duration(u+st) * clockTick, nil
+	return time.Duration(a+b) * clockTick, nil
 }
 
 // ParentPID returns the process id of pid's parent (/proc/<pid>/stat; Linux only):
@@ -67,7 +65,7 @@ func ParentPID(pid int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return strconv.Atoi(f[1])
+	return strconv.Atoi(f[1]) // the 4th field
 }
 
 // statFields are the fields of /proc/<pid>/stat after the command's closing

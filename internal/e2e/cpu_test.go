@@ -33,3 +33,20 @@ func TestExitedChildrenCPUCountsAWaitedChild(t *testing.T) {
 		t.Errorf("exited children's CPU grew by %v across a child that spun for 300 ms; want at least 50 ms", got)
 	}
 }
+
+// A process's own CPU grows with the work it does, and not with its children's.
+func TestProcessCPUCountsOwnWork(t *testing.T) {
+	before, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); {
+	}
+	after, err := ProcessCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after - before; got < 50*time.Millisecond {
+		t.Errorf("own CPU grew by %v across 300 ms of spinning; want at least 50 ms", got)
+	}
+}
