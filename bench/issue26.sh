@@ -153,14 +153,17 @@ loadgen() { "$T/bin/loadgen" "$@"; }
 #     replay ÷ first execution on PostgreSQL from the 16-client run
 if want floor; then
   for c in 1 16 64; do
-    url=$(newdb floor$c)
+    # pgbench writes a database of its own, so that riskapi's sweeps never fold its rows'
+    # heat-count deltas in riskapi's phases
+    url=$(newdb floor$c) pgburl=$(newdb floorpgb$c)
+    DATABASE_URL=$pgburl "$T/bin/api" migrate >/dev/null 2>&1
     extra=()
     # 64 pgbench clients + riskapi's pool of 32 exceed max_connections (100)
     [ $c = 64 ] && extra=(--env DATABASE_MAX_CONNS=16)
     s=$(la); f=$T/floor$c.txt
     log "floor, $c clients"
     loadgen --api-bin "$T/bin/api" --spawn 1 --clients $c "${LG[@]}" "${extra[@]}" --kinds unkeyed,keyed,replay \
-      --database-url "$url" --pgbench bench/pgbench --pgbench-time $PGT >"$f" 2>"$f.err" || log "loadgen floor $c: see below"; e=$(la)
+      --database-url "$url" --pgbench bench/pgbench --pgbench-database-url "$pgburl" --pgbench-time $PGT >"$f" 2>"$f.err" || log "loadgen floor $c: see below"; e=$(la)
     ku=$(ratio "$(tp keyed "$f")" "$(tp unkeyed "$f")")
     oc=$(after 'one-call keyed \/ floor unkeyed' "$f")
     r=$(ratio "$ku" "$oc")
@@ -171,7 +174,7 @@ if want floor; then
       row "replay ÷ first execution, PostgreSQL, 16 clients (≥ 3×; same run as the floor's)" "**$rp×** ($(tp replay "$f") ÷ $(tp keyed "$f") req/s)" "$s" "$e" "$(ge "$rp" 3)"
     fi
     grep -q 'result: OK' "$f" || { log "floor $c: loadgen did not pass:"; tail -n 15 "$f" "$f.err" >&2; }
-    dropdb_ floor$c
+    dropdb_ floor$c; dropdb_ floorpgb$c
   done
 fi
 
@@ -233,26 +236,32 @@ if want cpu; then
   runuser -u postgres -- pg_ctl -D "$cluster/data" -l "$cluster/log" -w start \
     -o "-p $port -k $cluster -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements -c max_connections=100 -c autovacuum=off" >/dev/null
   purl="postgres://postgres@127.0.0.1:$port/riskapi_m26_cpu?sslmode=disable"
-  psql -q "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable" -c 'CREATE DATABASE riskapi_m26_cpu' >/dev/null
+  pgburl=${purl/riskapi_m26_cpu/riskapi_m26_cpupgb} # pgbench's own database, as in the floor's rows
+  psql -q "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable" -c 'CREATE DATABASE riskapi_m26_cpu' \
+    -c 'CREATE DATABASE riskapi_m26_cpupgb' >/dev/null
   psql -q "$purl" -c 'CREATE EXTENSION pg_stat_statements' >/dev/null
+  DATABASE_URL=$pgburl "$T/bin/api" migrate >/dev/null 2>&1
   s=$(la); f=$T/cpu.txt
   log "CPU per write, 16 clients (private cluster on port $port)"
   loadgen --api-bin "$T/bin/api" --spawn 1 --clients 16 "${LG[@]}" --kinds unkeyed,keyed,replay \
-    --database-url "$purl" --pgbench bench/pgbench --pgbench-time $PGT >"$f" 2>"$f.err" || { log "loadgen cpu failed"; tail -n 15 "$f" "$f.err" >&2; }
+    --database-url "$purl" --pgbench bench/pgbench --pgbench-database-url "$pgburl" --pgbench-time $PGT >"$f" 2>"$f.err" || { log "loadgen cpu failed"; tail -n 15 "$f" "$f.err" >&2; }
   e=$(la)
   # the floor of PostgreSQL's share: its backends' CPU per transaction when pgbench sends
   # riskapi's own two statements of an unkeyed write (bench/pgbench/unkeyed.sql), with
-  # no server in between, in rounds between loadgen's (autovacuum is off in this
-  # cluster, so no worker ending in a pgbench run adds its CPU to the floor)
+  # no server in between, in rounds between loadgen's, on a database of its own
+  # (autovacuum is off in this cluster, so no worker ending in a pgbench run adds its
+  # CPU to the floor)
   pgf=$(sed -n 's/.*pgbench database CPU per transaction, unkeyed \/ keyed *\([0-9]*\)µs.*/\1/p' "$f")
   cpu=$(sed -n 's/.*server+database CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
   srv=$(sed -n 's/.*server CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
   # the statement that inserts the risk (with its event and audit entry, one statement
   # on PostgreSQL): the most called statement naming the risks table in an INSERT
   ins=$(psql -Atq "$purl" -c "SELECT round((mean_exec_time * 1000)::numeric) FROM pg_stat_statements
-        WHERE query ILIKE '%insert into%risks%' AND query NOT ILIKE '%lpad(%' ORDER BY calls DESC LIMIT 1")
+        WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+          AND query ILIKE '%insert into%risks%' ORDER BY calls DESC LIMIT 1")
   psql -Atq "$purl" -c "SELECT calls, round((mean_exec_time * 1000)::numeric), left(regexp_replace(query, '\s+', ' ', 'g'), 100)
-        FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 8" >"$T/cpu-statements.txt" 2>&1
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+        ORDER BY total_exec_time DESC LIMIT 8" >"$T/cpu-statements.txt" 2>&1
   log "CPU: pg_stat_statements, top statements (calls | mean µs | text):"; cat "$T/cpu-statements.txt" >&2
   runuser -u postgres -- pg_ctl -D "$cluster/data" -m fast stop >/dev/null; cluster=""
   r=$(ratio "$cpu" 800) db=$(awk -v a="$cpu" -v b="$srv" 'BEGIN { print (a == "" || b == "") ? "" : a - b }')

@@ -143,7 +143,11 @@ func (g *generator) run(ctx context.Context) (*results, error) {
 	}
 	defer g.client.Close()
 	if g.o.pgbench != "" {
-		res.floor = &floor{dir: g.o.pgbench, url: g.o.databaseURL, clients: g.o.clients,
+		url := g.o.pgbenchURL
+		if url == "" {
+			url = g.o.databaseURL
+		}
+		res.floor = &floor{dir: g.o.pgbench, url: url, clients: g.o.clients,
 			slice: g.o.pgbenchTime, log: g.log, tps: map[string][]float64{}}
 		if err := res.floor.setUp(ctx); err != nil {
 			return nil, err

@@ -69,6 +69,7 @@ type options struct {
 	label       string
 	pgbench     string        // folder of bench/pgbench scripts; "" = no floor
 	pgbenchTime time.Duration // per script and round
+	pgbenchURL  string        // the database pgbench writes; "" = --database-url
 	env         []string      // extra K=V for spawned instances
 	races       int           // same-key races after the rounds; 0 = none
 	raceWidth   int           // concurrent requests per race
@@ -114,6 +115,7 @@ func parse(args []string, stderr io.Writer) (*options, error) {
 	fs.BoolVar(&o.verify, "verify", true, "list the tenant's risks before and after and check for doubled and lost writes")
 	fs.StringVar(&o.pgbench, "pgbench", "", "folder of the pgbench scripts (bench/pgbench): after each round run them on --database-url (PostgreSQL) for --pgbench-time each and print riskapi's keyed/unkeyed ratio next to that floor")
 	fs.DurationVar(&o.pgbenchTime, "pgbench-time", 10*time.Second, "time per pgbench script and round")
+	fs.StringVar(&o.pgbenchURL, "pgbench-database-url", "", "the database --pgbench writes (default --database-url): one migrated by `api migrate` on the same cluster keeps pgbench's rows out of what the instance under test sweeps and folds in its own phases")
 	fs.IntVar(&o.races, "races", 0, "after the rounds, run this many same-key races and count the risks each created (exactly-once: 1)")
 	fs.IntVar(&o.raceWidth, "race-width", 16, "concurrent requests per race, all with one Idempotency-Key and one body")
 	fs.Var(envFlags{o}, "env", "K=V added to the environment of --spawn instances, repeatable (e.g. DATABASE_MAX_CONNS=16, so that --pgbench at 64 clients fits PostgreSQL's max_connections)")
@@ -180,6 +182,8 @@ func (o *options) check() error {
 		return usageError{"--duration and --timeout must be positive, --progress ≥ 0"}
 	case o.pgbench != "" && !strings.HasPrefix(o.databaseURL, "postgres"):
 		return usageError{"--pgbench needs a PostgreSQL --database-url"}
+	case o.pgbenchURL != "" && (o.pgbench == "" || !strings.HasPrefix(o.pgbenchURL, "postgres")):
+		return usageError{"--pgbench-database-url needs --pgbench and a PostgreSQL URL"}
 	case o.lease < 2*time.Second:
 		return usageError{"--lease must be at least 2s"}
 	}
