@@ -105,6 +105,8 @@ cleanup() {
   rm -rf "$T"
 }
 trap cleanup EXIT
+# An interrupt stops the run (cleanup still runs): a row measured half-way is no row.
+trap 'log "interrupted"; exit 130' INT TERM
 
 la() { cut -d' ' -f1 /proc/loadavg; }
 log() { echo "issue26: $*" >&2; }
@@ -227,8 +229,8 @@ if want sqlite; then
 fi
 
 # --- server + PostgreSQL CPU per unkeyed write, on a private cluster with
-#     pg_stat_statements (the shared one does not preload it); the floor is
-#     PostgreSQL's own execution time of the risk's one statement
+#     pg_stat_statements (the shared one does not preload it) where nothing else
+#     connects; the floor is PostgreSQL's CPU for riskapi's own statements (below)
 if want cpu; then
   cluster=$T/pg; mkdir -p "$cluster"; chown postgres "$cluster"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -248,9 +250,9 @@ if want cpu; then
   e=$(la)
   # the floor of PostgreSQL's share: its backends' CPU per transaction when pgbench sends
   # riskapi's own two statements of an unkeyed write (bench/pgbench/unkeyed.sql), with
-  # no server in between, in rounds between loadgen's, on a database of its own
-  # (autovacuum is off in this cluster, so no worker ending in a pgbench run adds its
-  # CPU to the floor)
+  # no server in between, in rounds between loadgen's, on a database of its own, the
+  # backends' start taken off (loadgen's floor.go); autovacuum is off in this cluster,
+  # so no worker ending in a pgbench run adds its CPU to the floor
   pgf=$(sed -n 's/.*pgbench database CPU per transaction, unkeyed \/ keyed *\([0-9]*\)µs.*/\1/p' "$f")
   cpu=$(sed -n 's/.*server+database CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
   srv=$(sed -n 's/.*server CPU per request, unkeyed \/ keyed \/ replay *\([0-9]*\)µs.*/\1/p' "$f")
@@ -466,7 +468,7 @@ if [ $register = 1 ] && want register; then
     # the worst case's p99 and every case over the goal, in two groups: the reads the
     # heat-map counts or an index walk answer, and the heat maps whose filter the counts
     # cannot answer (*_scan), which count the selected rows; beside the worst of those,
-    # its floor (*_scan_floor: the same rows counted without grouping)
+    # its floor (*_scan_floor: the same rows and factors read, not grouped)
     for grp in indexed scan; do
       worst=$(awk -v g=$goal -v grp=$grp '/^BenchmarkRegisterQueries\// { for (i = 2; i <= NF; i++) if ($i == "p99-ms") { c = $1; sub(/^BenchmarkRegisterQueries\//, "", c); sub(/-[0-9]+$/, "", c)
                 if (c ~ /_floor$/) { fl[c] = $(i-1); continue }
@@ -478,7 +480,7 @@ if [ $register = 1 ] && want register; then
       what="lists, sorts, q and heat maps by their counts" floor=""
       if [ $grp = scan ]; then
         what="heat maps with a filter the counts cannot answer (they count the rows)"
-        floor="; **floor:** the same rows counted, $fp ms = $(ratio "$fp" $goal)× the goal; the heat map $(ratio "$p" "$fp")× its floor"
+        floor="; **floor:** the same rows and factors read, not grouped, $fp ms = $(ratio "$fp" $goal)× the goal; the heat map $(ratio "$p" "$fp")× its floor"
       fi
       row "register reads, $REG_ROWS + 9 × $((REG_ROWS / 10)), 4 clients, $st, $what: worst p99 (< $goal ms)" "**$r× the goal** ($p ms, $rest$floor)" "$s" "$e" "$(le "$p" $((goal - 1)).999)"
     done
