@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config";
 // e2e/server.ts and e2e/browser.ts); the binary is built once for the run
 // (testkit's globalSetup). Two files run at once, each with its own server and
 // browser: on CI's two cores that took the suite from about 6 to 4.5 minutes
-// per store, inside CI's 45 (.ci/run).
+// (about 9 on a slower machine of the same kind), inside CI's 45 (.ci/run runs
+// it on SQLite only).
 export default defineConfig({
   test: {
     include: ["e2e/**/*.test.ts"],
