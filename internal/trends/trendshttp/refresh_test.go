@@ -9,6 +9,16 @@ import (
 	"github.com/riskapi/riskapi/internal/apitest"
 )
 
+// startWithADayAhead moves env's clock to just after the next midnight UTC when the
+// day it runs in would end within Settle and a few minutes: the clock runs with real
+// time, and a test whose changes and runs span two days sees two points of the
+// series where it expects today's one.
+func startWithADayAhead(env *apitest.Env) {
+	if now := env.Clock.Now().UTC(); now.Add(env.App.Snapshots.Settle+5*time.Minute).Day() != now.Day() {
+		env.Clock.Advance(now.Truncate(24 * time.Hour).Add(24*time.Hour + time.Minute).Sub(now))
+	}
+}
+
 func run(t *testing.T, env *apitest.Env) int {
 	t.Helper()
 	n, err := env.App.Snapshots.Run(context.Background())
@@ -24,11 +34,7 @@ func run(t *testing.T, env *apitest.Env) int {
 // skipped.
 func TestTodaysPointIsAsOfTheLastRun(t *testing.T) {
 	env := apitest.New(t)
-	// The test's day must hold Settle and more after its start: near midnight UTC
-	// (the clock runs with real time), begin on the next day instead.
-	if now := env.Clock.Now().UTC(); now.Add(env.App.Snapshots.Settle+5*time.Minute).Day() != now.Day() {
-		env.Clock.Advance(now.Truncate(24 * time.Hour).Add(24*time.Hour + time.Minute).Sub(now))
-	}
+	startWithADayAhead(env)
 	ten := env.Tenant("Refresh")
 	create := func(l, i int) {
 		t.Helper()
@@ -57,6 +63,7 @@ func TestTodaysPointIsAsOfTheLastRun(t *testing.T) {
 // the others; a change, or a new day, makes it due again.
 func TestIdleTenantsAreNotRecounted(t *testing.T) {
 	env := apitest.New(t)
+	startWithADayAhead(env)
 	busy, idle := env.Tenant("Busy"), env.Tenant("Idle")
 	create := func(key string) {
 		t.Helper()
