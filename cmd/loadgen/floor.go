@@ -170,29 +170,21 @@ func (f *floor) waitBackendsGone(ctx context.Context) {
 
 // dbCPU is the database's mean CPU per transaction of script over the rounds that
 // measured it (0 if none did).
-func (f *floor) dbCPU(script string) time.Duration {
-	s := f.cpu[script]
-	if len(s) == 0 {
-		return 0
-	}
-	var t time.Duration
-	for _, v := range s {
-		t += v
-	}
-	return t / time.Duration(len(s))
-}
+func (f *floor) dbCPU(script string) time.Duration { return meanOf(f.cpu[script]) }
 
 // mean is a script's mean transactions per second over all rounds, 0 if none ran.
-func (f *floor) mean(script string) float64 {
-	s := f.tps[script]
+func (f *floor) mean(script string) float64 { return meanOf(f.tps[script]) }
+
+// meanOf is the mean of s, 0 if s is empty.
+func meanOf[T float64 | time.Duration](s []T) T {
 	if len(s) == 0 {
 		return 0
 	}
-	t := 0.0
+	var t T
 	for _, v := range s {
 		t += v
 	}
-	return t / float64(len(s))
+	return t / T(len(s))
 }
 
 // ratio is the throughput of script over unkeyed.sql's over all rounds: "keyed" for
